@@ -1,0 +1,326 @@
+/*
+ * lcpkit: the solver core.
+ *
+ * One time step's constraint problem (docs/problem-format.md and DESIGN section 2):
+ *
+ *     A = J M^-1 J^T + S,   q = J u* - c,   w = A lambda + q
+ *     lo <= lambda <= hi;  lambda_r = lo_r => w_r >= 0;  lambda_r = hi_r => w_r <= 0;  else w_r = 0
+ *     a friction row (findex_r >= 0) has lo_r = -mu_r |lambda_findex|, hi_r = mu_r |lambda_findex|
+ *
+ * A problem has one of two forms. The row form holds bodies (u*, inverse mass, inverse world inertia) and
+ * rows (two bodies, J, c, s, bounds); every solver works on it matrix-free. The matrix form holds a sparse
+ * A (CSR), q and the bounds, for LCPs that do not come from bodies. All units are impulses (N s) and
+ * velocities (m/s, rad/s). Everything is double precision.
+ *
+ * Memory: the problem owns everything it holds; pointers it returns stay valid until the next call that
+ * changes it. Nothing here prints, exits or keeps global state: two threads may solve two problems.
+ */
+#ifndef LCPKIT_LCPKIT_H
+#define LCPKIT_LCPKIT_H
+
+#include "lcpkit/base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ problem */
+
+typedef enum lk_form { LK_FORM_ROWS = 0, LK_FORM_MATRIX = 1 } lk_form;
+
+/* What a row is; the orderings of Poulsen et al. 2010 read it, the solvers do not. */
+typedef enum lk_row_kind {
+	LK_ROW_JOINT = 0,  /* bilateral or limited joint row */
+	LK_ROW_NORMAL,     /* contact normal: lo = 0, hi = inf */
+	LK_ROW_FRICTION,   /* contact friction: bounds from its normal row through findex */
+	LK_ROW_LIMIT,      /* joint limit */
+	LK_ROW_MOTOR,      /* joint motor */
+	LK_ROW_KIND_COUNT
+} lk_row_kind;
+
+#define LK_STATIC (-1) /* body index of the static world */
+
+/* A rigid body of the row form. Its generalized velocity is (v, w) in the world frame. */
+typedef struct lk_body_def {
+	double u[6];            /* unconstrained velocity u* = u + h M^-1 f_ext: v (m/s) then w (rad/s) */
+	double inv_mass[3];     /* 1/m per world axis (all equal for a free body; 0 on a locked axis) */
+	double inv_inertia[9];  /* world-frame inverse inertia, row-major, symmetric positive semidefinite */
+} lk_body_def;
+
+/* A constraint row of the row form. */
+typedef struct lk_row_def {
+	int body[2];        /* body indices, LK_STATIC for the world; body[1] may be LK_STATIC, not both */
+	double J[2][6];     /* Jacobian blocks: for body[k], 3 linear then 3 angular numbers */
+	double c;           /* target velocity (error reduction, restitution, motor speed), m/s or rad/s */
+	double s;           /* constraint force mixing in impulse units, >= 0 */
+	double lo, hi;      /* bounds, may be -INFINITY / INFINITY; ignored when findex >= 0 */
+	double mu;          /* friction coefficient, used when findex >= 0 */
+	int findex;         /* index of this row's normal row, or -1 */
+	lk_row_kind kind;
+	uint64_t id;        /* the adapter's stable id of the row, for warm starting; free for lcpkit */
+	double point[3];    /* world contact or anchor point (for the coordinate orderings); 0 if unknown */
+} lk_row_def;
+
+/* Fills a row definition with neutral values: no bodies, zero J, lo = -inf, hi = inf, findex -1. */
+LK_API lk_row_def lk_default_row_def(void);
+/* Fills a body definition with a static-like body: zero velocity and zero inverse mass. */
+LK_API lk_body_def lk_default_body_def(void);
+
+typedef struct lk_problem lk_problem;
+
+/* Creates an empty problem of the given form. Returns NULL only when out of memory. */
+LK_API lk_problem *lk_problem_create(lk_form form);
+LK_API void lk_problem_destroy(lk_problem *p);
+/* Empties the problem (keeps its form and its allocated capacity, for reuse every time step). */
+LK_API void lk_problem_clear(lk_problem *p);
+/* The message of the last failed call on p ("" if none). Owned by p. */
+LK_API const char *lk_problem_error(const lk_problem *p);
+
+LK_API lk_form lk_problem_form(const lk_problem *p);
+LK_API int lk_problem_row_count(const lk_problem *p);
+LK_API int lk_problem_body_count(const lk_problem *p);
+
+/* Row form. Bodies first, then rows referring to them. On error nothing is added. */
+LK_API lk_status lk_problem_reserve(lk_problem *p, int bodies, int rows);
+LK_API lk_status lk_problem_add_body(lk_problem *p, const lk_body_def *def, int *index_out);
+LK_API lk_status lk_problem_add_row(lk_problem *p, const lk_row_def *def, int *index_out);
+
+/* Matrix form: A is n x n in CSR (row_ptr[n+1], col[nnz], val[nnz], columns unique per row); q[n];
+ * lo, hi may be NULL (meaning 0 and +inf), mu and findex may be NULL (no friction rows). The data are
+ * copied. Replaces whatever the problem held. */
+LK_API lk_status lk_problem_set_matrix(lk_problem *p, int n, const int *row_ptr, const int *col,
+                                       const double *val, const double *q, const double *lo,
+                                       const double *hi, const double *mu, const int *findex);
+/* The same from a dense row-major n x n matrix; exact zeros are dropped. */
+LK_API lk_status lk_problem_set_dense(lk_problem *p, int n, const double *A, const double *q,
+                                      const double *lo, const double *hi, const double *mu,
+                                      const int *findex);
+
+/* Read access to what the problem holds (NULL when out of range or the other form). */
+LK_API const lk_body_def *lk_problem_body(const lk_problem *p, int i);
+LK_API lk_status lk_problem_get_row(const lk_problem *p, int i, lk_row_def *out);
+/* Matrix form: the CSR arrays; any out pointer may be NULL. */
+LK_API lk_status lk_problem_get_matrix(const lk_problem *p, int *n, const int **row_ptr, const int **col,
+                                       const double **val, const double **q);
+/* Per-row data of either form: bounds as given (lo, hi), mu, findex, kind. Any out pointer may be NULL. */
+LK_API lk_status lk_problem_get_bounds(const lk_problem *p, int i, double *lo, double *hi, double *mu,
+                                       int *findex, lk_row_kind *kind);
+
+/* Checks everything that single rows cannot: findex targets (in range, not self, not a friction row).
+ * lk_solve calls it; call it yourself to validate without solving. */
+LK_API lk_status lk_problem_validate(lk_problem *p);
+
+/* lambda: the warm start going in, the solution coming out. The problem starts with lambda = 0. */
+LK_API const double *lk_problem_lambda(const lk_problem *p);
+LK_API lk_status lk_problem_set_lambda(lk_problem *p, const double *lambda, int n);
+
+/* Row form, after a solve: du = M^-1 J^T lambda for body i (6 numbers), so u+ = u* + du. */
+LK_API lk_status lk_problem_delta_velocity(const lk_problem *p, int body, double du[6]);
+
+/* w = A x + q (q_plus = 1) or w = A x (q_plus = 0), for any x; x and w have row_count entries. */
+LK_API lk_status lk_problem_apply(lk_problem *p, const double *x, double *w, int q_plus);
+/* Dense A (row-major n*n) and q for a problem of at most max_n rows; for tests, export and reference
+ * solvers. Either output may be NULL. */
+LK_API lk_status lk_problem_assemble_dense(lk_problem *p, int max_n, double *A, double *q);
+/* The diagonal A_ii = J_i M^-1 J_i^T + s_i (row form) or A_ii (matrix form); n entries. */
+LK_API lk_status lk_problem_diagonal(lk_problem *p, double *diag);
+
+/* ------------------------------------------------------------------ metrics */
+
+/* Merit functions used by the stopping rules. */
+typedef enum lk_merit {
+	LK_MERIT_RES = 0,   /* ||H||_2, H = lambda - mid(lo, lambda - w, hi) (Miyamoto & Yamashita 2019 eq. 24) */
+	LK_MERIT_THETA,     /* 1/2 ||H||^2 (Poulsen et al. 2010 eq. 23) */
+	LK_MERIT_FISCHER,   /* 1/2 ||phi_FB||^2, boxed form (Erleben 2013 eq. 103) */
+	LK_MERIT_MODIFIED   /* sum |lambda_i| |w_i| (Erleben 2013 eq. 106; meaningful for lo = 0, hi = inf rows) */
+} lk_merit;
+
+typedef struct lk_metrics {
+	double res;            /* ||H||_2 */
+	double theta;          /* 1/2 ||H||^2 */
+	double fischer;        /* 1/2 ||phi_FB||^2 */
+	double modified;       /* sum |lambda_i| |w_i| */
+	double max_h;          /* max |H_i| */
+	double max_bound_violation; /* max amount by which lambda leaves [lo, hi] */
+} lk_metrics;
+
+/* The metrics of a given lambda (NULL: the problem's own lambda). */
+LK_API lk_status lk_problem_metrics(lk_problem *p, const double *lambda, lk_metrics *out);
+
+/* Row-wise definitions, exposed for tests and other tools. */
+LK_API double lk_natural_residual(double lambda, double w, double lo, double hi);
+LK_API double lk_fischer_boxed(double lambda, double w, double lo, double hi);
+
+/* ------------------------------------------------------------------ solvers */
+
+typedef enum lk_method {
+	LK_METHOD_PGS = 0,        /* projected Gauss-Seidel (Erleben 2013 sec. 5.2) */
+	LK_METHOD_PSOR,           /* projected SOR (Erleben 2013 sec. 5.3) */
+	LK_METHOD_AMGS,           /* Miyamoto & Yamashita 2019 Methods 3.1/3.2, matrix-free */
+	LK_METHOD_AMGS_DENSE,     /* Miyamoto & Yamashita 2019 Method 2.2 on dense A (reference) */
+	LK_METHOD_AMSOR,          /* accelerated modulus-based SOR, matrix-free */
+	LK_METHOD_PGS_SM,         /* Silcowitz, Niebe & Erleben, PGS with subspace minimization */
+	LK_METHOD_NEWTON_MINMAP,  /* Erleben 2013 sec. 5.4 */
+	LK_METHOD_NEWTON_FISCHER, /* Erleben 2013 sec. 5.5 */
+	LK_METHOD_COUNT
+} lk_method;
+
+/* Sweep orders and schedules (Poulsen, Abel & Erleben 2010). */
+typedef enum lk_order {
+	LK_ORDER_NATURAL = 0,
+	LK_ORDER_RANDOM,      /* a fresh seeded shuffle every sweep */
+	LK_ORDER_IPP,         /* impulse propagation: by relative velocity */
+	LK_ORDER_CP_X,        /* coordinate permutation along x, y, z or the gravity direction */
+	LK_ORDER_CP_Y,
+	LK_ORDER_CP_Z,
+	LK_ORDER_CP_GRAVITY,
+	LK_ORDER_ESP,         /* extreme staggered: normal sweep, friction sweep, ... */
+	LK_ORDER_GSP,         /* greedy staggered: sweep the set with the larger error */
+	LK_ORDER_COUNT
+} lk_order;
+
+typedef enum lk_amgs_omega {
+	LK_AMGS_OMEGA_ALPHA_D = 0, /* Omega = alpha D */
+	LK_AMGS_OMEGA_BAR_E        /* Omega = omega_bar E, omega_bar = mean(D_ii) / gamma */
+} lk_amgs_omega;
+
+typedef enum lk_fischer_strategy {
+	LK_FISCHER_PERTURBATION = 0, /* Erleben 2013 sec. 5.5: the four choices at x_i = y_i = 0 */
+	LK_FISCHER_RANDOM,
+	LK_FISCHER_ZERO,
+	LK_FISCHER_APPROXIMATION
+} lk_fischer_strategy;
+
+typedef enum lk_krylov {
+	LK_KRYLOV_GMRES = 0,
+	LK_KRYLOV_CG
+} lk_krylov;
+
+typedef struct lk_amgs_config {
+	double alpha;           /* Omega = alpha D */
+	double gamma;           /* > 0; the paper uses 2 */
+	lk_amgs_omega omega;
+	double amsor_w;         /* AMSOR relaxation (alpha of Zheng & Yin's AMSOR splitting) */
+} lk_amgs_config;
+
+typedef struct lk_pgs_sm_config {
+	int k_pgs;              /* PGS sweeps per outer iteration (Silcowitz et al. alg. 4.3) */
+	int k_sm;               /* subspace steps per outer iteration */
+	double pgs_rel_tol;     /* relative termination of the PGS phase (sec. 5.1); 0 = off */
+	double reg;             /* regularization A_AA + reg I (sec. 5.1); 0 = off */
+	int reg_friction_only;  /* apply reg only to friction rows */
+	int lazy_friction;      /* evaluate friction bounds lazily inside the subspace solve */
+	int best_iterate;       /* fall back to the best iterate seen (never worse than the PGS phase) */
+	double cg_tol;          /* relative tolerance of the reduced CG solve */
+	int cg_max;             /* CG iteration cap; 0 = number of active variables */
+	int cg_jacobi;          /* Jacobi preconditioner for the reduced CG */
+} lk_pgs_sm_config;
+
+typedef struct lk_newton_config {
+	lk_fischer_strategy strategy;
+	lk_krylov krylov;       /* solver of the Newton system */
+	int krylov_max;         /* iteration cap of one Newton system solve */
+	int gmres_restart;
+	double forcing;         /* forcing term eta of eq. (71)/(105): ||r|| <= eta ||F|| */
+	double ls_alpha;        /* Armijo sufficient decrease (Erleben 2013 projected line search) */
+	double ls_beta;         /* back-tracking factor */
+	double ls_tau_min;      /* minimum step length guard */
+	int pgs_warm;           /* PGS sweeps before Newton (Erleben 2013 sec. 6); 0 = off */
+	double perturbation;    /* size of the perturbation strategy */
+	double fd_h;            /* finite-difference step of the approximation strategy */
+} lk_newton_config;
+
+typedef struct lk_solver_config {
+	lk_method method;
+	int max_iterations;     /* sweeps (Gauss-Seidel family) or outer iterations (Newton, PGS-SM) */
+	double tol_abs;         /* stop when merit < tol_abs (Erleben 2013 eq. 107); 0 = off */
+	double tol_rel;         /* stop when |merit_k+1 - merit_k| < tol_rel merit_k (eq. 108); 0 = off */
+	double tol_stag;        /* stop when max |lambda_k+1 - lambda_k| < tol_stag (eq. 109); 0 = off */
+	lk_merit merit;         /* the merit the tolerances apply to */
+	int check_every;        /* evaluate the merit every N iterations (>= 1) when a tolerance needs it */
+	int warm_start;         /* 1: start from the problem's lambda; 0: start from zero */
+	double sor_w;           /* PSOR relaxation, 0 < w < 2 */
+	lk_order order;
+	int order_descending;   /* IPP and CP: descending instead of ascending */
+	int order_blocked;      /* CP: keep each contact's normal row before its friction rows */
+	double gravity[3];      /* direction used by LK_ORDER_CP_GRAVITY */
+	uint64_t seed;          /* random order and random strategies; same seed, same result */
+	lk_amgs_config amgs;
+	lk_pgs_sm_config pgs_sm;
+	lk_newton_config newton;
+} lk_solver_config;
+
+/* The papers' defaults for a method. */
+LK_API lk_solver_config lk_default_config(lk_method method);
+
+/* Parses "name[:key=value,...]" (for example "psor:w=1.3", "amgs:alpha=0.2,omega=E", "pgs:order=gsp")
+ * into a configuration. On error returns LK_ERR_PARSE and writes a one-line message into err. */
+LK_API lk_status lk_config_parse(const char *spec, lk_solver_config *out, char *err, size_t err_size);
+/* Writes the canonical spec of a configuration (method and the parameters that differ from defaults). */
+LK_API lk_status lk_config_format(const lk_solver_config *cfg, char *buf, size_t size);
+/* Short names: "pgs", "psor", "amgs", "amgs-dense", "amsor", "pgs-sm", "newton-minmap", "newton-fischer". */
+LK_API const char *lk_method_name(lk_method method);
+LK_API const char *lk_order_name(lk_order order);
+/* Checks a configuration's values; on error writes a message into err. */
+LK_API lk_status lk_config_validate(const lk_solver_config *cfg, char *err, size_t err_size);
+
+typedef enum lk_stop_reason {
+	LK_STOP_NONE = 0,         /* not solved */
+	LK_STOP_ABSOLUTE,         /* merit below tol_abs */
+	LK_STOP_RELATIVE,         /* merit changed less than tol_rel */
+	LK_STOP_STAGNATION,       /* lambda changed less than tol_stag */
+	LK_STOP_ITERATIONS,       /* iteration limit */
+	LK_STOP_ACTIVE_SET,       /* PGS-SM: active set unchanged (Silcowitz et al. eq. 26) */
+	LK_STOP_LOCAL_MINIMUM,    /* Newton: merit gradient vanished above tolerance */
+	LK_STOP_NON_DESCENT,      /* Newton: no descent direction could be found */
+	LK_STOP_NONFINITE,        /* guard: a non-finite value appeared; the best finite iterate is returned */
+	LK_STOP_DIVERGED,         /* guard: the merit grew without bound; the best iterate is returned */
+	LK_STOP_BAD_DIAGONAL,     /* guard: a row has a zero or negative diagonal and cannot be solved */
+	LK_STOP_COUNT
+} lk_stop_reason;
+
+LK_API const char *lk_stop_reason_name(lk_stop_reason reason);
+
+typedef struct lk_history_entry {
+	int iteration;
+	double res;
+	double theta;
+	double fischer;
+	double seconds;         /* since the start of the solve */
+	int64_t row_updates;    /* cumulative */
+} lk_history_entry;
+
+/* Optional per-iteration history; the caller owns entries[capacity]. Entry 0 is the start. */
+typedef struct lk_history {
+	lk_history_entry *entries;
+	int capacity;
+	int count;              /* written by lk_solve */
+} lk_history;
+
+typedef struct lk_stats {
+	lk_method method;
+	int rows;
+	int bodies;
+	int iterations;
+	int64_t row_updates;
+	int inner_iterations;   /* Krylov / CG iterations (Newton, PGS-SM); set sweeps (ESP, GSP) */
+	int subspace_steps;     /* PGS-SM */
+	lk_stop_reason stop_reason;
+	double res_initial, res_final;
+	double theta_initial, theta_final;
+	double fischer_final;
+	double modified_final;
+	double seconds;         /* wall time of the solve proper (no validation, no metrics) */
+	int used_best_iterate;  /* 1 if the returned lambda is an earlier, better iterate */
+} lk_stats;
+
+/* Solves the problem with the configured method. lambda (warm start) in, solution out; for the row form
+ * du is updated to match. On an invalid problem or configuration returns an error with a message in
+ * lk_problem_error(p) and leaves lambda untouched. stats and history may be NULL. */
+LK_API lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, lk_history *history);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

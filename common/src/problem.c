@@ -1,0 +1,813 @@
+/* The problem: validated construction of both forms, storage, and the operations on A. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LK_MAX_ROWS (1 << 26)
+#define LK_MAX_BODIES (1 << 26)
+#define LK_MAX_NNZ ((int64_t)1 << 30)
+
+/* ---------------------------------------------------------------------------------------------- arena */
+
+void *lk__arena_alloc(lk__arena *a, size_t bytes)
+{
+	const size_t align = 64, hdr = (sizeof(lk__arena_block) + align - 1) / align * align;
+	bytes = (bytes + align - 1) / align * align;
+	if (bytes == 0)
+		bytes = align;
+	for (lk__arena_block *b = a->head; b; b = b->next) {
+		if (b->size - b->used >= bytes) {
+			void *ptr = (char *)b + hdr + b->used;
+			b->used += bytes;
+			return ptr;
+		}
+	}
+	size_t size = bytes > ((size_t)1 << 20) ? bytes : ((size_t)1 << 20);
+	if (size > SIZE_MAX - hdr)
+		return NULL;
+	lk__arena_block *b = aligned_alloc(align, (hdr + size + align - 1) / align * align);
+	if (!b)
+		return NULL;
+	b->size = size;
+	b->used = bytes;
+	b->next = a->head;
+	a->head = b;
+	return (char *)b + hdr;
+}
+
+void lk__arena_reset(lk__arena *a)
+{
+	for (lk__arena_block *b = a->head; b; b = b->next)
+		b->used = 0;
+}
+
+void lk__arena_free(lk__arena *a)
+{
+	lk__arena_block *b = a->head;
+	while (b) {
+		lk__arena_block *n = b->next;
+		free(b);
+		b = n;
+	}
+	a->head = NULL;
+}
+
+/* --------------------------------------------------------------------------------------------- errors */
+
+const char *lk_status_string(lk_status st)
+{
+	switch (st) {
+	case LK_OK: return "ok";
+	case LK_ERR_INVALID_ARGUMENT: return "invalid argument";
+	case LK_ERR_NONFINITE: return "non-finite value";
+	case LK_ERR_OUT_OF_RANGE: return "index out of range";
+	case LK_ERR_BOUNDS: return "invalid bounds";
+	case LK_ERR_FINDEX: return "invalid friction index";
+	case LK_ERR_MASS: return "invalid mass";
+	case LK_ERR_NO_MEMORY: return "out of memory";
+	case LK_ERR_FORM: return "wrong problem form";
+	case LK_ERR_STATE: return "wrong order of calls";
+	case LK_ERR_IO: return "input/output error";
+	case LK_ERR_PARSE: return "parse error";
+	case LK_ERR_LIMIT: return "size limit exceeded";
+	case LK_ERR_UNSUPPORTED: return "unsupported";
+	}
+	return "unknown status";
+}
+
+lk_status lk__fail(lk_problem *p, lk_status st, const char *fmt, ...)
+{
+	if (p) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(p->error, sizeof p->error, fmt, ap);
+		va_end(ap);
+	}
+	return st;
+}
+
+void lk__clear_error(lk_problem *p)
+{
+	p->error[0] = '\0';
+}
+
+const char *lk_problem_error(const lk_problem *p)
+{
+	return p ? p->error : "no problem (NULL)";
+}
+
+/* ------------------------------------------------------------------------------------------ lifecycle */
+
+lk_row_def lk_default_row_def(void)
+{
+	lk_row_def d;
+	memset(&d, 0, sizeof d);
+	d.body[0] = d.body[1] = LK_STATIC;
+	d.lo = -INFINITY;
+	d.hi = INFINITY;
+	d.findex = -1;
+	d.kind = LK_ROW_JOINT;
+	return d;
+}
+
+lk_body_def lk_default_body_def(void)
+{
+	lk_body_def d;
+	memset(&d, 0, sizeof d);
+	return d;
+}
+
+lk_problem *lk_problem_create(lk_form form)
+{
+	if (form != LK_FORM_ROWS && form != LK_FORM_MATRIX)
+		return NULL;
+	lk_problem *p = calloc(1, sizeof *p);
+	if (!p)
+		return NULL;
+	p->form = form;
+	p->du = calloc(6, sizeof(double));
+	if (!p->du) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void lk_problem_destroy(lk_problem *p)
+{
+	if (!p)
+		return;
+	free(p->bodies);
+	free(p->defs);
+	free(p->rows);
+	free(p->lambda);
+	free(p->inv_diag);
+	free(p->du);
+	free(p->row_ptr);
+	free(p->col);
+	free(p->val);
+	free(p->qv);
+	lk__arena_free(&p->arena);
+	free(p);
+}
+
+void lk_problem_clear(lk_problem *p)
+{
+	if (!p)
+		return;
+	p->nbodies = p->nrows = 0;
+	p->nnz = 0;
+	p->validated = 0;
+	p->du_valid = 0;
+	memset(p->du, 0, 6 * sizeof(double));
+	lk__clear_error(p);
+}
+
+lk_form lk_problem_form(const lk_problem *p)
+{
+	return p ? p->form : LK_FORM_ROWS;
+}
+
+int lk_problem_row_count(const lk_problem *p)
+{
+	return p ? p->nrows : 0;
+}
+
+int lk_problem_body_count(const lk_problem *p)
+{
+	return p ? p->nbodies : 0;
+}
+
+static int grow(void **ptr, int *cap, int need, size_t elem)
+{
+	if (need <= *cap)
+		return 1;
+	int nc = *cap ? *cap : 16;
+	while (nc < need)
+		nc = nc > (INT32_MAX / 2) ? need : nc * 2;
+	void *q = realloc(*ptr, (size_t)nc * elem);
+	if (!q)
+		return 0;
+	*ptr = q;
+	*cap = nc;
+	return 1;
+}
+
+static lk_status reserve_rows(lk_problem *p, int rows)
+{
+	if (rows <= p->cap_rows)
+		return LK_OK;
+	int nc = p->cap_rows ? p->cap_rows : 16;
+	while (nc < rows)
+		nc = nc > INT32_MAX / 2 ? rows : nc * 2;
+	lk_row_def *defs = realloc(p->defs, (size_t)nc * sizeof *defs);
+	if (defs)
+		p->defs = defs;
+	double *lambda = realloc(p->lambda, (size_t)nc * sizeof *lambda);
+	if (lambda)
+		p->lambda = lambda;
+	double *inv = realloc(p->inv_diag, (size_t)nc * sizeof *inv);
+	if (inv)
+		p->inv_diag = inv;
+	/* the hot records are 64-byte aligned, so they cannot use realloc */
+	lk__row *r = defs && lambda && inv ? aligned_alloc(64, (size_t)nc * sizeof(lk__row)) : NULL;
+	if (!r)
+		return lk__fail(p, LK_ERR_NO_MEMORY, "out of memory reserving %d rows", rows);
+	if (p->rows)
+		memcpy(r, p->rows, (size_t)p->nrows * sizeof(lk__row));
+	free(p->rows);
+	p->rows = r;
+	p->cap_rows = nc;
+	return LK_OK;
+}
+
+static lk_status reserve_bodies(lk_problem *p, int bodies)
+{
+	int c1 = p->cap_bodies;
+	if (!grow((void **)&p->bodies, &c1, bodies, sizeof(lk_body_def)))
+		return lk__fail(p, LK_ERR_NO_MEMORY, "out of memory reserving %d bodies", bodies);
+	if (c1 != p->cap_bodies || !p->du) {
+		double *du = realloc(p->du, ((size_t)c1 + 1) * 6 * sizeof(double));
+		if (!du)
+			return lk__fail(p, LK_ERR_NO_MEMORY, "out of memory reserving %d bodies", bodies);
+		p->du = du;
+	}
+	p->cap_bodies = c1;
+	return LK_OK;
+}
+
+lk_status lk_problem_reserve(lk_problem *p, int bodies, int rows)
+{
+	if (!p)
+		return LK_ERR_INVALID_ARGUMENT;
+	if (bodies < 0 || rows < 0 || bodies > LK_MAX_BODIES || rows > LK_MAX_ROWS)
+		return lk__fail(p, LK_ERR_LIMIT, "reserve: %d bodies, %d rows outside 0..%d", bodies, rows,
+		                LK_MAX_ROWS);
+	lk_status st = reserve_bodies(p, bodies);
+	if (st == LK_OK)
+		st = reserve_rows(p, rows);
+	return st;
+}
+
+/* ------------------------------------------------------------------------------------------ row form */
+
+static int all_finite(const double *x, int n)
+{
+	for (int i = 0; i < n; ++i)
+		if (!isfinite(x[i]))
+			return 0;
+	return 1;
+}
+
+lk_status lk_problem_add_body(lk_problem *p, const lk_body_def *d, int *index_out)
+{
+	if (!p)
+		return LK_ERR_INVALID_ARGUMENT;
+	lk__clear_error(p);
+	if (!d)
+		return lk__fail(p, LK_ERR_INVALID_ARGUMENT, "add_body: definition is NULL");
+	if (p->form != LK_FORM_ROWS)
+		return lk__fail(p, LK_ERR_FORM, "add_body: the problem is in matrix form");
+	if (p->nrows > 0)
+		return lk__fail(p, LK_ERR_STATE, "add_body: bodies must be added before rows");
+	int i = p->nbodies;
+	if (i >= LK_MAX_BODIES)
+		return lk__fail(p, LK_ERR_LIMIT, "add_body: more than %d bodies", LK_MAX_BODIES);
+	if (!all_finite(d->u, 6))
+		return lk__fail(p, LK_ERR_NONFINITE, "body %d: velocity is not finite", i);
+	if (!all_finite(d->inv_mass, 3) || !all_finite(d->inv_inertia, 9))
+		return lk__fail(p, LK_ERR_NONFINITE, "body %d: inverse mass or inertia is not finite", i);
+	for (int k = 0; k < 3; ++k)
+		if (d->inv_mass[k] < 0)
+			return lk__fail(p, LK_ERR_MASS, "body %d: negative inverse mass %g", i, d->inv_mass[k]);
+	const double *I = d->inv_inertia;
+	double scale = fabs(I[0]) + fabs(I[4]) + fabs(I[8]) + 1e-300;
+	for (int r = 0; r < 3; ++r)
+		for (int s = r + 1; s < 3; ++s)
+			if (fabs(I[3 * r + s] - I[3 * s + r]) > 1e-9 * scale)
+				return lk__fail(p, LK_ERR_MASS, "body %d: inverse inertia is not symmetric", i);
+	/* positive semidefinite: principal minors non-negative, up to rounding */
+	double m1 = fmin(I[0], fmin(I[4], I[8]));
+	double m2 = fmin(I[0] * I[4] - I[1] * I[3], fmin(I[0] * I[8] - I[2] * I[6], I[4] * I[8] - I[5] * I[7]));
+	double m3 = I[0] * (I[4] * I[8] - I[5] * I[7]) - I[1] * (I[3] * I[8] - I[5] * I[6]) +
+	            I[2] * (I[3] * I[7] - I[4] * I[6]);
+	if (m1 < -1e-12 * scale || m2 < -1e-9 * scale * scale || m3 < -1e-9 * scale * scale * scale)
+		return lk__fail(p, LK_ERR_MASS, "body %d: inverse inertia is not positive semidefinite", i);
+	lk_status st = reserve_bodies(p, i + 1);
+	if (st != LK_OK)
+		return st;
+	p->bodies[i] = *d;
+	p->nbodies = i + 1;
+	/* the new body's slot and the static slot after it: zeroing all of du here would make adding n bodies
+	 * cost O(n^2) */
+	memset(p->du + 6 * (size_t)i, 0, 12 * sizeof(double));
+	p->du_valid = 0;
+	p->validated = 0;
+	if (index_out)
+		*index_out = i;
+	return LK_OK;
+}
+
+/* 1 / A_ii for the division-free sweeps; a row with A_ii <= 0 is never swept (lk__first_bad_diagonal). */
+static double inv_diag_of(double diag)
+{
+	return diag > 0.0 ? 1.0 / diag : 0.0;
+}
+
+/* M^-1 J^T for one side: linear part scaled per axis, angular part through the inverse inertia. */
+static void mass_times_jt(const lk_body_def *b, const double *J, double *out)
+{
+	if (!b) {
+		memset(out, 0, 6 * sizeof(double));
+		return;
+	}
+	for (int k = 0; k < 3; ++k)
+		out[k] = b->inv_mass[k] * J[k];
+	for (int r = 0; r < 3; ++r)
+		out[3 + r] = b->inv_inertia[3 * r] * J[3] + b->inv_inertia[3 * r + 1] * J[4] +
+		             b->inv_inertia[3 * r + 2] * J[5];
+}
+
+lk_status lk_problem_add_row(lk_problem *p, const lk_row_def *d, int *index_out)
+{
+	if (!p)
+		return LK_ERR_INVALID_ARGUMENT;
+	lk__clear_error(p);
+	if (!d)
+		return lk__fail(p, LK_ERR_INVALID_ARGUMENT, "add_row: definition is NULL");
+	if (p->form != LK_FORM_ROWS)
+		return lk__fail(p, LK_ERR_FORM, "add_row: the problem is in matrix form");
+	int i = p->nrows;
+	if (i >= LK_MAX_ROWS)
+		return lk__fail(p, LK_ERR_LIMIT, "add_row: more than %d rows", LK_MAX_ROWS);
+	for (int k = 0; k < 2; ++k)
+		if (d->body[k] < LK_STATIC || d->body[k] >= p->nbodies)
+			return lk__fail(p, LK_ERR_OUT_OF_RANGE, "row %d: body %d is out of range (%d bodies)", i,
+			                d->body[k], p->nbodies);
+	if (d->body[0] == LK_STATIC && d->body[1] == LK_STATIC)
+		return lk__fail(p, LK_ERR_INVALID_ARGUMENT, "row %d: both bodies are the static world", i);
+	if (d->body[0] == d->body[1])
+		return lk__fail(p, LK_ERR_INVALID_ARGUMENT, "row %d: both sides are body %d", i, d->body[0]);
+	if (!all_finite(&d->J[0][0], 12))
+		return lk__fail(p, LK_ERR_NONFINITE, "row %d: J is not finite", i);
+	if (!isfinite(d->c) || !isfinite(d->s) || !isfinite(d->mu) || !all_finite(d->point, 3))
+		return lk__fail(p, LK_ERR_NONFINITE, "row %d: c, s, mu or point is not finite", i);
+	if (d->s < 0)
+		return lk__fail(p, LK_ERR_BOUNDS, "row %d: negative constraint force mixing %g", i, d->s);
+	if ((unsigned)d->kind >= LK_ROW_KIND_COUNT)
+		return lk__fail(p, LK_ERR_INVALID_ARGUMENT, "row %d: unknown kind %d", i, (int)d->kind);
+	if (d->findex < -1)
+		return lk__fail(p, LK_ERR_FINDEX, "row %d: friction index %d is out of range", i, d->findex);
+	if (d->findex == i)
+		return lk__fail(p, LK_ERR_FINDEX, "row %d: friction index points at itself", i);
+	if (d->findex >= 0) {
+		if (d->mu < 0)
+			return lk__fail(p, LK_ERR_BOUNDS, "row %d: negative friction coefficient %g", i, d->mu);
+	} else {
+		if (isnan(d->lo) || isnan(d->hi) || d->lo == INFINITY || d->hi == -INFINITY)
+			return lk__fail(p, LK_ERR_NONFINITE, "row %d: bounds [%g, %g] are not valid", i, d->lo,
+			                d->hi);
+		if (d->lo > d->hi)
+			return lk__fail(p, LK_ERR_BOUNDS, "row %d: lo %g > hi %g", i, d->lo, d->hi);
+	}
+	lk_status st = reserve_rows(p, i + 1);
+	if (st != LK_OK)
+		return st;
+
+	lk__row *r = &p->rows[i];
+	memset(r, 0, sizeof *r);
+	const lk_body_def *ba = d->body[0] >= 0 ? &p->bodies[d->body[0]] : NULL;
+	const lk_body_def *bb = d->body[1] >= 0 ? &p->bodies[d->body[1]] : NULL;
+	/* a static side contributes nothing: its J is dropped, its slot is the zero sink */
+	if (ba)
+		memcpy(r->J, d->J[0], 6 * sizeof(double));
+	if (bb)
+		memcpy(r->J + 6, d->J[1], 6 * sizeof(double));
+	mass_times_jt(ba, r->J, r->MJ);
+	mass_times_jt(bb, r->J + 6, r->MJ + 6);
+	double diag = d->s, q = -d->c;
+	for (int k = 0; k < 12; ++k)
+		diag += r->J[k] * r->MJ[k];
+	for (int k = 0; k < 6; ++k) {
+		if (ba)
+			q += r->J[k] * ba->u[k];
+		if (bb)
+			q += r->J[6 + k] * bb->u[k];
+	}
+	r->q = q;
+	r->s = d->s;
+	r->diag = diag;
+	p->inv_diag[i] = inv_diag_of(diag);
+	r->lo = d->findex >= 0 ? -INFINITY : d->lo;
+	r->hi = d->findex >= 0 ? INFINITY : d->hi;
+	r->mu = d->mu;
+	r->a = ba ? d->body[0] : p->nbodies;
+	r->b = bb ? d->body[1] : p->nbodies;
+	r->findex = d->findex;
+	r->kind = (int32_t)d->kind;
+	p->defs[i] = *d;
+	p->lambda[i] = 0.0;
+	p->nrows = i + 1;
+	p->validated = 0;
+	if (index_out)
+		*index_out = i;
+	return LK_OK;
+}
+
+/* --------------------------------------------------------------------------------------- matrix form */
+
+static lk_status check_row_scalars(lk_problem *p, int n, const double *q, const double *lo, const double *hi,
+                                   const double *mu, const int *findex)
+{
+	for (int i = 0; i < n; ++i) {
+		if (!isfinite(q[i]))
+			return lk__fail(p, LK_ERR_NONFINITE, "row %d: q is not finite", i);
+		int f = findex ? findex[i] : -1;
+		if (f < -1 || f >= n)
+			return lk__fail(p, LK_ERR_FINDEX, "row %d: friction index %d is out of range", i, f);
+		if (f == i)
+			return lk__fail(p, LK_ERR_FINDEX, "row %d: friction index points at itself", i);
+		double m = mu ? mu[i] : 0.0;
+		if (!isfinite(m) || m < 0)
+			return lk__fail(p, LK_ERR_BOUNDS, "row %d: friction coefficient %g is not valid", i, m);
+		if (f < 0) {
+			double l = lo ? lo[i] : 0.0, h = hi ? hi[i] : INFINITY;
+			if (isnan(l) || isnan(h) || l == INFINITY || h == -INFINITY)
+				return lk__fail(p, LK_ERR_NONFINITE, "row %d: bounds [%g, %g] are not valid", i, l, h);
+			if (l > h)
+				return lk__fail(p, LK_ERR_BOUNDS, "row %d: lo %g > hi %g", i, l, h);
+		}
+	}
+	return LK_OK;
+}
+
+lk_status lk_problem_set_matrix(lk_problem *p, int n, const int *row_ptr, const int *col, const double *val,
+                                const double *q, const double *lo, const double *hi, const double *mu,
+                                const int *findex)
+{
+	if (!p)
+		return LK_ERR_INVALID_ARGUMENT;
+	lk__clear_error(p);
+	if (p->form != LK_FORM_MATRIX)
+		return lk__fail(p, LK_ERR_FORM, "set_matrix: the problem is in row form");
+	if (n < 0 || n > LK_MAX_ROWS)
+		return lk__fail(p, LK_ERR_LIMIT, "set_matrix: size %d outside 0..%d", n, LK_MAX_ROWS);
+	if (!row_ptr || !q || (n > 0 && (!col || !val) && row_ptr[n] > 0))
+		return lk__fail(p, LK_ERR_INVALID_ARGUMENT, "set_matrix: row_ptr, col, val or q is NULL");
+	if (row_ptr[0] != 0)
+		return lk__fail(p, LK_ERR_PARSE, "set_matrix: row_ptr[0] is %d, not 0", row_ptr[0]);
+	for (int i = 0; i < n; ++i)
+		if (row_ptr[i + 1] < row_ptr[i])
+			return lk__fail(p, LK_ERR_PARSE, "set_matrix: row_ptr decreases at row %d", i);
+	int64_t nnz = row_ptr[n];
+	if (nnz > LK_MAX_NNZ)
+		return lk__fail(p, LK_ERR_LIMIT, "set_matrix: %lld non-zeros exceed the limit", (long long)nnz);
+	int *mark = malloc(((size_t)n + 1) * sizeof(int));
+	if (!mark)
+		return lk__fail(p, LK_ERR_NO_MEMORY, "set_matrix: out of memory");
+	for (int i = 0; i < n; ++i)
+		mark[i] = -1;
+	lk_status st = LK_OK;
+	for (int i = 0; i < n && st == LK_OK; ++i) {
+		for (int k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
+			if (col[k] < 0 || col[k] >= n) {
+				st = lk__fail(p, LK_ERR_OUT_OF_RANGE, "row %d: column %d is out of range", i, col[k]);
+				break;
+			}
+			if (mark[col[k]] == i) {
+				st = lk__fail(p, LK_ERR_PARSE, "row %d: column %d appears twice", i, col[k]);
+				break;
+			}
+			mark[col[k]] = i;
+			if (!isfinite(val[k])) {
+				st = lk__fail(p, LK_ERR_NONFINITE, "row %d: A(%d, %d) is not finite", i, i, col[k]);
+				break;
+			}
+		}
+	}
+	free(mark);
+	if (st == LK_OK)
+		st = check_row_scalars(p, n, q, lo, hi, mu, findex);
+	if (st != LK_OK)
+		return st;
+
+	/* everything is valid: now replace the contents */
+	int need_rp = n + 1;
+	int *c2 = realloc(p->col, ((size_t)nnz + 1) * sizeof(int));
+	if (c2)
+		p->col = c2;
+	double *v2 = realloc(p->val, ((size_t)nnz + 1) * sizeof(double));
+	if (v2)
+		p->val = v2;
+	int *rp = realloc(p->row_ptr, (size_t)need_rp * sizeof(int));
+	if (rp)
+		p->row_ptr = rp;
+	double *qv = realloc(p->qv, ((size_t)n + 1) * sizeof(double));
+	if (qv)
+		p->qv = qv;
+	if (!c2 || !v2 || !rp || !qv || reserve_rows(p, n) != LK_OK)
+		return lk__fail(p, LK_ERR_NO_MEMORY, "set_matrix: out of memory");
+	memcpy(p->row_ptr, row_ptr, (size_t)need_rp * sizeof(int));
+	if (nnz > 0) {
+		memcpy(p->col, col, (size_t)nnz * sizeof(int));
+		memcpy(p->val, val, (size_t)nnz * sizeof(double));
+	}
+	memcpy(p->qv, q, (size_t)n * sizeof(double));
+	for (int i = 0; i < n; ++i) {
+		lk__row *r = &p->rows[i];
+		memset(r, 0, sizeof *r);
+		r->q = q[i];
+		r->findex = findex ? findex[i] : -1;
+		r->mu = mu ? mu[i] : 0.0;
+		r->lo = r->findex >= 0 ? -INFINITY : (lo ? lo[i] : 0.0);
+		r->hi = r->findex >= 0 ? INFINITY : (hi ? hi[i] : INFINITY);
+		r->kind = r->findex >= 0 ? LK_ROW_FRICTION : LK_ROW_NORMAL;
+		if (r->findex < 0 && !(r->lo == 0.0 && r->hi == INFINITY))
+			r->kind = LK_ROW_JOINT;
+		for (int k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
+			if (col[k] == i)
+				r->diag = val[k];
+		p->inv_diag[i] = inv_diag_of(r->diag);
+		p->lambda[i] = 0.0;
+	}
+	p->nnz = (int)nnz;
+	p->nrows = n;
+	p->validated = 0;
+	return LK_OK;
+}
+
+lk_status lk_problem_set_dense(lk_problem *p, int n, const double *A, const double *q, const double *lo,
+                               const double *hi, const double *mu, const int *findex)
+{
+	if (!p)
+		return LK_ERR_INVALID_ARGUMENT;
+	lk__clear_error(p);
+	if (n < 0 || n > 46340) /* n*n must fit an int */
+		return lk__fail(p, LK_ERR_LIMIT, "set_dense: size %d outside 0..46340", n);
+	if ((!A && n > 0) || !q)
+		return lk__fail(p, LK_ERR_INVALID_ARGUMENT, "set_dense: A or q is NULL");
+	int nnz = 0;
+	for (int64_t k = 0; k < (int64_t)n * n; ++k)
+		nnz += A[k] != 0.0;
+	int *rp = malloc(((size_t)n + 1) * sizeof(int));
+	int *col = malloc(((size_t)nnz + 1) * sizeof(int));
+	double *val = malloc(((size_t)nnz + 1) * sizeof(double));
+	lk_status st;
+	if (!rp || !col || !val) {
+		st = lk__fail(p, LK_ERR_NO_MEMORY, "set_dense: out of memory");
+	} else {
+		int k = 0;
+		rp[0] = 0;
+		for (int i = 0; i < n; ++i) {
+			for (int j = 0; j < n; ++j) {
+				double a = A[(size_t)i * n + j];
+				if (a != 0.0) {
+					col[k] = j;
+					val[k++] = a;
+				}
+			}
+			rp[i + 1] = k;
+		}
+		st = lk_problem_set_matrix(p, n, rp, col, val, q, lo, hi, mu, findex);
+	}
+	free(rp);
+	free(col);
+	free(val);
+	return st;
+}
+
+/* ----------------------------------------------------------------------------------------- accessors */
+
+const lk_body_def *lk_problem_body(const lk_problem *p, int i)
+{
+	if (!p || p->form != LK_FORM_ROWS || i < 0 || i >= p->nbodies)
+		return NULL;
+	return &p->bodies[i];
+}
+
+lk_status lk_problem_get_row(const lk_problem *p, int i, lk_row_def *out)
+{
+	if (!p || !out)
+		return LK_ERR_INVALID_ARGUMENT;
+	if (p->form != LK_FORM_ROWS)
+		return LK_ERR_FORM;
+	if (i < 0 || i >= p->nrows)
+		return LK_ERR_OUT_OF_RANGE;
+	*out = p->defs[i];
+	return LK_OK;
+}
+
+lk_status lk_problem_get_matrix(const lk_problem *p, int *n, const int **row_ptr, const int **col,
+                                const double **val, const double **q)
+{
+	if (!p)
+		return LK_ERR_INVALID_ARGUMENT;
+	if (p->form != LK_FORM_MATRIX)
+		return LK_ERR_FORM;
+	if (n)
+		*n = p->nrows;
+	if (row_ptr)
+		*row_ptr = p->row_ptr;
+	if (col)
+		*col = p->col;
+	if (val)
+		*val = p->val;
+	if (q)
+		*q = p->qv;
+	return LK_OK;
+}
+
+lk_status lk_problem_get_bounds(const lk_problem *p, int i, double *lo, double *hi, double *mu, int *findex,
+                                lk_row_kind *kind)
+{
+	if (!p)
+		return LK_ERR_INVALID_ARGUMENT;
+	if (i < 0 || i >= p->nrows)
+		return LK_ERR_OUT_OF_RANGE;
+	const lk__row *r = &p->rows[i];
+	if (p->form == LK_FORM_ROWS) {
+		/* report the bounds as given, also for friction rows */
+		if (lo)
+			*lo = p->defs[i].lo;
+		if (hi)
+			*hi = p->defs[i].hi;
+	} else {
+		if (lo)
+			*lo = r->lo;
+		if (hi)
+			*hi = r->hi;
+	}
+	if (mu)
+		*mu = r->mu;
+	if (findex)
+		*findex = r->findex;
+	if (kind)
+		*kind = (lk_row_kind)r->kind;
+	return LK_OK;
+}
+
+lk_status lk_problem_validate(lk_problem *p)
+{
+	if (!p)
+		return LK_ERR_INVALID_ARGUMENT;
+	for (int i = 0; i < p->nrows; ++i) {
+		int f = p->rows[i].findex;
+		if (f < 0)
+			continue;
+		if (f >= p->nrows)
+			return lk__fail(p, LK_ERR_FINDEX, "row %d: friction index %d is out of range (%d rows)", i, f,
+			                p->nrows);
+		if (f == i)
+			return lk__fail(p, LK_ERR_FINDEX, "row %d: friction index points at itself", i);
+		if (p->rows[f].findex >= 0)
+			return lk__fail(p, LK_ERR_FINDEX, "row %d: friction index %d points at another friction row", i,
+			                f);
+	}
+	p->validated = 1;
+	return LK_OK;
+}
+
+const double *lk_problem_lambda(const lk_problem *p)
+{
+	return p ? p->lambda : NULL;
+}
+
+lk_status lk_problem_set_lambda(lk_problem *p, const double *lambda, int n)
+{
+	if (!p)
+		return LK_ERR_INVALID_ARGUMENT;
+	lk__clear_error(p);
+	if (!lambda && n > 0)
+		return lk__fail(p, LK_ERR_INVALID_ARGUMENT, "set_lambda: lambda is NULL");
+	if (n != p->nrows)
+		return lk__fail(p, LK_ERR_OUT_OF_RANGE, "set_lambda: %d values for %d rows", n, p->nrows);
+	if (!all_finite(lambda, n))
+		return lk__fail(p, LK_ERR_NONFINITE, "set_lambda: lambda is not finite");
+	if (n > 0)
+		memcpy(p->lambda, lambda, (size_t)n * sizeof(double));
+	p->du_valid = 0;
+	return LK_OK;
+}
+
+/* ------------------------------------------------------------------------------------ operations on A */
+
+void lk__recompute_du(lk_problem *p, const double *lambda, double *du)
+{
+	memset(du, 0, ((size_t)p->nbodies + 1) * 6 * sizeof(double));
+	for (int i = 0; i < p->nrows; ++i)
+		if (lambda[i] != 0.0)
+			lk__row_apply(&p->rows[i], du, lambda[i]);
+	/* the static slot only ever receives MJ = 0 */
+	memset(du + 6 * (size_t)p->nbodies, 0, 6 * sizeof(double));
+}
+
+void lk__apply(const lk_problem *p, const double *x, double *w, int q_plus, double *tmp_du)
+{
+	if (p->form == LK_FORM_ROWS) {
+		lk__recompute_du((lk_problem *)p, x, tmp_du);
+		for (int i = 0; i < p->nrows; ++i) {
+			const lk__row *r = &p->rows[i];
+			double v = lk__row_w(r, tmp_du, x[i]);
+			w[i] = q_plus ? v : v - r->q;
+		}
+	} else {
+		for (int i = 0; i < p->nrows; ++i) {
+			double v = q_plus ? p->rows[i].q : 0.0;
+			for (int k = p->row_ptr[i]; k < p->row_ptr[i + 1]; ++k)
+				v += p->val[k] * x[p->col[k]];
+			w[i] = v;
+		}
+	}
+}
+
+lk_status lk_problem_apply(lk_problem *p, const double *x, double *w, int q_plus)
+{
+	if (!p)
+		return LK_ERR_INVALID_ARGUMENT;
+	lk__clear_error(p);
+	if (!x || !w)
+		return lk__fail(p, LK_ERR_INVALID_ARGUMENT, "apply: x or w is NULL");
+	double *tmp = NULL;
+	if (p->form == LK_FORM_ROWS) {
+		tmp = malloc(((size_t)p->nbodies + 1) * 6 * sizeof(double));
+		if (!tmp)
+			return lk__fail(p, LK_ERR_NO_MEMORY, "apply: out of memory");
+	}
+	lk__apply(p, x, w, q_plus, tmp);
+	free(tmp);
+	return LK_OK;
+}
+
+lk_status lk_problem_delta_velocity(const lk_problem *p, int body, double du[6])
+{
+	if (!p || !du)
+		return LK_ERR_INVALID_ARGUMENT;
+	if (p->form != LK_FORM_ROWS)
+		return LK_ERR_FORM;
+	if (body < 0 || body >= p->nbodies)
+		return LK_ERR_OUT_OF_RANGE;
+	if (!p->du_valid)
+		lk__recompute_du((lk_problem *)p, p->lambda, p->du);
+	((lk_problem *)p)->du_valid = 1;
+	memcpy(du, p->du + 6 * (size_t)body, 6 * sizeof(double));
+	return LK_OK;
+}
+
+lk_status lk_problem_diagonal(lk_problem *p, double *diag)
+{
+	if (!p)
+		return LK_ERR_INVALID_ARGUMENT;
+	if (!diag)
+		return lk__fail(p, LK_ERR_INVALID_ARGUMENT, "diagonal: output is NULL");
+	for (int i = 0; i < p->nrows; ++i)
+		diag[i] = p->rows[i].diag;
+	return LK_OK;
+}
+
+lk_status lk_problem_assemble_dense(lk_problem *p, int max_n, double *A, double *q)
+{
+	if (!p)
+		return LK_ERR_INVALID_ARGUMENT;
+	lk__clear_error(p);
+	int n = p->nrows;
+	if (n > max_n || n > 46340)
+		return lk__fail(p, LK_ERR_LIMIT, "assemble_dense: %d rows exceed the limit %d", n, max_n);
+	if (q)
+		for (int i = 0; i < n; ++i)
+			q[i] = p->rows[i].q;
+	if (!A)
+		return LK_OK;
+	memset(A, 0, (size_t)n * n * sizeof(double));
+	if (p->form == LK_FORM_MATRIX) {
+		for (int i = 0; i < n; ++i)
+			for (int k = p->row_ptr[i]; k < p->row_ptr[i + 1]; ++k)
+				A[(size_t)i * n + p->col[k]] = p->val[k];
+		return LK_OK;
+	}
+	/* A_ij = J_i M^-1 J_j^T: rows sharing a body couple through that body's block */
+	for (int i = 0; i < n; ++i) {
+		const lk__row *ri = &p->rows[i];
+		for (int j = 0; j < n; ++j) {
+			const lk__row *rj = &p->rows[j];
+			double a = 0;
+			for (int si = 0; si < 2; ++si) {
+				int bi = si ? ri->b : ri->a;
+				if (bi == p->nbodies)
+					continue;
+				for (int sj = 0; sj < 2; ++sj) {
+					int bj = sj ? rj->b : rj->a;
+					if (bj != bi)
+						continue;
+					for (int k = 0; k < 6; ++k)
+						a += ri->J[6 * si + k] * rj->MJ[6 * sj + k];
+				}
+			}
+			if (i == j)
+				a += ri->s;
+			A[(size_t)i * n + j] = a;
+		}
+	}
+	return LK_OK;
+}

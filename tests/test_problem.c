@@ -1,0 +1,386 @@
+/* The problem model: validation of both forms, dense assembly against hand-computed numbers, metrics and
+ * the configuration syntax. */
+#include "test_util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static lk_body_def unit_body(double m, double Iinv)
+{
+	lk_body_def b = lk_default_body_def();
+	for (int k = 0; k < 3; ++k) {
+		b.inv_mass[k] = 1.0 / m;
+		b.inv_inertia[4 * k] = Iinv;
+	}
+	return b;
+}
+
+static void expect_body_error(lk_body_def b, lk_status want, const char *substring)
+{
+	lk_problem *p = lk_problem_create(LK_FORM_ROWS);
+	assert_int_equal(lk_problem_add_body(p, &b, NULL), want);
+	assert_non_null(strstr(lk_problem_error(p), substring));
+	assert_int_equal(lk_problem_body_count(p), 0);
+	lk_problem_destroy(p);
+}
+
+static void test_body_validation(void **state)
+{
+	(void)state;
+	lk_body_def b = unit_body(1, 1);
+	b.u[2] = NAN;
+	expect_body_error(b, LK_ERR_NONFINITE, "body 0: velocity");
+	b = unit_body(1, 1);
+	b.inv_mass[1] = -1;
+	expect_body_error(b, LK_ERR_MASS, "negative inverse mass");
+	b = unit_body(1, 1);
+	b.inv_inertia[1] = 0.5;
+	expect_body_error(b, LK_ERR_MASS, "not symmetric");
+	b = unit_body(1, 1);
+	b.inv_inertia[4] = -2;
+	expect_body_error(b, LK_ERR_MASS, "positive semidefinite");
+	b = unit_body(1, 1);
+	b.inv_inertia[8] = INFINITY;
+	expect_body_error(b, LK_ERR_NONFINITE, "inertia");
+	assert_int_equal(lk_problem_add_body(NULL, &b, NULL), LK_ERR_INVALID_ARGUMENT);
+}
+
+/* one body, the row definition modified by f, expects an error with a message */
+static void expect_row_error(void (*f)(lk_row_def *), lk_status want, const char *substring)
+{
+	lk_problem *p = lk_problem_create(LK_FORM_ROWS);
+	lk_body_def b = unit_body(1, 1);
+	assert_int_equal(lk_problem_add_body(p, &b, NULL), LK_OK);
+	assert_int_equal(lk_problem_add_body(p, &b, NULL), LK_OK);
+	lk_row_def r = lk_default_row_def();
+	r.body[0] = 0;
+	r.J[0][2] = 1;
+	f(&r);
+	assert_int_equal(lk_problem_add_row(p, &r, NULL), want);
+	assert_non_null(strstr(lk_problem_error(p), substring));
+	assert_int_equal(lk_problem_row_count(p), 0);
+	lk_problem_destroy(p);
+}
+
+static void body_out_of_range(lk_row_def *r) { r->body[1] = 2; }
+static void body_negative(lk_row_def *r) { r->body[0] = -2; }
+static void both_static(lk_row_def *r) { r->body[0] = LK_STATIC; }
+static void same_body(lk_row_def *r) { r->body[1] = 0; }
+static void nan_j(lk_row_def *r) { r->J[1][4] = NAN; }
+static void inf_c(lk_row_def *r) { r->c = INFINITY; }
+static void lo_gt_hi(lk_row_def *r) { r->lo = 1; r->hi = 0; }
+static void nan_lo(lk_row_def *r) { r->lo = NAN; }
+static void lo_plus_inf(lk_row_def *r) { r->lo = INFINITY; }
+static void neg_cfm(lk_row_def *r) { r->s = -1e-3; }
+static void findex_self(lk_row_def *r) { r->findex = 0; }
+static void findex_neg(lk_row_def *r) { r->findex = -5; }
+static void neg_mu(lk_row_def *r) { r->findex = 3; r->mu = -0.1; }
+static void bad_kind(lk_row_def *r) { r->kind = (lk_row_kind)42; }
+
+static void test_row_validation(void **state)
+{
+	(void)state;
+	expect_row_error(body_out_of_range, LK_ERR_OUT_OF_RANGE, "row 0: body 2 is out of range");
+	expect_row_error(body_negative, LK_ERR_OUT_OF_RANGE, "body -2");
+	expect_row_error(both_static, LK_ERR_INVALID_ARGUMENT, "static world");
+	expect_row_error(same_body, LK_ERR_INVALID_ARGUMENT, "both sides are body 0");
+	expect_row_error(nan_j, LK_ERR_NONFINITE, "J is not finite");
+	expect_row_error(inf_c, LK_ERR_NONFINITE, "not finite");
+	expect_row_error(lo_gt_hi, LK_ERR_BOUNDS, "lo 1 > hi 0");
+	expect_row_error(nan_lo, LK_ERR_NONFINITE, "bounds");
+	expect_row_error(lo_plus_inf, LK_ERR_NONFINITE, "bounds");
+	expect_row_error(neg_cfm, LK_ERR_BOUNDS, "constraint force mixing");
+	expect_row_error(findex_self, LK_ERR_FINDEX, "points at itself");
+	expect_row_error(findex_neg, LK_ERR_FINDEX, "out of range");
+	expect_row_error(neg_mu, LK_ERR_BOUNDS, "friction coefficient");
+	expect_row_error(bad_kind, LK_ERR_INVALID_ARGUMENT, "unknown kind");
+}
+
+/* Friction indices are checked when the whole problem is known: lk_solve refuses and leaves lambda alone. */
+static void test_findex_checked_at_solve(void **state)
+{
+	(void)state;
+	lk_problem *p = lk_problem_create(LK_FORM_ROWS);
+	lk_body_def b = unit_body(1, 1);
+	assert_int_equal(lk_problem_add_body(p, &b, NULL), LK_OK);
+	lk_row_def r = lk_default_row_def();
+	r.body[0] = 0;
+	r.J[0][2] = 1;
+	r.lo = 0;
+	r.c = 1;
+	assert_int_equal(lk_problem_add_row(p, &r, NULL), LK_OK);
+	r.J[0][2] = 0;
+	r.J[0][0] = 1;
+	r.findex = 7; /* out of range, only detectable with all rows known */
+	r.mu = 0.5;
+	assert_int_equal(lk_problem_add_row(p, &r, NULL), LK_OK);
+	double warm[2] = {0.25, -0.125};
+	assert_int_equal(lk_problem_set_lambda(p, warm, 2), LK_OK);
+	lk_solver_config cfg = lk_default_config(LK_METHOD_PGS);
+	lk_stats st;
+	assert_int_equal(lk_solve(p, &cfg, &st, NULL), LK_ERR_FINDEX);
+	assert_non_null(strstr(lk_problem_error(p), "row 1: friction index 7"));
+	assert_memory_equal(lk_problem_lambda(p), warm, sizeof warm);
+	lk_problem_destroy(p);
+
+	/* a friction row pointing at another friction row */
+	p = lk_problem_create(LK_FORM_ROWS);
+	assert_int_equal(lk_problem_add_body(p, &b, NULL), LK_OK);
+	r = lk_default_row_def();
+	r.body[0] = 0;
+	r.J[0][2] = 1;
+	r.lo = 0;
+	assert_int_equal(lk_problem_add_row(p, &r, NULL), LK_OK);
+	r.findex = 0;
+	r.mu = 1;
+	assert_int_equal(lk_problem_add_row(p, &r, NULL), LK_OK);
+	r.findex = 1;
+	assert_int_equal(lk_problem_add_row(p, &r, NULL), LK_OK);
+	assert_int_equal(lk_problem_validate(p), LK_ERR_FINDEX);
+	assert_non_null(strstr(lk_problem_error(p), "another friction row"));
+	lk_problem_destroy(p);
+}
+
+static void test_matrix_validation(void **state)
+{
+	(void)state;
+	lk_problem *p = lk_problem_create(LK_FORM_MATRIX);
+	int rp[3] = {0, 2, 3}, col[3] = {0, 1, 1};
+	double val[3] = {2, -1, 2}, q[2] = {-1, 1};
+	assert_int_equal(lk_problem_set_matrix(p, 2, rp, col, val, q, NULL, NULL, NULL, NULL), LK_OK);
+	assert_int_equal(lk_problem_row_count(p), 2);
+	int bad_col[3] = {0, 2, 1};
+	assert_int_equal(lk_problem_set_matrix(p, 2, rp, bad_col, val, q, NULL, NULL, NULL, NULL),
+	                 LK_ERR_OUT_OF_RANGE);
+	assert_non_null(strstr(lk_problem_error(p), "row 0: column 2"));
+	int dup_col[3] = {1, 1, 1};
+	assert_int_equal(lk_problem_set_matrix(p, 2, rp, dup_col, val, q, NULL, NULL, NULL, NULL), LK_ERR_PARSE);
+	assert_non_null(strstr(lk_problem_error(p), "appears twice"));
+	double nan_val[3] = {2, NAN, 2};
+	assert_int_equal(lk_problem_set_matrix(p, 2, rp, col, nan_val, q, NULL, NULL, NULL, NULL),
+	                 LK_ERR_NONFINITE);
+	double lo[2] = {0, 3}, hi[2] = {1, 2};
+	assert_int_equal(lk_problem_set_matrix(p, 2, rp, col, val, q, lo, hi, NULL, NULL), LK_ERR_BOUNDS);
+	assert_non_null(strstr(lk_problem_error(p), "row 1: lo 3 > hi 2"));
+	int rp_dec[3] = {0, 2, 1};
+	assert_int_equal(lk_problem_set_matrix(p, 2, rp_dec, col, val, q, NULL, NULL, NULL, NULL), LK_ERR_PARSE);
+	int fself[2] = {-1, 1};
+	assert_int_equal(lk_problem_set_matrix(p, 2, rp, col, val, q, NULL, NULL, NULL, fself), LK_ERR_FINDEX);
+	/* the failed calls left the valid problem as it was */
+	assert_int_equal(lk_problem_row_count(p), 2);
+	const double *qq;
+	assert_int_equal(lk_problem_get_matrix(p, NULL, NULL, NULL, NULL, &qq), LK_OK);
+	assert_true(qq[0] == -1 && qq[1] == 1);
+	lk_problem_destroy(p);
+}
+
+/* Two bodies, three rows: A = J M^-1 J^T + S against numbers worked out by hand. */
+static void test_dense_assembly_by_hand(void **state)
+{
+	(void)state;
+	lk_problem *p = lk_problem_create(LK_FORM_ROWS);
+	lk_body_def b0 = unit_body(2.0, 0.5), b1 = unit_body(4.0, 0.25);
+	b0.u[2] = -1.0; /* falling at 1 m/s */
+	b1.u[0] = 2.0;
+	assert_int_equal(lk_problem_add_body(p, &b0, NULL), LK_OK);
+	assert_int_equal(lk_problem_add_body(p, &b1, NULL), LK_OK);
+	/* row 0: body 0 on the ground, normal z at arm (1, 0, -1): J = (0,0,1, r x n) = (0,0,1, 0,-1,0) */
+	lk_row_def r = lk_default_row_def();
+	r.body[0] = 0;
+	r.J[0][2] = 1;
+	r.J[0][4] = -1;
+	r.lo = 0;
+	r.c = 0.1;
+	assert_int_equal(lk_problem_add_row(p, &r, NULL), LK_OK);
+	/* row 1: between body 0 and body 1 along x: J0 = (1,0,0, 0,0,0), J1 = (-1,0,0, 0,0,1), cfm 0.01 */
+	r = lk_default_row_def();
+	r.body[0] = 0;
+	r.body[1] = 1;
+	r.J[0][0] = 1;
+	r.J[1][0] = -1;
+	r.J[1][5] = 1;
+	r.s = 0.01;
+	assert_int_equal(lk_problem_add_row(p, &r, NULL), LK_OK);
+	/* row 2: world on side 0 (static), body 1 on side 1: J1 = (0,1,0, 0,0,0) */
+	r = lk_default_row_def();
+	r.body[0] = LK_STATIC;
+	r.body[1] = 1;
+	r.J[0][0] = 99; /* ignored: the world side does not move */
+	r.J[1][1] = 1;
+	assert_int_equal(lk_problem_add_row(p, &r, NULL), LK_OK);
+
+	double A[9], q[3];
+	assert_int_equal(lk_problem_assemble_dense(p, 10, A, q), LK_OK);
+	/* A00 = 1/2 (z) + 0.5 * 1 (angular y) = 1.0 */
+	assert_double_equal(A[0], 1.0, 1e-15);
+	/* A01 = J0 row0 . M0^-1 J0 row1 = (0,0,1,0,-1,0) . (1/2,0,0,0,0,0) = 0 */
+	assert_double_equal(A[1], 0.0, 1e-15);
+	assert_double_equal(A[3], 0.0, 1e-15);
+	/* A11 = 1/2 + (1/4 + 0.25 * 1) + 0.01 = 1.01 */
+	assert_double_equal(A[4], 1.01, 1e-15);
+	/* A12 = J1 row1 . M1^-1 J1 row2 = (-1,0,0,0,0,1) . (0,1/4,0,0,0,0) = 0 */
+	assert_double_equal(A[5], 0.0, 1e-15);
+	/* A22 = 1/4 */
+	assert_double_equal(A[8], 0.25, 1e-15);
+	assert_double_equal(A[2], 0.0, 1e-15);
+	/* q0 = J u* - c = -1 - 0.1; q1 = (1)(0) + (-1)(2) = -2; q2 = 0 */
+	assert_double_equal(q[0], -1.1, 1e-15);
+	assert_double_equal(q[1], -2.0, 1e-15);
+	assert_double_equal(q[2], 0.0, 1e-15);
+
+	/* apply agrees with the dense matrix */
+	double x[3] = {0.3, -0.7, 1.9}, w[3];
+	assert_int_equal(lk_problem_apply(p, x, w, 1), LK_OK);
+	for (int i = 0; i < 3; ++i) {
+		double v = q[i];
+		for (int j = 0; j < 3; ++j)
+			v += A[3 * i + j] * x[j];
+		assert_double_equal(w[i], v, 1e-14);
+	}
+	double diag[3];
+	assert_int_equal(lk_problem_diagonal(p, diag), LK_OK);
+	assert_double_equal(diag[1], 1.01, 1e-15);
+	assert_int_equal(lk_problem_assemble_dense(p, 2, A, q), LK_ERR_LIMIT);
+	lk_problem_destroy(p);
+}
+
+/* The assembled matrix of a random problem is symmetric and its apply() matches the dense product. */
+static void test_apply_matches_dense(void **state)
+{
+	(void)state;
+	lk_problem *p = tu_random_rows(12, 40, 7, 0.0);
+	int n = 40;
+	double *A = malloc(sizeof(double) * n * n), q[40], x[40], w[40];
+	assert_int_equal(lk_problem_assemble_dense(p, n, A, q), LK_OK);
+	for (int i = 0; i < n; ++i) {
+		x[i] = sin(i + 1.0);
+		for (int j = 0; j < n; ++j)
+			assert_double_equal(A[i * n + j], A[j * n + i], 1e-12);
+	}
+	assert_int_equal(lk_problem_apply(p, x, w, 0), LK_OK);
+	for (int i = 0; i < n; ++i) {
+		double v = 0;
+		for (int j = 0; j < n; ++j)
+			v += A[i * n + j] * x[j];
+		assert_double_equal(w[i], v, 1e-12);
+	}
+	free(A);
+	lk_problem_destroy(p);
+}
+
+static void test_metrics(void **state)
+{
+	(void)state;
+	/* natural residual: lambda - mid(lo, lambda - w, hi) */
+	assert_double_equal(lk_natural_residual(0.0, 2.0, 0, INFINITY), 0.0, 0);  /* at lo, w >= 0 */
+	assert_double_equal(lk_natural_residual(0.0, -2.0, 0, INFINITY), -2.0, 0); /* at lo, w < 0 */
+	assert_double_equal(lk_natural_residual(1.5, 0.5, 0, INFINITY), 0.5, 0);   /* interior, w != 0 */
+	assert_double_equal(lk_natural_residual(1.0, -3.0, -1, 1), 0.0, 0);        /* at hi, w <= 0 */
+	assert_double_equal(lk_natural_residual(0.2, 5.0, -INFINITY, INFINITY), 5.0, 0);
+	/* Fischer-Burmeister: sqrt(a^2+b^2) - a - b */
+	assert_double_equal(lk_fischer_boxed(3.0, 4.0, 0, INFINITY), 5.0 - 7.0, 1e-15);
+	assert_double_equal(lk_fischer_boxed(0.0, 4.0, 0, INFINITY), 0.0, 1e-15);
+	assert_double_equal(lk_fischer_boxed(0.5, 0.0, -1, 1), 0.0, 1e-15);
+	assert_double_equal(lk_fischer_boxed(1.0, -2.0, -1, 1), 0.0, 1e-15);
+	assert_true(fabs(lk_fischer_boxed(1.0, 2.0, -1, 1)) > 0.1);
+	assert_double_equal(lk_fischer_boxed(0.0, 2.5, -INFINITY, INFINITY), 2.5, 0);
+
+	/* problem metrics on a 2x2 LCP: A = [[2,1],[1,2]], q = [-1, 1]; solution (0.5, 0) */
+	lk_problem *p = lk_problem_create(LK_FORM_MATRIX);
+	double A[4] = {2, 1, 1, 2}, q[2] = {-1, 1};
+	assert_int_equal(lk_problem_set_dense(p, 2, A, q, NULL, NULL, NULL, NULL), LK_OK);
+	lk_metrics m;
+	double sol[2] = {0.5, 0.0};
+	assert_int_equal(lk_problem_metrics(p, sol, &m), LK_OK);
+	assert_double_equal(m.res, 0.0, 1e-15);
+	assert_double_equal(m.fischer, 0.0, 1e-15);
+	double x[2] = {1.0, 1.0}; /* w = (2, 4): H = (1, 1), modified = 2 + 4 */
+	assert_int_equal(lk_problem_metrics(p, x, &m), LK_OK);
+	assert_double_equal(m.res, sqrt(2.0), 1e-15);
+	assert_double_equal(m.theta, 1.0, 1e-15);
+	assert_double_equal(m.modified, 6.0, 1e-15);
+	assert_double_equal(m.max_h, 1.0, 1e-15);
+	lk_problem_destroy(p);
+}
+
+static void test_config_parse(void **state)
+{
+	(void)state;
+	lk_solver_config c;
+	char err[256];
+	assert_int_equal(lk_config_parse("psor:w=1.3", &c, err, sizeof err), LK_OK);
+	assert_int_equal(c.method, LK_METHOD_PSOR);
+	assert_double_equal(c.sor_w, 1.3, 0);
+	assert_int_equal(lk_config_parse("gsp", &c, err, sizeof err), LK_OK);
+	assert_int_equal(c.method, LK_METHOD_PGS);
+	assert_int_equal(c.order, LK_ORDER_GSP);
+	assert_int_equal(lk_config_parse("pgs:order=cp-z-desc,iters=7", &c, err, sizeof err), LK_OK);
+	assert_int_equal(c.order, LK_ORDER_CP_Z);
+	assert_int_equal(c.order_descending, 1);
+	assert_int_equal(c.max_iterations, 7);
+	assert_int_equal(lk_config_parse("amgs:alpha=0.2,omega=E,gamma=3", &c, err, sizeof err), LK_OK);
+	assert_int_equal(c.amgs.omega, LK_AMGS_OMEGA_BAR_E);
+	assert_double_equal(c.amgs.gamma, 3.0, 0);
+
+	/* errors name what is wrong and the valid choices */
+	assert_int_equal(lk_config_parse("pgz", &c, err, sizeof err), LK_ERR_PARSE);
+	assert_non_null(strstr(err, "unknown solver 'pgz'"));
+	assert_non_null(strstr(err, "amgs"));
+	assert_int_equal(lk_config_parse("pgs:alpha=0.2", &c, err, sizeof err), LK_ERR_PARSE);
+	assert_non_null(strstr(err, "unknown parameter 'alpha' for pgs"));
+	assert_int_equal(lk_config_parse("psor:w=abc", &c, err, sizeof err), LK_ERR_PARSE);
+	assert_non_null(strstr(err, "'w' needs a finite number"));
+	assert_int_equal(lk_config_parse("psor:w=2.5", &c, err, sizeof err), LK_ERR_PARSE);
+	assert_non_null(strstr(err, "(0, 2)"));
+	assert_int_equal(lk_config_parse("pgs:order=zigzag", &c, err, sizeof err), LK_ERR_PARSE);
+	assert_non_null(strstr(err, "choose from natural"));
+	assert_int_equal(lk_config_parse("pgs:iters", &c, err, sizeof err), LK_ERR_PARSE);
+	assert_int_equal(lk_config_parse("pgs:iters=0", &c, err, sizeof err), LK_ERR_PARSE);
+
+	/* format gives back a spec that parses to the same configuration */
+	assert_int_equal(lk_config_parse("pgs-sm:kpgs=10,reg=0.001,merit=fischer", &c, err, sizeof err), LK_OK);
+	char buf[256];
+	assert_int_equal(lk_config_format(&c, buf, sizeof buf), LK_OK);
+	lk_solver_config d;
+	assert_int_equal(lk_config_parse(buf, &d, err, sizeof err), LK_OK);
+	assert_memory_equal(&c, &d, sizeof c);
+	assert_non_null(strstr(buf, "kpgs=10"));
+}
+
+static void test_solve_rejects_bad_config(void **state)
+{
+	(void)state;
+	lk_problem *p = tu_random_rows(3, 5, 1, 0.0);
+	lk_solver_config cfg = lk_default_config(LK_METHOD_PSOR);
+	cfg.sor_w = 2.5;
+	assert_int_equal(lk_solve(p, &cfg, NULL, NULL), LK_ERR_INVALID_ARGUMENT);
+	assert_non_null(strstr(lk_problem_error(p), "relaxation"));
+	cfg = lk_default_config(LK_METHOD_PGS);
+	cfg.max_iterations = 0;
+	assert_int_equal(lk_solve(p, &cfg, NULL, NULL), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_solve(p, NULL, NULL, NULL), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_solve(NULL, &cfg, NULL, NULL), LK_ERR_INVALID_ARGUMENT);
+	for (int i = 0; i < 5; ++i)
+		assert_true(lk_problem_lambda(p)[i] == 0.0);
+	double bad[5] = {0, 0, NAN, 0, 0};
+	assert_int_equal(lk_problem_set_lambda(p, bad, 5), LK_ERR_NONFINITE);
+	assert_int_equal(lk_problem_set_lambda(p, bad, 4), LK_ERR_OUT_OF_RANGE);
+	lk_problem_destroy(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_body_validation),
+		cmocka_unit_test(test_row_validation),
+		cmocka_unit_test(test_findex_checked_at_solve),
+		cmocka_unit_test(test_matrix_validation),
+		cmocka_unit_test(test_dense_assembly_by_hand),
+		cmocka_unit_test(test_apply_matches_dense),
+		cmocka_unit_test(test_metrics),
+		cmocka_unit_test(test_config_parse),
+		cmocka_unit_test(test_solve_rejects_bad_config),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

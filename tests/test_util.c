@@ -1,0 +1,148 @@
+#include "test_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t next(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+static double uni(uint64_t *s)
+{
+	return (double)(next(s) >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+}
+
+lk_problem *tu_random_rows(int nbodies, int nrows, uint64_t seed, double mu)
+{
+	uint64_t s = seed;
+	lk_problem *p = lk_problem_create(LK_FORM_ROWS);
+	assert_non_null(p);
+	for (int b = 0; b < nbodies; ++b) {
+		lk_body_def d = lk_default_body_def();
+		double m = 0.5 + 2.0 * fabs(uni(&s));
+		for (int k = 0; k < 3; ++k) {
+			d.u[k] = uni(&s);
+			d.u[3 + k] = uni(&s);
+			d.inv_mass[k] = 1.0 / m;
+			d.inv_inertia[4 * k] = 1.0 / (0.2 + fabs(uni(&s)));
+		}
+		assert_int_equal(lk_problem_add_body(p, &d, NULL), LK_OK);
+	}
+	int normal = -1;
+	for (int r = 0; r < nrows; ++r) {
+		lk_row_def d = lk_default_row_def();
+		d.body[0] = (int)(next(&s) % (uint64_t)nbodies);
+		d.body[1] = (int)(next(&s) % (uint64_t)(nbodies + 1)) - 1;
+		if (d.body[1] == d.body[0])
+			d.body[1] = LK_STATIC;
+		for (int k = 0; k < 12; ++k)
+			d.J[k / 6][k % 6] = uni(&s);
+		d.c = uni(&s);
+		d.lo = 0.0;
+		d.hi = INFINITY;
+		d.kind = LK_ROW_NORMAL;
+		if (mu > 0) {
+			if (r % 3 == 0) {
+				normal = r;
+			} else {
+				lk_row_def n;
+				lk_problem_get_row(p, normal, &n);
+				d.body[0] = n.body[0];
+				d.body[1] = n.body[1];
+				d.findex = normal;
+				d.mu = mu;
+				d.kind = LK_ROW_FRICTION;
+			}
+		}
+		assert_int_equal(lk_problem_add_row(p, &d, NULL), LK_OK);
+	}
+	return p;
+}
+
+lk_problem *tu_random_spd_matrix(int n, uint64_t seed, double shift)
+{
+	uint64_t s = seed;
+	double *B = malloc((size_t)n * n * sizeof(double)), *A = malloc((size_t)n * n * sizeof(double));
+	double *q = malloc((size_t)n * sizeof(double));
+	assert_true(B && A && q);
+	for (int i = 0; i < n * n; ++i)
+		B[i] = uni(&s);
+	for (int i = 0; i < n; ++i) {
+		q[i] = uni(&s) * n;
+		for (int j = 0; j < n; ++j) {
+			double a = i == j ? shift : 0.0;
+			for (int k = 0; k < n; ++k)
+				a += B[i * n + k] * B[j * n + k];
+			A[i * n + j] = a;
+		}
+	}
+	lk_problem *p = lk_problem_create(LK_FORM_MATRIX);
+	assert_non_null(p);
+	assert_int_equal(lk_problem_set_dense(p, n, A, q, NULL, NULL, NULL, NULL), LK_OK);
+	free(A);
+	free(B);
+	free(q);
+	return p;
+}
+
+void tu_assert_complementarity(lk_problem *p, const double *lambda, double tol)
+{
+	int n = lk_problem_row_count(p);
+	double *w = malloc(((size_t)n + 1) * sizeof(double));
+	assert_non_null(w);
+	assert_int_equal(lk_problem_apply(p, lambda, w, 1), LK_OK);
+	for (int i = 0; i < n; ++i) {
+		double lo, hi, mu;
+		int f;
+		assert_int_equal(lk_problem_get_bounds(p, i, &lo, &hi, &mu, &f, NULL), LK_OK);
+		if (f >= 0) {
+			hi = mu * fabs(lambda[f]);
+			lo = -hi;
+		}
+		double scale = 1.0 + fabs(lambda[i]);
+		if (lambda[i] < lo - tol * scale || lambda[i] > hi + tol * scale) {
+			fail_msg("row %d: lambda %g outside [%g, %g]", i, lambda[i], lo, hi);
+		}
+		int at_lo = lambda[i] <= lo + tol * scale, at_hi = lambda[i] >= hi - tol * scale;
+		if (at_lo && at_hi)
+			continue; /* lo == hi: any w */
+		if (at_lo && w[i] < -tol)
+			fail_msg("row %d: at lower bound with w = %g < 0", i, w[i]);
+		if (at_hi && w[i] > tol)
+			fail_msg("row %d: at upper bound with w = %g > 0", i, w[i]);
+		if (!at_lo && !at_hi && fabs(w[i]) > tol)
+			fail_msg("row %d: interior lambda %g with w = %g != 0", i, lambda[i], w[i]);
+	}
+	free(w);
+}
+
+double tu_max_diff(const double *a, const double *b, int n)
+{
+	double m = 0;
+	for (int i = 0; i < n; ++i)
+		if (!(fabs(a[i] - b[i]) <= m))
+			m = fabs(a[i] - b[i]);
+	return m;
+}
+
+const char *tu_data_path(const char *name)
+{
+	static char buf[4096];
+	const char *dir = getenv("LK_TEST_DATA");
+	snprintf(buf, sizeof buf, "%s/%s", dir ? dir : "tests/data", name);
+	return buf;
+}
+
+void tu_assert_close(double a, double b, double eps, const char *file, int line)
+{
+	if (!(fabs(a - b) <= eps)) {
+		print_error("%.17g != %.17g (difference %.3g > %.3g)\n", a, b, fabs(a - b), eps);
+		_fail(file, line);
+	}
+}

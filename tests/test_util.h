@@ -1,0 +1,29 @@
+/* Shared helpers of the unit tests: random problems with known structure and checks of the LCP conditions. */
+#ifndef LCPKIT_TEST_UTIL_H
+#define LCPKIT_TEST_UTIL_H
+
+#include "lcpkit/lcpkit.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+/* cmocka 1.1 compares only floats; this compares doubles: |a - b| <= eps, NaN never passes. */
+#define assert_double_equal(a, b, eps) tu_assert_close((a), (b), (eps), __FILE__, __LINE__)
+void tu_assert_close(double a, double b, double eps, const char *file, int line);
+
+/* A row-form problem: nbodies free bodies with random masses and inertias, nrows rows with random J between
+ * random body pairs (or a body and the world) and random q in [-1, 1]. lo = 0, hi = inf on every row unless
+ * friction is set, in which case every third row is a normal row followed by two friction rows (findex). */
+lk_problem *tu_random_rows(int nbodies, int nrows, uint64_t seed, double mu);
+/* A random dense symmetric positive definite LCP in matrix form: A = B B^T + shift I. */
+lk_problem *tu_random_spd_matrix(int n, uint64_t seed, double shift);
+/* Asserts that lambda solves the problem's boxed LCP to tol: bounds, and the sign of w at the bounds. */
+void tu_assert_complementarity(lk_problem *p, const double *lambda, double tol);
+/* max_i |a_i - b_i| */
+double tu_max_diff(const double *a, const double *b, int n);
+/* Path of a file in tests/data. */
+const char *tu_data_path(const char *name);
+
+#endif
