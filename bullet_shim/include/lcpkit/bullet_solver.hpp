@@ -1,0 +1,90 @@
+/*
+ * lcpkit for Bullet, C++: a drop-in constraint solver that hands Bullet's constraint rows to an lcpkit method.
+ *
+ *     lk_solver_config cfg;
+ *     lk_config_parse("amgs", &cfg, nullptr, 0);       // or lk_default_config(LK_METHOD_PGS), ...
+ *     lk::BulletSolver solver(cfg);                     // must outlive its use by the world
+ *     dynamicsWorld->setConstraintSolver(&solver);      // the one-line swap
+ *
+ * Bullet's own setup builds the rows (contacts, friction, rolling friction, joints) exactly as for its
+ * sequential impulse solver; this class replaces only the velocity iterations: it builds an lk_problem from the
+ * rows and solver bodies, runs lk_solve and writes the impulses and body velocity changes back, and Bullet's
+ * finish integrates and stores the warm-start impulses. The split-impulse position pass runs unchanged. When a
+ * guard trips (non-finite, diverged, bad diagonal) or lk_solve fails, Bullet's own iterations solve that
+ * island and the fallback is counted.
+ *
+ * Needs Bullet's double-precision build (pkg-config bullet-float64, which defines BT_USE_DOUBLE_PRECISION).
+ * Link with -llcpkit_bullet -llcpkit. One solver serves one world at a time (not thread-safe).
+ */
+#ifndef LCPKIT_BULLET_SOLVER_HPP
+#define LCPKIT_BULLET_SOLVER_HPP
+
+#include "lcpkit/engine.h"
+#include "lcpkit/lcpkit.h"
+
+#include <BulletDynamics/ConstraintSolver/btSequentialImpulseConstraintSolver.h>
+
+#include <cstdint>
+#include <type_traits>
+
+static_assert(std::is_same<btScalar, double>::value,
+              "lcpkit's Bullet adapter needs Bullet's double-precision build (-DBT_USE_DOUBLE_PRECISION, "
+              "pkg-config bullet-float64)");
+
+namespace lk {
+
+namespace detail {
+class Instrument;
+}
+
+class LK_API BulletSolver : public btSequentialImpulseConstraintSolver {
+public:
+	BT_DECLARE_ALIGNED_ALLOCATOR();
+
+	/* The configuration is copied; an invalid one is replaced by lk_default_config(LK_METHOD_PGS) and
+	 * reported by error(). Its max_iterations is the iteration count (Bullet's m_numIterations is not used). */
+	explicit BulletSolver(const lk_solver_config &config);
+	~BulletSolver() override;
+	BulletSolver(const BulletSolver &) = delete;
+	BulletSolver &operator=(const BulletSolver &) = delete;
+
+	/* Replaces the configuration (LK_ERR_INVALID_ARGUMENT, message in error(), if it does not validate). */
+	lk_status setConfig(const lk_solver_config &config);
+	const lk_solver_config &config() const;
+	/* The last configuration or fallback message ("" if none). */
+	const char *error() const;
+
+	/* Statistics of the last simulation step (all islands): filled between prepareSolve and allSolved,
+	 * which btDiscreteDynamicsWorld calls around every internal step. step_seconds is 0 here. */
+	const lk_engine_step_stats &lastStepStats() const;
+	/* Islands that fell back to Bullet's iterations since construction, and why the last one did. */
+	int64_t fallbacks() const;
+	const char *fallbackReason() const;
+
+	/* Recording of the last step's rows and impulses (see lk_bt_world_set_recording in lcpkit/bullet.h):
+	 * recordedProblem returns a new problem owned by the caller; recordedSolution the impulses. */
+	void setRecording(bool on);
+	lk_status recordedProblem(lk_problem **out) const;
+	const double *recordedSolution(int *count) const;
+
+	void prepareSolve(int numBodies, int numManifolds) override;
+	void allSolved(const btContactSolverInfo &info, btIDebugDraw *debugDrawer) override;
+
+	/* For the C API of lcpkit/bullet.h; not for applications. */
+	detail::Instrument *instrument();
+
+protected:
+	btScalar solveGroupCacheFriendlyIterations(btCollisionObject **bodies, int numBodies,
+	                                           btPersistentManifold **manifoldPtr, int numManifolds,
+	                                           btTypedConstraint **constraints, int numConstraints,
+	                                           const btContactSolverInfo &infoGlobal,
+	                                           btIDebugDraw *debugDrawer) override;
+
+private:
+	struct Impl;
+	Impl *m_impl;
+};
+
+} // namespace lk
+
+#endif

@@ -1,0 +1,133 @@
+/* Internal: Bullet's solver pools -> lk_problem, per-step statistics and recording, shared by the lcpkit
+ * adapter (lk::BulletSolver) and the instrumented Bullet solvers of the C API. */
+#ifndef LCPKIT_BULLET_INSTRUMENT_HPP
+#define LCPKIT_BULLET_INSTRUMENT_HPP
+
+#include "lcpkit/engine.h"
+#include "lcpkit/lcpkit.h"
+
+#include <BulletDynamics/ConstraintSolver/btSequentialImpulseConstraintSolver.h>
+
+#include <string>
+#include <vector>
+
+namespace lk {
+namespace detail {
+
+double now();
+
+/* References to the protected pools of a btSequentialImpulseConstraintSolver, handed over by its subclass. */
+struct Pools {
+	btAlignedObjectArray<btSolverBody> &bodies;
+	btConstraintArray &nonContact;
+	btConstraintArray &contact;
+	btConstraintArray &friction;
+	btConstraintArray &rolling;
+};
+
+/*
+ * One island's rows as an lk_problem (DESIGN section 2), in Bullet's sweep order: joint rows, contact
+ * normals, friction, rolling friction.
+ *
+ * Bullet's row update (btSequentialImpulseConstraintSolver, resolveSingleConstraintRowGeneric) is
+ *     dl = rhs - cfm_b lambda - jacDiagABInv (J du)
+ * and lcpkit's Gauss-Seidel update of the same row is dl = -(J (u* + du) - c + s lambda) / A_ii. They are the
+ * same update when jacDiagABInv = 1 / A_ii, which gives
+ *     s = cfm_b / jacDiagABInv,     c = J u* + rhs / jacDiagABInv   (so q = J u* - c = -rhs / jacDiagABInv),
+ * and this mapping holds for contacts (whose jacDiagABInv already includes the CFM) and joints alike. Joint
+ * rows with CFM differ only in Bullet dividing by J M^-1 J^T instead of A_ii: same fixed point, another
+ * relaxation.
+ */
+class RowMap {
+public:
+	RowMap();
+	~RowMap();
+	RowMap(const RowMap &) = delete;
+	RowMap &operator=(const RowMap &) = delete;
+
+	/* Builds the problem with lambda = the rows' current m_appliedImpulse (Bullet's warm start). On error
+	 * the message is in lk_problem_error(problem()). */
+	lk_status build(const Pools &pools);
+	lk_problem *problem() { return m_p; }
+	int rows() const { return (int)m_rows.size(); }
+	const int *rowsByKind() const { return m_kinds; }
+	const std::vector<double> &warmStart() const { return m_lambda0; }
+
+	/* lambda -> m_appliedImpulse, du -> the solver bodies' delta velocities. */
+	void writeBack(const Pools &pools);
+	/* The rows' current m_appliedImpulse (after Bullet's own solver). */
+	void readImpulses(std::vector<double> &out) const;
+
+private:
+	lk_status addBody(const btSolverBody &sb, int solverIndex);
+	lk_status addRow(const Pools &pools, const btSolverConstraint &c, lk_row_kind kind, int findex,
+	                 const double *point, bool normalRow);
+
+	lk_problem *m_p;
+	std::vector<int> m_lkOfSolver;     /* solver body -> lk body or LK_STATIC */
+	std::vector<int> m_solverOfLk;     /* lk body -> solver body */
+	std::vector<const btSolverConstraint *> m_rows;
+	std::vector<int> m_contactRow;     /* contact pool index -> lk row or -1 */
+	std::vector<double> m_points;      /* contact pool index -> world contact point (3 each) */
+	std::vector<double> m_lambda0;
+	int m_kinds[LK_ROW_KIND_COUNT];
+};
+
+/* A captured step: every island's problem appended into one. */
+struct Recording {
+	std::vector<lk_body_def> bodies;
+	std::vector<lk_row_def> rows;
+	std::vector<double> lambda0;
+	std::vector<double> solution;
+	void clear();
+	/* Appends the map's problem with the given warm start and solution. */
+	void append(lk_problem *p, const std::vector<double> &warm, const std::vector<double> &solved);
+	lk_status build(lk_problem **out) const;
+};
+
+/* Statistics and recording of one solver, over Bullet's islands and internal steps. */
+class Instrument {
+public:
+	Instrument();
+
+	/* btConstraintSolver::prepareSolve / allSolved: one internal simulation step. */
+	void beginStep();
+	void endStep();
+	/* One island's statistics. */
+	void addGroup(const lk_engine_step_stats &g);
+	void noteFallback(const std::string &reason);
+
+	/* Sum over the internal steps since resetAccumulated (the C API's step and advance). */
+	void resetAccumulated();
+	const lk_engine_step_stats &accumulated() const { return m_accumulated; }
+	const lk_engine_step_stats &lastStep() const { return m_last; }
+
+	/* active: statistics wanted (Bullet's own solvers skip all extraction when not); residuals: Bullet's
+	 * own solvers extract rows to report RES. */
+	bool active = true;
+	bool residuals = true;
+	bool recording = false;
+	int64_t fallbacks = 0;
+	std::string fallbackReason;
+	std::string error;
+	RowMap map;
+	Recording current, last;
+	std::vector<double> scratch;
+
+private:
+	lk_engine_step_stats m_step, m_last, m_accumulated;
+};
+
+/* Adds island statistics: counts and times summed, iterations the largest, RES in quadrature, the worst
+ * stop reason. */
+void mergeStats(lk_engine_step_stats &into, const lk_engine_step_stats &g);
+void clearStats(lk_engine_step_stats &s);
+bool isGuardStop(lk_stop_reason r);
+/* Validates a configuration and checks, on a two-row contact, that this build can solve with it (a method or
+ * order not yet available answers LK_ERR_UNSUPPORTED). msg receives the reason. */
+lk_status probeConfig(const lk_solver_config &cfg, std::string &msg);
+
+} // namespace detail
+} // namespace lk
+
+#endif

@@ -1,0 +1,119 @@
+/*
+ * lcpkit for ODE: ODE's own constraint rows solved by lcpkit's solvers.
+ *
+ * One line changes in an ODE program:
+ *
+ *     dWorldQuickStep(world, dt);          becomes          lk_ode_world_step(ctx, dt);
+ *
+ * with a context made once per world (lk_ode_create) that knows where the bodies are (lk_ode_add_space for
+ * every collision space, or lk_ode_add_body). Each step the context walks the joint graph from those bodies,
+ * asks every enabled joint for its rows with ODE's own row generator (the dxJoint<Type>::getInfo1/getInfo2
+ * that ODE's steppers call), solves them with the configured solver, applies the impulses as constraint
+ * forces and lets ODE integrate (so damping, auto-disable, finite rotation, maximum angular speed keep
+ * working), and fills every dJointFeedback the application attached. ODE's own steppers stay selectable
+ * ("ode-quickstep", "ode-step") for A/B comparisons with the same statistics.
+ *
+ * Needs libode 0.16 in double precision (Debian's libode8). lk_ode_create checks it and fails with a message
+ * naming what is missing; it never falls back silently. Units: SI; impulses N s; dt in s.
+ * Not thread-safe per context; two contexts on two worlds may step in two threads.
+ */
+#ifndef LCPKIT_ODE_H
+#define LCPKIT_ODE_H
+
+#include "lcpkit/engine.h"
+
+#include <ode/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct lk_ode lk_ode;
+
+/* Who solves the constraint rows of a step. */
+typedef enum lk_ode_stepper {
+	LK_ODE_LCPKIT = 0,  /* an lcpkit solver on the rows ODE's joints produce */
+	LK_ODE_QUICKSTEP,   /* ODE's dWorldQuickStep, unchanged ("ode-quickstep") */
+	LK_ODE_STEP         /* ODE's dWorldStep, unchanged ("ode-step") */
+} lk_ode_stepper;
+
+typedef struct lk_ode_def {
+	/* "ode-quickstep", "ode-step", or an lcpkit spec such as "pgs", "psor:w=1.3", "amgs:alpha=0.3".
+	 * NULL means "pgs". When an lcpkit spec sets no "iters", the world's quickstep iteration count
+	 * (dWorldGetQuickStepNumIterations) is used, so an application's setting carries over; when it sets
+	 * no "warm", every step starts from zero as ODE's quickstep does ("pgs:warm=1" carries impulses
+	 * across steps: joints by handle, contacts by body pair, point and normal). */
+	const char *solver;
+	double warm_distance;    /* two steps' contacts of one body pair match within this distance (m) */
+	double warm_normal_cos;  /* ... and when the cosine of the angle between their normals is at least this */
+	int ode_residual;        /* ODE's steppers: extract the rows too and report RES of ODE's impulses on them */
+} lk_ode_def;
+
+/* Defaults: solver "pgs", warm_distance 0.01 m, warm_normal_cos 0.95, ode_residual 1. */
+LK_API lk_ode_def lk_ode_default_def(void);
+
+/* Checks the loaded libode: double precision, and every symbol the plugin calls (the 0.16 row generators of
+ * all 17 joint types, dWorldQuickStep, dWorldStep) resolves. On failure writes which one into err. */
+LK_API lk_status lk_ode_check(char *err, size_t err_size);
+
+/* Makes a context for one world; def may be NULL (defaults). On failure *out is NULL and err says why. */
+LK_API lk_status lk_ode_create(dWorldID world, const lk_ode_def *def, lk_ode **out, char *err, size_t err_size);
+/* Restores anything the context changed in ODE (nothing outlives a step) and frees it. NULL is ignored. */
+LK_API void lk_ode_destroy(lk_ode *ctx);
+/* The message of the last failed call on ctx ("" if none). Owned by ctx. */
+LK_API const char *lk_ode_error(const lk_ode *ctx);
+
+/* Selects the solver by spec (see lk_ode_def.solver); on a bad spec nothing changes. */
+LK_API lk_status lk_ode_set_solver(lk_ode *ctx, const char *spec);
+/* Selects an lcpkit solver by configuration (copied; its max_iterations is used as given). */
+LK_API lk_status lk_ode_set_config(lk_ode *ctx, const lk_solver_config *cfg);
+LK_API lk_ode_stepper lk_ode_get_stepper(const lk_ode *ctx);
+/* Switches lk_ode_def.ode_residual (RES of ODE's own steppers, at the cost of an extraction per step). */
+LK_API lk_status lk_ode_set_ode_residual(lk_ode *ctx, int on);
+/* The lcpkit configuration in use (meaningful for LK_ODE_LCPKIT). */
+LK_API lk_solver_config lk_ode_get_config(const lk_ode *ctx);
+
+/* Where the bodies are: every body of a registered space (and of the spaces inside it) and every registered
+ * body is a starting point of the walk over the joint graph. Registering twice is harmless. */
+LK_API lk_status lk_ode_add_space(lk_ode *ctx, dSpaceID space);
+LK_API lk_status lk_ode_remove_space(lk_ode *ctx, dSpaceID space);
+LK_API lk_status lk_ode_add_body(lk_ode *ctx, dBodyID body);
+LK_API lk_status lk_ode_remove_body(lk_ode *ctx, dBodyID body);
+
+/* Steps the world by dt with the selected solver; replaces dWorldQuickStep(world, dt). The world is stepped
+ * whenever the return is LK_OK or a solver error: if the lcpkit solve fails or trips a guard (non-finite,
+ * diverged, bad diagonal) ODE's dWorldQuickStep produces this step instead, the stats say fallback = 1 and
+ * lk_ode_error says why; nothing non-finite is ever written into ODE. LK_ERR_INVALID_ARGUMENT: not stepped. */
+LK_API lk_status lk_ode_world_step(lk_ode *ctx, double dt);
+
+/* Statistics of the last step (rows by kind, iterations, RES before and after, timings, fallbacks). */
+LK_API lk_status lk_ode_get_stats(const lk_ode *ctx, lk_engine_step_stats *out);
+
+/* Where the last step's time went, in seconds. */
+typedef struct lk_ode_timing {
+	double gather;      /* finding bodies and joints */
+	double extract;     /* getInfo1/getInfo2 of every joint and the bodies' state */
+	double build;       /* the lcpkit problem (and the warm start) */
+	double solve;       /* lk_solve, or ODE's stepper for LK_ODE_QUICKSTEP / LK_ODE_STEP */
+	double apply;       /* constraint forces, joint feedback, warm-start store */
+	double integrate;   /* ODE's integration (dWorldQuickStep with the solved joints switched off) */
+	double total;
+} lk_ode_timing;
+LK_API lk_status lk_ode_get_timing(const lk_ode *ctx, lk_ode_timing *out);
+
+/* Fills p (row form, cleared first) with the rows a step of dt would solve now, without stepping: bodies in
+ * walk order with u* = u + h M^-1 (f + gravity, gyroscopic term); rows in the order of ODE's quickstep
+ * (joint by joint, ODE's order within a joint, the rows without a friction index first and the friction
+ * rows after them); lambda = the warm start. This is also the order lcpkit's solvers sweep. For tests and
+ * recording. */
+LK_API lk_status lk_ode_extract(lk_ode *ctx, double dt, lk_problem *p);
+/* After lk_ode_extract or a step: the ODE body of problem body i, and the joint and row-within-joint of
+ * problem row r (NULL / -1 when out of range). Valid until the next extract or step. */
+LK_API dBodyID lk_ode_problem_body(const lk_ode *ctx, int i);
+LK_API dJointID lk_ode_problem_joint(const lk_ode *ctx, int r, int *row_in_joint);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

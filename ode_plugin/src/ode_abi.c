@@ -1,0 +1,109 @@
+/* Reaching ODE's own row generators.
+ *
+ * libode 0.16 exports, for every joint type, the C++ member functions dxJoint<Type>::getInfo1(Info1 *) and
+ * dxJoint<Type>::getInfo2(fps, erp, rowskip, J1, J2, pairskip, pairRhsCfm, pairLoHi, findex). Their mangled
+ * names encode the full parameter list, so resolving them also pins the 0.16 calling convention: an older or
+ * newer ODE with another getInfo2 signature fails here, with the name of the symbol, instead of being called
+ * wrongly. Under the Itanium C++ ABI these non-virtual members are called like C functions whose first
+ * argument is `this`, which is the dJointID. */
+#define _GNU_SOURCE 1
+#include "ode_internal.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const joint_class[LK__ODE_JOINT_TYPES] = {
+	NULL,                 "dxJointBall",   "dxJointHinge",   "dxJointSlider",  "dxJointContact",
+	"dxJointUniversal",   "dxJointHinge2", "dxJointFixed",   "dxJointNull",    "dxJointAMotor",
+	"dxJointLMotor",      "dxJointPlane2D", "dxJointPR",     "dxJointPU",      "dxJointPiston",
+	"dxJointDBall",       "dxJointDHinge", "dxJointTransmission",
+};
+
+const char *lk__ode_joint_class(int type)
+{
+	return type > 0 && type < LK__ODE_JOINT_TYPES ? joint_class[type] : "unknown";
+}
+
+/* The handle of the libode that the program uses: the object that defines dGetConfiguration. */
+static void *libode_handle(char *path, size_t path_size)
+{
+	void *sym = dlsym(RTLD_DEFAULT, "dGetConfiguration");
+	Dl_info info;
+	if (sym && dladdr(sym, &info) && info.dli_fname) {
+		snprintf(path, path_size, "%s", info.dli_fname);
+		void *h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+		if (h)
+			return h;
+	}
+	static const char *const sonames[] = {"libode.so.8", "libode.so"};
+	for (size_t i = 0; i < sizeof sonames / sizeof sonames[0]; ++i) {
+		void *h = dlopen(sonames[i], RTLD_LAZY | RTLD_NOLOAD);
+		if (h) {
+			snprintf(path, path_size, "%s", sonames[i]);
+			return h;
+		}
+	}
+	return NULL;
+}
+
+/* dlsym returns an object pointer; copying its bytes is the portable way to get a function pointer. */
+#define LOAD_FN(dst, handle, name)                                                                           \
+	do {                                                                                                 \
+		void *s_ = dlsym((handle), (name));                                                          \
+		if (!s_)                                                                                     \
+			goto missing;                                                                        \
+		memcpy(&(dst), &s_, sizeof(dst));                                                            \
+	} while (0)
+
+lk_status lk__ode_abi_load(lk__ode_abi *abi, char *err, size_t err_size)
+{
+	memset(abi, 0, sizeof *abi);
+	char path[512] = "libode";
+	char name[128] = "";
+	if (!dCheckConfiguration("ODE_double_precision")) {
+		snprintf(err, err_size,
+		         "lcpkit ode: libode is not double precision (dGetConfiguration: \"%s\"); lcpkit needs "
+		         "the double-precision build (ODE 0.16, Debian libode8)",
+		         dGetConfiguration());
+		return LK_ERR_UNSUPPORTED;
+	}
+	void *h = libode_handle(path, sizeof path);
+	if (!h) {
+		snprintf(err, err_size, "lcpkit ode: cannot find the loaded libode (dlopen: %s)", dlerror());
+		return LK_ERR_UNSUPPORTED;
+	}
+	for (int t = 1; t < LK__ODE_JOINT_TYPES; ++t) {
+		const char *cls = joint_class[t];
+		snprintf(name, sizeof name, "_ZN%zu%s8getInfo1EPN7dxJoint5Info1E", strlen(cls), cls);
+		LOAD_FN(abi->info1[t], h, name);
+		snprintf(name, sizeof name, "_ZN%zu%s8getInfo2EddiPdS0_iS0_S0_Pi", strlen(cls), cls);
+		LOAD_FN(abi->info2[t], h, name);
+	}
+	snprintf(name, sizeof name, "dWorldQuickStep");
+	LOAD_FN(abi->quickstep, h, name);
+	snprintf(name, sizeof name, "dWorldStep");
+	LOAD_FN(abi->step, h, name);
+	dlclose(h); /* RTLD_NOLOAD took a reference; the library stays loaded by the program */
+	return LK_OK;
+missing:
+	snprintf(err, err_size,
+	         "lcpkit ode: symbol %s not found in %s (lcpkit needs the row generators of ODE 0.16, built "
+	         "against ODE %s)",
+	         name, path, dODE_VERSION);
+	dlclose(h);
+	memset(abi, 0, sizeof *abi);
+	return LK_ERR_UNSUPPORTED;
+}
+
+lk_status lk_ode_check(char *err, size_t err_size)
+{
+	char tmp[8];
+	if (!err || !err_size) {
+		err = tmp;
+		err_size = sizeof tmp;
+	}
+	err[0] = '\0';
+	lk__ode_abi abi;
+	return lk__ode_abi_load(&abi, err, err_size);
+}

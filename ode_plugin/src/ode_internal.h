@@ -1,0 +1,157 @@
+/* lcpkit ODE plugin internals: ODE's row generators reached through dlsym, the context and its scratch. */
+#ifndef LCPKIT_ODE_INTERNAL_H
+#define LCPKIT_ODE_INTERNAL_H
+
+#include "lcpkit/ode.h"
+
+#include <ode/ode.h>
+
+#define LK__ODE_JOINT_TYPES 18 /* dJointTypeNone .. dJointTypeTransmission */
+#define LK__ODE_MAX_M 6        /* ODE: a joint has at most 6 rows */
+
+/* dxJoint::Info1 of ODE 0.16: two bytes, m rows of which nub unbounded. */
+typedef struct lk__ode_info1 {
+	unsigned char m, nub;
+} lk__ode_info1;
+
+/* dxJoint<Type>::getInfo1 / getInfo2 called as plain functions: with the Itanium C++ ABI a non-virtual
+ * member function takes `this` as its first argument, and a dJointID is the dxJoint pointer. */
+typedef void (*lk__ode_info1_fn)(void *self, lk__ode_info1 *info);
+typedef void (*lk__ode_info2_fn)(void *self, double fps, double erp, int rowskip, double *J1, double *J2,
+                                 int pairskip, double *pair_rhs_cfm, double *pair_lo_hi, int *findex);
+typedef int (*lk__ode_step_fn)(dWorldID w, dReal stepsize);
+
+typedef struct lk__ode_abi {
+	lk__ode_info1_fn info1[LK__ODE_JOINT_TYPES];
+	lk__ode_info2_fn info2[LK__ODE_JOINT_TYPES];
+	/* ODE's own steppers, taken from libode itself so that an interposed dWorldQuickStep (the preload
+	 * library) is never reached from inside the plugin */
+	lk__ode_step_fn quickstep;
+	lk__ode_step_fn step;
+} lk__ode_abi;
+
+/* Resolves everything; on failure writes which symbol (or what) is missing. */
+lk_status lk__ode_abi_load(lk__ode_abi *abi, char *err, size_t err_size);
+const char *lk__ode_joint_class(int type);
+
+/* Layout of one row in the extraction buffer, the same as ODE's quickstep: J1 (3 linear, 3 angular),
+ * J2, then the (rhs, cfm) and (lo, hi) pairs, 16 doubles apart. */
+enum {
+	LK__ODE_J1 = 0,
+	LK__ODE_J2 = 6,
+	LK__ODE_RHS = 12,
+	LK__ODE_CFM = 13,
+	LK__ODE_LO = 14,
+	LK__ODE_HI = 15,
+	LK__ODE_ROW = 16
+};
+
+/* Open-addressing pointer -> int map; keys are never NULL. */
+typedef struct lk__ptrmap {
+	const void **keys;
+	int *vals;
+	int cap; /* power of two or 0 */
+	int count;
+} lk__ptrmap;
+
+int lk__ptrmap_reserve(lk__ptrmap *m, int n);  /* empties the map and makes room for n keys; 0 on no memory */
+int lk__ptrmap_get(const lk__ptrmap *m, const void *key); /* -1 if absent */
+int lk__ptrmap_put(lk__ptrmap *m, const void *key, int val); /* 1 inserted, 0 present (value kept) */
+void lk__ptrmap_free(lk__ptrmap *m);
+
+/* One joint of the step. */
+typedef struct lk__ode_joint {
+	dJointID id;
+	int type;
+	int m;
+	int row0;          /* first row in the extraction buffer */
+	int body[2];       /* step body indices of ODE's node[0], node[1]; -1 for the world */
+	dJointFeedback *feedback;   /* the application's, or NULL */
+	int temp_feedback; /* the context attached feedback_store[...] for this step */
+} lk__ode_joint;
+
+/* A body of the step and what the problem and the force application need of it. */
+typedef struct lk__ode_body {
+	dBodyID id;
+	int parent;        /* the body it was reached from (-1: a starting body); union-find while stepping */
+	int was_disabled;
+	int kinematic;
+	double inv_mass;
+	double inv_inertia[12]; /* world frame, ODE's 3x4 layout */
+	double user_force[6];   /* the application's force and torque accumulators before the step */
+	double force[6];        /* constraint force and torque the step applies: (J^T lambda) / h */
+} lk__ode_body;
+
+/* Warm-start memory: one record per joint of the previous step. */
+typedef struct lk__ode_warm {
+	const void *key;   /* the joint (non-contacts) or NULL for contacts */
+	dBodyID body[2];
+	int type, m;
+	double point[3], normal[3];
+	double lambda[LK__ODE_MAX_M];
+	int next;          /* chain within a hash bucket */
+	int used;
+} lk__ode_warm;
+
+struct lk_ode {
+	dWorldID world;
+	lk__ode_abi abi;
+	lk_ode_def def;
+	lk_ode_stepper stepper;
+	lk_solver_config cfg;
+	int iters_from_world;
+	char spec[160];
+
+	/* registration */
+	dSpaceID *spaces;
+	int nspaces, cap_spaces;
+	dBodyID *reg_bodies;
+	int nreg, cap_reg;
+	lk__ptrmap reg_map;
+
+	/* the step */
+	lk__ode_body *bodies;
+	int nbodies, cap_bodies;
+	lk__ptrmap body_map;
+	lk__ode_joint *joints;
+	int njoints, cap_joints;
+	double *rows;      /* LK__ODE_ROW per row */
+	int *findex;       /* ODE's, made global (joint's first row + local) */
+	int *row_joint;    /* joint of each row */
+	int nrows, cap_rows;
+	double *row_point; /* 3 per row */
+	int *row_kind;
+	double *lambda;    /* solution (impulses), nrows, in extraction (joint) order */
+	int *prow;         /* problem row k is extraction row prow[k] */
+	int *pinv;         /* and extraction row g is problem row pinv[g] */
+	double *plambda;   /* lambda in problem order (scratch) */
+	dJointFeedback *feedback_store;
+	int cap_feedback;
+	int need_islands;  /* auto-disable or sleeping bodies: keep ODE's islands with null joints */
+	dJointGroupID island_group;
+	lk_problem *problem;
+
+	/* warm start: previous step's records, hashed by joint (non-contacts) or by body pair (contacts) */
+	lk__ode_warm *warm, *warm_next;
+	int nwarm, nwarm_next, cap_warm, cap_warm_next;
+	int *warm_heads;
+	int warm_hcap;
+	double warm_dt;
+
+	lk_engine_step_stats stats;
+	lk_ode_timing timing;
+	char error[256];
+};
+
+/* ode_rows.c */
+lk_status lk__ode_gather(lk_ode *ctx);
+lk_status lk__ode_extract_rows(lk_ode *ctx, double dt);
+lk_status lk__ode_build_problem(lk_ode *ctx, double dt, lk_problem *p, int warm);
+lk_status lk__ode_fail(lk_ode *ctx, lk_status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void lk__ode_count_kinds(const lk_ode *ctx, lk_engine_step_stats *st);
+
+/* ode_step.c */
+void lk__ode_warm_store(lk_ode *ctx, double dt);
+void lk__ode_warm_lookup(lk_ode *ctx, double dt, double *lambda);
+
+#endif

@@ -1,0 +1,538 @@
+/* Finding the bodies and joints of a step and turning ODE's rows into lcpkit's problem.
+ *
+ * Conversion (DESIGN section 2). ODE's quickstep solves, in force units,
+ *     (J M^-1 J^T + cfm/h) lambda_f = c/h - J (u/h + M^-1 f)
+ * with c, cfm as getInfo2 returns them (c is already a velocity: fps * erp * error, motor speed, ...; cfm is
+ * ODE's force-level CFM) and lo, hi forces. With lambda = h lambda_f and u* = u + h M^-1 f this is
+ *     (J M^-1 J^T + s) lambda + J u* - c = w,   s = cfm / h,   lo, hi scaled by h,
+ * lcpkit's impulse form. A friction row whose findex points at its normal keeps ODE's rule
+ * |lambda| <= |hi lambda_normal|, so mu = |hi| is scale free. */
+#include "ode_internal.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+lk_status lk__ode_fail(lk_ode *ctx, lk_status st, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(ctx->error, sizeof ctx->error, fmt, ap);
+	va_end(ap);
+	return st;
+}
+
+/* ----------------------------------------------------------------------------------------- pointer map */
+
+static unsigned hash_ptr(const void *p, int cap)
+{
+	uint64_t x = (uint64_t)(uintptr_t)p;
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	return (unsigned)(x & (uint64_t)(cap - 1));
+}
+
+int lk__ptrmap_reserve(lk__ptrmap *m, int n)
+{
+	int cap = 16;
+	while (cap < 2 * n + 2)
+		cap *= 2;
+	if (cap > m->cap) {
+		const void **k = realloc(m->keys, (size_t)cap * sizeof *k);
+		if (!k)
+			return 0;
+		m->keys = k;
+		int *v = realloc(m->vals, (size_t)cap * sizeof *v);
+		if (!v)
+			return 0;
+		m->vals = v;
+		m->cap = cap;
+	}
+	memset(m->keys, 0, (size_t)m->cap * sizeof *m->keys);
+	m->count = 0;
+	return 1;
+}
+
+int lk__ptrmap_get(const lk__ptrmap *m, const void *key)
+{
+	if (!m->cap)
+		return -1;
+	for (unsigned i = hash_ptr(key, m->cap);; i = (i + 1) & (unsigned)(m->cap - 1)) {
+		if (m->keys[i] == key)
+			return m->vals[i];
+		if (!m->keys[i])
+			return -1;
+	}
+}
+
+static void put_nogrow(lk__ptrmap *m, const void *key, int val)
+{
+	unsigned i = hash_ptr(key, m->cap);
+	while (m->keys[i])
+		i = (i + 1) & (unsigned)(m->cap - 1);
+	m->keys[i] = key;
+	m->vals[i] = val;
+	m->count++;
+}
+
+int lk__ptrmap_put(lk__ptrmap *m, const void *key, int val)
+{
+	if (lk__ptrmap_get(m, key) >= 0)
+		return 0;
+	if (2 * (m->count + 1) > m->cap) {
+		lk__ptrmap old = *m;
+		lk__ptrmap grown = {NULL, NULL, 0, 0};
+		if (!lk__ptrmap_reserve(&grown, old.cap ? old.cap : 8))
+			return -1;
+		for (int i = 0; i < old.cap; ++i)
+			if (old.keys[i])
+				put_nogrow(&grown, old.keys[i], old.vals[i]);
+		free(old.keys);
+		free(old.vals);
+		*m = grown;
+	}
+	put_nogrow(m, key, val);
+	return 1;
+}
+
+void lk__ptrmap_free(lk__ptrmap *m)
+{
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof *m);
+}
+
+/* ------------------------------------------------------------------------------------------ the walk */
+
+static int grow_array(void **ptr, int *cap, int need, size_t elem)
+{
+	if (need <= *cap)
+		return 1;
+	int c = *cap ? *cap : 64;
+	while (c < need)
+		c *= 2;
+	void *q = realloc(*ptr, (size_t)c * elem);
+	if (!q)
+		return 0;
+	*ptr = q;
+	*cap = c;
+	return 1;
+}
+
+static lk_status add_body(lk_ode *ctx, dBodyID b, int parent)
+{
+	int r = lk__ptrmap_put(&ctx->body_map, b, ctx->nbodies);
+	if (r < 0)
+		return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "ode: out of memory for the body map");
+	if (r == 0)
+		return LK_OK;
+	if (!grow_array((void **)&ctx->bodies, &ctx->cap_bodies, ctx->nbodies + 1, sizeof *ctx->bodies))
+		return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "ode: out of memory for %d bodies", ctx->nbodies + 1);
+	lk__ode_body *e = &ctx->bodies[ctx->nbodies++];
+	memset(e, 0, sizeof *e);
+	e->id = b;
+	e->parent = parent;
+	e->was_disabled = !dBodyIsEnabled(b);
+	e->kinematic = dBodyIsKinematic(b) != 0;
+	if (e->was_disabled || dBodyGetAutoDisableFlag(b))
+		ctx->need_islands = 1;
+	return LK_OK;
+}
+
+static lk_status add_space_bodies(lk_ode *ctx, dSpaceID s, int depth)
+{
+	if (depth > 64)
+		return lk__ode_fail(ctx, LK_ERR_LIMIT, "ode: spaces nested more than 64 deep");
+	int n = dSpaceGetNumGeoms(s);
+	/* dSpaceGetGeom is O(1) for consecutive indices (ODE caches the position) */
+	for (int i = 0; i < n; ++i) {
+		dGeomID g = dSpaceGetGeom(s, i);
+		if (dGeomIsSpace(g)) {
+			lk_status st = add_space_bodies(ctx, (dSpaceID)g, depth + 1);
+			if (st != LK_OK)
+				return st;
+			continue;
+		}
+		dBodyID b = dGeomGetBody(g);
+		if (b && dBodyIsEnabled(b)) {
+			lk_status st = add_body(ctx, b, -1);
+			if (st != LK_OK)
+				return st;
+		}
+	}
+	return LK_OK;
+}
+
+/* ODE's node order: node[0] is always a body; a joint attached as (0, b) reports its body as body 1. */
+static void joint_nodes(dJointID j, dBodyID *b0, dBodyID *b1)
+{
+	*b0 = dJointGetBody(j, 0);
+	*b1 = dJointGetBody(j, 1);
+	if (!*b0) {
+		*b0 = *b1;
+		*b1 = NULL;
+	}
+}
+
+/* The bodies ODE's island builder would step from these starting points: every enabled starting body and
+ * everything reachable from it through enabled joints (dxJoint::isEnabled: not disabled and attached to at
+ * least one dynamic body). Each joint is recorded once, from its node[0] body. The cost is linear in bodies
+ * and joints, except that dBodyGetJoint walks the body's joint list, so a body with k joints costs k^2/2. */
+lk_status lk__ode_gather(lk_ode *ctx)
+{
+	int last = ctx->nbodies;
+	ctx->nbodies = 0;
+	ctx->njoints = 0;
+	ctx->need_islands = 0;
+	if (!lk__ptrmap_reserve(&ctx->body_map, (last > ctx->nreg ? last : ctx->nreg) + 64))
+		return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "ode: out of memory for the body map");
+	for (int i = 0; i < ctx->nspaces; ++i) {
+		lk_status st = add_space_bodies(ctx, ctx->spaces[i], 0);
+		if (st != LK_OK)
+			return st;
+	}
+	for (int i = 0; i < ctx->nreg; ++i) {
+		if (!dBodyIsEnabled(ctx->reg_bodies[i]))
+			continue;
+		lk_status st = add_body(ctx, ctx->reg_bodies[i], -1);
+		if (st != LK_OK)
+			return st;
+	}
+	for (int k = 0; k < ctx->nbodies; ++k) {
+		dBodyID b = ctx->bodies[k].id;
+		dJointID j;
+		/* dBodyGetJoint returns 0 past the end: no separate count (which walks the list once more) */
+		for (int i = 0; (j = dBodyGetJoint(b, i)) != NULL; ++i) {
+			if (!dJointIsEnabled(j))
+				continue;
+			dBodyID b0, b1;
+			joint_nodes(j, &b0, &b1);
+			if (!b0 || b0 == b1)
+				continue;
+			if (dBodyIsKinematic(b0) && (!b1 || dBodyIsKinematic(b1)))
+				continue;
+			dBodyID other = b0 == b ? b1 : b0;
+			if (other) {
+				lk_status st = add_body(ctx, other, k);
+				if (st != LK_OK)
+					return st;
+			}
+			if (b0 != b)
+				continue;
+			int type = (int)dJointGetType(j);
+			if (type <= 0 || type >= LK__ODE_JOINT_TYPES)
+				return lk__ode_fail(ctx, LK_ERR_UNSUPPORTED, "ode: joint %p has unknown type %d",
+				                    (void *)j, type);
+			if (!grow_array((void **)&ctx->joints, &ctx->cap_joints, ctx->njoints + 1,
+			                sizeof *ctx->joints))
+				return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "ode: out of memory for %d joints",
+				                    ctx->njoints + 1);
+			lk__ode_joint *e = &ctx->joints[ctx->njoints++];
+			memset(e, 0, sizeof *e);
+			e->id = j;
+			e->type = type;
+			e->body[0] = k;
+			e->body[1] = b1 ? lk__ptrmap_get(&ctx->body_map, b1) : -1;
+		}
+	}
+	return LK_OK;
+}
+
+/* ---------------------------------------------------------------------------------------- extraction */
+
+/* The contact point from the contact's own rows. ODE writes a contact row along a unit direction l as
+ * J1 = (l, r x l) with r = point - body position, so l x (r x l) = r - (r.l) l gives r across the normal n,
+ * and a friction row t (t perpendicular to n) gives r.n = n . (t x (r x t)). Without friction rows the
+ * point is the one nearest the body's centre on the contact normal line. */
+static void contact_point(const double *row0, int m, const double *pos, double out[3])
+{
+	const double *n = row0 + LK__ODE_J1, *a = row0 + LK__ODE_J1 + 3;
+	double r[3];
+	dCalcVectorCross3(r, n, a);
+	double nn = dCalcVectorDot3(n, n);
+	if (nn > 0)
+		for (int k = 0; k < 3; ++k)
+			r[k] /= nn;
+	if (m >= 2) {
+		const double *t = row0 + LK__ODE_ROW + LK__ODE_J1, *at = t + 3;
+		if (fabs(dCalcVectorDot3(t, n)) < 1e-9 && nn > 0) {
+			double v[3];
+			dCalcVectorCross3(v, t, at);
+			double tt = dCalcVectorDot3(t, t);
+			double rn = tt > 0 ? dCalcVectorDot3(v, n) / tt : 0.0;
+			for (int k = 0; k < 3; ++k)
+				r[k] += rn * n[k] / nn;
+		}
+	}
+	for (int k = 0; k < 3; ++k)
+		out[k] = pos[k] + r[k];
+}
+
+static void joint_anchor(dJointID j, int type, dBodyID b0, double out[3])
+{
+	dVector3 a = {0, 0, 0, 0};
+	switch (type) {
+	case dJointTypeBall: dJointGetBallAnchor(j, a); break;
+	case dJointTypeHinge: dJointGetHingeAnchor(j, a); break;
+	case dJointTypeUniversal: dJointGetUniversalAnchor(j, a); break;
+	case dJointTypeHinge2: dJointGetHinge2Anchor(j, a); break;
+	case dJointTypePR: dJointGetPRAnchor(j, a); break;
+	case dJointTypePU: dJointGetPUAnchor(j, a); break;
+	case dJointTypePiston: dJointGetPistonAnchor(j, a); break;
+	case dJointTypeDBall: dJointGetDBallAnchor1(j, a); break;
+	case dJointTypeDHinge: dJointGetDHingeAnchor1(j, a); break;
+	case dJointTypeTransmission: dJointGetTransmissionContactPoint1(j, a); break;
+	default: {
+		const dReal *p = dBodyGetPosition(b0);
+		a[0] = p[0];
+		a[1] = p[1];
+		a[2] = p[2];
+	} break;
+	}
+	for (int k = 0; k < 3; ++k)
+		out[k] = isfinite(a[k]) ? a[k] : 0.0;
+}
+
+/* What a row is, for the orderings: bilateral rows are joint rows, one-sided rows (one bound 0, the other
+ * infinite) limits, rows with finite force bounds motors (ODE's limot rows). */
+static lk_row_kind row_kind(int type, int r, const double *row, int findex)
+{
+	if (type == dJointTypeContact)
+		return r == 0 ? LK_ROW_NORMAL : LK_ROW_FRICTION;
+	if (findex >= 0)
+		return LK_ROW_FRICTION;
+	double lo = row[LK__ODE_LO], hi = row[LK__ODE_HI];
+	if (isinf(lo) && isinf(hi))
+		return LK_ROW_JOINT;
+	if ((lo == 0.0 && isinf(hi)) || (hi == 0.0 && isinf(lo)))
+		return LK_ROW_LIMIT;
+	return LK_ROW_MOTOR;
+}
+
+/* Inertia in the world frame and u* exactly as ODE's quickstep forms them (stage 0 and 2b): gravity into the
+ * force, the implicit gyroscopic torque of Lacoursière 2006 ("Stabilizing gyroscopic forces in rigid
+ * multibody simulations") when the body has it on, then u* = u + h M^-1 (f, tau). */
+static void body_state(lk_ode *ctx, lk__ode_body *e, double h, double u[6])
+{
+	dBodyID b = e->id;
+	const dReal *R = dBodyGetRotation(b);
+	const dReal *v = dBodyGetLinearVel(b), *w = dBodyGetAngularVel(b);
+	const dReal *f = dBodyGetForce(b), *t = dBodyGetTorque(b);
+	dMass mass;
+	dBodyGetMass(b, &mass);
+	memset(e->inv_inertia, 0, sizeof e->inv_inertia);
+	double facc[3] = {f[0], f[1], f[2]}, tacc[3] = {t[0], t[1], t[2]};
+	for (int k = 0; k < 3; ++k) {
+		e->user_force[k] = f[k];
+		e->user_force[3 + k] = t[k];
+	}
+	if (e->kinematic || !(mass.mass > 0)) {
+		e->inv_mass = 0.0;
+		for (int k = 0; k < 3; ++k) {
+			u[k] = v[k];
+			u[3 + k] = w[k];
+		}
+		return;
+	}
+	e->inv_mass = 1.0 / mass.mass;
+	dMatrix3 invI, tmp;
+	if (dInvertMatrix3(invI, mass.I) == 0)
+		memset(invI, 0, sizeof invI);
+	dMultiply2_333(tmp, invI, R);
+	dMultiply0_333(e->inv_inertia, R, tmp);
+	if (dBodyGetGravityMode(b)) {
+		dVector3 g;
+		dWorldGetGravity(ctx->world, g);
+		for (int k = 0; k < 3; ++k)
+			facc[k] += mass.mass * g[k];
+	}
+	if (dBodyGetGyroscopicMode(b)) {
+		dMatrix3 I, Itild = {0}, itInv;
+		dMultiply2_333(tmp, mass.I, R);
+		dMultiply0_333(I, R, tmp);
+		dVector3 L;
+		dMultiply0_331(L, I, w);
+		dSetCrossMatrixMinus(Itild, L, 4);
+		for (int k = 0; k < 12; ++k)
+			Itild[k] = Itild[k] * h + I[k];
+		dScaleVector3(L, 1.0 / h);
+		if (dInvertMatrix3(itInv, Itild) != 0) {
+			dMultiply0_333(Itild, I, itInv);
+			Itild[0] -= 1;
+			Itild[5] -= 1;
+			Itild[10] -= 1;
+			dVector3 tau0;
+			dMultiply0_331(tau0, Itild, L);
+			for (int k = 0; k < 3; ++k)
+				tacc[k] += tau0[k];
+		}
+	}
+	double dw[3];
+	dMultiply0_331(dw, e->inv_inertia, tacc);
+	for (int k = 0; k < 3; ++k) {
+		u[k] = v[k] + h * (facc[k] * e->inv_mass);
+		u[3 + k] = w[k] + h * dw[k];
+	}
+}
+
+/* Every joint's rows through ODE's own getInfo1/getInfo2, set up exactly as quickstep does before the call
+ * (J zero, rhs 0, cfm the world's, bounds -/+ infinity, findex -1). Bodies' u* are read after the rows,
+ * as quickstep does, because a row generator may touch the force accumulators. */
+lk_status lk__ode_extract_rows(lk_ode *ctx, double h)
+{
+	int total = 0;
+	for (int i = 0; i < ctx->njoints; ++i) {
+		lk__ode_joint *j = &ctx->joints[i];
+		lk__ode_info1 info = {0, 0};
+		ctx->abi.info1[j->type](j->id, &info);
+		if (info.m > LK__ODE_MAX_M)
+			return lk__ode_fail(ctx, LK_ERR_UNSUPPORTED, "ode: %s reports %d rows (more than 6)",
+			                    lk__ode_joint_class(j->type), info.m);
+		j->m = info.m;
+		j->row0 = total;
+		j->feedback = dJointGetFeedback(j->id);
+		j->temp_feedback = 0;
+		total += info.m;
+	}
+	int ok = grow_array((void **)&ctx->rows, &ctx->cap_rows, total > 0 ? total : 1, LK__ODE_ROW * sizeof(double));
+	int cap = ctx->cap_rows;
+	/* the per-row arrays follow the capacity of rows */
+	ok = ok && (ctx->findex = realloc(ctx->findex, (size_t)cap * sizeof(int))) != NULL;
+	ok = ok && (ctx->row_joint = realloc(ctx->row_joint, (size_t)cap * sizeof(int))) != NULL;
+	ok = ok && (ctx->row_point = realloc(ctx->row_point, (size_t)cap * 3 * sizeof(double))) != NULL;
+	ok = ok && (ctx->row_kind = realloc(ctx->row_kind, (size_t)cap * sizeof(int))) != NULL;
+	ok = ok && (ctx->lambda = realloc(ctx->lambda, (size_t)cap * sizeof(double) + 8)) != NULL;
+	ok = ok && (ctx->plambda = realloc(ctx->plambda, (size_t)cap * sizeof(double) + 8)) != NULL;
+	ok = ok && (ctx->prow = realloc(ctx->prow, (size_t)cap * sizeof(int))) != NULL;
+	ok = ok && (ctx->pinv = realloc(ctx->pinv, (size_t)cap * sizeof(int))) != NULL;
+	if (!ok)
+		return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "ode: out of memory for %d rows", total);
+	ctx->nrows = total;
+
+	const double fps = 1.0 / h, erp = dWorldGetERP(ctx->world), cfm = dWorldGetCFM(ctx->world);
+	for (int i = 0; i < ctx->njoints; ++i) {
+		lk__ode_joint *j = &ctx->joints[i];
+		if (!j->m)
+			continue;
+		double *row = ctx->rows + (size_t)j->row0 * LK__ODE_ROW;
+		int *fi = ctx->findex + j->row0;
+		for (int r = 0; r < j->m; ++r) {
+			double *x = row + (size_t)r * LK__ODE_ROW;
+			memset(x, 0, 12 * sizeof(double));
+			x[LK__ODE_RHS] = 0.0;
+			x[LK__ODE_CFM] = cfm;
+			x[LK__ODE_LO] = -dInfinity;
+			x[LK__ODE_HI] = dInfinity;
+			fi[r] = -1;
+		}
+		ctx->abi.info2[j->type](j->id, fps, erp, LK__ODE_ROW, row + LK__ODE_J1, row + LK__ODE_J2, LK__ODE_ROW,
+		                        row + LK__ODE_RHS, row + LK__ODE_LO, fi);
+		dBodyID b0 = ctx->bodies[j->body[0]].id;
+		double anchor[3];
+		if (j->type == dJointTypeContact)
+			contact_point(row, j->m, dBodyGetPosition(b0), anchor);
+		else
+			joint_anchor(j->id, j->type, b0, anchor);
+		for (int r = 0; r < j->m; ++r) {
+			int g = j->row0 + r;
+			/* ODE's findex is relative to the joint's first row (quickstep adds the offset) */
+			if (fi[r] != -1) {
+				if (fi[r] < 0 || fi[r] >= j->m || fi[r] == r)
+					return lk__ode_fail(ctx, LK_ERR_FINDEX, "ode: %s row %d has findex %d",
+					                    lk__ode_joint_class(j->type), r, fi[r]);
+				fi[r] += j->row0;
+			}
+			ctx->row_joint[g] = i;
+			ctx->row_kind[g] = (int)row_kind(j->type, r, row + (size_t)r * LK__ODE_ROW, fi[r]);
+			memcpy(ctx->row_point + 3 * (size_t)g, anchor, sizeof anchor);
+		}
+	}
+	/* ODE's quickstep order: the rows without a friction index first, the friction rows after, each
+	 * group in joint order; so a friction row's normal is always updated before it in a sweep */
+	int k = 0;
+	for (int pass = 0; pass < 2; ++pass)
+		for (int g = 0; g < total; ++g)
+			if ((ctx->findex[g] >= 0) == pass) {
+				ctx->prow[k] = g;
+				ctx->pinv[g] = k++;
+			}
+	return LK_OK;
+}
+
+void lk__ode_count_kinds(const lk_ode *ctx, lk_engine_step_stats *st)
+{
+	memset(st->rows_by_kind, 0, sizeof st->rows_by_kind);
+	for (int r = 0; r < ctx->nrows; ++r)
+		st->rows_by_kind[ctx->row_kind[r]]++;
+	st->rows = ctx->nrows;
+	st->bodies = ctx->nbodies;
+}
+
+lk_status lk__ode_build_problem(lk_ode *ctx, double h, lk_problem *p, int warm)
+{
+	lk_problem_clear(p);
+	lk_status st = lk_problem_reserve(p, ctx->nbodies, ctx->nrows);
+	if (st != LK_OK)
+		return lk__ode_fail(ctx, st, "ode: %s", lk_problem_error(p));
+	const lk_body_def body0 = lk_default_body_def();
+	const lk_row_def row0 = lk_default_row_def();
+	for (int i = 0; i < ctx->nbodies; ++i) {
+		lk__ode_body *e = &ctx->bodies[i];
+		lk_body_def d = body0;
+		body_state(ctx, e, h, d.u);
+		for (int k = 0; k < 3; ++k) {
+			d.inv_mass[k] = e->inv_mass;
+			for (int c = 0; c < 3; ++c)
+				d.inv_inertia[3 * k + c] = e->inv_inertia[4 * k + c];
+		}
+		st = lk_problem_add_body(p, &d, NULL);
+		if (st != LK_OK)
+			return lk__ode_fail(ctx, st, "ode: body %p: %s", (void *)e->id, lk_problem_error(p));
+	}
+	for (int k = 0; k < ctx->nrows; ++k) {
+		int g = ctx->prow[k];
+		const lk__ode_joint *j = &ctx->joints[ctx->row_joint[g]];
+		const double *x = ctx->rows + (size_t)g * LK__ODE_ROW;
+		lk_row_def d = row0;
+		d.body[0] = j->body[0];
+		d.body[1] = j->body[1] >= 0 ? j->body[1] : LK_STATIC;
+		memcpy(d.J[0], x + LK__ODE_J1, 6 * sizeof(double));
+		if (j->body[1] >= 0)
+			memcpy(d.J[1], x + LK__ODE_J2, 6 * sizeof(double));
+		d.c = x[LK__ODE_RHS];
+		d.s = x[LK__ODE_CFM] / h;
+		d.findex = ctx->findex[g] >= 0 ? ctx->pinv[ctx->findex[g]] : -1;
+		if (d.findex >= 0 && isfinite(x[LK__ODE_HI])) {
+			d.mu = fabs(x[LK__ODE_HI]);
+			d.lo = -d.mu;
+			d.hi = d.mu;
+		} else {
+			/* an infinite friction coefficient bounds nothing */
+			d.findex = -1;
+			d.lo = isinf(x[LK__ODE_LO]) ? x[LK__ODE_LO] : h * x[LK__ODE_LO];
+			d.hi = isinf(x[LK__ODE_HI]) ? x[LK__ODE_HI] : h * x[LK__ODE_HI];
+		}
+		d.kind = (lk_row_kind)ctx->row_kind[g];
+		d.id = ((uint64_t)(uintptr_t)j->id << 3) | (uint64_t)(g - j->row0);
+		memcpy(d.point, ctx->row_point + 3 * (size_t)g, sizeof d.point);
+		st = lk_problem_add_row(p, &d, NULL);
+		if (st != LK_OK)
+			return lk__ode_fail(ctx, st, "ode: %s row %d: %s", lk__ode_joint_class(j->type), g - j->row0,
+			                    lk_problem_error(p));
+	}
+	if (ctx->nrows > 0) {
+		if (warm)
+			lk__ode_warm_lookup(ctx, h, ctx->lambda);
+		else
+			memset(ctx->lambda, 0, (size_t)ctx->nrows * sizeof(double));
+		for (int k = 0; k < ctx->nrows; ++k)
+			ctx->plambda[k] = ctx->lambda[ctx->prow[k]];
+		st = lk_problem_set_lambda(p, ctx->plambda, ctx->nrows);
+		if (st != LK_OK)
+			return lk__ode_fail(ctx, st, "ode: warm start: %s", lk_problem_error(p));
+	}
+	return LK_OK;
+}

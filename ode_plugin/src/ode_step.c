@@ -1,0 +1,830 @@
+/* The replacement step: ODE's rows -> lk_solve -> constraint forces -> ODE's own integration.
+ *
+ * After the solve every body gets the force and torque (J^T lambda) / h; the joints that were solved are
+ * switched off for one call of ODE's dWorldQuickStep, which then integrates u + h M^-1 (f + J^T lambda / h)
+ * = u* + M^-1 J^T lambda with everything ODE does around it (gravity, gyroscopic term, damping, maximum
+ * angular speed, finite rotation, auto-disable), and are switched on again. When bodies can sleep, null
+ * joints (no rows) along a spanning forest of the solved joints keep ODE's islands, so ODE wakes and puts to
+ * sleep whole islands as it would with the real joints. */
+#include "ode_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+lk_ode_def lk_ode_default_def(void)
+{
+	lk_ode_def d;
+	memset(&d, 0, sizeof d);
+	d.solver = "pgs";
+	d.warm_distance = 0.01;
+	d.warm_normal_cos = 0.95;
+	d.ode_residual = 1;
+	return d;
+}
+
+/* ----------------------------------------------------------------------------------- configuration */
+
+static int spec_sets(const char *spec, const char *key)
+{
+	const char *colon = strchr(spec, ':');
+	if (!colon)
+		return 0;
+	size_t n = strlen(key);
+	for (const char *s = colon + 1; *s;) {
+		if (!strncmp(s, key, n) && s[n] == '=')
+			return 1;
+		const char *comma = strchr(s, ',');
+		if (!comma)
+			break;
+		s = comma + 1;
+	}
+	return 0;
+}
+
+static lk_status parse_solver(const char *spec, lk_ode_stepper *stepper, lk_solver_config *cfg, int *from_world,
+                              char *err, size_t err_size)
+{
+	if (!spec)
+		spec = "pgs";
+	*from_world = 0;
+	if (!strcmp(spec, "ode-quickstep") || !strcmp(spec, "ode")) {
+		*stepper = LK_ODE_QUICKSTEP;
+		*cfg = lk_default_config(LK_METHOD_PGS);
+		return LK_OK;
+	}
+	if (!strcmp(spec, "ode-step")) {
+		*stepper = LK_ODE_STEP;
+		*cfg = lk_default_config(LK_METHOD_PGS);
+		return LK_OK;
+	}
+	lk_status st = lk_config_parse(spec, cfg, err, err_size);
+	if (st != LK_OK)
+		return st;
+	*stepper = LK_ODE_LCPKIT;
+	*from_world = !spec_sets(spec, "iters");
+	/* ODE's quickstep starts every step from zero; so does the plugin unless the spec says warm=1.
+	 * Warm starting pays off for joints and for contacts that persist, but ODE's box-box collider
+	 * regenerates a slightly different set of points every step and warm-started impulses on such
+	 * flickering sets make tall stacks jitter (measured: 10 boxes, PGS, 20 iterations). */
+	if (!spec_sets(spec, "warm"))
+		cfg->warm_start = 0;
+	return LK_OK;
+}
+
+lk_status lk_ode_create(dWorldID world, const lk_ode_def *def, lk_ode **out, char *err, size_t err_size)
+{
+	char tmp[8];
+	if (!err || !err_size) {
+		err = tmp;
+		err_size = sizeof tmp;
+	}
+	err[0] = '\0';
+	if (!out) {
+		snprintf(err, err_size, "lk_ode_create: out is NULL");
+		return LK_ERR_INVALID_ARGUMENT;
+	}
+	*out = NULL;
+	if (!world) {
+		snprintf(err, err_size, "lk_ode_create: world is NULL");
+		return LK_ERR_INVALID_ARGUMENT;
+	}
+	lk_ode_def d = def ? *def : lk_ode_default_def();
+	if (!(d.warm_distance >= 0) || !isfinite(d.warm_distance) || !(d.warm_normal_cos >= -1.0) ||
+	    !(d.warm_normal_cos <= 1.0)) {
+		snprintf(err, err_size, "lk_ode_create: warm_distance must be >= 0 and warm_normal_cos in [-1, 1]");
+		return LK_ERR_INVALID_ARGUMENT;
+	}
+	lk_ode *ctx = calloc(1, sizeof *ctx);
+	if (!ctx) {
+		snprintf(err, err_size, "lk_ode_create: out of memory");
+		return LK_ERR_NO_MEMORY;
+	}
+	lk_status st = lk__ode_abi_load(&ctx->abi, err, err_size);
+	if (st != LK_OK) {
+		free(ctx);
+		return st;
+	}
+	ctx->world = world;
+	ctx->def = d;
+	st = parse_solver(d.solver, &ctx->stepper, &ctx->cfg, &ctx->iters_from_world, err, err_size);
+	if (st != LK_OK) {
+		free(ctx);
+		return st;
+	}
+	snprintf(ctx->spec, sizeof ctx->spec, "%s", d.solver ? d.solver : "pgs");
+	ctx->def.solver = ctx->spec;
+	ctx->problem = lk_problem_create(LK_FORM_ROWS);
+	ctx->island_group = dJointGroupCreate(0);
+	if (!ctx->problem || !ctx->island_group) {
+		lk_ode_destroy(ctx);
+		snprintf(err, err_size, "lk_ode_create: out of memory");
+		return LK_ERR_NO_MEMORY;
+	}
+	*out = ctx;
+	return LK_OK;
+}
+
+void lk_ode_destroy(lk_ode *ctx)
+{
+	if (!ctx)
+		return;
+	if (ctx->island_group)
+		dJointGroupDestroy(ctx->island_group);
+	lk_problem_destroy(ctx->problem);
+	free(ctx->spaces);
+	free(ctx->reg_bodies);
+	lk__ptrmap_free(&ctx->reg_map);
+	lk__ptrmap_free(&ctx->body_map);
+	free(ctx->bodies);
+	free(ctx->joints);
+	free(ctx->rows);
+	free(ctx->findex);
+	free(ctx->row_joint);
+	free(ctx->row_point);
+	free(ctx->row_kind);
+	free(ctx->lambda);
+	free(ctx->plambda);
+	free(ctx->prow);
+	free(ctx->pinv);
+	free(ctx->feedback_store);
+	free(ctx->warm);
+	free(ctx->warm_next);
+	free(ctx->warm_heads);
+	free(ctx);
+}
+
+const char *lk_ode_error(const lk_ode *ctx)
+{
+	return ctx ? ctx->error : "lk_ode: context is NULL";
+}
+
+lk_status lk_ode_set_solver(lk_ode *ctx, const char *spec)
+{
+	if (!ctx)
+		return LK_ERR_INVALID_ARGUMENT;
+	if (!spec)
+		return lk__ode_fail(ctx, LK_ERR_INVALID_ARGUMENT, "lk_ode_set_solver: spec is NULL");
+	lk_ode_stepper s;
+	lk_solver_config c;
+	int fw;
+	char err[200];
+	lk_status st = parse_solver(spec, &s, &c, &fw, err, sizeof err);
+	if (st != LK_OK)
+		return lk__ode_fail(ctx, st, "%s", err);
+	ctx->stepper = s;
+	ctx->cfg = c;
+	ctx->iters_from_world = fw;
+	snprintf(ctx->spec, sizeof ctx->spec, "%s", spec);
+	ctx->nwarm = 0;
+	return LK_OK;
+}
+
+lk_status lk_ode_set_config(lk_ode *ctx, const lk_solver_config *cfg)
+{
+	if (!ctx)
+		return LK_ERR_INVALID_ARGUMENT;
+	if (!cfg)
+		return lk__ode_fail(ctx, LK_ERR_INVALID_ARGUMENT, "lk_ode_set_config: cfg is NULL");
+	char err[200];
+	lk_status st = lk_config_validate(cfg, err, sizeof err);
+	if (st != LK_OK)
+		return lk__ode_fail(ctx, st, "lk_ode_set_config: %s", err);
+	ctx->stepper = LK_ODE_LCPKIT;
+	ctx->cfg = *cfg;
+	ctx->iters_from_world = 0;
+	if (lk_config_format(cfg, ctx->spec, sizeof ctx->spec) != LK_OK)
+		snprintf(ctx->spec, sizeof ctx->spec, "%s", lk_method_name(cfg->method));
+	ctx->nwarm = 0;
+	return LK_OK;
+}
+
+lk_status lk_ode_set_ode_residual(lk_ode *ctx, int on)
+{
+	if (!ctx)
+		return LK_ERR_INVALID_ARGUMENT;
+	ctx->def.ode_residual = on != 0;
+	return LK_OK;
+}
+
+lk_ode_stepper lk_ode_get_stepper(const lk_ode *ctx)
+{
+	return ctx ? ctx->stepper : LK_ODE_QUICKSTEP;
+}
+
+lk_solver_config lk_ode_get_config(const lk_ode *ctx)
+{
+	if (!ctx)
+		return lk_default_config(LK_METHOD_PGS);
+	lk_solver_config c = ctx->cfg;
+	if (ctx->iters_from_world)
+		c.max_iterations = dWorldGetQuickStepNumIterations(ctx->world);
+	return c;
+}
+
+/* ------------------------------------------------------------------------------------ registration */
+
+lk_status lk_ode_add_space(lk_ode *ctx, dSpaceID space)
+{
+	if (!ctx)
+		return LK_ERR_INVALID_ARGUMENT;
+	if (!space)
+		return lk__ode_fail(ctx, LK_ERR_INVALID_ARGUMENT, "lk_ode_add_space: space is NULL");
+	for (int i = 0; i < ctx->nspaces; ++i)
+		if (ctx->spaces[i] == space)
+			return LK_OK;
+	if (ctx->nspaces == ctx->cap_spaces) {
+		int c = ctx->cap_spaces ? 2 * ctx->cap_spaces : 4;
+		dSpaceID *s = realloc(ctx->spaces, (size_t)c * sizeof *s);
+		if (!s)
+			return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "lk_ode_add_space: out of memory");
+		ctx->spaces = s;
+		ctx->cap_spaces = c;
+	}
+	ctx->spaces[ctx->nspaces++] = space;
+	return LK_OK;
+}
+
+lk_status lk_ode_remove_space(lk_ode *ctx, dSpaceID space)
+{
+	if (!ctx)
+		return LK_ERR_INVALID_ARGUMENT;
+	for (int i = 0; i < ctx->nspaces; ++i)
+		if (ctx->spaces[i] == space) {
+			ctx->spaces[i] = ctx->spaces[--ctx->nspaces];
+			return LK_OK;
+		}
+	return LK_OK;
+}
+
+lk_status lk_ode_add_body(lk_ode *ctx, dBodyID body)
+{
+	if (!ctx)
+		return LK_ERR_INVALID_ARGUMENT;
+	if (!body)
+		return lk__ode_fail(ctx, LK_ERR_INVALID_ARGUMENT, "lk_ode_add_body: body is NULL");
+	if (lk__ptrmap_get(&ctx->reg_map, body) >= 0)
+		return LK_OK;
+	if (ctx->nreg == ctx->cap_reg) {
+		int c = ctx->cap_reg ? 2 * ctx->cap_reg : 64;
+		dBodyID *b = realloc(ctx->reg_bodies, (size_t)c * sizeof *b);
+		if (!b)
+			return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "lk_ode_add_body: out of memory");
+		ctx->reg_bodies = b;
+		ctx->cap_reg = c;
+	}
+	if (lk__ptrmap_put(&ctx->reg_map, body, ctx->nreg) < 0)
+		return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "lk_ode_add_body: out of memory");
+	ctx->reg_bodies[ctx->nreg++] = body;
+	return LK_OK;
+}
+
+lk_status lk_ode_remove_body(lk_ode *ctx, dBodyID body)
+{
+	if (!ctx)
+		return LK_ERR_INVALID_ARGUMENT;
+	int i = lk__ptrmap_get(&ctx->reg_map, body);
+	if (i < 0)
+		return LK_OK;
+	/* keep the registration order (it is the walk order): shift, then rebuild the index map */
+	memmove(ctx->reg_bodies + i, ctx->reg_bodies + i + 1, (size_t)(ctx->nreg - i - 1) * sizeof *ctx->reg_bodies);
+	ctx->nreg--;
+	if (!lk__ptrmap_reserve(&ctx->reg_map, ctx->nreg))
+		return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "lk_ode_remove_body: out of memory");
+	for (int k = 0; k < ctx->nreg; ++k)
+		lk__ptrmap_put(&ctx->reg_map, ctx->reg_bodies[k], k);
+	/* its warm-start records must not be matched by a body created at the same address */
+	ctx->nwarm = 0;
+	return LK_OK;
+}
+
+/* ------------------------------------------------------------------------------------- warm start */
+
+static unsigned warm_hash(const void *a, const void *b, int cap)
+{
+	uint64_t x = (uint64_t)(uintptr_t)a * 0x9E3779B97F4A7C15ull;
+	x ^= ((uint64_t)(uintptr_t)b + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
+	x ^= x >> 31;
+	return (unsigned)(x & (uint64_t)(cap - 1));
+}
+
+static dBodyID joint_body(const lk_ode *ctx, const lk__ode_joint *j, int k)
+{
+	return j->body[k] >= 0 ? ctx->bodies[j->body[k]].id : NULL;
+}
+
+/* Contacts are new joints every step (and a joint group hands out the same addresses again), so they are
+ * matched by body pair, contact point and normal; other joints by handle, type, bodies and row count.
+ * Impulses scale with the step: lambda_prev * h / h_prev. */
+void lk__ode_warm_lookup(lk_ode *ctx, double h, double *lambda)
+{
+	memset(lambda, 0, (size_t)ctx->nrows * sizeof(double));
+	if (ctx->nwarm == 0 || !ctx->warm_heads)
+		return;
+	double scale = ctx->warm_dt > 0 ? h / ctx->warm_dt : 1.0;
+	double tol2 = ctx->def.warm_distance * ctx->def.warm_distance;
+	for (int i = 0; i < ctx->nwarm; ++i)
+		ctx->warm[i].used = 0;
+	for (int i = 0; i < ctx->njoints; ++i) {
+		const lk__ode_joint *j = &ctx->joints[i];
+		if (!j->m)
+			continue;
+		dBodyID b0 = joint_body(ctx, j, 0), b1 = joint_body(ctx, j, 1);
+		int best = -1;
+		if (j->type == dJointTypeContact) {
+			const double *n = ctx->rows + (size_t)j->row0 * LK__ODE_ROW + LK__ODE_J1;
+			const double *p = ctx->row_point + 3 * (size_t)j->row0;
+			double bestd = INFINITY;
+			for (int k = ctx->warm_heads[warm_hash(b0, b1, ctx->warm_hcap)]; k >= 0; k = ctx->warm[k].next) {
+				const lk__ode_warm *w = &ctx->warm[k];
+				if (w->key || w->used || w->body[0] != b0 || w->body[1] != b1)
+					continue;
+				double d2 = 0;
+				for (int c = 0; c < 3; ++c)
+					d2 += (p[c] - w->point[c]) * (p[c] - w->point[c]);
+				if (d2 > tol2 || d2 >= bestd || dCalcVectorDot3(n, w->normal) < ctx->def.warm_normal_cos)
+					continue;
+				bestd = d2;
+				best = k;
+			}
+		} else {
+			for (int k = ctx->warm_heads[warm_hash(j->id, NULL, ctx->warm_hcap)]; k >= 0; k = ctx->warm[k].next) {
+				const lk__ode_warm *w = &ctx->warm[k];
+				if (w->key == (const void *)j->id && w->type == j->type && w->m == j->m &&
+				    w->body[0] == b0 && w->body[1] == b1 && !w->used) {
+					best = k;
+					break;
+				}
+			}
+		}
+		if (best < 0)
+			continue;
+		lk__ode_warm *w = &ctx->warm[best];
+		w->used = 1;
+		int m = j->m < w->m ? j->m : w->m;
+		for (int r = 0; r < m; ++r)
+			lambda[j->row0 + r] = w->lambda[r] * scale;
+	}
+}
+
+void lk__ode_warm_store(lk_ode *ctx, double h)
+{
+	int n = 0;
+	for (int i = 0; i < ctx->njoints; ++i)
+		n += ctx->joints[i].m > 0;
+	if (n > ctx->cap_warm_next) {
+		int c = ctx->cap_warm_next ? ctx->cap_warm_next : 64;
+		while (c < n)
+			c *= 2;
+		lk__ode_warm *w = realloc(ctx->warm_next, (size_t)c * sizeof *w);
+		if (!w) {
+			ctx->nwarm = 0;
+			return;
+		}
+		ctx->warm_next = w;
+		ctx->cap_warm_next = c;
+	}
+	int hcap = 16;
+	while (hcap < 2 * n)
+		hcap *= 2;
+	if (hcap > ctx->warm_hcap) {
+		int *hd = realloc(ctx->warm_heads, (size_t)hcap * sizeof *hd);
+		if (!hd) {
+			ctx->nwarm = 0;
+			return;
+		}
+		ctx->warm_heads = hd;
+		ctx->warm_hcap = hcap;
+	}
+	for (int k = 0; k < ctx->warm_hcap; ++k)
+		ctx->warm_heads[k] = -1;
+	int k = 0;
+	for (int i = 0; i < ctx->njoints; ++i) {
+		const lk__ode_joint *j = &ctx->joints[i];
+		if (!j->m)
+			continue;
+		lk__ode_warm *w = &ctx->warm_next[k];
+		memset(w, 0, sizeof *w);
+		w->body[0] = joint_body(ctx, j, 0);
+		w->body[1] = joint_body(ctx, j, 1);
+		w->type = j->type;
+		w->m = j->m;
+		w->key = j->type == dJointTypeContact ? NULL : (const void *)j->id;
+		memcpy(w->point, ctx->row_point + 3 * (size_t)j->row0, sizeof w->point);
+		memcpy(w->normal, ctx->rows + (size_t)j->row0 * LK__ODE_ROW + LK__ODE_J1, sizeof w->normal);
+		memcpy(w->lambda, ctx->lambda + j->row0, (size_t)j->m * sizeof(double));
+		unsigned hb = w->key ? warm_hash(w->key, NULL, ctx->warm_hcap)
+		                     : warm_hash(w->body[0], w->body[1], ctx->warm_hcap);
+		w->next = ctx->warm_heads[hb];
+		ctx->warm_heads[hb] = k;
+		++k;
+	}
+	lk__ode_warm *t = ctx->warm;
+	ctx->warm = ctx->warm_next;
+	ctx->warm_next = t;
+	int tc = ctx->cap_warm;
+	ctx->cap_warm = ctx->cap_warm_next;
+	ctx->cap_warm_next = tc;
+	ctx->nwarm = k;
+	ctx->warm_dt = h;
+}
+
+/* --------------------------------------------------------------------------------------- the steps */
+
+static void reset_stats(lk_ode *ctx)
+{
+	int64_t total = ctx->stats.fallback_total;
+	memset(&ctx->stats, 0, sizeof ctx->stats);
+	memset(&ctx->timing, 0, sizeof ctx->timing);
+	ctx->stats.fallback_total = total;
+	ctx->error[0] = '\0';
+}
+
+static lk_status prepare(lk_ode *ctx, double h, int warm, double *t_marks)
+{
+	lk_status st = lk__ode_gather(ctx);
+	t_marks[0] = now();
+	if (st == LK_OK)
+		st = lk__ode_extract_rows(ctx, h);
+	t_marks[1] = now();
+	if (st == LK_OK)
+		st = lk__ode_build_problem(ctx, h, ctx->problem, warm);
+	t_marks[2] = now();
+	if (st == LK_OK)
+		lk__ode_count_kinds(ctx, &ctx->stats);
+	return st;
+}
+
+/* ODE's own solver produces this step; nothing has been applied yet. */
+static void fallback(lk_ode *ctx, double h)
+{
+	ctx->stats.fallback = 1;
+	ctx->stats.fallback_total++;
+	double t = now();
+	ctx->abi.quickstep(ctx->world, h);
+	ctx->timing.integrate = now() - t;
+	ctx->nwarm = 0;
+}
+
+/* Each joint's force from ODE's dJointFeedback: f = J^T lambda_f with lambda = h lambda_f, recovered by
+ * the least-squares solve (J J^T) lambda = J g, g = h (f1, t1, f2, t2), at most 6 x 6. */
+static void recover_lambda(const double *rows, int m, int two, const dJointFeedback *fb, double h, double *lam)
+{
+	double g[12] = {fb->f1[0], fb->f1[1], fb->f1[2], fb->t1[0], fb->t1[1], fb->t1[2],
+	                fb->f2[0], fb->f2[1], fb->f2[2], fb->t2[0], fb->t2[1], fb->t2[2]};
+	int nc = two ? 12 : 6;
+	double A[LK__ODE_MAX_M][LK__ODE_MAX_M], b[LK__ODE_MAX_M];
+	double trace = 0;
+	for (int r = 0; r < m; ++r) {
+		const double *x = rows + (size_t)r * LK__ODE_ROW;
+		b[r] = 0;
+		for (int k = 0; k < nc; ++k)
+			b[r] += x[k] * h * g[k];
+		for (int s = 0; s < m; ++s) {
+			const double *y = rows + (size_t)s * LK__ODE_ROW;
+			double a = 0;
+			for (int k = 0; k < nc; ++k)
+				a += x[k] * y[k];
+			A[r][s] = a;
+		}
+		trace += A[r][r];
+	}
+	/* a tiny ridge keeps dependent rows (which share their force arbitrarily) solvable */
+	double ridge = 1e-13 * (trace / (m > 0 ? m : 1)) + 1e-300;
+	for (int r = 0; r < m; ++r)
+		A[r][r] += ridge;
+	for (int c = 0; c < m; ++c) {
+		double d = A[c][c];
+		for (int k = 0; k < c; ++k)
+			d -= A[c][k] * A[c][k];
+		d = d > 0 ? sqrt(d) : 1e-150;
+		A[c][c] = d;
+		for (int r = c + 1; r < m; ++r) {
+			double v = A[r][c];
+			for (int k = 0; k < c; ++k)
+				v -= A[r][k] * A[c][k];
+			A[r][c] = v / d;
+		}
+	}
+	for (int r = 0; r < m; ++r) {
+		double v = b[r];
+		for (int k = 0; k < r; ++k)
+			v -= A[r][k] * lam[k];
+		lam[r] = v / A[r][r];
+	}
+	for (int r = m - 1; r >= 0; --r) {
+		double v = lam[r];
+		for (int k = r + 1; k < m; ++k)
+			v -= A[k][r] * lam[k];
+		lam[r] = v / A[r][r];
+	}
+}
+
+static lk_status ode_own_step(lk_ode *ctx, double h, double t0)
+{
+	double marks[3];
+	int measure = ctx->def.ode_residual;
+	if (measure) {
+		lk_status st = prepare(ctx, h, 0, marks);
+		if (st != LK_OK)
+			measure = 0; /* the step itself still runs: the measurement is optional */
+		ctx->timing.gather = marks[0] - t0;
+		ctx->timing.extract = marks[1] - marks[0];
+		ctx->timing.build = marks[2] - marks[1];
+	}
+	if (measure) {
+		/* ODE's steppers start from zero: RES of lambda = 0 (the problem's lambda after a cold build) */
+		lk_metrics m0;
+		if (lk_problem_metrics(ctx->problem, NULL, &m0) == LK_OK)
+			ctx->stats.res_before = m0.res;
+	}
+	if (measure && ctx->njoints > 0 && ctx->njoints > ctx->cap_feedback) {
+		dJointFeedback *f = realloc(ctx->feedback_store, (size_t)ctx->njoints * sizeof *f);
+		if (f) {
+			ctx->feedback_store = f;
+			ctx->cap_feedback = ctx->njoints;
+		} else {
+			measure = 0;
+		}
+	}
+	if (measure) {
+		for (int i = 0; i < ctx->njoints; ++i) {
+			lk__ode_joint *j = &ctx->joints[i];
+			if (j->m && !j->feedback) {
+				memset(&ctx->feedback_store[i], 0, sizeof ctx->feedback_store[i]);
+				dJointSetFeedback(j->id, &ctx->feedback_store[i]);
+				j->temp_feedback = 1;
+			}
+		}
+	}
+	double t1 = now();
+	if (ctx->stepper == LK_ODE_STEP)
+		ctx->abi.step(ctx->world, h);
+	else
+		ctx->abi.quickstep(ctx->world, h);
+	double t2 = now();
+	ctx->timing.solve = t2 - t1;
+	ctx->stats.solve_seconds = t2 - t1;
+	ctx->stats.iterations = ctx->stepper == LK_ODE_STEP ? 0 : dWorldGetQuickStepNumIterations(ctx->world);
+	ctx->stats.stop_reason = ctx->stepper == LK_ODE_STEP ? LK_STOP_NONE : LK_STOP_ITERATIONS;
+	if (measure) {
+		for (int i = 0; i < ctx->njoints; ++i) {
+			lk__ode_joint *j = &ctx->joints[i];
+			if (!j->m)
+				continue;
+			const dJointFeedback *fb = j->temp_feedback ? &ctx->feedback_store[i] : j->feedback;
+			recover_lambda(ctx->rows + (size_t)j->row0 * LK__ODE_ROW, j->m, j->body[1] >= 0, fb, h,
+			               ctx->lambda + j->row0);
+			if (j->temp_feedback) {
+				dJointSetFeedback(j->id, NULL);
+				j->temp_feedback = 0;
+			}
+		}
+		for (int k = 0; k < ctx->nrows; ++k)
+			ctx->plambda[k] = ctx->lambda[ctx->prow[k]];
+		lk_metrics m;
+		if (lk_problem_metrics(ctx->problem, ctx->plambda, &m) == LK_OK)
+			ctx->stats.res_after = m.res;
+		ctx->stats.convert_seconds = ctx->timing.gather + ctx->timing.extract + ctx->timing.build;
+	}
+	return LK_OK;
+}
+
+static int guard_tripped(lk_stop_reason r)
+{
+	return r == LK_STOP_NONFINITE || r == LK_STOP_DIVERGED || r == LK_STOP_BAD_DIAGONAL;
+}
+
+static void apply_forces(lk_ode *ctx, double h)
+{
+	for (int i = 0; i < ctx->nbodies; ++i)
+		memset(ctx->bodies[i].force, 0, sizeof ctx->bodies[i].force);
+	const double inv_h = 1.0 / h;
+	for (int g = 0; g < ctx->nrows; ++g) {
+		const lk__ode_joint *j = &ctx->joints[ctx->row_joint[g]];
+		const double *x = ctx->rows + (size_t)g * LK__ODE_ROW;
+		double f = ctx->lambda[g] * inv_h;
+		double *F0 = ctx->bodies[j->body[0]].force;
+		for (int k = 0; k < 6; ++k)
+			F0[k] += x[LK__ODE_J1 + k] * f;
+		if (j->body[1] >= 0) {
+			double *F1 = ctx->bodies[j->body[1]].force;
+			for (int k = 0; k < 6; ++k)
+				F1[k] += x[LK__ODE_J2 + k] * f;
+		}
+	}
+	for (int i = 0; i < ctx->nbodies; ++i) {
+		const lk__ode_body *e = &ctx->bodies[i];
+		if (e->kinematic)
+			continue;
+		dBodyAddForce(e->id, e->force[0], e->force[1], e->force[2]);
+		dBodyAddTorque(e->id, e->force[3], e->force[4], e->force[5]);
+	}
+	/* ODE's dJointFeedback holds forces: J_k^T lambda / h for each side */
+	for (int i = 0; i < ctx->njoints; ++i) {
+		const lk__ode_joint *j = &ctx->joints[i];
+		if (!j->m || !j->feedback)
+			continue;
+		double s[12] = {0};
+		for (int r = 0; r < j->m; ++r) {
+			const double *x = ctx->rows + (size_t)(j->row0 + r) * LK__ODE_ROW;
+			double f = ctx->lambda[j->row0 + r] * inv_h;
+			for (int k = 0; k < 12; ++k)
+				s[k] += x[k] * f;
+		}
+		dJointFeedback *fb = j->feedback;
+		for (int k = 0; k < 3; ++k) {
+			fb->f1[k] = s[k];
+			fb->t1[k] = s[3 + k];
+		}
+		if (j->body[1] >= 0)
+			for (int k = 0; k < 3; ++k) {
+				fb->f2[k] = s[6 + k];
+				fb->t2[k] = s[9 + k];
+			}
+	}
+}
+
+static int uf_root(lk__ode_body *b, int i)
+{
+	while (b[i].parent != i) {
+		b[i].parent = b[b[i].parent].parent;
+		i = b[i].parent;
+	}
+	return i;
+}
+
+/* ODE's islands without the solved joints: one null joint (no rows) per edge of a spanning forest of the
+ * solved joints' body graph, so that ODE wakes and puts to sleep the same islands it would with them. */
+static void keep_islands(lk_ode *ctx)
+{
+	lk__ode_body *b = ctx->bodies;
+	for (int i = 0; i < ctx->nbodies; ++i)
+		b[i].parent = i;
+	for (int i = 0; i < ctx->njoints; ++i) {
+		const lk__ode_joint *j = &ctx->joints[i];
+		if (!j->m || j->body[1] < 0)
+			continue;
+		int r0 = uf_root(b, j->body[0]), r1 = uf_root(b, j->body[1]);
+		if (r0 == r1)
+			continue;
+		b[r1].parent = r0;
+		dJointID nj = dJointCreateNull(ctx->world, ctx->island_group);
+		dJointAttach(nj, b[j->body[0]].id, b[j->body[1]].id);
+	}
+}
+
+static void integrate(lk_ode *ctx, double h)
+{
+	if (ctx->need_islands)
+		keep_islands(ctx);
+	for (int i = 0; i < ctx->njoints; ++i)
+		if (ctx->joints[i].m)
+			dJointDisable(ctx->joints[i].id);
+	ctx->abi.quickstep(ctx->world, h);
+	for (int i = 0; i < ctx->njoints; ++i)
+		if (ctx->joints[i].m)
+			dJointEnable(ctx->joints[i].id);
+	if (ctx->need_islands)
+		dJointGroupEmpty(ctx->island_group);
+	/* a body ODE did not step (its whole island fell asleep) keeps the application's accumulators only */
+	for (int i = 0; i < ctx->nbodies; ++i) {
+		const lk__ode_body *e = &ctx->bodies[i];
+		if (dBodyIsEnabled(e->id))
+			continue;
+		dBodySetForce(e->id, e->user_force[0], e->user_force[1], e->user_force[2]);
+		dBodySetTorque(e->id, e->user_force[3], e->user_force[4], e->user_force[5]);
+	}
+}
+
+static lk_status lcpkit_step(lk_ode *ctx, double h, double t0)
+{
+	lk_solver_config cfg = lk_ode_get_config(ctx);
+	double marks[3];
+	lk_status st = prepare(ctx, h, cfg.warm_start, marks);
+	ctx->timing.gather = marks[0] - t0;
+	ctx->timing.extract = marks[1] - marks[0];
+	ctx->timing.build = marks[2] - marks[1];
+	if (st != LK_OK) {
+		fallback(ctx, h);
+		return st;
+	}
+	lk_stats ls;
+	double t3 = now();
+	st = lk_solve(ctx->problem, &cfg, &ls, NULL);
+	double t4 = now();
+	ctx->timing.solve = t4 - t3;
+	if (st != LK_OK) {
+		lk__ode_fail(ctx, st, "ode: %s (ODE's quickstep stepped instead)", lk_problem_error(ctx->problem));
+		fallback(ctx, h);
+		return st;
+	}
+	ctx->stats.iterations = ls.iterations;
+	ctx->stats.stop_reason = ls.stop_reason;
+	ctx->stats.res_before = ls.res_initial;
+	ctx->stats.res_after = ls.res_final;
+	ctx->stats.solve_seconds = ls.seconds;
+	const double *lam = lk_problem_lambda(ctx->problem);
+	int finite = 1;
+	for (int k = 0; k < ctx->nrows; ++k)
+		finite &= isfinite(lam[k]) != 0;
+	if (guard_tripped(ls.stop_reason) || !finite) {
+		lk__ode_fail(ctx, LK_OK, "ode: solver stopped (%s); ODE's quickstep stepped instead",
+		             lk_stop_reason_name(ls.stop_reason));
+		fallback(ctx, h);
+		return LK_OK;
+	}
+	for (int k = 0; k < ctx->nrows; ++k)
+		ctx->lambda[ctx->prow[k]] = lam[k];
+	apply_forces(ctx, h);
+	double t5 = now();
+	ctx->timing.apply = t5 - t4;
+	integrate(ctx, h);
+	double t6 = now();
+	ctx->timing.integrate = t6 - t5;
+	if (cfg.warm_start)
+		lk__ode_warm_store(ctx, h);
+	else
+		ctx->nwarm = 0;
+	ctx->timing.apply += now() - t6;
+	ctx->stats.convert_seconds =
+	        ctx->timing.gather + ctx->timing.extract + ctx->timing.build + ctx->timing.apply;
+	return LK_OK;
+}
+
+lk_status lk_ode_world_step(lk_ode *ctx, double dt)
+{
+	if (!ctx)
+		return LK_ERR_INVALID_ARGUMENT;
+	if (!(dt > 0) || !isfinite(dt))
+		return lk__ode_fail(ctx, LK_ERR_INVALID_ARGUMENT, "lk_ode_world_step: dt %g is not positive", dt);
+	double t0 = now();
+	reset_stats(ctx);
+	lk_status st = ctx->stepper == LK_ODE_LCPKIT ? lcpkit_step(ctx, dt, t0) : ode_own_step(ctx, dt, t0);
+	ctx->timing.total = now() - t0;
+	ctx->stats.step_seconds = ctx->timing.total;
+	return st;
+}
+
+lk_status lk_ode_get_stats(const lk_ode *ctx, lk_engine_step_stats *out)
+{
+	if (!ctx || !out)
+		return LK_ERR_INVALID_ARGUMENT;
+	*out = ctx->stats;
+	return LK_OK;
+}
+
+lk_status lk_ode_get_timing(const lk_ode *ctx, lk_ode_timing *out)
+{
+	if (!ctx || !out)
+		return LK_ERR_INVALID_ARGUMENT;
+	*out = ctx->timing;
+	return LK_OK;
+}
+
+lk_status lk_ode_extract(lk_ode *ctx, double dt, lk_problem *p)
+{
+	if (!ctx)
+		return LK_ERR_INVALID_ARGUMENT;
+	if (!p)
+		return lk__ode_fail(ctx, LK_ERR_INVALID_ARGUMENT, "lk_ode_extract: problem is NULL");
+	if (!(dt > 0) || !isfinite(dt))
+		return lk__ode_fail(ctx, LK_ERR_INVALID_ARGUMENT, "lk_ode_extract: dt %g is not positive", dt);
+	if (lk_problem_form(p) != LK_FORM_ROWS)
+		return lk__ode_fail(ctx, LK_ERR_FORM, "lk_ode_extract: the problem is in matrix form");
+	ctx->error[0] = '\0';
+	lk_status st = lk__ode_gather(ctx);
+	if (st == LK_OK)
+		st = lk__ode_extract_rows(ctx, dt);
+	if (st == LK_OK)
+		st = lk__ode_build_problem(ctx, dt, p, ctx->stepper == LK_ODE_LCPKIT && ctx->cfg.warm_start);
+	return st;
+}
+
+dBodyID lk_ode_problem_body(const lk_ode *ctx, int i)
+{
+	return ctx && i >= 0 && i < ctx->nbodies ? ctx->bodies[i].id : NULL;
+}
+
+dJointID lk_ode_problem_joint(const lk_ode *ctx, int r, int *row_in_joint)
+{
+	if (!ctx || r < 0 || r >= ctx->nrows) {
+		if (row_in_joint)
+			*row_in_joint = -1;
+		return NULL;
+	}
+	int g = ctx->prow[r];
+	const lk__ode_joint *j = &ctx->joints[ctx->row_joint[g]];
+	if (row_in_joint)
+		*row_in_joint = g - j->row0;
+	return j->id;
+}

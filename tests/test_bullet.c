@@ -1,0 +1,793 @@
+/* The Bullet shim: scenes that must come out right with every solver, the row mapping proven against Bullet's
+ * own sequential impulse solver, joints, statistics and argument checking of the C API. */
+#include "test_util.h"
+
+#include "lcpkit/bullet.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define H (1.0 / 60.0)
+
+static lk_bt_world *make_world(const char *solver, int iterations)
+{
+	lk_bt_world_def def = lk_bt_default_world_def();
+	def.solver = solver;
+	def.iterations = iterations;
+	lk_bt_world *w = NULL;
+	char err[256] = "";
+	lk_status st = lk_bt_world_create(&def, &w, err, sizeof err);
+	if (st != LK_OK)
+		fprintf(stderr, "world with solver %s: %s\n", solver, err);
+	assert_int_equal(st, LK_OK);
+	assert_non_null(w);
+	return w;
+}
+
+static int add_ground(lk_bt_world *w)
+{
+	lk_bt_body_def g = lk_bt_default_body_def();
+	g.shape = lk_bt_shape_plane(0, 0, 1, 0);
+	g.mass = 0;
+	int id = -1;
+	assert_int_equal(lk_bt_body_create(w, &g, &id), LK_OK);
+	return id;
+}
+
+static int add_box(lk_bt_world *w, double x, double y, double z, double half, double mass)
+{
+	lk_bt_body_def b = lk_bt_default_body_def();
+	b.shape = lk_bt_shape_box(half, half, half);
+	b.mass = mass;
+	b.position[0] = x;
+	b.position[1] = y;
+	b.position[2] = z;
+	int id = -1;
+	assert_int_equal(lk_bt_body_create(w, &b, &id), LK_OK);
+	return id;
+}
+
+static void step(lk_bt_world *w, int n, lk_engine_step_stats *stats)
+{
+	for (int i = 0; i < n; ++i) {
+		lk_status st = lk_bt_world_step(w, stats);
+		if (st != LK_OK)
+			fprintf(stderr, "step: %s\n", lk_bt_world_error(w));
+		assert_int_equal(st, LK_OK);
+	}
+}
+
+static void position(lk_bt_world *w, int id, double p[3])
+{
+	assert_int_equal(lk_bt_body_get_transform(w, id, p, NULL), LK_OK);
+}
+
+/* ---------------------------------------------------------------------------------- a box at rest */
+
+static const char *const bullet_solvers[] = {"bullet-si", "bullet-nncg", "bullet-dantzig", "bullet-lemke",
+                                             "bullet-pgs"};
+
+/* A 1 m cube dropped from 0.1 m settles with its centre at 0.5 m, upright, at rest, on four contact points. */
+static void check_box_rests(const char *solver)
+{
+	lk_bt_world *w = make_world(solver, 20);
+	add_ground(w);
+	int box = add_box(w, 0, 0, 0.6, 0.5, 1.0);
+	lk_engine_step_stats s;
+	step(w, 120, &s);
+	double p[3], q[4], v[3], om[3];
+	assert_int_equal(lk_bt_body_get_transform(w, box, p, q), LK_OK);
+	assert_int_equal(lk_bt_body_get_velocity(w, box, v, om), LK_OK);
+	print_message("%-16s z = %.6f  |v| = %.2e  RES %.2e -> %.2e  fallbacks %lld\n", solver, p[2],
+	              sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]), s.res_before, s.res_after,
+	              (long long)lk_bt_world_fallbacks(w));
+	/* penetration at rest is what error reduction leaves after gravity's step: a fraction of a millimetre;
+	 * the first impact has one contact point (Bullet's manifold gathers four over a few steps), so the box
+	 * may tip and shift a little before it settles flat */
+	assert_double_equal(p[2], 0.5, 2e-3);
+	assert_double_equal(p[0], 0.0, 0.02);
+	assert_double_equal(p[1], 0.0, 0.02);
+	assert_double_equal(fabs(q[3]), 1.0, 1e-6);
+	assert_true(sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) < 1e-2);
+	assert_true(sqrt(om[0] * om[0] + om[1] * om[1] + om[2] * om[2]) < 1e-2);
+	/* Bullet's box-plane manifold starts from the deepest corner and gathers more points as the box moves:
+	 * four for most solvers, one edge (two) when an exact solver lands the box tilted on one corner and it
+	 * then settles flat without rocking */
+	int points = 0;
+	assert_int_equal(lk_bt_body_contact_count(w, box, &points), LK_OK);
+	assert_true(points >= 2 && points <= 4);
+	double depth = -1;
+	assert_int_equal(lk_bt_world_max_penetration(w, &depth), LK_OK);
+	assert_true(depth >= 0 && depth < 2e-3);
+	assert_int_equal(s.rows_by_kind[LK_ROW_NORMAL], points);
+	assert_int_equal(s.rows_by_kind[LK_ROW_FRICTION], 2 * points);
+	/* Bullet's MLCP solvers fall back to its sequential impulse solver by themselves when their method fails
+	 * (Dantzig on the four redundant contacts of a box); lcpkit's methods must not need Bullet */
+	if (strncmp(solver, "bullet-", 7) != 0)
+		assert_int_equal(lk_bt_world_fallbacks(w), 0);
+	assert_true(isfinite(s.res_after));
+	lk_bt_world_destroy(w);
+}
+
+/* Bullet's MLCP solver with Lemke's method throws the box off the ground within a second (with Bullet's own
+ * default of one friction direction too): it is only run here, through every call of the API. */
+static void check_runs(const char *solver)
+{
+	lk_bt_world *w = make_world(solver, 20);
+	add_ground(w);
+	int box = add_box(w, 0, 0, 0.6, 0.5, 1.0);
+	lk_engine_step_stats s;
+	step(w, 30, &s);
+	double p[3];
+	position(w, box, p);
+	assert_true(isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]));
+	assert_string_equal(lk_bt_world_solver(w), solver);
+	lk_bt_world_destroy(w);
+}
+
+static void test_box_rests_every_solver(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof bullet_solvers / sizeof bullet_solvers[0]; ++i) {
+		if (!strcmp(bullet_solvers[i], "bullet-lemke"))
+			check_runs(bullet_solvers[i]);
+		else
+			check_box_rests(bullet_solvers[i]);
+	}
+	/* every lcpkit method this build has, through the adapter */
+	for (int m = 0; m < LK_METHOD_COUNT; ++m)
+		check_box_rests(lk_method_name((lk_method)m));
+}
+
+/* ---------------------------------------------------------------------------------- a 10-box stack */
+
+static void check_stack_stands(const char *solver)
+{
+	lk_bt_world *w = make_world(solver, 20);
+	add_ground(w);
+	int box[10];
+	for (int i = 0; i < 10; ++i)
+		box[i] = add_box(w, 0, 0, 0.5 + i, 0.5, 1.0);
+	lk_engine_step_stats s;
+	step(w, 300, &s); /* 5 s */
+	double worst_xy = 0, worst_z = 0;
+	for (int i = 0; i < 10; ++i) {
+		double p[3];
+		position(w, box[i], p);
+		worst_xy = fmax(worst_xy, hypot(p[0], p[1]));
+		worst_z = fmax(worst_z, fabs(p[2] - (0.5 + i)));
+	}
+	print_message("%-10s stack after 5 s: max sideways %.2e m, max height error %.2e m, RES %.2e -> %.2e\n",
+	              solver, worst_xy, worst_z, s.res_before, s.res_after);
+	/* standing: no box has dropped or risen (a fallen box would be 0.5 m or more off), none has slid towards
+	 * the edge of the one below; with 20 iterations the stack jiggles by a few centimetres */
+	assert_true(worst_z < 0.03);
+	assert_true(worst_xy < 0.2);
+	assert_int_equal(lk_bt_world_fallbacks(w), 0);
+	assert_int_equal(s.rows_by_kind[LK_ROW_NORMAL], 40);
+	assert_int_equal(s.rows_by_kind[LK_ROW_FRICTION], 80); /* two directions per contact */
+	lk_bt_world_destroy(w);
+}
+
+static void test_stack_stands_pgs(void **state)
+{
+	(void)state;
+	check_stack_stands("pgs");
+}
+
+static void test_stack_stands_amgs(void **state)
+{
+	(void)state;
+	check_stack_stands("amgs");
+}
+
+/* ---------------------------------------------------------------------------------- a hinge pendulum */
+
+/* A 1 m pendulum released horizontally swings in its plane for 5 s. Velocity-level joint rows let the bob drift
+ * outwards by about (v h)^2 / (2 L) per step, which error reduction (erp 0.2) pulls back: at v = sqrt(2 g L) this
+ * balances near 1.2 % of the length. The rows themselves must be solved (tiny residual). */
+static void check_pendulum(const char *solver)
+{
+	lk_bt_world *w = make_world(solver, 20);
+	lk_bt_body_def b = lk_bt_default_body_def();
+	b.shape = lk_bt_shape_sphere(0.1);
+	b.position[0] = 1.0;
+	b.position[2] = 2.0;
+	int bob;
+	assert_int_equal(lk_bt_body_create(w, &b, &bob), LK_OK);
+	lk_bt_joint_def j = lk_bt_default_joint_def(LK_BT_JOINT_HINGE);
+	j.body_a = bob;
+	j.anchor[2] = 2.0;
+	j.axis[0] = 0;
+	j.axis[1] = 1;
+	int hinge;
+	assert_int_equal(lk_bt_joint_create(w, &j, &hinge), LK_OK);
+	double dev = 0, off_plane = 0, lowest = 10, worst_res = 0, angle_at_lowest = 0;
+	for (int i = 0; i < 300; ++i) {
+		lk_engine_step_stats s;
+		step(w, 1, &s);
+		double p[3];
+		position(w, bob, p);
+		dev = fmax(dev, fabs(sqrt(p[0] * p[0] + p[1] * p[1] + (p[2] - 2) * (p[2] - 2)) - 1.0));
+		off_plane = fmax(off_plane, fabs(p[1]));
+		if (p[2] < lowest) {
+			lowest = p[2];
+			assert_int_equal(lk_bt_joint_get_position(w, hinge, &angle_at_lowest), LK_OK);
+		}
+		worst_res = fmax(worst_res, s.res_after);
+		assert_int_equal(s.rows_by_kind[LK_ROW_JOINT], 5);
+	}
+	print_message("%-10s pendulum: max |L - 1| = %.3e, off plane %.1e, lowest z %.4f, RES <= %.1e\n", solver, dev,
+	              off_plane, lowest, worst_res);
+	assert_true(dev < 0.015);
+	assert_true(off_plane < 1e-9);
+	/* it swung through the bottom (z = 1 at L = 1), a quarter turn about +y from the start: the hinge angle is
+	 * body_a's rotation about the axis */
+	assert_true(lowest < 1.0);
+	assert_double_equal(angle_at_lowest, acos(-1.0) / 2, 0.05);
+	assert_true(worst_res < 1e-6);
+	lk_bt_world_destroy(w);
+}
+
+static void test_pendulum_keeps_length(void **state)
+{
+	(void)state;
+	check_pendulum("bullet-si");
+	check_pendulum("pgs");
+	check_pendulum("amgs");
+}
+
+/* ---------------------------------------------------------------------------------- the row mapping */
+
+/* A scene with every kind of row: a stack (contacts and friction), a light ball with rolling and spinning
+ * friction (its normal impulse stays below 1, so Bullet's cap of the rolling bound at mu does not bind), and a
+ * motorised hinge with a limit (joint, motor and limit rows). */
+static lk_bt_world *mapping_scene(const char *solver)
+{
+	lk_bt_world *w = make_world(solver, 10);
+	add_ground(w);
+	for (int i = 0; i < 3; ++i)
+		add_box(w, 0, 0, 0.5 + i, 0.5, 1.0);
+	lk_bt_body_def ball = lk_bt_default_body_def();
+	ball.shape = lk_bt_shape_sphere(0.2);
+	ball.mass = 0.05;
+	ball.position[0] = 3.0;
+	ball.position[2] = 0.2;
+	ball.linear_velocity[1] = 0.5;
+	ball.rolling_friction = 0.1;
+	ball.spinning_friction = 0.1;
+	assert_int_equal(lk_bt_body_create(w, &ball, NULL), LK_OK);
+	int arm = add_box(w, -3, 0, 2, 0.2, 2.0);
+	lk_bt_joint_def j = lk_bt_default_joint_def(LK_BT_JOINT_HINGE);
+	j.body_a = arm;
+	j.anchor[0] = -3.5;
+	j.anchor[2] = 2.0;
+	j.axis[0] = 0;
+	j.axis[1] = 1;
+	j.lower = -0.3;
+	j.upper = 0.3;
+	j.motor = 1;
+	j.motor_velocity = 1.0;
+	j.motor_max_force = 15.0;
+	assert_int_equal(lk_bt_joint_create(w, &j, NULL), LK_OK);
+	return w;
+}
+
+/* Bullet's sequential impulse solver and lcpkit's PGS configured alike (same iterations, natural order = Bullet's
+ * non-randomised order of joint rows, contact normals, friction, rolling friction; warm start; no relaxation)
+ * are the same algorithm, so on a recorded step they must produce the same impulses up to rounding. This
+ * holds while no normal impulse drops to zero under a non-zero friction impulse (Bullet then leaves the
+ * friction row alone, the LCP clamps it to zero), so the step is taken from a settled scene. */
+static void test_impulses_match_bullet_si(void **state)
+{
+	(void)state;
+	lk_bt_world *w = mapping_scene("bullet-si");
+	step(w, 90, NULL);
+	assert_int_equal(lk_bt_world_set_recording(w, 1), LK_OK);
+	lk_engine_step_stats s;
+	step(w, 1, &s);
+	lk_problem *p = NULL;
+	assert_int_equal(lk_bt_world_recorded_problem(w, &p), LK_OK);
+	const int n = lk_problem_row_count(p);
+	assert_int_equal(n, s.rows);
+	int kinds[LK_ROW_KIND_COUNT] = {0};
+	for (int i = 0; i < n; ++i) {
+		lk_row_kind k;
+		assert_int_equal(lk_problem_get_bounds(p, i, NULL, NULL, NULL, NULL, &k), LK_OK);
+		kinds[k]++;
+	}
+	print_message("rows by kind: joint %d, normal %d, friction %d, limit %d, motor %d\n", kinds[LK_ROW_JOINT],
+	              kinds[LK_ROW_NORMAL], kinds[LK_ROW_FRICTION], kinds[LK_ROW_LIMIT], kinds[LK_ROW_MOTOR]);
+	/* hinge: 5 joint rows, the motor row, and the limit row when the limit is reached */
+	assert_int_equal(kinds[LK_ROW_JOINT], 5);
+	assert_int_equal(kinds[LK_ROW_MOTOR], 1);
+	assert_true(kinds[LK_ROW_NORMAL] >= 9);
+	/* two friction rows per contact, three rolling rows for the ball */
+	assert_int_equal(kinds[LK_ROW_FRICTION], 2 * kinds[LK_ROW_NORMAL] + 3);
+
+	double *bullet = malloc((size_t)n * sizeof *bullet);
+	assert_non_null(bullet);
+	assert_int_equal(lk_bt_world_recorded_solution(w, bullet, n), LK_OK);
+
+	lk_solver_config cfg = lk_default_config(LK_METHOD_PGS);
+	cfg.max_iterations = 10;
+	cfg.warm_start = 1;
+	cfg.sor_w = 1.0;
+	cfg.order = LK_ORDER_NATURAL;
+	lk_stats ls;
+	assert_int_equal(lk_solve(p, &cfg, &ls, NULL), LK_OK);
+	const double *mine = lk_problem_lambda(p);
+	double scale = 0, diff = 0, moved = 0;
+	const double *warm = NULL;
+	lk_problem *again = NULL;
+	assert_int_equal(lk_bt_world_recorded_problem(w, &again), LK_OK);
+	warm = lk_problem_lambda(again);
+	for (int i = 0; i < n; ++i) {
+		scale = fmax(scale, fabs(bullet[i]));
+		diff = fmax(diff, fabs(mine[i] - bullet[i]));
+		moved = fmax(moved, fabs(bullet[i] - warm[i]));
+	}
+	print_message("%d rows: max |lambda| %.3e, solver moved it by %.3e, lcpkit - Bullet %.3e; RES %.3e / %.3e\n",
+	              n, scale, moved, diff, ls.res_final, s.res_after);
+	assert_true(scale > 0.1);
+	assert_true(moved > 1e-3); /* the step did real work */
+	assert_true(diff <= 1e-12 * scale);
+	/* the core's RES of Bullet's impulses is the RES the step reported */
+	assert_double_equal(ls.res_final, s.res_after, 1e-10 * fmax(1.0, s.res_after));
+	free(bullet);
+	lk_problem_destroy(p);
+	lk_problem_destroy(again);
+	lk_bt_world_destroy(w);
+}
+
+/* Through the adapter the same scene solved by lcpkit pgs behaves like Bullet's: the recorded problem (built by
+ * the adapter this time) solved again must give what the adapter wrote back. */
+static void test_adapter_writes_back_its_solution(void **state)
+{
+	(void)state;
+	lk_bt_world *w = mapping_scene("pgs");
+	step(w, 30, NULL);
+	assert_int_equal(lk_bt_world_set_recording(w, 1), LK_OK);
+	lk_engine_step_stats s;
+	step(w, 1, &s);
+	assert_int_equal(s.iterations, 10);
+	assert_int_equal(s.fallback, 0);
+	lk_problem *p = NULL;
+	assert_int_equal(lk_bt_world_recorded_problem(w, &p), LK_OK);
+	const int n = lk_problem_row_count(p);
+	double *out = malloc((size_t)n * sizeof *out);
+	assert_non_null(out);
+	assert_int_equal(lk_bt_world_recorded_solution(w, out, n), LK_OK);
+	lk_solver_config cfg = lk_default_config(LK_METHOD_PGS);
+	cfg.max_iterations = 10;
+	lk_stats ls;
+	assert_int_equal(lk_solve(p, &cfg, &ls, NULL), LK_OK);
+	assert_true(tu_max_diff(lk_problem_lambda(p), out, n) == 0.0); /* deterministic: bitwise */
+	assert_double_equal(ls.res_initial, s.res_before, 1e-12);
+	assert_double_equal(ls.res_final, s.res_after, 1e-12);
+	free(out);
+	lk_problem_destroy(p);
+	lk_bt_world_destroy(w);
+}
+
+/* ---------------------------------------------------------------------------------- joints */
+
+static void test_joints(void **state)
+{
+	(void)state;
+	lk_bt_world *w = make_world("pgs", 30);
+
+	/* slider along a 45 degree axis, free to slide down to its limit at -0.5 m */
+	int a = add_box(w, 0, 0, 5, 0.1, 1.0);
+	lk_bt_joint_def sl = lk_bt_default_joint_def(LK_BT_JOINT_SLIDER);
+	sl.body_a = a;
+	sl.anchor[2] = 5;
+	sl.axis[0] = 1;
+	sl.axis[2] = 1;
+	sl.lower = -0.5;
+	sl.upper = 0.5;
+	int slider;
+	assert_int_equal(lk_bt_joint_create(w, &sl, &slider), LK_OK);
+
+	/* hinge motor: a wheel driven at 2 rad/s against no load */
+	int wheel = add_box(w, 5, 0, 5, 0.3, 1.0);
+	lk_bt_joint_def hm = lk_bt_default_joint_def(LK_BT_JOINT_HINGE);
+	hm.body_a = wheel;
+	hm.anchor[0] = 5;
+	hm.anchor[2] = 5;
+	hm.axis[0] = 0;
+	hm.axis[1] = 1;
+	hm.motor = 1;
+	hm.motor_velocity = 2.0;
+	hm.motor_max_force = 50.0;
+	assert_int_equal(lk_bt_joint_create(w, &hm, NULL), LK_OK);
+
+	/* a 6-DoF joint with its frame x along world z, all locked but x, which has a spring of 1000 N/m:
+	 * 2 kg hang m g / k = 1.962 cm low */
+	int hang = add_box(w, 10, 0, 5, 0.1, 2.0);
+	lk_bt_joint_def sp = lk_bt_default_joint_def(LK_BT_JOINT_SPRING6);
+	sp.body_a = hang;
+	sp.anchor[0] = 10;
+	sp.anchor[2] = 5;
+	sp.axis[0] = 0;
+	sp.axis[2] = 1;
+	sp.linear_lower[0] = 1; /* lower > upper frees the axis */
+	sp.linear_upper[0] = -1;
+	sp.stiffness[0] = 1000.0;
+	sp.damping[0] = 5.0;
+	int spring;
+	assert_int_equal(lk_bt_joint_create(w, &sp, &spring), LK_OK);
+
+	/* a box welded to the world stays put */
+	int welded = add_box(w, 15, 0, 5, 0.2, 1.0);
+	lk_bt_joint_def fx = lk_bt_default_joint_def(LK_BT_JOINT_FIXED);
+	fx.body_a = welded;
+	fx.anchor[0] = 15;
+	fx.anchor[2] = 5;
+	assert_int_equal(lk_bt_joint_create(w, &fx, NULL), LK_OK);
+
+	/* a ball joint and a cone-twist joint hold their anchors */
+	int ball = add_box(w, 20.5, 0, 5, 0.1, 1.0);
+	lk_bt_joint_def pt = lk_bt_default_joint_def(LK_BT_JOINT_POINT);
+	pt.body_a = ball;
+	pt.anchor[0] = 20;
+	pt.anchor[2] = 5;
+	assert_int_equal(lk_bt_joint_create(w, &pt, NULL), LK_OK);
+	int cone = add_box(w, 25, 0, 4.5, 0.1, 1.0);
+	lk_bt_joint_def ct = lk_bt_default_joint_def(LK_BT_JOINT_CONE_TWIST);
+	ct.body_a = cone;
+	ct.anchor[0] = 25;
+	ct.anchor[2] = 5;
+	ct.axis[0] = 0;
+	ct.axis[2] = -1;
+	assert_int_equal(lk_bt_joint_create(w, &ct, NULL), LK_OK);
+	assert_int_equal(lk_bt_world_joint_count(w), 6);
+
+	step(w, 180, NULL);
+	double x, v[3], om[3], p[3];
+	assert_int_equal(lk_bt_joint_get_position(w, slider, &x), LK_OK);
+	position(w, a, p);
+	print_message("slider at %.4f m (limit -0.5), body at (%.4f, %.4f, %.4f)\n", x, p[0], p[1], p[2]);
+	assert_double_equal(x, -0.5, 5e-3);
+	assert_double_equal(p[0], -0.5 / sqrt(2.0), 5e-3);
+	assert_double_equal(p[2], 5 - 0.5 / sqrt(2.0), 5e-3);
+
+	assert_int_equal(lk_bt_body_get_velocity(w, wheel, v, om), LK_OK);
+	assert_double_equal(om[1], 2.0, 1e-3);
+
+	position(w, hang, p);
+	print_message("spring: z = %.5f (expected %.5f)\n", p[2], 5 - 2.0 * 9.81 / 1000.0);
+	assert_double_equal(p[2], 5 - 2.0 * 9.81 / 1000.0, 1e-3);
+	assert_double_equal(p[0], 10, 1e-4);
+
+	position(w, welded, p);
+	assert_double_equal(p[0], 15, 1e-3);
+	assert_double_equal(p[2], 5, 1e-3);
+
+	/* the ball joint keeps the box's centre 0.5 m from its anchor */
+	position(w, ball, p);
+	assert_double_equal(sqrt((p[0] - 20) * (p[0] - 20) + p[1] * p[1] + (p[2] - 5) * (p[2] - 5)), 0.5, 1e-2);
+	/* the cone keeps the box hanging under its anchor */
+	position(w, cone, p);
+	assert_double_equal(p[2], 4.5, 1e-2);
+
+	/* destroying a body removes its joints */
+	assert_int_equal(lk_bt_body_destroy(w, a), LK_OK);
+	assert_int_equal(lk_bt_world_joint_count(w), 5);
+	assert_int_equal(lk_bt_joint_get_position(w, slider, &x), LK_ERR_OUT_OF_RANGE);
+	step(w, 1, NULL);
+	assert_int_equal(lk_bt_world_fallbacks(w), 0);
+	lk_bt_world_destroy(w);
+}
+
+/* ---------------------------------------------------------------------------------- shapes, factors */
+
+/* Capsules and cylinders come to rest at their radius or half height; masses and inertias follow from the
+ * shapes; a body locked to the x-z plane (the factors of a planar scene) does not leave it. */
+static void test_shapes_and_factors(void **state)
+{
+	(void)state;
+	lk_bt_world *w = make_world("pgs", 20);
+	add_ground(w);
+	lk_bt_body_def d = lk_bt_default_body_def();
+	d.shape = lk_bt_shape_capsule(0.2, 0.5, 0); /* lying along x */
+	d.mass = 2.0;
+	d.position[2] = 0.3;
+	int capsule;
+	assert_int_equal(lk_bt_body_create(w, &d, &capsule), LK_OK);
+	d = lk_bt_default_body_def();
+	d.shape = lk_bt_shape_cylinder(0.3, 0.4, 2); /* standing along z */
+	d.position[0] = 3;
+	d.position[2] = 0.45;
+	int cylinder;
+	assert_int_equal(lk_bt_body_create(w, &d, &cylinder), LK_OK);
+	d = lk_bt_default_body_def();
+	d.shape = lk_bt_shape_box(0.5, 0.5, 0.5);
+	d.mass = 3.0;
+	d.position[0] = -3;
+	d.position[2] = 0.5;
+	const double lf[3] = {1, 0, 1}, af[3] = {0, 1, 0};
+	memcpy(d.linear_factor, lf, sizeof lf);
+	memcpy(d.angular_factor, af, sizeof af);
+	d.linear_damping = 0.1;
+	int planar;
+	assert_int_equal(lk_bt_body_create(w, &d, &planar), LK_OK);
+	/* a static box as a step to slide the planar box against */
+	d = lk_bt_default_body_def();
+	d.mass = 0;
+	d.position[0] = -5;
+	d.position[2] = 0.5;
+	assert_int_equal(lk_bt_body_create(w, &d, NULL), LK_OK);
+
+	double m, I[3];
+	assert_int_equal(lk_bt_body_get_mass(w, planar, &m, I), LK_OK);
+	assert_double_equal(m, 3.0, 0);
+	for (int k = 0; k < 3; ++k)
+		assert_double_equal(I[k], 3.0 * (1.0 + 1.0) / 12.0, 1e-12); /* m (a^2 + b^2) / 12 */
+
+	/* push the planar box sideways, out of its plane, and towards the step */
+	const double kick[3] = {-12.0, 5.0, 0.0}, off[3] = {-3.0, 0.3, 0.5};
+	assert_int_equal(lk_bt_body_apply_impulse(w, planar, kick, off), LK_OK);
+	step(w, 180, NULL);
+	double p[3], q[4], v[3], om[3];
+	position(w, capsule, p);
+	assert_double_equal(p[2], 0.2, 2e-3);
+	position(w, cylinder, p);
+	assert_double_equal(p[2], 0.4, 2e-3);
+	assert_int_equal(lk_bt_body_get_transform(w, planar, p, q), LK_OK);
+	assert_int_equal(lk_bt_body_get_velocity(w, planar, v, om), LK_OK);
+	print_message("planar box at (%.4f, %.2e, %.4f), rotation (%.1e, %.3f, %.1e, %.3f)\n", p[0], p[1], p[2], q[0],
+	              q[1], q[2], q[3]);
+	assert_double_equal(p[1], 0.0, 1e-12);
+	assert_double_equal(q[0], 0.0, 1e-9); /* rotation about y only */
+	assert_double_equal(q[2], 0.0, 1e-9);
+	assert_double_equal(p[0], -4.0, 2e-3); /* stopped against the step (faces at -4.5 and -4.5) */
+	assert_double_equal(v[1], 0.0, 0);
+	assert_int_equal(lk_bt_world_fallbacks(w), 0);
+	lk_bt_world_destroy(w);
+}
+
+/* ---------------------------------------------------------------------------------- stepping, statistics */
+
+static void test_stats_and_advance(void **state)
+{
+	(void)state;
+	lk_bt_world *w = make_world("bullet-si", 12);
+	add_ground(w);
+	for (int i = 0; i < 3; ++i)
+		add_box(w, 0, 0, 0.5 + i, 0.5, 1.0);
+	lk_engine_step_stats s;
+	step(w, 60, &s); /* Bullet's box-box manifolds gather their four points over some steps */
+	/* Bullet stops early only once no impulse changes any more */
+	assert_true(s.iterations >= 1 && s.iterations <= 12);
+	assert_int_equal(s.stop_reason, s.iterations < 12 ? LK_STOP_ABSOLUTE : LK_STOP_ITERATIONS);
+	int sum = 0;
+	for (int k = 0; k < LK_ROW_KIND_COUNT; ++k)
+		sum += s.rows_by_kind[k];
+	assert_int_equal(sum, s.rows);
+	/* Bullet's box-box manifolds gather up to four points */
+	assert_true(s.rows_by_kind[LK_ROW_NORMAL] >= 9 && s.rows_by_kind[LK_ROW_NORMAL] <= 12);
+	assert_int_equal(s.rows_by_kind[LK_ROW_FRICTION], 2 * s.rows_by_kind[LK_ROW_NORMAL]);
+	assert_int_equal(s.bodies, 3);
+	assert_true(isfinite(s.res_before) && isfinite(s.res_after));
+	assert_true(s.res_after < s.res_before);
+	assert_true(s.step_seconds >= s.solve_seconds && s.solve_seconds > 0);
+
+	/* without residuals Bullet's solvers report counts only */
+	assert_int_equal(lk_bt_world_set_residuals(w, 0), LK_OK);
+	step(w, 1, &s);
+	assert_true(isnan(s.res_after));
+	assert_true(s.rows_by_kind[LK_ROW_NORMAL] >= 9);
+
+	/* switch to lcpkit mid-run; its iterations follow the world's unless the spec says */
+	assert_int_equal(lk_bt_world_set_solver(w, "psor:w=1.2"), LK_OK);
+	assert_string_equal(lk_bt_world_solver(w), "psor:w=1.2");
+	step(w, 1, &s);
+	assert_int_equal(s.iterations, 12);
+	assert_true(isfinite(s.res_after));
+	assert_int_equal(lk_bt_world_set_iterations(w, 7), LK_OK);
+	step(w, 1, &s);
+	assert_int_equal(s.iterations, 7);
+	assert_int_equal(lk_bt_world_set_solver(w, "pgs:iters=4"), LK_OK);
+	assert_int_equal(lk_bt_world_set_iterations(w, 9), LK_OK);
+	step(w, 1, &s);
+	assert_int_equal(s.iterations, 4);
+
+	/* advance: 2.5 fixed steps of time take two steps (Bullet keeps the rest) */
+	double t0 = lk_bt_world_time(w);
+	int n = -1;
+	assert_int_equal(lk_bt_world_advance(w, 2.5 * H, &n, &s), LK_OK);
+	assert_int_equal(n, 1); /* max_sub_steps is 1 by default */
+	assert_double_equal(lk_bt_world_time(w) - t0, H, 1e-12);
+	lk_bt_world_destroy(w);
+
+	lk_bt_world_def def = lk_bt_default_world_def();
+	def.max_sub_steps = 4;
+	assert_int_equal(lk_bt_world_create(&def, &w, NULL, 0), LK_OK);
+	assert_int_equal(lk_bt_world_advance(w, 2.5 * H, &n, NULL), LK_OK);
+	assert_int_equal(n, 2);
+	assert_int_equal(lk_bt_world_advance(w, 0.6 * H, &n, NULL), LK_OK);
+	assert_int_equal(n, 1);
+	assert_double_equal(lk_bt_world_time(w), 3 * H, 1e-12);
+	lk_bt_world_destroy(w);
+}
+
+/* ---------------------------------------------------------------------------------- invalid use */
+
+static void test_invalid_arguments(void **state)
+{
+	(void)state;
+	char err[256];
+	lk_bt_world *w = NULL;
+	lk_bt_world_def def = lk_bt_default_world_def();
+
+	/* creation */
+	assert_int_equal(lk_bt_world_create(NULL, &w, err, sizeof err), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_bt_world_create(&def, NULL, err, sizeof err), LK_ERR_INVALID_ARGUMENT);
+	def.fixed_time_step = 0;
+	assert_int_equal(lk_bt_world_create(&def, &w, err, sizeof err), LK_ERR_INVALID_ARGUMENT);
+	assert_null(w);
+	assert_true(strlen(err) > 0);
+	def = lk_bt_default_world_def();
+	def.gravity[1] = NAN;
+	assert_int_equal(lk_bt_world_create(&def, &w, err, sizeof err), LK_ERR_NONFINITE);
+	def = lk_bt_default_world_def();
+	def.solver = "no-such-method";
+	assert_int_equal(lk_bt_world_create(&def, &w, err, sizeof err), LK_ERR_PARSE);
+	assert_non_null(strstr(err, "no-such-method"));
+	assert_null(w);
+
+	/* a NULL world */
+	assert_int_equal(lk_bt_world_step(NULL, NULL), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_bt_world_set_solver(NULL, "pgs"), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_bt_body_create(NULL, NULL, NULL), LK_ERR_INVALID_ARGUMENT);
+	double p[3], q[4];
+	assert_int_equal(lk_bt_body_get_transform(NULL, 0, p, q), LK_ERR_INVALID_ARGUMENT);
+	assert_true(strlen(lk_bt_world_error(NULL)) > 0);
+	lk_bt_world_destroy(NULL);
+
+	w = make_world("bullet-si", 10);
+	int ground = add_ground(w);
+	int box = add_box(w, 0, 0, 0.5, 0.5, 1.0);
+
+	/* solvers */
+	assert_int_equal(lk_bt_world_set_solver(w, NULL), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_bt_world_set_solver(w, "bullet-foo"), LK_ERR_PARSE);
+	assert_int_equal(lk_bt_world_set_solver(w, "pgs:w=abc"), LK_ERR_PARSE);
+	assert_true(lk_bt_world_set_solver(w, "pgs:iters=0") != LK_OK);
+	assert_string_equal(lk_bt_world_solver(w), "bullet-si"); /* unchanged */
+	assert_int_equal(lk_bt_world_set_iterations(w, 0), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_bt_world_advance(w, -1.0, NULL, NULL), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_bt_world_advance(w, INFINITY, NULL, NULL), LK_ERR_INVALID_ARGUMENT);
+	double g[3] = {0, NAN, 0};
+	assert_int_equal(lk_bt_world_set_gravity(w, g), LK_ERR_NONFINITE);
+	assert_int_equal(lk_bt_world_set_gravity(w, NULL), LK_ERR_INVALID_ARGUMENT);
+
+	/* bodies */
+	lk_bt_body_def b = lk_bt_default_body_def();
+	b.mass = -1;
+	assert_int_equal(lk_bt_body_create(w, &b, NULL), LK_ERR_MASS);
+	b = lk_bt_default_body_def();
+	b.mass = NAN;
+	assert_int_equal(lk_bt_body_create(w, &b, NULL), LK_ERR_NONFINITE);
+	b = lk_bt_default_body_def();
+	b.position[2] = INFINITY;
+	assert_int_equal(lk_bt_body_create(w, &b, NULL), LK_ERR_NONFINITE);
+	b = lk_bt_default_body_def();
+	b.rotation[3] = 0;
+	assert_int_equal(lk_bt_body_create(w, &b, NULL), LK_ERR_INVALID_ARGUMENT);
+	b = lk_bt_default_body_def();
+	b.shape = lk_bt_shape_box(0.5, 0, 0.5);
+	assert_int_equal(lk_bt_body_create(w, &b, NULL), LK_ERR_INVALID_ARGUMENT);
+	b.shape = lk_bt_shape_plane(0, 0, 1, 0); /* a plane with mass */
+	assert_int_equal(lk_bt_body_create(w, &b, NULL), LK_ERR_MASS);
+	b.shape = lk_bt_shape_plane(0, 0, 0, 0);
+	b.mass = 0;
+	assert_int_equal(lk_bt_body_create(w, &b, NULL), LK_ERR_INVALID_ARGUMENT);
+	b = lk_bt_default_body_def();
+	b.shape = lk_bt_shape_capsule(0.2, 0.5, 3);
+	assert_int_equal(lk_bt_body_create(w, &b, NULL), LK_ERR_INVALID_ARGUMENT);
+	b.shape.type = (lk_bt_shape_type)99;
+	assert_int_equal(lk_bt_body_create(w, &b, NULL), LK_ERR_INVALID_ARGUMENT);
+	b = lk_bt_default_body_def();
+	b.restitution = 1.5;
+	assert_int_equal(lk_bt_body_create(w, &b, NULL), LK_ERR_INVALID_ARGUMENT);
+	b = lk_bt_default_body_def();
+	b.friction = -0.1;
+	assert_int_equal(lk_bt_body_create(w, &b, NULL), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_bt_world_body_count(w), 2); /* nothing was added */
+	assert_true(strlen(lk_bt_world_error(w)) > 0);
+
+	assert_int_equal(lk_bt_body_get_transform(w, -1, p, q), LK_ERR_OUT_OF_RANGE);
+	assert_int_equal(lk_bt_body_get_transform(w, 2, p, q), LK_ERR_OUT_OF_RANGE);
+	assert_int_equal(lk_bt_body_get_transform(w, box, NULL, NULL), LK_ERR_INVALID_ARGUMENT);
+	double v[3] = {0, 0, NAN}, z[3] = {0, 0, 0};
+	assert_int_equal(lk_bt_body_set_velocity(w, box, v, z), LK_ERR_NONFINITE);
+	assert_int_equal(lk_bt_body_set_velocity(w, ground, z, z), LK_ERR_INVALID_ARGUMENT);
+	double q0[4] = {0, 0, 0, 0};
+	assert_int_equal(lk_bt_body_set_transform(w, box, z, q0), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_bt_body_set_damping(w, box, 2.0, 0.0), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_bt_body_set_friction(w, box, NAN), LK_ERR_NONFINITE);
+	assert_int_equal(lk_bt_body_apply_impulse(w, box, v, NULL), LK_ERR_NONFINITE);
+	int points;
+	assert_int_equal(lk_bt_body_contact_count(w, box, NULL), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_bt_world_max_penetration(w, NULL), LK_ERR_INVALID_ARGUMENT);
+
+	/* ids are never reused */
+	int tmp = add_box(w, 5, 0, 0.5, 0.5, 1.0);
+	assert_int_equal(lk_bt_body_destroy(w, tmp), LK_OK);
+	assert_int_equal(lk_bt_body_destroy(w, tmp), LK_ERR_OUT_OF_RANGE);
+	assert_int_equal(lk_bt_body_get_velocity(w, tmp, v, z), LK_ERR_OUT_OF_RANGE);
+	int tmp2 = add_box(w, 5, 0, 0.5, 0.5, 1.0);
+	assert_true(tmp2 != tmp);
+
+	/* joints */
+	lk_bt_joint_def j = lk_bt_default_joint_def(LK_BT_JOINT_HINGE);
+	j.body_a = 99;
+	assert_int_equal(lk_bt_joint_create(w, &j, NULL), LK_ERR_OUT_OF_RANGE);
+	j.body_a = box;
+	j.body_b = box;
+	assert_int_equal(lk_bt_joint_create(w, &j, NULL), LK_ERR_INVALID_ARGUMENT);
+	j.body_a = ground;
+	j.body_b = LK_BT_WORLD;
+	assert_int_equal(lk_bt_joint_create(w, &j, NULL), LK_ERR_INVALID_ARGUMENT); /* static to static */
+	j.body_a = box;
+	j.axis[0] = 0;
+	assert_int_equal(lk_bt_joint_create(w, &j, NULL), LK_ERR_INVALID_ARGUMENT); /* zero axis */
+	j.axis[0] = 1;
+	j.motor_max_force = -1;
+	assert_int_equal(lk_bt_joint_create(w, &j, NULL), LK_ERR_INVALID_ARGUMENT);
+	j.motor_max_force = 0;
+	j.anchor[1] = NAN;
+	assert_int_equal(lk_bt_joint_create(w, &j, NULL), LK_ERR_NONFINITE);
+	j.anchor[1] = 0;
+	j.type = LK_BT_JOINT_COUNT;
+	assert_int_equal(lk_bt_joint_create(w, &j, NULL), LK_ERR_INVALID_ARGUMENT);
+	j.type = LK_BT_JOINT_POINT;
+	int pt;
+	assert_int_equal(lk_bt_joint_create(w, &j, &pt), LK_OK);
+	double x;
+	assert_int_equal(lk_bt_joint_get_position(w, pt, &x), LK_ERR_UNSUPPORTED);
+	assert_int_equal(lk_bt_joint_set_motor(w, pt, 1, 1.0, 1.0), LK_ERR_UNSUPPORTED);
+	assert_int_equal(lk_bt_joint_set_limits(w, 42, 0, 1), LK_ERR_OUT_OF_RANGE);
+	assert_int_equal(lk_bt_joint_destroy(w, pt), LK_OK);
+	assert_int_equal(lk_bt_joint_destroy(w, pt), LK_ERR_OUT_OF_RANGE);
+
+	/* recording */
+	lk_problem *rp = NULL;
+	assert_int_equal(lk_bt_world_recorded_problem(w, &rp), LK_ERR_STATE);
+	assert_null(rp);
+	assert_int_equal(lk_bt_world_recorded_problem(w, NULL), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_bt_world_set_recording(w, 1), LK_OK);
+	step(w, 1, NULL);
+	double one;
+	assert_int_equal(lk_bt_world_recorded_solution(w, &one, 1), LK_ERR_OUT_OF_RANGE);
+
+	/* after all that the world still runs */
+	step(w, 30, NULL);
+	assert_int_equal(lk_bt_body_contact_count(w, box, &points), LK_OK);
+	assert_true(points > 0);
+	double p2[3];
+	position(w, box, p2);
+	assert_double_equal(p2[2], 0.5, 2e-3);
+	lk_bt_world_destroy(w);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_box_rests_every_solver),
+		cmocka_unit_test(test_stack_stands_pgs),
+		cmocka_unit_test(test_stack_stands_amgs),
+		cmocka_unit_test(test_pendulum_keeps_length),
+		cmocka_unit_test(test_impulses_match_bullet_si),
+		cmocka_unit_test(test_adapter_writes_back_its_solution),
+		cmocka_unit_test(test_joints),
+		cmocka_unit_test(test_shapes_and_factors),
+		cmocka_unit_test(test_stats_and_advance),
+		cmocka_unit_test(test_invalid_arguments),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

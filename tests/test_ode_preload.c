@@ -1,0 +1,233 @@
+/* The preload library: an unmodified ODE program gives ODE's result without LCPKIT_SOLVER (and with
+ * LCPKIT_SOLVER=ode), lcpkit's with it (the same numbers as lk_ode_world_step on the same scene in this
+ * process), one clear line and ODE's result for an unknown solver, and a statistics file on request. */
+#include "test_util.h"
+
+#include "lcpkit/ode.h"
+#include "ode_preload_scene.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Runs the test program with the environment prefix env; returns its stdout (malloc'd), stderr in *err. */
+static char *run(const char *env, char **err)
+{
+	char errpath[] = "/tmp/lk_preload_errXXXXXX";
+	int fd = mkstemp(errpath);
+	assert_true(fd >= 0);
+	close(fd);
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd, "env -u LCPKIT_SOLVER -u LCPKIT_STATS %s '%s' 2>'%s'", env, LK_PRELOAD_PROG, errpath);
+	FILE *f = popen(cmd, "r");
+	assert_non_null(f);
+	size_t cap = 1 << 16, n = 0;
+	char *out = malloc(cap);
+	size_t k;
+	while ((k = fread(out + n, 1, cap - n - 1, f)) > 0)
+		n += k;
+	out[n] = '\0';
+	assert_int_equal(pclose(f), 0);
+	FILE *e = fopen(errpath, "r");
+	assert_non_null(e);
+	char *eb = calloc(1, 4096);
+	size_t en = fread(eb, 1, 4095, e);
+	eb[en] = '\0';
+	fclose(e);
+	unlink(errpath);
+	if (err)
+		*err = eb;
+	else
+		free(eb);
+	return out;
+}
+
+static char preload_env[2048];
+
+static const char *with_preload(const char *more)
+{
+	snprintf(preload_env, sizeof preload_env, "LD_PRELOAD='%s' %s", LK_PRELOAD_LIB, more);
+	return preload_env;
+}
+
+/* The same scene in this process on lk_ode_world_step with the solver the preload would use. */
+typedef struct linked {
+	lk_ode *ctx;
+	const char *spec;
+} linked;
+
+static void linked_body(dBodyID b, void *user)
+{
+	linked *l = user;
+	if (!l->ctx) {
+		lk_ode_def def = lk_ode_default_def();
+		def.solver = l->spec;
+		def.ode_residual = 0;
+		assert_int_equal(lk_ode_create(dBodyGetWorld(b), &def, &l->ctx, NULL, 0), LK_OK);
+	}
+	assert_int_equal(lk_ode_add_body(l->ctx, b), LK_OK); /* creation order, as the preload library sees it */
+}
+
+static int linked_step(dWorldID w, dReal h, void *user)
+{
+	(void)w;
+	linked *l = user;
+	return lk_ode_world_step(l->ctx, h) == LK_OK;
+}
+
+static char *run_linked(const char *spec)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+	linked l = {NULL, spec};
+	pl_scene_run(150, linked_step, linked_body, &l, f);
+	fclose(f);
+	lk_ode_destroy(l.ctx);
+	return buf;
+}
+
+static double max_abs_diff(const char *a, const char *b)
+{
+	double worst = 0;
+	for (int line = 0; line < 5; ++line) {
+		int ia, ib;
+		double x[6], y[6];
+		int ra = sscanf(a, "%d %lf %lf %lf %lf %lf %lf", &ia, &x[0], &x[1], &x[2], &x[3], &x[4], &x[5]);
+		int rb = sscanf(b, "%d %lf %lf %lf %lf %lf %lf", &ib, &y[0], &y[1], &y[2], &y[3], &y[4], &y[5]);
+		assert_int_equal(ra, 7);
+		assert_int_equal(rb, 7);
+		assert_int_equal(ia, ib);
+		for (int k = 0; k < 6; ++k)
+			worst = fmax(worst, fabs(x[k] - y[k]));
+		a = strchr(a, '\n') + 1;
+		b = strchr(b, '\n') + 1;
+	}
+	return worst;
+}
+
+static void test_without_solver_is_ode(void **state)
+{
+	(void)state;
+	char *plain = run("", NULL);
+	assert_true(strlen(plain) > 100);
+	char *err = NULL;
+	char *pre = run(with_preload(""), &err);
+	assert_string_equal(pre, plain);
+	assert_string_equal(err, "");
+	free(pre);
+	free(err);
+	pre = run(with_preload("LCPKIT_SOLVER=ode"), &err);
+	assert_string_equal(pre, plain);
+	assert_string_equal(err, "");
+	free(pre);
+	free(err);
+	/* statistics of ODE's own stepper (rows extracted, ODE's impulses read back) change nothing */
+	char path[] = "/tmp/lk_preload_odestatsXXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	char more[512];
+	snprintf(more, sizeof more, "LCPKIT_STATS='%s'", path);
+	pre = run(with_preload(more), &err);
+	assert_string_equal(pre, plain);
+	assert_string_equal(err, "");
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	char line[1024];
+	int lines = 0;
+	while (fgets(line, sizeof line, f))
+		lines += strstr(line, ",ode-quickstep,") != NULL;
+	fclose(f);
+	unlink(path);
+	assert_int_equal(lines, 150);
+	free(pre);
+	free(err);
+	free(plain);
+}
+
+static void test_with_solver_is_lcpkit(void **state)
+{
+	(void)state;
+	char *plain = run("", NULL);
+	char *err = NULL;
+	char *pre = run(with_preload("LCPKIT_SOLVER=pgs"), &err);
+	assert_string_equal(err, "");
+	char *linked = run_linked("pgs");
+	/* lcpkit's result: what lk_ode_world_step gives, to the last digit printed ... */
+	assert_string_equal(pre, linked);
+	/* ... and not ODE's */
+	assert_true(max_abs_diff(pre, plain) > 1e-6);
+	free(pre);
+	free(err);
+	pre = run(with_preload("LCPKIT_SOLVER='psor:w=1.2,iters=30'"), &err);
+	char *linked2 = run_linked("psor:w=1.2,iters=30");
+	assert_string_equal(pre, linked2);
+	assert_true(max_abs_diff(pre, linked) > 1e-9);
+	free(linked2);
+	free(linked);
+	free(pre);
+	free(err);
+	free(plain);
+}
+
+static void test_unknown_solver(void **state)
+{
+	(void)state;
+	char *plain = run("", NULL);
+	char *err = NULL;
+	char *pre = run(with_preload("LCPKIT_SOLVER=no-such-method"), &err);
+	assert_string_equal(pre, plain);
+	assert_non_null(strstr(err, "unknown solver"));
+	assert_non_null(strstr(err, "no-such-method"));
+	assert_non_null(strchr(err, '\n'));
+	assert_string_equal(strchr(err, '\n'), "\n"); /* exactly one line */
+	free(pre);
+	free(err);
+	free(plain);
+}
+
+static void test_stats_file(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/lk_preload_statsXXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	char more[512];
+	snprintf(more, sizeof more, "LCPKIT_SOLVER=pgs LCPKIT_STATS='%s'", path);
+	char *pre = run(with_preload(more), NULL);
+	free(pre);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	char line[1024];
+	assert_non_null(fgets(line, sizeof line, f));
+	assert_non_null(strstr(line, "res_after"));
+	int lines = 0, with_rows = 0;
+	while (fgets(line, sizeof line, f)) {
+		char world[64], solver[64];
+		long long step;
+		int bodies, rows;
+		assert_int_equal(sscanf(line, "%63[^,],%lld,%63[^,],%d,%d", world, &step, solver, &bodies, &rows), 5);
+		assert_string_equal(solver, "pgs");
+		assert_int_equal(step, lines);
+		with_rows += rows >= 5; /* at least the pendulum's hinge */
+		++lines;
+	}
+	fclose(f);
+	unlink(path);
+	assert_int_equal(lines, 150);
+	assert_int_equal(with_rows, 150);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_without_solver_is_ode),
+		cmocka_unit_test(test_with_solver_is_lcpkit),
+		cmocka_unit_test(test_unknown_solver),
+		cmocka_unit_test(test_stats_file),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

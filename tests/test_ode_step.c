@@ -1,0 +1,717 @@
+/* ODE plugin, the step: scenes keep their constraints on lcpkit's solvers, lcpkit's PGS configured like
+ * ODE's quickstep lands on quickstep's velocities, joint feedback is J^T lambda, ODE's own steppers report
+ * RES of their own impulses, warm starting, fallback and sleeping bodies behave. */
+#include "test_util.h"
+
+#include "lcpkit/ode.h"
+
+#include <ode/ode.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define H 0.01
+
+/* ----------------------------------------------------------------------------------------- scenes */
+
+typedef struct scene {
+	dWorldID w;
+	dSpaceID s;
+	dJointGroupID contacts;
+	double mu;
+	dBodyID box[16];
+	int nbox;
+	lk_ode *ctx;
+} scene;
+
+static void near_cb(void *data, dGeomID a, dGeomID b)
+{
+	scene *sc = data;
+	dContact c[8];
+	int n = dCollide(a, b, 8, &c[0].geom, sizeof c[0]);
+	for (int i = 0; i < n; ++i) {
+		c[i].surface.mode = dContactApprox1;
+		c[i].surface.mu = sc->mu;
+		dJointID j = dJointCreateContact(sc->w, sc->contacts, &c[i]);
+		dJointAttach(j, dGeomGetBody(a), dGeomGetBody(b));
+	}
+}
+
+static void scene_init(scene *sc)
+{
+	memset(sc, 0, sizeof *sc);
+	sc->w = dWorldCreate();
+	dWorldSetGravity(sc->w, 0, 0, -9.81);
+	sc->s = dHashSpaceCreate(0);
+	sc->contacts = dJointGroupCreate(0);
+	sc->mu = 0.5;
+	dCreatePlane(sc->s, 0, 0, 1, 0);
+}
+
+static dBodyID scene_box(scene *sc, double x, double y, double z)
+{
+	dBodyID b = dBodyCreate(sc->w);
+	dMass m;
+	dMassSetBox(&m, 1, 1, 1, 1);
+	dBodySetMass(b, &m);
+	dBodySetPosition(b, x, y, z);
+	dGeomID g = dCreateBox(sc->s, 1, 1, 1);
+	dGeomSetBody(g, b);
+	sc->box[sc->nbox++] = b;
+	return b;
+}
+
+static lk_status scene_solver(scene *sc, const char *spec)
+{
+	lk_ode_def def = lk_ode_default_def();
+	def.solver = spec;
+	char err[300];
+	lk_status st = lk_ode_create(sc->w, &def, &sc->ctx, err, sizeof err);
+	if (st == LK_OK)
+		st = lk_ode_add_space(sc->ctx, sc->s);
+	return st;
+}
+
+static void scene_collide(scene *sc)
+{
+	dJointGroupEmpty(sc->contacts);
+	dSpaceCollide(sc->s, sc, near_cb);
+}
+
+static lk_status scene_step(scene *sc)
+{
+	scene_collide(sc);
+	return lk_ode_world_step(sc->ctx, H);
+}
+
+static void scene_done(scene *sc)
+{
+	lk_ode_destroy(sc->ctx);
+	dJointGroupDestroy(sc->contacts);
+	dSpaceDestroy(sc->s);
+	dWorldDestroy(sc->w);
+}
+
+static double norm3(const dReal *v)
+{
+	return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+}
+
+/* ------------------------------------------------------------------------------- keeping constraints */
+
+static void test_resting_box(void **state)
+{
+	(void)state;
+	scene sc;
+	scene_init(&sc);
+	dBodyID b = scene_box(&sc, 0, 0, 0.5);
+	assert_int_equal(scene_solver(&sc, "pgs:warm=1"), LK_OK);
+	for (int i = 0; i < 200; ++i)
+		assert_int_equal(scene_step(&sc), LK_OK);
+	lk_engine_step_stats st;
+	assert_int_equal(lk_ode_get_stats(sc.ctx, &st), LK_OK);
+	assert_int_equal(st.rows, 12);
+	assert_int_equal(st.rows_by_kind[LK_ROW_NORMAL], 4);
+	assert_int_equal(st.rows_by_kind[LK_ROW_FRICTION], 8);
+	assert_int_equal(st.fallback, 0);
+	assert_int_equal(st.iterations, dWorldGetQuickStepNumIterations(sc.w));
+	const dReal *p = dBodyGetPosition(b);
+	assert_double_equal(p[2], 0.5, 2e-3);
+	assert_double_equal(p[0], 0.0, 1e-3);
+	assert_true(norm3(dBodyGetLinearVel(b)) < 1e-3);
+	assert_true(norm3(dBodyGetAngularVel(b)) < 1e-3);
+	/* warm started: the previous impulses already nearly solve this step */
+	assert_true(st.res_before < 1e-6);
+	scene_done(&sc);
+}
+
+static int run_stack(const char *spec)
+{
+	scene sc;
+	scene_init(&sc);
+	for (int i = 0; i < 10; ++i)
+		scene_box(&sc, 0, 0, 0.5 + i);
+	assert_int_equal(scene_solver(&sc, spec), LK_OK);
+	for (int i = 0; i < 500; ++i) {
+		lk_status st = scene_step(&sc);
+		if (st == LK_ERR_UNSUPPORTED) {
+			scene_done(&sc);
+			return 0;
+		}
+		assert_int_equal(st, LK_OK);
+		lk_engine_step_stats es;
+		lk_ode_get_stats(sc.ctx, &es);
+		assert_int_equal(es.fallback, 0);
+	}
+	/* 5 s later every box is still on the one below */
+	for (int i = 0; i < 10; ++i) {
+		const dReal *p = dBodyGetPosition(sc.box[i]);
+		assert_double_equal(p[2], 0.5 + i, 0.02);
+		assert_true(fabs(p[0]) < 0.1 && fabs(p[1]) < 0.1);
+		assert_true(norm3(dBodyGetLinearVel(sc.box[i])) < 0.3);
+	}
+	scene_done(&sc);
+	return 1;
+}
+
+static void test_stack_pgs(void **state)
+{
+	(void)state;
+	assert_true(run_stack("pgs"));
+}
+
+static void test_stack_amgs(void **state)
+{
+	(void)state;
+	if (!run_stack("amgs"))
+		skip(); /* the method is not in this build */
+	assert_true(run_stack("amgs:alpha=0.3"));
+}
+
+static void test_hinge_pendulum(void **state)
+{
+	(void)state;
+	dWorldID w = dWorldCreate();
+	dWorldSetGravity(w, 0, 0, -9.81);
+	dBodyID b = dBodyCreate(w);
+	dMass m;
+	dMassSetBox(&m, 1, 0.5, 0.5, 0.5);
+	dBodySetMass(b, &m);
+	dBodySetPosition(b, 1, 0, 2);
+	dJointID j = dJointCreateHinge(w, 0);
+	dJointAttach(j, b, 0);
+	dJointSetHingeAnchor(j, 0, 0, 2);
+	dJointSetHingeAxis(j, 0, 1, 0);
+	lk_ode *ctx = NULL;
+	assert_int_equal(lk_ode_create(w, NULL, &ctx, NULL, 0), LK_OK);
+	lk_ode_add_body(ctx, b);
+	double min_x = 1, worst = 0;
+	for (int i = 0; i < 200; ++i) {
+		assert_int_equal(lk_ode_world_step(ctx, H), LK_OK);
+		dVector3 a1, a2;
+		dJointGetHingeAnchor(j, a1);
+		dJointGetHingeAnchor2(j, a2);
+		double d[3] = {a1[0] - a2[0], a1[1] - a2[1], a1[2] - a2[2]};
+		worst = fmax(worst, norm3(d));
+		/* it turns about y only */
+		const dReal *om = dBodyGetAngularVel(b);
+		assert_true(fabs(om[0]) < 1e-6 && fabs(om[2]) < 1e-6);
+		const dReal *p = dBodyGetPosition(b);
+		assert_double_equal(p[1], 0.0, 1e-6);
+		min_x = fmin(min_x, p[0]);
+	}
+	/* first-order error reduction (ERP 0.2) lets the anchors drift a little while it swings; ODE's own
+	 * quickstep drifts about as far on this pendulum */
+	assert_true(worst < 5e-3);
+	assert_true(min_x < -0.5); /* it swung through */
+	lk_ode_destroy(ctx);
+	dWorldDestroy(w);
+}
+
+static void test_slider(void **state)
+{
+	(void)state;
+	dWorldID w = dWorldCreate();
+	dWorldSetGravity(w, 0, 0, -9.81);
+	dBodyID b = dBodyCreate(w);
+	dMass m;
+	dMassSetBox(&m, 1, 0.2, 0.2, 0.2);
+	dBodySetMass(b, &m);
+	dBodySetPosition(b, 0, 0, 5);
+	dJointID j = dJointCreateSlider(w, 0);
+	dJointAttach(j, b, 0);
+	double a[3] = {1 / sqrt(2.0), 0, 1 / sqrt(2.0)};
+	dJointSetSliderAxis(j, a[0], a[1], a[2]);
+	lk_ode *ctx = NULL;
+	assert_int_equal(lk_ode_create(w, NULL, &ctx, NULL, 0), LK_OK);
+	lk_ode_add_body(ctx, b);
+	int n = 50;
+	for (int i = 0; i < n; ++i)
+		assert_int_equal(lk_ode_world_step(ctx, H), LK_OK);
+	const dReal *p = dBodyGetPosition(b);
+	double d[3] = {p[0], p[1], p[2] - 5};
+	double along = d[0] * a[0] + d[2] * a[2];
+	double across[3] = {d[0] - along * a[0], d[1], d[2] - along * a[2]};
+	assert_true(norm3(across) < 1e-3);
+	/* sliding down the axis under g sin 45: s = -g/sqrt(2) h^2 n(n+1)/2 with ODE's symplectic Euler */
+	double expect = -9.81 / sqrt(2.0) * H * H * n * (n + 1) / 2;
+	assert_double_equal(along, expect, 0.01 * fabs(expect));
+	const dReal *q = dBodyGetQuaternion(b);
+	assert_double_equal(fabs(q[0]), 1.0, 1e-6);
+	lk_ode_destroy(ctx);
+	dWorldDestroy(w);
+}
+
+/* --------------------------------------------------------------------- against ODE's quickstep */
+
+/* The joints of the island that starts at `start`, in the order ODE's island builder lists them: depth
+ * first from the body, each body's joints in its list order, the bodies reached pushed on a stack. */
+static int ode_island_joints(dBodyID start, dJointID *out, int cap)
+{
+	dBodyID stack[64], seen[64];
+	int nstack = 0, nseen = 0, n = 0;
+	seen[nseen++] = start;
+	dBodyID b = start;
+	for (;;) {
+		for (int i = 0; i < dBodyGetNumJoints(b); ++i) {
+			dJointID j = dBodyGetJoint(b, i);
+			int dup = 0;
+			for (int k = 0; k < n; ++k)
+				dup |= out[k] == j;
+			if (dup || !dJointIsEnabled(j))
+				continue;
+			assert_true(n < cap);
+			out[n++] = j;
+			dBodyID o = dJointGetBody(j, 0) == b ? dJointGetBody(j, 1) : dJointGetBody(j, 0);
+			int known = !o;
+			for (int k = 0; k < nseen; ++k)
+				known |= seen[k] == o;
+			if (!known) {
+				seen[nseen++] = o;
+				stack[nstack++] = o;
+			}
+		}
+		if (!nstack)
+			break;
+		b = stack[--nstack];
+	}
+	return n;
+}
+
+/* The problem p with its rows in the order perm (findex renumbered) and lambda as the start. */
+static lk_problem *permuted(lk_problem *p, const int *perm, const double *lambda)
+{
+	int n = lk_problem_row_count(p), nb = lk_problem_body_count(p);
+	lk_problem *q = lk_problem_create(LK_FORM_ROWS);
+	for (int i = 0; i < nb; ++i)
+		assert_int_equal(lk_problem_add_body(q, lk_problem_body(p, i), NULL), LK_OK);
+	int *where = malloc((size_t)n * sizeof(int));
+	double *l = malloc((size_t)n * sizeof(double));
+	for (int i = 0; i < n; ++i)
+		where[perm[i]] = i;
+	for (int i = 0; i < n; ++i) {
+		lk_row_def d;
+		lk_problem_get_row(p, perm[i], &d);
+		if (d.findex >= 0)
+			d.findex = where[d.findex];
+		assert_int_equal(lk_problem_add_row(q, &d, NULL), LK_OK);
+		l[i] = lambda[perm[i]];
+	}
+	assert_int_equal(lk_problem_set_lambda(q, l, n), LK_OK);
+	free(where);
+	free(l);
+	return q;
+}
+
+/* One step of a small scene (a box on the ground carrying a ball-jointed box carrying a hinged box), with
+ * ODE's default 20 iterations. ODE 0.16.2's quickstep sweeps its rows as PSOR with w = 1.3 from zero in
+ * this order: the island's joints as its island builder lists them, rows without findex first, rows with
+ * findex after; at iterations 8, 16, ... it shuffles the whole order with dRandInt (ODE's global generator).
+ * lcpkit's PSOR with the same w on the rows in that order, run in chunks of 8 iterations between replayed
+ * shuffles (each chunk warm-started from the last, which continues the sweep exactly), must land on
+ * quickstep's velocities to rounding. */
+static void test_pgs_matches_quickstep(void **state)
+{
+	(void)state;
+	scene sc;
+	scene_init(&sc);
+	dBodyID b0 = scene_box(&sc, 0, 0, 0.499);
+	dBodyID b1 = dBodyCreate(sc.w), b2 = dBodyCreate(sc.w);
+	dMass m;
+	dMassSetBox(&m, 1, 0.5, 0.5, 0.5);
+	dBodySetMass(b1, &m);
+	dBodySetMass(b2, &m);
+	dBodySetPosition(b1, 0.2, 0.1, 1.3);
+	dBodySetPosition(b2, 0.4, 0.3, 1.9);
+	dBodySetLinearVel(b0, 0.3, -0.1, -0.2);
+	dBodySetAngularVel(b0, 0.1, 0.2, 0.3);
+	dBodySetLinearVel(b2, -0.5, 0.2, 0.1);
+	dJointID ball = dJointCreateBall(sc.w, 0);
+	dJointAttach(ball, b0, b1);
+	dJointSetBallAnchor(ball, 0.1, 0.05, 1.0);
+	dJointID hinge = dJointCreateHinge(sc.w, 0);
+	dJointAttach(hinge, b2, b1);
+	dJointSetHingeAnchor(hinge, 0.3, 0.2, 1.6);
+	dJointSetHingeAxis(hinge, 1, 1, 0);
+	const int iters = dWorldGetQuickStepNumIterations(sc.w);
+	assert_int_equal(iters, 20);
+	assert_int_equal(scene_solver(&sc, "pgs"), LK_OK);
+	scene_collide(&sc);
+
+	lk_problem *p = lk_problem_create(LK_FORM_ROWS);
+	assert_int_equal(lk_ode_extract(sc.ctx, H, p), LK_OK);
+	int n = lk_problem_row_count(p), nb = lk_problem_body_count(p);
+	assert_int_equal(nb, 3);
+	assert_true(n >= 3 + 5 + 3);
+	unsigned long seed = dRandGetSeed();
+	dWorldQuickStep(sc.w, H);
+	unsigned long seed_after = dRandGetSeed();
+	assert_true(seed_after != seed);
+
+	/* ODE's row order: the island starts at the world's first body, the one created last */
+	dJointID order_j[32];
+	int nj = ode_island_joints(b2, order_j, 32);
+	int *ode_rows = malloc((size_t)n * sizeof(int)), *perm = malloc((size_t)n * sizeof(int));
+	double *lambda = calloc((size_t)n, sizeof(double));
+	int k = 0;
+	for (int a = 0; a < nj; ++a)
+		for (int r = 0; r < n; ++r)
+			if (lk_ode_problem_joint(sc.ctx, r, NULL) == order_j[a])
+				ode_rows[k++] = r;
+	assert_int_equal(k, n);
+	int nh = 0;
+	for (int pass = 0; pass < 2; ++pass)
+		for (int i = 0; i < n; ++i) {
+			lk_row_def d;
+			lk_problem_get_row(p, ode_rows[i], &d);
+			if ((d.findex >= 0) == pass)
+				perm[nh++] = ode_rows[i];
+		}
+	dRandSetSeed(seed);
+	for (int it = 0; it < iters; it += 8) {
+		if (it > 0)
+			for (int i = 1; i < n; ++i) {
+				int s = dRandInt(i + 1);
+				int t = perm[i];
+				perm[i] = perm[s];
+				perm[s] = t;
+			}
+		lk_problem *q = permuted(p, perm, lambda);
+		lk_solver_config cfg;
+		char spec[64], err[200];
+		snprintf(spec, sizeof spec, "psor:w=1.3,iters=%d,warm=%d", iters - it < 8 ? iters - it : 8, it > 0);
+		assert_int_equal(lk_config_parse(spec, &cfg, err, sizeof err), LK_OK);
+		assert_double_equal(cfg.sor_w, dWorldGetQuickStepW(sc.w), 0.0);
+		assert_int_equal(lk_solve(q, &cfg, NULL, NULL), LK_OK);
+		for (int i = 0; i < n; ++i)
+			lambda[perm[i]] = lk_problem_lambda(q)[i];
+		lk_problem_destroy(q);
+	}
+	/* the replay drew exactly the numbers quickstep drew */
+	assert_int_equal(dRandGetSeed(), seed_after);
+	assert_int_equal(lk_problem_set_lambda(p, lambda, n), LK_OK);
+	double worst = 0, moved = 0;
+	for (int i = 0; i < nb; ++i) {
+		double du[6];
+		lk_problem_delta_velocity(p, i, du);
+		dBodyID b = lk_ode_problem_body(sc.ctx, i);
+		const dReal *v = dBodyGetLinearVel(b), *om = dBodyGetAngularVel(b);
+		const double *u = lk_problem_body(p, i)->u;
+		for (int c = 0; c < 3; ++c) {
+			worst = fmax(worst, fabs(u[c] + du[c] - v[c]));
+			worst = fmax(worst, fabs(u[3 + c] + du[3 + c] - om[c]));
+			moved = fmax(moved, fabs(du[c]));
+		}
+	}
+	assert_true(moved > 0.01); /* the constraints did something */
+	assert_true(worst < 1e-12);
+	/* without the replayed shuffles (one order throughout) the result is measurably different */
+	lk_solver_config cfg;
+	char err[200];
+	assert_int_equal(lk_config_parse("psor:w=1.3,warm=0", &cfg, err, sizeof err), LK_OK);
+	cfg.max_iterations = iters;
+	lk_problem *q = permuted(p, ode_rows, lambda);
+	assert_int_equal(lk_solve(q, &cfg, NULL, NULL), LK_OK);
+	double diff = 0;
+	for (int i = 0; i < nb; ++i) {
+		double dq[6], dp[6];
+		lk_problem_delta_velocity(p, i, dp);
+		lk_problem_delta_velocity(q, i, dq);
+		for (int c = 0; c < 6; ++c)
+			diff = fmax(diff, fabs(dp[c] - dq[c]));
+	}
+	assert_true(diff > 1e-9);
+	lk_problem_destroy(q);
+	free(lambda);
+	free(perm);
+	free(ode_rows);
+	lk_problem_destroy(p);
+	(void)b0;
+	scene_done(&sc);
+}
+
+/* Converged on a problem with a unique solution (a soft chain), a whole lk_ode_world_step and a whole
+ * dWorldQuickStep end in the same state. */
+static void build_chain(dWorldID w, dBodyID *b, int n)
+{
+	dWorldSetGravity(w, 0, 0, -9.81);
+	dWorldSetCFM(w, 1e-6);
+	dMass m;
+	dMassSetBox(&m, 1, 0.3, 0.3, 0.3);
+	for (int i = 0; i < n; ++i) {
+		b[i] = dBodyCreate(w);
+		dBodySetMass(b[i], &m);
+		dBodySetPosition(b[i], 0.5 * (i + 1), 0.1 * i, 3);
+		dBodySetAngularVel(b[i], 0.2 * i, 0.1, -0.3);
+		dJointID j = i % 2 ? dJointCreateBall(w, 0) : dJointCreateHinge(w, 0);
+		dJointAttach(j, b[i], i ? b[i - 1] : 0);
+		if (i % 2)
+			dJointSetBallAnchor(j, 0.5 * i + 0.25, 0.1 * i - 0.05, 3);
+		else {
+			dJointSetHingeAnchor(j, 0.5 * i + 0.25, 0.1 * i - 0.05, 3);
+			dJointSetHingeAxis(j, 0, 1, 0.2);
+		}
+	}
+}
+
+static void test_step_matches_quickstep_converged(void **state)
+{
+	(void)state;
+	dWorldID w1 = dWorldCreate(), w2 = dWorldCreate();
+	dBodyID b1[5], b2[5];
+	build_chain(w1, b1, 5);
+	build_chain(w2, b2, 5);
+	dWorldSetQuickStepNumIterations(w1, 400);
+	dWorldSetQuickStepNumIterations(w2, 400);
+	lk_ode *ctx = NULL;
+	assert_int_equal(lk_ode_create(w2, NULL, &ctx, NULL, 0), LK_OK);
+	lk_ode_add_body(ctx, b2[4]);
+	for (int s = 0; s < 3; ++s) {
+		dWorldQuickStep(w1, H);
+		assert_int_equal(lk_ode_world_step(ctx, H), LK_OK);
+	}
+	lk_engine_step_stats st;
+	lk_ode_get_stats(ctx, &st);
+	assert_int_equal(st.rows, 3 * 5 + 2 * 3); /* 3 hinges, 2 balls */
+	assert_true(st.res_after < 1e-8);
+	for (int i = 0; i < 5; ++i) {
+		const dReal *p1 = dBodyGetPosition(b1[i]), *p2 = dBodyGetPosition(b2[i]);
+		const dReal *v1 = dBodyGetLinearVel(b1[i]), *v2 = dBodyGetLinearVel(b2[i]);
+		const dReal *w1v = dBodyGetAngularVel(b1[i]), *w2v = dBodyGetAngularVel(b2[i]);
+		for (int c = 0; c < 3; ++c) {
+			assert_double_equal(p1[c], p2[c], 1e-9);
+			assert_double_equal(v1[c], v2[c], 1e-7);
+			assert_double_equal(w1v[c], w2v[c], 1e-7);
+		}
+	}
+	lk_ode_destroy(ctx);
+	dWorldDestroy(w1);
+	dWorldDestroy(w2);
+}
+
+/* ------------------------------------------------------------------------- feedback and statistics */
+
+static void test_feedback_is_jt_lambda(void **state)
+{
+	(void)state;
+	dWorldID w = dWorldCreate();
+	dBodyID b[3];
+	build_chain(w, b, 3);
+	lk_ode *ctx = NULL;
+	assert_int_equal(lk_ode_create(w, NULL, &ctx, NULL, 0), LK_OK);
+	lk_ode_add_body(ctx, b[0]);
+	dJointID j = dBodyGetJoint(b[1], 0); /* the ball between b2 and b1? the newest joint of b1 */
+	static dJointFeedback fb;
+	dJointSetFeedback(j, &fb);
+	lk_problem *p = lk_problem_create(LK_FORM_ROWS);
+	for (int s = 0; s < 3; ++s) {
+		/* the step's problem and its solution, computed beside the step from the same state */
+		assert_int_equal(lk_ode_extract(ctx, H, p), LK_OK);
+		lk_solver_config cfg = lk_ode_get_config(ctx);
+		assert_int_equal(lk_solve(p, &cfg, NULL, NULL), LK_OK);
+		double f[12] = {0};
+		int rows = 0;
+		for (int r = 0; r < lk_problem_row_count(p); ++r) {
+			if (lk_ode_problem_joint(ctx, r, NULL) != j)
+				continue;
+			lk_row_def d;
+			lk_problem_get_row(p, r, &d);
+			double lam = lk_problem_lambda(p)[r];
+			for (int k = 0; k < 6; ++k) {
+				f[k] += d.J[0][k] * lam / H;
+				f[6 + k] += d.J[1][k] * lam / H;
+			}
+			++rows;
+		}
+		assert_true(rows > 0);
+		assert_int_equal(lk_ode_world_step(ctx, H), LK_OK);
+		for (int k = 0; k < 3; ++k) {
+			assert_double_equal(fb.f1[k], f[k], 1e-9);
+			assert_double_equal(fb.t1[k], f[3 + k], 1e-9);
+			assert_double_equal(fb.f2[k], f[6 + k], 1e-9);
+			assert_double_equal(fb.t2[k], f[9 + k], 1e-9);
+		}
+		assert_true(norm3(fb.f1) > 1e-3); /* a real force */
+	}
+	/* ODE's own stepper: the plugin reads ODE's impulses back from dJointFeedback; dWorldStep solves the
+	 * LCP exactly, so its RES on the plugin's rows is rounding, which checks rows, conversion and the
+	 * recovery at once. The application's own feedback stays attached and filled. */
+	assert_int_equal(lk_ode_set_solver(ctx, "ode-step"), LK_OK);
+	assert_int_equal(lk_ode_world_step(ctx, H), LK_OK);
+	lk_engine_step_stats st;
+	lk_ode_get_stats(ctx, &st);
+	assert_true(st.res_before > 1e-3);
+	assert_true(st.res_after < 1e-9 * st.res_before);
+	assert_true(dJointGetFeedback(j) == &fb);
+	assert_true(dJointGetFeedback(dBodyGetJoint(b[0], 0)) == NULL);
+	assert_true(norm3(fb.f1) > 1e-3);
+	/* quickstep: 20 sweeps leave a residual, smaller than at the start */
+	assert_int_equal(lk_ode_set_solver(ctx, "ode-quickstep"), LK_OK);
+	assert_int_equal(lk_ode_world_step(ctx, H), LK_OK);
+	lk_ode_get_stats(ctx, &st);
+	assert_int_equal(st.iterations, 20);
+	assert_true(st.res_after < st.res_before);
+	assert_true(st.res_after > 1e-9 * st.res_before);
+	lk_problem_destroy(p);
+	lk_ode_destroy(ctx);
+	dWorldDestroy(w);
+}
+
+/* A problem the core rejects (negative CFM) falls back to ODE's quickstep, which then produces exactly
+ * ODE's step; the fallbacks are counted. */
+static void test_fallback(void **state)
+{
+	(void)state;
+	dWorldID w1 = dWorldCreate(), w2 = dWorldCreate();
+	dBodyID b1[3], b2[3];
+	build_chain(w1, b1, 3);
+	build_chain(w2, b2, 3);
+	dWorldSetCFM(w1, -1e-7);
+	dWorldSetCFM(w2, -1e-7);
+	lk_ode *ctx = NULL;
+	assert_int_equal(lk_ode_create(w2, NULL, &ctx, NULL, 0), LK_OK);
+	lk_ode_add_body(ctx, b2[0]);
+	for (int s = 0; s < 2; ++s) {
+		unsigned long seed = dRandGetSeed();
+		dWorldQuickStep(w1, H);
+		dRandSetSeed(seed);
+		assert_int_equal(lk_ode_world_step(ctx, H), LK_ERR_BOUNDS);
+		assert_non_null(strstr(lk_ode_error(ctx), "negative constraint force mixing"));
+		lk_engine_step_stats st;
+		lk_ode_get_stats(ctx, &st);
+		assert_int_equal(st.fallback, 1);
+		assert_int_equal(st.fallback_total, s + 1);
+	}
+	for (int i = 0; i < 3; ++i)
+		for (int c = 0; c < 3; ++c) {
+			assert_double_equal(dBodyGetPosition(b1[i])[c], dBodyGetPosition(b2[i])[c], 0.0);
+			assert_double_equal(dBodyGetLinearVel(b1[i])[c], dBodyGetLinearVel(b2[i])[c], 0.0);
+		}
+	lk_ode_destroy(ctx);
+	dWorldDestroy(w1);
+	dWorldDestroy(w2);
+}
+
+/* Auto-disable keeps working: a two-box stack falls asleep as one island, keeps no constraint forces in
+ * its accumulators, and a touch on the top box wakes both (ODE's island wakes through the joints). */
+static void test_auto_disable(void **state)
+{
+	(void)state;
+	scene sc;
+	scene_init(&sc);
+	dWorldSetAutoDisableFlag(sc.w, 1);
+	dWorldSetAutoDisableSteps(sc.w, 5);
+	dWorldSetAutoDisableTime(sc.w, 0);
+	dWorldSetAutoDisableLinearThreshold(sc.w, 0.05);
+	dWorldSetAutoDisableAngularThreshold(sc.w, 0.05);
+	dBodyID lo = scene_box(&sc, 0, 0, 0.5), hi = scene_box(&sc, 0, 0, 1.5);
+	assert_int_equal(scene_solver(&sc, "pgs:iters=40"), LK_OK);
+	int slept = -1;
+	for (int i = 0; i < 400 && slept < 0; ++i) {
+		assert_int_equal(scene_step(&sc), LK_OK);
+		assert_int_equal(dBodyIsEnabled(lo), dBodyIsEnabled(hi)); /* one island */
+		if (!dBodyIsEnabled(lo))
+			slept = i;
+	}
+	assert_true(slept > 0);
+	assert_true(norm3(dBodyGetForce(lo)) == 0 && norm3(dBodyGetForce(hi)) == 0);
+	assert_true(norm3(dBodyGetTorque(lo)) == 0);
+	for (int i = 0; i < 5; ++i)
+		assert_int_equal(scene_step(&sc), LK_OK);
+	assert_false(dBodyIsEnabled(lo));
+	assert_double_equal(dBodyGetPosition(hi)[2], 1.5, 5e-3);
+	dBodyEnable(hi);
+	dBodySetLinearVel(hi, 0.5, 0, 0);
+	assert_int_equal(scene_step(&sc), LK_OK);
+	assert_true(dBodyIsEnabled(lo));
+	scene_done(&sc);
+}
+
+/* Joints are warm-started by handle: a chain hanging at rest needs the same impulses every step, so the
+ * warm start nearly solves it; impulses scale with the step length. */
+static void test_warm_start_joints(void **state)
+{
+	(void)state;
+	dWorldID w = dWorldCreate();
+	dWorldSetGravity(w, 0, 0, -9.81);
+	dMass m;
+	dMassSetBox(&m, 1, 0.3, 0.3, 0.3);
+	dBodyID b[3];
+	for (int i = 0; i < 3; ++i) {
+		b[i] = dBodyCreate(w);
+		dBodySetMass(b[i], &m);
+		dBodySetPosition(b[i], 0, 0, 3 - 0.5 * i);
+		dJointID j = i == 1 ? dJointCreateHinge(w, 0) : dJointCreateBall(w, 0);
+		dJointAttach(j, b[i], i ? b[i - 1] : 0);
+		if (i == 1) {
+			dJointSetHingeAnchor(j, 0, 0, 3.25 - 0.5 * i);
+			dJointSetHingeAxis(j, 1, 0, 0);
+		} else {
+			dJointSetBallAnchor(j, 0, 0, 3.25 - 0.5 * i);
+		}
+	}
+	lk_ode *ctx = NULL;
+	lk_ode_def def = lk_ode_default_def();
+	def.solver = "pgs:warm=1";
+	assert_int_equal(lk_ode_create(w, &def, &ctx, NULL, 0), LK_OK);
+	lk_ode_add_body(ctx, b[2]);
+	lk_engine_step_stats st;
+	for (int s = 0; s < 30; ++s)
+		assert_int_equal(lk_ode_world_step(ctx, H), LK_OK);
+	lk_ode_get_stats(ctx, &st);
+	double warm = st.res_before;
+	assert_true(st.res_after < 1e-6);
+	/* the warm start, read back through an extraction, scales with h */
+	lk_problem *p = lk_problem_create(LK_FORM_ROWS), *p2 = lk_problem_create(LK_FORM_ROWS);
+	assert_int_equal(lk_ode_extract(ctx, H, p), LK_OK);
+	assert_int_equal(lk_ode_extract(ctx, 2 * H, p2), LK_OK);
+	int n = lk_problem_row_count(p);
+	assert_int_equal(n, 3 + 5 + 3);
+	double big = 0;
+	for (int r = 0; r < n; ++r) {
+		assert_double_equal(lk_problem_lambda(p2)[r], 2 * lk_problem_lambda(p)[r], 1e-15);
+		big = fmax(big, fabs(lk_problem_lambda(p)[r]));
+	}
+	assert_true(big > 0.007); /* it carries the weight: 3 x 0.027 kg x 9.81 m/s^2 x 0.01 s = 0.008 N s */
+	assert_int_equal(lk_ode_set_solver(ctx, "pgs"), LK_OK); /* cold */
+	assert_int_equal(lk_ode_world_step(ctx, H), LK_OK);
+	lk_ode_get_stats(ctx, &st);
+	assert_true(warm < 1e-3 * st.res_before);
+	lk_problem_destroy(p);
+	lk_problem_destroy(p2);
+	lk_ode_destroy(ctx);
+	dWorldDestroy(w);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	dInitODE2(0);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	dCloseODE();
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_resting_box),
+		cmocka_unit_test(test_stack_pgs),
+		cmocka_unit_test(test_stack_amgs),
+		cmocka_unit_test(test_hinge_pendulum),
+		cmocka_unit_test(test_slider),
+		cmocka_unit_test(test_pgs_matches_quickstep),
+		cmocka_unit_test(test_step_matches_quickstep_converged),
+		cmocka_unit_test(test_feedback_is_jt_lambda),
+		cmocka_unit_test(test_fallback),
+		cmocka_unit_test(test_auto_disable),
+		cmocka_unit_test(test_warm_start_joints),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
