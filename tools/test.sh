@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite: an optimised build and an address/undefined-sanitizer build, each with every test.
+# The whole test suite: an optimised build and an address/undefined-sanitizer build, each with every test;
+# valgrind over a few unit tests and a short run of the fuzz targets (docs/reliability.md).
 # usage: tools/test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,6 +10,18 @@ jobs="$(nproc)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$jobs"
 ctest --test-dir build --output-on-failure -j"$jobs"
+
+# memcheck of a few fast unit tests under valgrind (docs/reliability.md): the problem, the file reader with
+# its fuzz corpus, the solver guards
+for t in test_problem test_io test_fuzz_problem_read test_guards; do
+  LK_TEST_DATA="$PWD/tests/data" LK_FUZZ_DIR="$PWD/tests/fuzz" \
+    valgrind --quiet --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+    "build/tests/$t" >/dev/null
+done
+echo "valgrind memcheck: 4 tests clean"
+
+# libFuzzer targets, LK_FUZZ_SECONDS (default 60) each, in their own clang tree build-fuzz/
+tools/fuzz.sh "${LK_FUZZ_SECONDS:-60}"
 
 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DLCPKIT_SANITIZE=ON >/dev/null
 cmake --build build-sanitize -j"$jobs"

@@ -41,13 +41,15 @@ lk_solver_config lk_default_config(lk_method method)
 	c.seed = 1;
 
 	/* Miyamoto & Yamashita 2019: gamma = 2 throughout. alpha = 1/gamma (their Remark 4.4, AMGS[D/gamma] of
-	 * Table 1) reproduces the PGS iterates exactly (amgs.c), and their Figures 6-8 favour about 0.2. Measured
-	 * with `lcpkit bench amgs` (docs/benchmarks.md): alpha = 0.1-0.2 needs 0.2-0.4 of PGS's sweeps on
-	 * frictionless stacks and packings, but fails to reach RES < 1e-4 on frictional packings (0.1 from 500
-	 * rows, 0.2 from about 1,600 rows); alpha = 0.3 reached it on every problem measured, with 0.5-0.6 of
-	 * PGS's sweeps on stacks and packings with and without friction, and no worse than PGS on box stacks,
-	 * chains and inclines. Hence 0.3, over-relaxation 2 / (1 + alpha gamma) = 1.25 on rows inside their
-	 * bounds. */
+	 * Table 1) reproduces the PGS iterates exactly (amgs.c); their Figures 6-8 favour about 0.2. Measured
+	 * from lambda = 0 to RES < 1e-4 (`lcpkit bench amgs`, docs/benchmarks.md): frictionless, sweeps relative
+	 * to PGS are 0.20-0.46 for alpha = 0.1, 0.32-0.40 for 0.2 and 0.56-0.60 for 0.3 (stack of 150 spheres,
+	 * packings of 517 to 9,937 rows). With friction (mu = 0.5 packings of 501, 1,629 and 1,965 rows) alpha =
+	 * 0.1 never gets there, 0.2 does not on the 1,629-row packing and needs 1.03x PGS on the 1,965-row one,
+	 * while 0.3 gets there on all, with 0.53-0.81x PGS (0.60x on the stack with mu = 0.1), and with 0.91-1.0x
+	 * on the box stack, heavy-on-light, chain and incline generators (on a 10,206-row frictional packing no
+	 * alpha reaches it in 39,192 sweeps; 0.3 ends at RES 8.7e-4, PGS at 7.9e-4). So 0.3: robust first, fast
+	 * second; it over-relaxes rows inside their bounds by 2 / (1 + alpha gamma) = 1.25. */
 	c.amgs.gamma = 2.0;
 	c.amgs.alpha = 0.3;
 	c.amgs.omega = LK_AMGS_OMEGA_ALPHA_D;

@@ -82,11 +82,10 @@ static inline void lk__st2(double *x, lk__v2d v)
 	memcpy(x, &v, sizeof v);
 }
 
-/* w_i = (A lambda + q)_i for the row form, given du = M^-1 J^T lambda: the production kernel. J_a du_a and
- * J_b du_b are summed as two short trees (pairs of lanes, then the lanes), not as one chain of twelve
- * additions, which shortens the dependency from one row update to the next. The order is fixed, so the result
- * is the same on every run of a build; it may differ from lk__row_w_ref in the last bits. */
-static inline double lk__row_w(const lk__row *r, const double *du, double lambda_i)
+/* J_i du for the row form, the coupling part of w_i: J_a du_a and J_b du_b as two short trees (pairs of lanes,
+ * then the lanes), not as one chain of twelve additions, which shortens the dependency from one row update to
+ * the next. The order is fixed, so the result is the same on every run of a build. */
+static inline double lk__row_jdu(const lk__row *r, const double *du)
 {
 	const double *da = du + 6 * (size_t)r->a, *db = du + 6 * (size_t)r->b;
 	lk__v2d sa = (lk__ld2(r->J) * lk__ld2(da) + lk__ld2(r->J + 2) * lk__ld2(da + 2)) +
@@ -94,7 +93,14 @@ static inline double lk__row_w(const lk__row *r, const double *du, double lambda
 	lk__v2d sb = (lk__ld2(r->J + 6) * lk__ld2(db) + lk__ld2(r->J + 8) * lk__ld2(db + 2)) +
 	             lk__ld2(r->J + 10) * lk__ld2(db + 4);
 	lk__v2d s = sa + sb;
-	return (r->q + r->s * lambda_i) + (s[0] + s[1]);
+	return s[0] + s[1];
+}
+
+/* w_i = (A lambda + q)_i for the row form, given du = M^-1 J^T lambda: the production kernel (it may differ
+ * from lk__row_w_ref in the last bits). */
+static inline double lk__row_w(const lk__row *r, const double *du, double lambda_i)
+{
+	return (r->q + r->s * lambda_i) + lk__row_jdu(r, du);
 }
 
 /* The plain scalar reference of lk__row_w: one chain in index order. Tests compare the two. */

@@ -59,7 +59,9 @@ double lk__pgs_sweep_ref(lk__ctx *c, const int *perm, int count, double w_relax)
 
 /* Rows ahead whose records are prefetched: far enough to cover a miss to the last-level cache at the sweep's
  * pace (tens of nanoseconds per row), near enough that the lines are still in L1 when the row comes up. */
+#ifndef LK_PGS_PREFETCH
 #define LK_PGS_PREFETCH 6
+#endif
 
 static inline void prefetch_row(const lk__row *r)
 {
@@ -71,10 +73,18 @@ static inline void prefetch_row(const lk__row *r)
 }
 
 /* The production sweep of the row form. The same update as the reference, arranged for the chain that runs
- * through du from one row to the next (consecutive rows of a contact share both bodies): the tree-summed
- * lk__row_w, a multiplication by the stored w_relax / A_ii (no division), branch-free bounds, clamp and
- * maximum, and the change applied unconditionally (adding 0 M^-1 J^T leaves du as it is, and no
- * unpredictable branch stalls the chain). Records are prefetched a few rows ahead. */
+ * through du from one row to the next (consecutive rows of a contact share both bodies):
+ * - J_i du summed as two short trees (lk__row_jdu's order), and the part of w_i that does not wait for the
+ *   rows before, q_i + s_i lambda_i, taken first, so that the chain carries one product and one difference
+ *   after J_i du;
+ * - a multiplication by the stored w_relax / A_ii instead of a division;
+ * - branch-free clamp and maximum, and the change applied unconditionally (adding 0 M^-1 J^T leaves du as it
+ *   is, and no unpredictable branch stalls the chain);
+ * - the two bodies' velocity slots kept in registers while consecutive rows act on the same pair (the rows of
+ *   one contact, the 4 x 3 rows of a box on a box), so that the next row does not wait for the store of the
+ *   last one to be forwarded to its loads; the slots are still stored after every row;
+ * - records prefetched a few rows ahead.
+ * The arithmetic is lk__row_jdu's and lk__row_apply's, operation for operation. */
 static double sweep_rows(lk__ctx *c, const int *perm, int count, double w_relax)
 {
 	const lk_problem *p = c->p;
@@ -83,6 +93,8 @@ static double sweep_rows(lk__ctx *c, const int *perm, int count, double w_relax)
 	double *lambda = c->lambda, *du = c->du;
 	double max_change = 0.0;
 	int nonfinite = 0;
+	int32_t pa = -1, pb = -1;
+	lk__v2d a0 = {0, 0}, a1 = {0, 0}, a2 = {0, 0}, b0 = {0, 0}, b1 = {0, 0}, b2 = {0, 0};
 	for (int k = 0; k < count; ++k) {
 		int i;
 		if (perm) {
@@ -95,6 +107,17 @@ static double sweep_rows(lk__ctx *c, const int *perm, int count, double w_relax)
 				prefetch_row(&rows[k + LK_PGS_PREFETCH]);
 		}
 		const lk__row *r = &rows[i];
+		double *da = du + 6 * (size_t)r->a, *db = du + 6 * (size_t)r->b;
+		if (r->a != pa || r->b != pb) {
+			a0 = lk__ld2(da);
+			a1 = lk__ld2(da + 2);
+			a2 = lk__ld2(da + 4);
+			b0 = lk__ld2(db);
+			b1 = lk__ld2(db + 2);
+			b2 = lk__ld2(db + 4);
+			pa = r->a;
+			pb = r->b;
+		}
 		const double li = lambda[i], g = w_relax * inv[i];
 		/* friction rows: [-mu |lambda_n|, mu |lambda_n|] (DESIGN sec. 2); the others their own bounds */
 		double lo = r->lo, hi = r->hi;
@@ -102,11 +125,26 @@ static double sweep_rows(lk__ctx *c, const int *perm, int count, double w_relax)
 			hi = r->mu * fabs(lambda[r->findex]);
 			lo = -hi;
 		}
-		double w = lk__row_w(r, du, li);
-		double next = lk__clamp(li - w * g, lo, hi);
+		const double base = li - g * (r->q + r->s * li);
+		lk__v2d sa = (lk__ld2(r->J) * a0 + lk__ld2(r->J + 2) * a1) + lk__ld2(r->J + 4) * a2;
+		lk__v2d sb = (lk__ld2(r->J + 6) * b0 + lk__ld2(r->J + 8) * b1) + lk__ld2(r->J + 10) * b2;
+		lk__v2d sj = sa + sb;
+		double next = lk__clamp(base - g * (sj[0] + sj[1]), lo, hi);
 		double d = next - li;
 		lambda[i] = next;
-		lk__row_apply(r, du, d);
+		const lk__v2d dd = {d, d};
+		a0 += lk__ld2(r->MJ) * dd;
+		a1 += lk__ld2(r->MJ + 2) * dd;
+		a2 += lk__ld2(r->MJ + 4) * dd;
+		b0 += lk__ld2(r->MJ + 6) * dd;
+		b1 += lk__ld2(r->MJ + 8) * dd;
+		b2 += lk__ld2(r->MJ + 10) * dd;
+		lk__st2(da, a0);
+		lk__st2(da + 2, a1);
+		lk__st2(da + 4, a2);
+		lk__st2(db, b0);
+		lk__st2(db + 2, b1);
+		lk__st2(db + 4, b2);
 		double ad = fabs(d);
 		max_change = ad > max_change ? ad : max_change;
 		nonfinite |= ad != ad;

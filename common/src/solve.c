@@ -211,8 +211,20 @@ lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, 
 
 	if (!cfg->warm_start)
 		memset(p->lambda, 0, (size_t)n * sizeof(double));
-	if (p->form == LK_FORM_ROWS)
+	if (p->form == LK_FORM_ROWS) {
 		lk__recompute_du(p, p->lambda, p->du);
+		/* every input is finite, yet M^-1 J^T of a row can overflow (|J| near 1e308, found by tests/fuzz):
+		 * then no iterate from this start has a finite du, and no guard could hand back a finite one */
+		for (size_t k = 0; k < (size_t)(p->nbodies + 1) * 6; ++k) {
+			if (!isfinite(p->du[k])) {
+				memcpy(p->lambda, orig, (size_t)n * sizeof(double));
+				lk__recompute_du(p, p->lambda, p->du);
+				p->du_valid = 0;
+				return lk__fail(p, LK_ERR_NONFINITE, "solve: M^-1 J^T lambda of body %d overflows at the start",
+				                (int)(k / 6));
+			}
+		}
+	}
 	p->du_valid = 1;
 
 	lk_metrics m0;

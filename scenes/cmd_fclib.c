@@ -1,0 +1,46 @@
+/* lcpkit fclib: contact problems to and from FCLIB local problems (HDF5), for other solvers. */
+#include "cli.h"
+#include "fclib_io.h"
+#include "lcpkit/io.h"
+
+#include <string.h>
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: lcpkit fclib export PROBLEM.lkp OUT.hdf5\n"
+	           "       lcpkit fclib import IN.hdf5 OUT.lkp\n\n"
+	           "export writes the contact rows (normal + two friction rows per contact) as an FCLIB local problem\n"
+	           "(W = J M^-1 J^T + S, q, mu). import reads an FCLIB local problem into lcpkit's matrix form with each\n"
+	           "contact's tangent rows as friction rows bounded by mu times the normal impulse: a box instead of\n"
+	           "Coulomb's disc (lcpkit's boxed-friction approximation).\n");
+}
+
+int lk_cmd_fclib(int argc, char **argv)
+{
+	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		usage(stdout);
+		return LK_EXIT_OK;
+	}
+	if (argc != 4 || (strcmp(argv[1], "export") && strcmp(argv[1], "import"))) {
+		usage(stderr);
+		return LK_EXIT_USAGE;
+	}
+	char err[512];
+	lk_problem *p = NULL;
+	lk_status st;
+	if (!strcmp(argv[1], "export")) {
+		st = lk_problem_read(argv[2], NULL, &p, NULL, err, sizeof err);
+		if (st == LK_OK)
+			st = lk_fclib_export(p, 20000, argv[3], err, sizeof err);
+	} else {
+		st = lk_fclib_import(argv[2], &p, err, sizeof err);
+		if (st == LK_OK)
+			st = lk_problem_write(p, NULL, argv[3], err, sizeof err);
+	}
+	lk_problem_destroy(p);
+	if (st != LK_OK) {
+		lk_cli_error("fclib", "%s", err);
+		return LK_EXIT_FAIL;
+	}
+	return LK_EXIT_OK;
+}

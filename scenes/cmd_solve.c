@@ -1,0 +1,200 @@
+/* lcpkit solve: solve problem files with any solver and report what happened. */
+#include "cli.h"
+#include "lcpkit/io.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: lcpkit solve FILE... [--solver SPEC] [--iters N] [--tol X] [--cold] [--history FILE.csv]\n"
+	        "                            [--json]\n\n"
+	        "Solves each problem file (docs/problem-format.md) and prints rows, bodies, iterations, RES and\n"
+	        "theta at start and end, time and the stop reason.\n\n"
+	        "  --solver SPEC   NAME[:key=value,...]: pgs, psor[:w=1.3], amgs[:alpha=A,gamma=G,omega=D|E],\n"
+	        "                  amgs-dense, amsor[:w=W], pgs-sm[:kpgs=25,ksm=5,reg=G], newton-minmap,\n"
+	        "                  newton-fischer[:strategy=perturbation], gsp, esp, pgs:order=ipp|cp-x|...\n"
+	        "                  (default pgs)\n"
+	        "  --iters N       iteration limit (default: the solver's)\n"
+	        "  --tol X         stop when RES < X (absolute rule)\n"
+	        "  --cold          start from lambda = 0 instead of the file's warm start\n"
+	        "  --history F     write RES, theta and the Fischer merit per iteration to CSV file F\n"
+	        "  --json          one JSON object per file on stdout\n");
+}
+
+static int write_history(const char *path, const lk_history *h)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "iteration,res,theta,fischer,seconds,row_updates\n");
+	for (int i = 0; i < h->count; ++i) {
+		const lk_history_entry *e = &h->entries[i];
+		fprintf(f, "%d,%.17g,%.17g,%.17g,%.9g,%lld\n", e->iteration, e->res, e->theta, e->fischer, e->seconds,
+		        (long long)e->row_updates);
+	}
+	return fclose(f) == 0 ? 0 : -1;
+}
+
+static void print_json(const char *file, const char *spec, const lk_stats *s)
+{
+	printf("{\"file\": ");
+	lk_cli_json_string(stdout, file);
+	printf(", \"solver\": ");
+	lk_cli_json_string(stdout, spec);
+	printf(", \"rows\": %d, \"bodies\": %d, \"iterations\": %d, \"res_initial\": ", s->rows, s->bodies,
+	       s->iterations);
+	lk_cli_json_number(stdout, s->res_initial);
+	printf(", \"res_final\": ");
+	lk_cli_json_number(stdout, s->res_final);
+	printf(", \"theta_initial\": ");
+	lk_cli_json_number(stdout, s->theta_initial);
+	printf(", \"theta_final\": ");
+	lk_cli_json_number(stdout, s->theta_final);
+	printf(", \"fischer_final\": ");
+	lk_cli_json_number(stdout, s->fischer_final);
+	printf(", \"seconds\": ");
+	lk_cli_json_number(stdout, s->seconds);
+	printf(", \"row_updates\": %lld, \"stop_reason\": ", (long long)s->row_updates);
+	lk_cli_json_string(stdout, lk_stop_reason_name(s->stop_reason));
+	printf("}\n");
+}
+
+int lk_solve_parse_args(int argc, char **argv, lk_solve_args *out)
+{
+	const char *spec = "pgs";
+	int iters = 0, cold = 0;
+	double tol = 0;
+	memset(out, 0, sizeof *out);
+	const char **files = calloc((size_t)argc + 1, sizeof *files);
+	if (!files)
+		return LK_EXIT_FAIL;
+	out->files = files;
+	for (int i = 1; i < argc; ++i) {
+		const char *a = argv[i], *v;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			return LK_EXIT_OK;
+		} else if (!strcmp(a, "--solver")) {
+			if (!(v = lk_cli_value("solve", argc, argv, &i)))
+				return LK_EXIT_USAGE;
+			spec = v;
+		} else if (!strcmp(a, "--iters")) {
+			if (!(v = lk_cli_value("solve", argc, argv, &i)))
+				return LK_EXIT_USAGE;
+			if (!lk_cli_int(v, 1, 100000000, &iters)) {
+				lk_cli_error("solve", "--iters needs a whole number from 1 to 100000000, got '%s'", v);
+				return LK_EXIT_USAGE;
+			}
+		} else if (!strcmp(a, "--tol")) {
+			if (!(v = lk_cli_value("solve", argc, argv, &i)))
+				return LK_EXIT_USAGE;
+			if (!lk_cli_double(v, &tol) || tol < 0) {
+				lk_cli_error("solve", "--tol needs a non-negative number, got '%s'", v);
+				return LK_EXIT_USAGE;
+			}
+		} else if (!strcmp(a, "--history")) {
+			if (!(out->history_path = lk_cli_value("solve", argc, argv, &i)))
+				return LK_EXIT_USAGE;
+		} else if (!strcmp(a, "--json")) {
+			out->json = 1;
+		} else if (!strcmp(a, "--cold")) {
+			cold = 1;
+		} else if (a[0] == '-' && a[1]) {
+			lk_cli_error("solve", "unknown option '%s' (see lcpkit solve --help)", a);
+			return LK_EXIT_USAGE;
+		} else {
+			files[out->nfiles++] = a;
+		}
+	}
+	if (out->nfiles == 0) {
+		lk_cli_error("solve", "no problem file given (see lcpkit solve --help)");
+		return LK_EXIT_USAGE;
+	}
+	if (out->history_path && out->nfiles > 1) {
+		lk_cli_error("solve", "--history takes one problem file");
+		return LK_EXIT_USAGE;
+	}
+	lk_solver_config cfg;
+	char err[512];
+	if (lk_config_parse(spec, &cfg, err, sizeof err) != LK_OK) {
+		lk_cli_error("solve", "%s", err);
+		return LK_EXIT_USAGE;
+	}
+	if (iters > 0)
+		cfg.max_iterations = iters;
+	if (tol > 0) {
+		cfg.tol_abs = tol;
+		cfg.merit = LK_MERIT_RES;
+	}
+	if (cold)
+		cfg.warm_start = 0;
+	if (lk_config_format(&cfg, out->canon, sizeof out->canon) != LK_OK)
+		snprintf(out->canon, sizeof out->canon, "%s", spec);
+	out->cfg = cfg;
+	return -1;
+}
+
+int lk_cmd_solve(int argc, char **argv)
+{
+	lk_solve_args args;
+	int rc = lk_solve_parse_args(argc, argv, &args);
+	if (rc >= 0) {
+		free((void *)args.files);
+		return rc;
+	}
+	rc = LK_EXIT_OK;
+	const char **files = args.files, *history_path = args.history_path, *canon = args.canon;
+	int nfiles = args.nfiles, json = args.json;
+	lk_solver_config cfg = args.cfg;
+	char err[512];
+
+	for (int f = 0; f < nfiles; ++f) {
+		lk_problem *p = NULL;
+		if (lk_problem_read(files[f], NULL, &p, NULL, err, sizeof err) != LK_OK) {
+			lk_cli_error("solve", "%s", err);
+			rc = LK_EXIT_FAIL;
+			continue;
+		}
+		lk_history hist = {0, 0, 0};
+		if (history_path) {
+			/* PGS-SM and the staggered schedules record more than one entry per outer iteration */
+			long cap = 64L * cfg.max_iterations + 1;
+			hist.capacity = (int)(cap < 10000000 ? cap : 10000000);
+			hist.entries = calloc((size_t)hist.capacity, sizeof *hist.entries);
+			if (!hist.entries) {
+				lk_cli_error("solve", "out of memory for the history");
+				lk_problem_destroy(p);
+				rc = LK_EXIT_FAIL;
+				break;
+			}
+		}
+		lk_stats st;
+		lk_status s = lk_solve(p, &cfg, &st, history_path ? &hist : NULL);
+		if (s != LK_OK) {
+			lk_cli_error("solve", "%s: %s", files[f], lk_problem_error(p));
+			rc = LK_EXIT_FAIL;
+		} else {
+			if (json) {
+				print_json(files[f], canon, &st);
+			} else {
+				printf("%s\n", files[f]);
+				printf("  solver      %s\n", canon);
+				printf("  rows        %d (%d bodies)\n", st.rows, st.bodies);
+				printf("  iterations  %d (stopped: %s)\n", st.iterations, lk_stop_reason_name(st.stop_reason));
+				printf("  RES         %.6e -> %.6e\n", st.res_initial, st.res_final);
+				printf("  theta       %.6e -> %.6e\n", st.theta_initial, st.theta_final);
+				printf("  time        %.6f s\n", st.seconds);
+			}
+			if (history_path && write_history(history_path, &hist) != 0) {
+				lk_cli_error("solve", "cannot write %s", history_path);
+				rc = LK_EXIT_FAIL;
+			}
+		}
+		free(hist.entries);
+		lk_problem_destroy(p);
+	}
+	free((void *)files);
+	return rc;
+}

@@ -1,0 +1,482 @@
+/* The built-in scenes, with the papers' set-ups as defaults. */
+#include "scene.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LK_PI 3.14159265358979323846
+
+typedef struct param {
+	const char *key;
+	double value;
+	double lo, hi;
+} param;
+
+#define MAX_PARAMS 10
+
+typedef struct builder {
+	const char *name;
+	const char *help;
+	param params[MAX_PARAMS];
+	void (*build)(lk_scene *s, const double *v);
+} builder;
+
+/* --------------------------------------------------------------------------------------- body helpers */
+
+static lk_scene_body *add_body(lk_scene *s)
+{
+	lk_scene_body *b = &s->bodies[s->nbodies++];
+	memset(b, 0, sizeof *b);
+	b->quat[0] = 1.0;
+	b->friction = 0.5;
+	return b;
+}
+
+static void ground(lk_scene *s, double mu, double e)
+{
+	lk_scene_body *g = add_body(s);
+	g->shape = LK_SHAPE_PLANE;
+	g->friction = mu;
+	g->restitution = e;
+}
+
+static lk_scene_body *box(lk_scene *s, double hx, double hy, double hz, double mass, double x, double y, double z,
+                          double mu)
+{
+	lk_scene_body *b = add_body(s);
+	b->shape = LK_SHAPE_BOX;
+	b->size[0] = hx;
+	b->size[1] = hy;
+	b->size[2] = hz;
+	b->mass = mass;
+	b->pos[0] = x;
+	b->pos[1] = y;
+	b->pos[2] = z;
+	b->friction = mu;
+	return b;
+}
+
+static lk_scene_body *sphere(lk_scene *s, double r, double mass, double x, double y, double z, double mu, double e)
+{
+	lk_scene_body *b = add_body(s);
+	b->shape = LK_SHAPE_SPHERE;
+	b->size[0] = r;
+	b->mass = mass;
+	b->pos[0] = x;
+	b->pos[1] = y;
+	b->pos[2] = z;
+	b->friction = mu;
+	b->restitution = e;
+	return b;
+}
+
+static void view(lk_scene *s, double cx, double cz, double extent)
+{
+	s->view_center[0] = cx;
+	s->view_center[2] = cz;
+	s->view_extent = extent;
+}
+
+static void track_top(lk_scene *s, int body, double drop)
+{
+	s->stack_top = body;
+	s->stack_top_height = s->bodies[body].pos[2];
+	s->fall_drop = drop;
+}
+
+/* A deterministic jitter so that stacks and pools are not perfectly symmetric. */
+static double jitter(unsigned *state)
+{
+	*state = *state * 1664525u + 1013904223u;
+	return ((double)(*state >> 8) / 16777216.0) * 2.0 - 1.0;
+}
+
+/* --------------------------------------------------------------------------------------------- scenes */
+
+/* Poulsen, Abel & Erleben 2010, Figure 3: a vertical stack of unit boxes. */
+static void build_boxstack(lk_scene *s, const double *v)
+{
+	int n = (int)v[0];
+	double size = v[1], mu = v[2], ratio = v[3];
+	ground(s, mu, 0);
+	for (int i = 0; i < n; ++i) {
+		double m = (i == n - 1) ? ratio : 1.0;
+		box(s, size / 2, size / 2, size / 2, m, 0, 0, size / 2 + i * size, mu);
+	}
+	track_top(s, s->nbodies - 1, size / 2);
+	view(s, 0, n * size / 2, fmax(n * size / 2 + size, 2 * size));
+}
+
+static void build_pyramid(lk_scene *s, const double *v)
+{
+	int n = (int)v[0];
+	double size = v[1], mu = v[2];
+	ground(s, mu, 0);
+	for (int row = 0; row < n; ++row)
+		for (int i = 0; i < n - row; ++i)
+			box(s, size / 2, size / 2, size / 2, 1.0, (i - (n - row - 1) / 2.0) * size * 1.02, 0,
+			    size / 2 + row * size, mu);
+	track_top(s, s->nbodies - 1, size / 2);
+	view(s, 0, n * size / 2, n * size / 2 + size);
+}
+
+/* Silcowitz, Niebe & Erleben, case h: a large friction-inducing layout, a brick wall in running bond. */
+static void build_wall(lk_scene *s, const double *v)
+{
+	int w = (int)v[0], rows = (int)v[1];
+	double mu = v[2], bl = 1.0, bh = 0.5, bd = 0.5;
+	ground(s, mu, 0);
+	for (int r = 0; r < rows; ++r) {
+		int count = (r % 2) ? w - 1 : w;
+		double off = (r % 2) ? bl / 2 : 0;
+		for (int i = 0; i < count; ++i)
+			box(s, bl / 2, bd / 2, bh / 2, 1.0, (i - (w - 1) / 2.0) * bl + off, 0, bh / 2 + r * bh, mu);
+	}
+	track_top(s, s->nbodies - 1, bh / 2);
+	view(s, 0, rows * bh / 2, fmax(w * bl / 2, rows * bh / 2) + 1);
+}
+
+/* Miyamoto & Yamashita 2019 sec. 5, Pool 1 and Pool 2: 221 circles of radius 0.21 m in a 6 m wide pool,
+ * friction 0.1, restitution 0.2, g = 9.80665. Pool 2 raises the mass linearly with the initial height from
+ * 1 to 3 kg. dim=3 gives the 3D variant: spheres in a square box. */
+static void build_pool(lk_scene *s, const double *v, int pool2)
+{
+	int n = (int)v[0], dim = (int)v[5];
+	double r = v[1], mass = v[2], mu = v[3], width = v[4];
+	s->plane2d = dim == 2;
+	s->gravity[2] = -9.80665;
+	ground(s, mu, 0.2);
+	double wall_h = 4.0;
+	/* walls: static boxes just outside [-width/2, width/2] */
+	box(s, 0.25, dim == 2 ? 1.0 : width / 2 + 0.5, wall_h, 0, -width / 2 - 0.25, 0, wall_h, mu);
+	box(s, 0.25, dim == 2 ? 1.0 : width / 2 + 0.5, wall_h, 0, width / 2 + 0.25, 0, wall_h, mu);
+	if (dim == 3) {
+		lk_scene_body *b = box(s, width / 2 + 0.5, 0.25, wall_h, 0, 0, -width / 2 - 0.25, wall_h, mu);
+		(void)b;
+		box(s, width / 2 + 0.5, 0.25, wall_h, 0, 0, width / 2 + 0.25, wall_h, mu);
+	}
+	double gap = 2.1 * r;
+	int cols = (int)floor(width / gap);
+	int per_layer = dim == 2 ? cols : cols * cols;
+	int layers = (n + per_layer - 1) / per_layer;
+	unsigned seed = 12345u;
+	for (int i = 0; i < n; ++i) {
+		int layer = i / per_layer, k = i % per_layer;
+		int cx = k % cols, cy = k / cols;
+		double x = (cx - (cols - 1) / 2.0) * gap + 0.1 * r * jitter(&seed);
+		double y = dim == 2 ? 0 : (cy - (cols - 1) / 2.0) * gap + 0.1 * r * jitter(&seed);
+		double z = r + 0.01 + layer * gap;
+		double m = pool2 ? 1.0 + 2.0 * (layers > 1 ? (double)layer / (layers - 1) : 0.0) : mass;
+		sphere(s, r, m, x, y, z, mu, 0.2);
+	}
+	s->stack_top = -1;
+	view(s, 0, fmax(layers * gap / 2, 1.5), fmax(width / 2 + 0.5, layers * gap / 2 + 0.5));
+}
+
+static void build_pool1(lk_scene *s, const double *v)
+{
+	build_pool(s, v, 0);
+}
+
+static void build_pool2(lk_scene *s, const double *v)
+{
+	build_pool(s, v, 1);
+}
+
+/* Miyamoto & Yamashita 2019 sec. 5, Stacking: 30 circles of radius 0.18 m, 1 kg, stacked vertically, in 2D;
+ * Table 1 uses 150. */
+static void build_stacking(lk_scene *s, const double *v)
+{
+	int n = (int)v[0];
+	double r = v[1], mu = v[2];
+	s->plane2d = 1;
+	s->gravity[2] = -9.80665;
+	ground(s, mu, 0.2);
+	for (int i = 0; i < n; ++i)
+		sphere(s, r, 1.0, 0, 0, r + 2 * r * i, mu, 0.2);
+	track_top(s, s->nbodies - 1, r);
+	view(s, 0, n * r, n * r + 0.5);
+}
+
+/* Silcowitz, Niebe & Erleben: a heavy box on light boxes (mass ratio at least 100). */
+static void build_heavy(lk_scene *s, const double *v)
+{
+	double w[4] = {v[0], 1.0, v[2], v[1]};
+	build_boxstack(s, w);
+}
+
+/* Boxes on a slope, below and above the friction angle: the first half holds, the second half slides. */
+static void build_incline(lk_scene *s, const double *v)
+{
+	int n = (int)v[0];
+	double angle = v[1] * LK_PI / 180.0, t = tan(angle);
+	ground(s, 0.5, 0);
+	/* the slope: a static box rotated about y */
+	double L = 4.0 * n, th = 0.5;
+	lk_scene_body *slope = box(s, L / 2, 2.0 * n / 2 + 1, th / 2, 0, 0, 0, L / 2 * sin(angle), 1.0);
+	slope->quat[0] = cos(-angle / 2);
+	slope->quat[2] = sin(-angle / 2);
+	/* the rotation about y by -angle maps body x to dir = (cos a, 0, sin a) and body z to the slope
+	 * normal (-sin a, 0, cos a) */
+	const double nrm[3] = {-sin(angle), 0, cos(angle)};
+	for (int i = 0; i < n; ++i) {
+		double mu = t * (n > 1 ? 0.5 + 1.0 * i / (n - 1) : 1.5); /* from half to 1.5 times tan(angle) */
+		double c[3];
+		for (int k = 0; k < 3; ++k)
+			c[k] = slope->pos[k] + (th / 2 + 0.25 + 0.001) * nrm[k];
+		c[1] = (i - (n - 1) / 2.0) * 1.5;
+		lk_scene_body *b = box(s, 0.25, 0.25, 0.25, 1.0, c[0], c[1], c[2], mu);
+		b->quat[0] = slope->quat[0];
+		b->quat[2] = slope->quat[2];
+	}
+	s->stack_top = -1;
+	view(s, 0, L / 2 * sin(angle), L / 2 + 1);
+}
+
+/* Silcowitz, Niebe & Erleben cases a and b: an arched chain of boxes on hinges with limits, optionally with a
+ * heavy box on top. */
+static void build_snake(lk_scene *s, const double *v)
+{
+	int n = (int)v[0], heavy = (int)v[1];
+	double limit = v[2];
+	ground(s, 0.5, 0);
+	double R = n * 0.5 / LK_PI, link = 0.5, th = 0.2;
+	int first = s->nbodies;
+	for (int i = 0; i < n; ++i) {
+		double a0 = LK_PI - LK_PI * i / n, a1 = LK_PI - LK_PI * (i + 1) / n, am = 0.5 * (a0 + a1);
+		lk_scene_body *b = box(s, link * 0.48, th / 2, th / 2, 1.0, R * cos(am), 0, th + R * sin(am), 0.5);
+		/* rotate about y so the link follows the arc: tangent angle = am - pi/2 */
+		double rot = -(am - LK_PI / 2);
+		b->quat[0] = cos(rot / 2);
+		b->quat[2] = sin(rot / 2);
+	}
+	for (int i = 0; i <= n; ++i) {
+		double a = LK_PI - LK_PI * i / n;
+		lk_scene_joint *j = &s->joints[s->njoints++];
+		memset(j, 0, sizeof *j);
+		j->type = LK_JOINT_HINGE;
+		j->anchor[0] = R * cos(a);
+		j->anchor[2] = th + R * sin(a);
+		j->axis[1] = 1;
+		j->lo = -limit;
+		j->hi = limit;
+		if (i == 0) {
+			j->body[0] = first;
+			j->body[1] = -1;
+		} else if (i == n) {
+			j->body[0] = first + n - 1;
+			j->body[1] = -1;
+		} else {
+			j->body[0] = first + i;
+			j->body[1] = first + i - 1;
+		}
+	}
+	if (heavy) {
+		box(s, 0.3, 0.3, 0.3, v[3], 0, 0, th + R + th / 2 + 0.3 + 0.01, 0.5);
+		track_top(s, s->nbodies - 1, 0.3);
+	} else {
+		track_top(s, first + n / 2, 0.2);
+	}
+	view(s, 0, R / 2 + 0.5, R + 1);
+}
+
+/* Scale: thousands of spheres in a square box. */
+static void build_bigpool(lk_scene *s, const double *v)
+{
+	double w[6] = {v[0], v[1], 1.0, 0.3, v[2], 3};
+	build_pool(s, w, 0);
+}
+
+static const builder builders[] = {
+	{"boxstack", "n boxes stacked (Poulsen et al. 2010 Fig. 3): n, size, mu, ratio (top box mass)",
+	 {{"n", 10, 1, 1000}, {"size", 1, 0.01, 100}, {"mu", 0.5, 0, 10}, {"ratio", 1, 1e-3, 1e6}}, build_boxstack},
+	{"pyramid", "a pyramid of boxes: n (base), size, mu",
+	 {{"n", 6, 1, 100}, {"size", 1, 0.01, 100}, {"mu", 0.5, 0, 10}}, build_pyramid},
+	{"wall", "a brick wall in running bond (Silcowitz et al. case h): w, rows, mu",
+	 {{"w", 8, 2, 200}, {"rows", 8, 1, 200}, {"mu", 0.6, 0, 10}}, build_wall},
+	{"pool1", "Miyamoto & Yamashita Pool 1, 2D: n, r, mass, mu, width, dim (2 or 3)",
+	 {{"n", 221, 1, 100000}, {"r", 0.21, 0.01, 10}, {"mass", 2, 1e-3, 1e6}, {"mu", 0.1, 0, 10},
+	  {"width", 6, 0.5, 1000}, {"dim", 2, 2, 3}},
+	 build_pool1},
+	{"pool2", "Pool 2: masses rise from 1 to 3 kg with initial height: n, r, mass, mu, width, dim",
+	 {{"n", 221, 1, 100000}, {"r", 0.21, 0.01, 10}, {"mass", 2, 1e-3, 1e6}, {"mu", 0.1, 0, 10},
+	  {"width", 6, 0.5, 1000}, {"dim", 2, 2, 3}},
+	 build_pool2},
+	{"stacking", "Miyamoto & Yamashita Stacking, 2D: n (30; Table 1 uses 150), r, mu",
+	 {{"n", 30, 1, 10000}, {"r", 0.18, 0.01, 10}, {"mu", 0.1, 0, 10}}, build_stacking},
+	{"heavy-on-light", "a heavy box on light boxes: n, ratio (>= 100), mu",
+	 {{"n", 4, 2, 100}, {"ratio", 100, 1, 1e6}, {"mu", 0.5, 0, 10}}, build_heavy},
+	{"incline", "boxes on a slope with friction from 0.5 to 1.5 tan(angle): n, angle (degrees)",
+	 {{"n", 4, 1, 100}, {"angle", 25, 1, 60}}, build_incline},
+	{"snake", "an arched chain of boxes on limited hinges (Silcowitz et al. cases a, b): n, heavy, limit, mass",
+	 {{"n", 10, 2, 200}, {"heavy", 0, 0, 1}, {"limit", 0.2, 0, 3}, {"mass", 50, 1, 1e5}}, build_snake},
+	{"bigpool", "spheres in a square box, for scale: n, r, width",
+	 {{"n", 10000, 1, 1000000}, {"r", 0.1, 0.01, 10}, {"width", 5, 0.5, 1000}}, build_bigpool},
+};
+#define NBUILDERS ((int)(sizeof builders / sizeof builders[0]))
+
+const char *const *lk_scene_names(void)
+{
+	static const char *names[NBUILDERS + 1];
+	for (int i = 0; i < NBUILDERS; ++i)
+		names[i] = builders[i].name;
+	names[NBUILDERS] = NULL;
+	return names;
+}
+
+const char *lk_scene_help(const char *name)
+{
+	for (int i = 0; i < NBUILDERS; ++i)
+		if (name && !strcmp(name, builders[i].name))
+			return builders[i].help;
+	return NULL;
+}
+
+static int nparams(const builder *b)
+{
+	int k = 0;
+	while (k < MAX_PARAMS && b->params[k].key)
+		++k;
+	return k;
+}
+
+lk_status lk_scene_create(const char *spec, lk_scene **out, char *err, size_t esz)
+{
+	if (err && esz)
+		err[0] = '\0';
+	if (!out)
+		return LK_ERR_INVALID_ARGUMENT;
+	*out = NULL;
+	if (!spec)
+		spec = "";
+	size_t nlen = strcspn(spec, ":");
+	const builder *b = NULL;
+	for (int i = 0; i < NBUILDERS; ++i)
+		if (strlen(builders[i].name) == nlen && !strncmp(builders[i].name, spec, nlen))
+			b = &builders[i];
+	if (!b) {
+		char names[400];
+		size_t used = 0;
+		for (int i = 0; i < NBUILDERS; ++i)
+			used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "", builders[i].name);
+		snprintf(err, esz, "unknown scene '%.*s' (choose from %s)", (int)nlen, spec, names);
+		return LK_ERR_PARSE;
+	}
+	int np = nparams(b);
+	double v[MAX_PARAMS];
+	for (int k = 0; k < np; ++k)
+		v[k] = b->params[k].value;
+	const char *s = spec + nlen;
+	if (*s == ':')
+		++s;
+	while (*s) {
+		size_t len = strcspn(s, ",");
+		const char *eq = memchr(s, '=', len);
+		int k = -1;
+		if (eq)
+			for (int j = 0; j < np; ++j)
+				if (strlen(b->params[j].key) == (size_t)(eq - s) && !strncmp(b->params[j].key, s, (size_t)(eq - s)))
+					k = j;
+		if (k < 0) {
+			char keys[200];
+			size_t used = 0;
+			for (int j = 0; j < np; ++j)
+				used += (size_t)snprintf(keys + used, sizeof keys - used, "%s%s", j ? ", " : "", b->params[j].key);
+			snprintf(err, esz, "scene %s: unknown parameter '%.*s' (valid: %s)", b->name,
+			         (int)(eq ? (size_t)(eq - s) : len), s, keys);
+			return LK_ERR_PARSE;
+		}
+		char tmp[64];
+		size_t vlen = len - (size_t)(eq - s) - 1;
+		if (vlen == 0 || vlen >= sizeof tmp) {
+			snprintf(err, esz, "scene %s: '%s' needs a value", b->name, b->params[k].key);
+			return LK_ERR_PARSE;
+		}
+		memcpy(tmp, eq + 1, vlen);
+		tmp[vlen] = '\0';
+		char *end;
+		double x = strtod(tmp, &end);
+		if (*end || !isfinite(x) || x < b->params[k].lo || x > b->params[k].hi) {
+			snprintf(err, esz, "scene %s: %s = '%s' is not a number in [%g, %g]", b->name, b->params[k].key, tmp,
+			         b->params[k].lo, b->params[k].hi);
+			return LK_ERR_PARSE;
+		}
+		v[k] = x;
+		s += len;
+		if (*s == ',')
+			++s;
+	}
+	/* capacity: the largest scene is bigpool's n spheres, plus walls and ground */
+	int cap = 16 + (int)v[0] * ((!strcmp(b->name, "pyramid")) ? (int)v[0] : 1);
+	if (!strcmp(b->name, "wall"))
+		cap = 16 + (int)v[0] * (int)v[1];
+	lk_scene *sc = calloc(1, sizeof *sc);
+	if (!sc) {
+		snprintf(err, esz, "out of memory");
+		return LK_ERR_NO_MEMORY;
+	}
+	sc->bodies = calloc((size_t)cap, sizeof *sc->bodies);
+	sc->joints = calloc((size_t)cap, sizeof *sc->joints);
+	if (!sc->bodies || !sc->joints) {
+		lk_scene_destroy(sc);
+		snprintf(err, esz, "out of memory");
+		return LK_ERR_NO_MEMORY;
+	}
+	snprintf(sc->name, sizeof sc->name, "%s", b->name);
+	size_t used = (size_t)snprintf(sc->spec, sizeof sc->spec, "%s", b->name);
+	for (int k = 0; k < np && used < sizeof sc->spec; ++k)
+		if (v[k] != b->params[k].value)
+			used += (size_t)snprintf(sc->spec + used, sizeof sc->spec - used, "%s%s=%g",
+			                         strchr(sc->spec, ':') ? "," : ":", b->params[k].key, v[k]);
+	sc->gravity[2] = -9.81;
+	sc->h = 1.0 / 60.0;
+	sc->time = 10.0;
+	sc->stack_top = -1;
+	b->build(sc, v);
+	*out = sc;
+	return LK_OK;
+}
+
+void lk_scene_destroy(lk_scene *s)
+{
+	if (!s)
+		return;
+	free(s->bodies);
+	free(s->joints);
+	free(s);
+}
+
+void lk_scene_body_inertia(const lk_scene_body *b, double I[3])
+{
+	double m = b->mass;
+	if (b->shape == LK_SHAPE_SPHERE) {
+		I[0] = I[1] = I[2] = 0.4 * m * b->size[0] * b->size[0];
+	} else {
+		double x = 2 * b->size[0], y = 2 * b->size[1], z = 2 * b->size[2];
+		I[0] = m * (y * y + z * z) / 12.0;
+		I[1] = m * (x * x + z * z) / 12.0;
+		I[2] = m * (x * x + y * y) / 12.0;
+	}
+}
+
+double lk_scene_body_energy(const lk_scene_body *b, const double q[4], const double v[3], const double w[3])
+{
+	if (b->mass <= 0)
+		return 0;
+	double I[3];
+	lk_scene_body_inertia(b, I);
+	/* w in the body frame: R^T w with R from the unit quaternion q */
+	double qw = q[0], qx = q[1], qy = q[2], qz = q[3];
+	double R[9] = {1 - 2 * (qy * qy + qz * qz), 2 * (qx * qy - qz * qw), 2 * (qx * qz + qy * qw),
+	               2 * (qx * qy + qz * qw), 1 - 2 * (qx * qx + qz * qz), 2 * (qy * qz - qx * qw),
+	               2 * (qx * qz - qy * qw), 2 * (qy * qz + qx * qw), 1 - 2 * (qx * qx + qy * qy)};
+	double wb[3];
+	for (int k = 0; k < 3; ++k)
+		wb[k] = R[k] * w[0] + R[3 + k] * w[1] + R[6 + k] * w[2];
+	double e = 0.5 * b->mass * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+	for (int k = 0; k < 3; ++k)
+		e += 0.5 * I[k] * wb[k] * wb[k];
+	return e;
+}

@@ -1,0 +1,376 @@
+/* The guards of every solver (docs/reliability.md): a non-finite value, a row with a zero or negative
+ * diagonal, a reduced system that CG cannot solve, an iteration that diverges or is unstable. Each must
+ * stop, hand back a finite lambda (the best iterate seen) and a stop reason that says why.
+ *
+ * How each test was checked to fail without its guard (in a scratch copy of the sources, never here):
+ * - test_nonfinite_*: with the `!isfinite(max_change)` and `!isfinite(merit)` checks of lk__monitor
+ *   (common/src/solve.c) removed, and PGS-SM's in its checkpoint (pgs_sm.c), the Gauss-Seidel family runs
+ *   to the iteration limit on NaN (iterations == max, the final safety net of lk_solve then reports
+ *   "nonfinite" only at the end): the iteration-count assertions fail. With the final safety net removed as
+ *   well, lambda holds NaN.
+ * - test_bad_diagonal_*: without lk__first_bad_diagonal in each method, the update divides by zero (row
+ *   form) or by a negative A_ii (matrix form): stop reasons become "nonfinite" / "iterations" and lambda
+ *   leaves the warm start, so the assertions on the reason and on lambda fail.
+ * - test_divergence_monitor: without the growth check of lk__monitor the iteration runs to the limit.
+ * - test_unstable_amgs_*: without the end-of-solve check of lk_solve (LK_UNSTABLE_FACTOR) AMGS with
+ *   alpha = 1e-4 returns "iterations" and a residual 3.5 times the start's.
+ * - test_reduced_system_cg: without the `s->blown` discard of pgs_sm.c the blown subspace phases are kept:
+ *   lambda ends at 0 with RES six times the start's instead of at the solution.
+ * - test_nonfinite_newton and test_bad_diagonal_newton did NOT fail with the line search's finiteness
+ *   checks, the monitor's and lk_solve's removed together: the Newton direction never becomes non-finite on
+ *   these problems (the Krylov solvers return their last finite iterate). They record behaviour, not a
+ *   guard. */
+#include "test_util.h"
+#include "lcpkit/generate.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The Gauss-Seidel family, each ordering family and the AMGS family: one PGS-like update per row. */
+static const char *const gs_family[] = {
+	"pgs", "psor", "pgs:order=random", "pgs:order=ipp", "esp", "gsp", "amgs", "amsor", "amgs-dense", "pgs-sm",
+};
+#define N_GS (int)(sizeof gs_family / sizeof gs_family[0])
+static const char *const newton_family[] = {"newton-minmap", "newton-fischer", "newton-fischer:krylov=cg"};
+#define N_NEWTON (int)(sizeof newton_family / sizeof newton_family[0])
+
+static lk_solver_config spec(const char *s)
+{
+	lk_solver_config c;
+	char err[256];
+	if (lk_config_parse(s, &c, err, sizeof err) != LK_OK)
+		fail_msg("%s: %s", s, err);
+	return c;
+}
+
+static void assert_all_finite(const lk_problem *p, const char *what)
+{
+	const double *l = lk_problem_lambda(p);
+	for (int i = 0; i < lk_problem_row_count(p); ++i)
+		if (!isfinite(l[i]))
+			fail_msg("%s: lambda[%d] = %g", what, i, l[i]);
+	if (lk_problem_form(p) == LK_FORM_ROWS)
+		for (int b = 0; b < lk_problem_body_count(p); ++b) {
+			double du[6];
+			assert_int_equal(lk_problem_delta_velocity(p, b, du), LK_OK);
+			for (int k = 0; k < 6; ++k)
+				if (!isfinite(du[k]))
+					fail_msg("%s: du[%d][%d] = %g", what, b, k, du[k]);
+		}
+}
+
+static void assert_lambda_is(const lk_problem *p, const double *expect, const char *what)
+{
+	const double *l = lk_problem_lambda(p);
+	for (int i = 0; i < lk_problem_row_count(p); ++i)
+		if (memcmp(&l[i], &expect[i], sizeof(double)) != 0)
+			fail_msg("%s: lambda[%d] = %.17g, expected %.17g", what, i, l[i], expect[i]);
+}
+
+/* ------------------------------------------------------------------------------------- non-finite */
+
+/* A_01 = A_10 = 1e150 with unit diagonals (an FCLIB or hand-made matrix can hold that): the first sweep
+ * gives lambda = (1, -1e150), the second lambda_0 = 1e300 and then w_1 = 1e150 * 1e300 = inf. (RES itself
+ * overflows once |H| passes 1e154, so from the first sweep on the evaluated merit is infinite.) */
+static lk_problem *overflow_problem(const double *warm)
+{
+	const double A[4] = {1, 1e150, 1e150, 1}, q[2] = {-1, 0}, lo[2] = {0, -INFINITY}, hi[2] = {INFINITY, INFINITY};
+	lk_problem *p = lk_problem_create(LK_FORM_MATRIX);
+	assert_int_equal(lk_problem_set_dense(p, 2, A, q, lo, hi, NULL, NULL), LK_OK);
+	if (warm)
+		assert_int_equal(lk_problem_set_lambda(p, warm, 2), LK_OK);
+	return p;
+}
+
+static void test_nonfinite_gauss_seidel(void **state)
+{
+	(void)state;
+	const double warm[2] = {0.5, -0.25};
+	for (int with_tol = 0; with_tol <= 1; ++with_tol) {
+		for (int k = 0; k < N_GS; ++k) {
+			lk_problem *p = overflow_problem(warm);
+			lk_solver_config c = spec(gs_family[k]);
+			c.max_iterations = 100;
+			if (with_tol) /* the monitor evaluates the merit every sweep: its merit path of the guard */
+				c.tol_abs = 1e-12;
+			lk_stats st;
+			assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
+			if (st.stop_reason != LK_STOP_NONFINITE)
+				fail_msg("%s (tol %d): stopped by %s", gs_family[k], with_tol, lk_stop_reason_name(st.stop_reason));
+			/* detected within the sweep that overflowed (PGS-SM: its first outer iteration) */
+			if (st.iterations > 2)
+				fail_msg("%s: %d iterations before the guard", gs_family[k], st.iterations);
+			assert_int_equal(st.used_best_iterate, 1);
+			assert_all_finite(p, gs_family[k]);
+			/* the best iterate seen: the warm start, or with the merit evaluated possibly the first sweep */
+			assert_true(isfinite(st.res_final) && st.res_final <= st.res_initial);
+			if (!with_tol)
+				assert_lambda_is(p, warm, gs_family[k]);
+			lk_problem_destroy(p);
+		}
+	}
+}
+
+/* The Newton methods refuse non-finite trial points in their line search: they stop without one. */
+static void test_nonfinite_newton(void **state)
+{
+	(void)state;
+	const double warm[2] = {0.5, -0.25};
+	for (int k = 0; k < N_NEWTON; ++k) {
+		lk_problem *p = overflow_problem(warm);
+		lk_solver_config c = spec(newton_family[k]);
+		lk_stats st;
+		assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
+		assert_true(st.stop_reason != LK_STOP_NONE && st.stop_reason != LK_STOP_ITERATIONS);
+		assert_all_finite(p, newton_family[k]);
+		assert_true(isfinite(st.res_final) && st.res_final <= st.res_initial);
+		lk_problem_destroy(p);
+	}
+}
+
+/* ---------------------------------------------------------------------------------- bad diagonal */
+
+/* Row form: row 1 acts only on a moving body of infinite mass (an engine's kinematic body): A_11 = 0. */
+static lk_problem *zero_diagonal_rows(void)
+{
+	lk_problem *p = lk_problem_create(LK_FORM_ROWS);
+	lk_body_def b = lk_default_body_def();
+	b.u[2] = -1;
+	b.inv_mass[0] = b.inv_mass[1] = b.inv_mass[2] = 1;
+	b.inv_inertia[0] = b.inv_inertia[4] = b.inv_inertia[8] = 1;
+	assert_int_equal(lk_problem_add_body(p, &b, NULL), LK_OK);
+	lk_body_def kinematic = lk_default_body_def();
+	kinematic.u[2] = -1;
+	assert_int_equal(lk_problem_add_body(p, &kinematic, NULL), LK_OK);
+	lk_row_def r = lk_default_row_def();
+	r.body[0] = 0;
+	r.J[0][2] = 1;
+	r.lo = 0;
+	r.kind = LK_ROW_NORMAL;
+	assert_int_equal(lk_problem_add_row(p, &r, NULL), LK_OK);
+	r.body[0] = 1;
+	assert_int_equal(lk_problem_add_row(p, &r, NULL), LK_OK);
+	double d[2];
+	assert_int_equal(lk_problem_diagonal(p, d), LK_OK);
+	assert_double_equal(d[0], 1.0, 0.0);
+	assert_double_equal(d[1], 0.0, 0.0);
+	return p;
+}
+
+/* Matrix form: A_11 = -1 (not a contact matrix; an imported one can be anything). */
+static lk_problem *negative_diagonal_matrix(void)
+{
+	const double A[4] = {2, 0.5, 0.5, -1}, q[2] = {-1, -1};
+	lk_problem *p = lk_problem_create(LK_FORM_MATRIX);
+	assert_int_equal(lk_problem_set_dense(p, 2, A, q, NULL, NULL, NULL, NULL), LK_OK);
+	return p;
+}
+
+static void test_bad_diagonal_gauss_seidel(void **state)
+{
+	(void)state;
+	const double warm[2] = {0.5, 0.25};
+	for (int form = 0; form < 2; ++form) {
+		for (int k = 0; k < N_GS; ++k) {
+			lk_problem *p = form ? negative_diagonal_matrix() : zero_diagonal_rows();
+			assert_int_equal(lk_problem_set_lambda(p, warm, 2), LK_OK);
+			lk_solver_config c = spec(gs_family[k]);
+			lk_stats st;
+			assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
+			if (st.stop_reason != LK_STOP_BAD_DIAGONAL)
+				fail_msg("%s (form %d): stopped by %s", gs_family[k], form, lk_stop_reason_name(st.stop_reason));
+			assert_int_equal(st.iterations, 0);
+			/* nothing was solved: the warm start is handed back untouched */
+			assert_lambda_is(p, warm, gs_family[k]);
+			assert_all_finite(p, gs_family[k]);
+			assert_double_equal(st.res_final, st.res_initial, 0.0);
+			lk_problem_destroy(p);
+		}
+	}
+}
+
+/* Newton needs no positive diagonal; it must still end finite. (It has no guard of its own for a row that
+ * cannot be satisfied: on the zero-diagonal row, w_1 = -1 whatever lambda is, and Fischer-Newton drives
+ * lambda_1 up to ~1e10 on the kinematic body, finite but meaningless; docs/reliability.md.) */
+static void test_bad_diagonal_newton(void **state)
+{
+	(void)state;
+	const double warm[2] = {0.5, 0.25};
+	for (int form = 0; form < 2; ++form) {
+		for (int k = 0; k < N_NEWTON; ++k) {
+			lk_problem *p = form ? negative_diagonal_matrix() : zero_diagonal_rows();
+			assert_int_equal(lk_problem_set_lambda(p, warm, 2), LK_OK);
+			lk_solver_config c = spec(newton_family[k]);
+			lk_stats st;
+			assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
+			assert_true(st.stop_reason != LK_STOP_NONE);
+			assert_all_finite(p, newton_family[k]);
+			/* never worse than twice the start (lk_solve's instability check) */
+			assert_true(st.res_final <= 2.0 * st.res_initial);
+			lk_problem_destroy(p);
+		}
+	}
+}
+
+/* ------------------------------------------------------------------------------------- divergence */
+
+/* Free rows of an indefinite matrix: the Gauss-Seidel iteration matrix has spectral radius 4, so the
+ * iterate grows fourfold per sweep without bound (Erleben 2013 sec. 5.2 assumes A positive definite). */
+static void test_divergence_monitor(void **state)
+{
+	(void)state;
+	const double A[4] = {1, 2, 2, 1}, q[2] = {-1, -1}, lo[2] = {-INFINITY, -INFINITY},
+	             hi[2] = {INFINITY, INFINITY};
+	lk_problem *p = lk_problem_create(LK_FORM_MATRIX);
+	assert_int_equal(lk_problem_set_dense(p, 2, A, q, lo, hi, NULL, NULL), LK_OK);
+	lk_solver_config c = lk_default_config(LK_METHOD_PGS);
+	c.max_iterations = 400; /* 4^400 overflows: without the guard the run ends in non-finite values */
+	c.tol_abs = 1e-12;       /* the monitor evaluates the merit, so it sees the growth */
+	lk_history_entry e[401];
+	lk_history h = {e, 401, 0};
+	lk_stats st;
+	assert_int_equal(lk_solve(p, &c, &st, &h), LK_OK);
+	assert_int_equal(st.stop_reason, LK_STOP_DIVERGED);
+	/* RES grows 4x a sweep from 1.41: past 1e8 times theta_0 (merit RES here) within ~15 sweeps */
+	assert_true(st.iterations < 20);
+	assert_int_equal(st.used_best_iterate, 1);
+	assert_all_finite(p, "pgs on an indefinite matrix");
+	double best = e[0].res;
+	for (int i = 0; i < h.count; ++i)
+		best = fmin(best, e[i].res);
+	assert_double_equal(st.res_final, best, 0.0);
+	lk_problem_destroy(p);
+}
+
+static lk_problem *boxstack(void)
+{
+	lk_gen_params g = lk_default_gen_params(LK_GEN_BOXSTACK);
+	g.n = 10;
+	g.mu = 0.5;
+	lk_problem *p;
+	char err[256];
+	assert_int_equal(lk_generate(&g, &p, err, sizeof err), LK_OK);
+	return p;
+}
+
+/* AMGS with a too small alpha: c_i = gamma alpha A_ii -> 0 relaxes the free rows by 2 / (1 + alpha gamma)
+ * -> 2, and the rows at a bound hardly at all (Miyamoto & Yamashita 2019 report instability at alpha = 0.1
+ * on Pool 2). On a 10-box stack with friction the residual rises to 3.5 times the start's and stays
+ * bounded: neither of the monitor's guards sees it, lk_solve's end check does. */
+static void test_unstable_amgs_small_alpha(void **state)
+{
+	(void)state;
+	const char *const specs[] = {"amgs:alpha=1e-4", "amsor:alpha=1e-4", "amgs-dense:alpha=1e-4"};
+	for (int k = 0; k < 3; ++k) {
+		lk_problem *p = boxstack();
+		int n = lk_problem_row_count(p);
+		double *start = calloc((size_t)n, sizeof(double));
+		lk_solver_config c = spec(specs[k]);
+		c.max_iterations = 50;
+		c.warm_start = 0;
+		lk_stats st;
+		assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
+		if (st.stop_reason != LK_STOP_DIVERGED)
+			fail_msg("%s: stopped by %s, RES %g -> %g", specs[k], lk_stop_reason_name(st.stop_reason),
+			         st.res_initial, st.res_final);
+		assert_int_equal(st.used_best_iterate, 1);
+		/* no merit was evaluated on the way: the best iterate seen is the start */
+		assert_lambda_is(p, start, specs[k]);
+		assert_double_equal(st.res_final, st.res_initial, 0.0);
+		assert_all_finite(p, specs[k]);
+		free(start);
+		lk_problem_destroy(p);
+	}
+}
+
+/* With the merit evaluated every sweep the best iterate is the best of the history (here the start: the
+ * unstable iteration never improves on it); and the tuned alpha on the same problem does not trip the
+ * check. */
+static void test_unstable_amgs_best_iterate(void **state)
+{
+	(void)state;
+	lk_problem *p = boxstack();
+	lk_solver_config c = spec("amgs:alpha=1e-4");
+	c.max_iterations = 50;
+	c.warm_start = 0;
+	c.tol_abs = 1e-14;
+	lk_history_entry e[51];
+	lk_history h = {e, 51, 0};
+	lk_stats st;
+	assert_int_equal(lk_solve(p, &c, &st, &h), LK_OK);
+	assert_int_equal(st.stop_reason, LK_STOP_DIVERGED);
+	double best = e[0].res, last = e[h.count - 1].res;
+	for (int i = 0; i < h.count; ++i)
+		best = fmin(best, e[i].res);
+	assert_true(last > 2.0 * e[0].res); /* the iteration itself ended far above its start */
+	assert_double_equal(st.res_final, best, 0.0);
+	assert_true(st.res_final <= st.res_initial);
+	lk_problem_destroy(p);
+
+	p = boxstack();
+	c = spec("amgs:alpha=0.3");
+	c.max_iterations = 50;
+	c.warm_start = 0;
+	assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
+	assert_int_equal(st.stop_reason, LK_STOP_ITERATIONS);
+	assert_int_equal(st.used_best_iterate, 0);
+	assert_true(st.res_final < 0.2 * st.res_initial);
+	lk_problem_destroy(p);
+}
+
+/* ------------------------------------------------------------------------- PGS-SM's reduced system */
+
+/* Four identical contact rows on one body with targets 0, 0.1, 0.2, 0.3 m/s: A = a 1 1^T is singular, and
+ * with every row strictly inside its box the reduced system of Silcowitz et al. eq. (22), A_AA x = -w_A,
+ * says x_0 + .. + x_3 = c_i / a for four different c_i: it has no solution, and CG on it runs along the null
+ * space of A_AA. The subspace phase must be discarded (pgs_sm.c, "blown"), not handed back. best=0 so that
+ * neither the method's nor lk_solve's best-iterate fall-back can hide a kept blow-up. */
+static void test_reduced_system_cg(void **state)
+{
+	(void)state;
+	lk_problem *p = lk_problem_create(LK_FORM_ROWS);
+	lk_body_def b = lk_default_body_def();
+	b.u[2] = -1;
+	b.inv_mass[0] = b.inv_mass[1] = b.inv_mass[2] = 1;
+	b.inv_inertia[0] = b.inv_inertia[4] = b.inv_inertia[8] = 1;
+	assert_int_equal(lk_problem_add_body(p, &b, NULL), LK_OK);
+	for (int i = 0; i < 4; ++i) {
+		lk_row_def r = lk_default_row_def();
+		r.body[0] = 0;
+		r.J[0][2] = 1;
+		r.lo = 0;
+		r.c = 0.1 * i;
+		r.kind = LK_ROW_NORMAL;
+		assert_int_equal(lk_problem_add_row(p, &r, NULL), LK_OK);
+	}
+	const double warm[4] = {0.1, 0.2, 0.3, 0.4};
+	assert_int_equal(lk_problem_set_lambda(p, warm, 4), LK_OK);
+	lk_solver_config c = spec("pgs-sm:kpgs=1,ksm=5,best=0");
+	lk_stats st;
+	assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
+	assert_true(st.subspace_steps > 0);
+	assert_true(st.stop_reason != LK_STOP_NONE && st.stop_reason != LK_STOP_NONFINITE);
+	assert_all_finite(p, "pgs-sm on an inconsistent face");
+	assert_true(st.res_final <= st.res_initial);
+	/* with the blown phases discarded, the PGS sweeps find the solution: lambda_3 = 1.3 (the largest target
+	 * over A_33 = 1), the rest 0; kept, they leave lambda = 0 and RES six times the start's */
+	tu_assert_complementarity(p, lk_problem_lambda(p), 1e-9);
+	assert_double_equal(lk_problem_lambda(p)[3], 1.3, 1e-9);
+	lk_problem_destroy(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_nonfinite_gauss_seidel),
+		cmocka_unit_test(test_nonfinite_newton),
+		cmocka_unit_test(test_bad_diagonal_gauss_seidel),
+		cmocka_unit_test(test_bad_diagonal_newton),
+		cmocka_unit_test(test_divergence_monitor),
+		cmocka_unit_test(test_unstable_amgs_small_alpha),
+		cmocka_unit_test(test_unstable_amgs_best_iterate),
+		cmocka_unit_test(test_reduced_system_cg),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,255 @@
+/* Recording, replay against golden results (and a harness that can fail), FCLIB round trip, Siconos peer. */
+#include "test_util.h"
+#include "fclib_io.h"
+#include "lcpkit/generate.h"
+#include "lcpkit/io.h"
+#include "recording.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static char dir[64];
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof dir, "/tmp/lk-regress-XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	lk_scene *sc = NULL;
+	char err[256];
+	if (lk_scene_create("boxstack:n=3", &sc, err, sizeof err) != LK_OK)
+		return -1;
+	lk_engine e = lk_engine_available(LK_ENGINE_ODE) ? LK_ENGINE_ODE : LK_ENGINE_BULLET;
+	lk_recording_def def = {sc, e, "pgs", 20, 30, 33, dir};
+	int written = 0;
+	lk_status st = lk_record(&def, &written, err, sizeof err);
+	lk_scene_destroy(sc);
+	if (st != LK_OK || written != 4) {
+		fprintf(stderr, "record: %s (%d written)\n", err, written);
+		return -1;
+	}
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *b = malloc((size_t)n + 1);
+	if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+		free(b);
+		b = NULL;
+	}
+	if (b)
+		b[n] = '\0';
+	fclose(f);
+	return b;
+}
+
+static lk_regress_summary regress(const char *solvers, int update, int peer, const char *log)
+{
+	lk_regress_opts o = lk_default_regress_opts();
+	o.dir = dir;
+	o.solvers = solvers;
+	o.update = update;
+	o.peer_siconos = peer;
+	FILE *f = fopen(log, "w");
+	assert_non_null(f);
+	o.out = f;
+	lk_regress_summary sum;
+	char err[256];
+	assert_int_equal(lk_regress(&o, &sum, err, sizeof err), LK_OK);
+	fclose(f);
+	return sum;
+}
+
+static void test_recorded_files(void **state)
+{
+	(void)state;
+	char path[256];
+	snprintf(path, sizeof path, "%s/step-00031.lkp", dir);
+	lk_problem *p = NULL;
+	lk_problem_extra extra;
+	char err[256];
+	assert_int_equal(lk_problem_read(path, NULL, &p, &extra, err, sizeof err), LK_OK);
+	/* three boxes on each other and the ground: 3 interfaces x 4 contacts x 3 rows at least */
+	assert_true(lk_problem_row_count(p) >= 36);
+	assert_int_equal(extra.has_solution, 1);
+	assert_non_null(strstr(extra.source, "step 31"));
+	/* the recorded solution is what PGS with 20 iterations makes of the recorded warm start */
+	lk_solver_config cfg = lk_default_config(LK_METHOD_PGS);
+	cfg.max_iterations = 20;
+	assert_int_equal(lk_solve(p, &cfg, NULL, NULL), LK_OK);
+	assert_memory_equal(lk_problem_lambda(p), extra.solution, sizeof(double) * (size_t)lk_problem_row_count(p));
+	lk_problem_extra_free(&extra);
+	lk_problem_destroy(p);
+	snprintf(path, sizeof path, "%s/manifest.txt", dir);
+	char *man = slurp(path);
+	assert_non_null(man);
+	assert_non_null(strstr(man, "scene boxstack:n=3"));
+	assert_non_null(strstr(man, "file step-00033.lkp"));
+	free(man);
+}
+
+static void test_regress_detects_worse_setting(void **state)
+{
+	(void)state;
+	char log[256];
+	snprintf(log, sizeof log, "%s.log", dir);
+	lk_regress_summary s = regress("pgs,amgs", 1, 0, log);
+	assert_int_equal(s.problems, 4);
+	assert_int_equal(s.missing, 8);
+	/* the same solvers again: everything agrees */
+	s = regress("pgs,amgs", 0, 0, log);
+	assert_int_equal(s.compared, 8);
+	assert_int_equal(s.regressions, 0);
+	/* a deliberately worse PGS (under-relaxed) checked against PGS's golden results: the harness fails */
+	s = regress("pgs@pgs:w=0.3", 0, 0, log);
+	assert_int_equal(s.compared, 4);
+	assert_true(s.regressions >= 1);
+	char *text = slurp(log);
+	assert_non_null(strstr(text, "REGRESSION"));
+	free(text);
+	/* a better method in PGS's place is reported as an improvement, not a regression */
+	s = regress("pgs@pgs-sm", 0, 0, log);
+	assert_int_equal(s.regressions, 0);
+	assert_true(s.improvements >= 1);
+	remove(log);
+}
+
+static void test_regress_bad_files(void **state)
+{
+	(void)state;
+	char path[256], log[256];
+	snprintf(log, sizeof log, "%s.log", dir);
+	regress("pgs", 1, 0, log);
+	snprintf(path, sizeof path, "%s/golden.txt", dir);
+	char *before = slurp(path);
+	assert_non_null(before);
+	/* a truncated copy and a foreign file among the recordings */
+	snprintf(path, sizeof path, "%s/step-00030.lkp", dir);
+	char *good = slurp(path);
+	snprintf(path, sizeof path, "%s/broken.lkp", dir);
+	FILE *f = fopen(path, "w");
+	fwrite(good, 1, strlen(good) / 2, f);
+	fclose(f);
+	snprintf(path, sizeof path, "%s/foreign.lkp", dir);
+	f = fopen(path, "w");
+	fputs("P6\n2 2\n255\n", f);
+	fclose(f);
+	lk_regress_summary s = regress("pgs", 0, 0, log);
+	assert_int_equal(s.unreadable, 2);
+	assert_int_equal(s.problems, 4);
+	assert_int_equal(s.regressions, 0);
+	char *text = slurp(log);
+	assert_non_null(strstr(text, "broken.lkp"));
+	assert_non_null(strstr(text, "foreign.lkp"));
+	free(text);
+	/* nothing in DIR changed without --update */
+	snprintf(path, sizeof path, "%s/golden.txt", dir);
+	char *after = slurp(path);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+	free(good);
+	snprintf(path, sizeof path, "%s/broken.lkp", dir);
+	remove(path);
+	snprintf(path, sizeof path, "%s/foreign.lkp", dir);
+	remove(path);
+	remove(log);
+}
+
+static void test_siconos_peer(void **state)
+{
+	(void)state;
+	char log[256];
+	snprintf(log, sizeof log, "%s.log", dir);
+	regress("pgs", 0, 1, log);
+	char *text = slurp(log);
+	assert_non_null(strstr(text, "siconos-lemke"));
+	assert_non_null(strstr(text, "siconos-newton-fb"));
+	assert_non_null(strstr(text, "lcpkit-pgs"));
+	free(text);
+	remove(log);
+}
+
+/* A contact problem survives the trip through FCLIB: same W, q and mu, same PGS iterates. */
+static void test_fclib_round_trip(void **state)
+{
+	(void)state;
+	lk_gen_params g = lk_default_gen_params(LK_GEN_BOXSTACK);
+	g.n = 4;
+	lk_problem *p = NULL, *q = NULL;
+	char err[256], path[256];
+	assert_int_equal(lk_generate(&g, &p, err, sizeof err), LK_OK);
+	snprintf(path, sizeof path, "%s/stack.hdf5", dir);
+	assert_int_equal(lk_fclib_export(p, 10000, path, err, sizeof err), LK_OK);
+	assert_int_equal(lk_fclib_import(path, &q, err, sizeof err), LK_OK);
+	int n = lk_problem_row_count(p);
+	assert_int_equal(lk_problem_row_count(q), n);
+	double *A = malloc(sizeof(double) * n * n), *B = malloc(sizeof(double) * n * n);
+	double *qa = malloc(sizeof(double) * n), *qb = malloc(sizeof(double) * n);
+	assert_int_equal(lk_problem_assemble_dense(p, n, A, qa), LK_OK);
+	assert_int_equal(lk_problem_assemble_dense(q, n, B, qb), LK_OK);
+	assert_memory_equal(A, B, sizeof(double) * n * n);
+	assert_memory_equal(qa, qb, sizeof(double) * n);
+	for (int i = 0; i < n; ++i) {
+		double m1, m2;
+		int f1, f2;
+		lk_problem_get_bounds(p, i, NULL, NULL, &m1, &f1, NULL);
+		lk_problem_get_bounds(q, i, NULL, NULL, &m2, &f2, NULL);
+		assert_int_equal(f1, f2);
+		if (f1 >= 0)
+			assert_double_equal(m1, m2, 0);
+	}
+	lk_solver_config cfg = lk_default_config(LK_METHOD_PGS);
+	cfg.max_iterations = 50;
+	assert_int_equal(lk_solve(p, &cfg, NULL, NULL), LK_OK);
+	assert_int_equal(lk_solve(q, &cfg, NULL, NULL), LK_OK);
+	assert_true(tu_max_diff(lk_problem_lambda(p), lk_problem_lambda(q), n) < 1e-12);
+	/* a joint row has no place in a local problem; a missing file is an I/O error */
+	lk_problem *chain = NULL;
+	lk_gen_params gc = lk_default_gen_params(LK_GEN_CHAIN);
+	gc.n = 2;
+	assert_int_equal(lk_generate(&gc, &chain, err, sizeof err), LK_OK);
+	assert_int_equal(lk_fclib_export(chain, 10000, path, err, sizeof err), LK_ERR_UNSUPPORTED);
+	assert_non_null(strstr(err, "contacts only"));
+	lk_problem *none = NULL;
+	assert_int_equal(lk_fclib_import("/nonexistent/x.hdf5", &none, err, sizeof err), LK_ERR_IO);
+	assert_null(none);
+	free(A);
+	free(B);
+	free(qa);
+	free(qb);
+	lk_problem_destroy(chain);
+	lk_problem_destroy(p);
+	lk_problem_destroy(q);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_recorded_files),
+		cmocka_unit_test(test_regress_detects_worse_setting),
+		cmocka_unit_test(test_regress_bad_files),
+		cmocka_unit_test(test_siconos_peer),
+		cmocka_unit_test(test_fclib_round_trip),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
