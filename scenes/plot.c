@@ -73,7 +73,7 @@ int lk_plot_png(const char *path, const lk_plot *plot, const lk_series *series, 
 		ymax += 0.5;
 		ymin -= 0.5;
 	}
-	double L = 80, R = 200, T = 40, B = 55;
+	double L = 80, R = 280, T = 40, B = 55;
 	double pw = W - L - R, ph = H - T - B;
 #define PX(x) (L + ((x) - xmin) / (xmax - xmin) * pw)
 #define PY(y) (T + ph - ((y) - ymin) / (ymax - ymin) * ph)
@@ -147,7 +147,14 @@ int lk_plot_png(const char *path, const lk_plot *plot, const lk_series *series, 
 		cairo_line_to(cr, L + pw + 36, y);
 		cairo_stroke(cr);
 		cairo_set_source_rgb(cr, 0, 0, 0);
-		text(cr, L + pw + 42, y, series[s].name ? series[s].name : "", 0, 0.5);
+		char label[40];
+		const char *nm = series[s].name ? series[s].name : "";
+		/* long specs are cut to fit the legend; the report's table has them whole */
+		if (strlen(nm) > 34)
+			snprintf(label, sizeof label, "%.31s...", nm);
+		else
+			snprintf(label, sizeof label, "%s", nm);
+		text(cr, L + pw + 42, y, label, 0, 0.5);
 	}
 	cairo_set_font_size(cr, 13);
 	if (plot->xlabel)
@@ -228,8 +235,19 @@ int lk_render_grid_png(const char *path, const lk_scene *scene, int rows, int co
 	cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
 	cairo_set_font_size(cr, 13);
 	cairo_set_source_rgb(cr, 0, 0, 0);
-	for (int c = 0; c < cols; ++c)
-		text(cr, side + c * cell + cell / 2.0, head / 2.0, col_titles ? col_titles[c] : "", 0.5, 0.5);
+	for (int c = 0; c < cols; ++c) {
+		/* a title is cut to its cell's width */
+		char t[128];
+		snprintf(t, sizeof t, "%s", col_titles ? col_titles[c] : "");
+		cairo_text_extents_t e;
+		for (size_t len = strlen(t); len > 4; --len) {
+			cairo_text_extents(cr, t, &e);
+			if (e.width <= cell - 8)
+				break;
+			memcpy(t + len - 4, "...", 4);
+		}
+		text(cr, side + c * cell + cell / 2.0, head / 2.0, t, 0.5, 0.5);
+	}
 	for (int r = 0; r < rows; ++r)
 		text(cr, side / 2.0, head + r * cell + cell / 2.0, row_titles ? row_titles[r] : "", 0.5, 0.5);
 

@@ -4,7 +4,8 @@
  *
  * The suite runs a short length on a smaller pool (60 circles); LK_SOAK_STEPS=100000 is the long run,
  * LK_SOAK_SCENES=pool1,boxstack the full scenes, and LK_SOAK_ONLY=TEXT keeps only the runs whose
- * "scene engine solver" label contains TEXT (to split a long run over processes), e.g.
+ * "scene engine solver" label contains TEXT (the whole label if TEXT ends with '$'; to split a long run over
+ * processes), e.g.
  *     LK_SOAK_STEPS=100000 LK_SOAK_SCENES=pool1,boxstack LK_SOAK_ONLY="boxstack ode" build/tests/test_soak
  * Under AddressSanitizer the freed-memory quarantine grows the resident set by design, so the RSS bound is
  * checked in builds without it (LeakSanitizer covers leaks there). */
@@ -57,6 +58,15 @@ static double rss_bytes(void)
 	int n = fscanf(f, "%ld %ld", &size, &resident);
 	fclose(f);
 	return n == 2 ? (double)resident * (double)sysconf(_SC_PAGESIZE) : -1;
+}
+
+/* LK_SOAK_ONLY: a part of the label, or the whole label when it ends with '$' */
+static int label_matches(const char *label, const char *only)
+{
+	size_t n = strlen(only);
+	if (n > 0 && only[n - 1] == '$')
+		return strlen(label) == n - 1 && !strncmp(label, only, n - 1);
+	return strstr(label, only) != NULL;
 }
 
 static int env_steps(void)
@@ -137,7 +147,7 @@ static void test_soak(void **state)
 			for (size_t k = 0; k < sizeof solvers / sizeof solvers[0]; ++k) {
 				char label[160];
 				snprintf(label, sizeof label, "%s %s %s", sc->name, lk_engine_name((lk_engine)e), solvers[k]);
-				if (only && !strstr(label, only))
+				if (only && !label_matches(label, only))
 					continue;
 				soak_result r;
 				soak(sc, (lk_engine)e, solvers[k], steps, &r);
