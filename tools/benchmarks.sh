@@ -11,9 +11,10 @@
 # Everything outside the markers - each suite's own commentary, curated tables and explanations - is left as it
 # is: a suite that is not re-run keeps the figures its section recorded.
 #
-# usage: tools/benchmarks.sh [--quick] [--no-build] [--build DIR] [--out DIR] [--doc FILE] [SUITE...]
+# usage: tools/benchmarks.sh [--quick] [--no-build] [--no-run] [--build DIR] [--out DIR] [--doc FILE] [SUITE...]
 #   --quick     pass --quick to every suite (a small fast run; the document says so)
 #   --no-build  use an existing build (default: configure and build DIR first)
+#   --no-run    run nothing: rewrite the document from the outputs of the last run (in OUT/raw)
 #   --build     build directory (default build-bench, RelWithDebInfo as the project's default build)
 #   --out       output directory of the suites (default bench-out)
 #   --doc       the document to update (default docs/benchmarks.md)
@@ -25,15 +26,17 @@ doc="docs/benchmarks.md"
 build_dir="build-bench"
 out_dir="bench-out"
 do_build=1
+do_run=1
 suites=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick="--quick" ;;
     --no-build) do_build=0 ;;
+    --no-run) do_run=0; do_build=0 ;;
     --build) build_dir="$2"; shift ;;
     --out) out_dir="$2"; shift ;;
     --doc) doc="$2"; shift ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     -*) echo "benchmarks.sh: unknown option $1" >&2; exit 2 ;;
     *) suites+=("$1") ;;
   esac
@@ -63,12 +66,13 @@ done
 
 status=0
 for s in "${suites[@]}"; do
+  [ "$do_run" = 1 ] || continue
   echo "== lcpkit bench $s $quick" >&2
   t0=$(date +%s)
   rc=0
   "$lcpkit" bench "$s" $quick --out "$out_dir" >"$raw/$s.txt" 2>"$raw/$s.err" || rc=$?
   t1=$(date +%s)
-  echo "lcpkit bench $s $quick --out $out_dir" >"$raw/$s.cmd"
+  echo "lcpkit bench $s ${quick:+$quick }--out $out_dir" >"$raw/$s.cmd"
   echo "$((t1 - t0))" >"$raw/$s.seconds"
   echo "$rc" >"$raw/$s.status"
   date -u '+%Y-%m-%d %H:%M UTC' >"$raw/$s.date"
@@ -76,7 +80,7 @@ for s in "${suites[@]}"; do
 done
 
 # callgrind: instructions per row update of each kernel on the 10,000-row packing (independent of machine load)
-if printf '%s\n' "${suites[@]}" | grep -qx kernel && command -v valgrind >/dev/null; then
+if [ "$do_run" = 1 ] && printf '%s\n' "${suites[@]}" | grep -qx kernel && command -v valgrind >/dev/null; then
   {
     printf '| kernel | function counted | rows | row updates | instructions | instructions per row update |\n'
     printf '|---|---|---:|---:|---:|---:|\n'
@@ -134,8 +138,12 @@ trap 'rm -f "$tmp" "$doc.tmp"' EXIT
   mem=$(awk '/MemTotal/{printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
   cc=$(cc --version | head -1)
   btype=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build_dir/CMakeCache.txt" 2>/dev/null || true)
-  printf 'Last run of `tools/benchmarks.sh%s%s`: %s.\n\n' "${quick:+ $quick}" \
-    "$( [ ${#suites[@]} -lt $(echo $all_suites | wc -w) ] && printf ' %s' "${suites[*]}" )" "$(date -u '+%Y-%m-%d %H:%M UTC')"
+  if [ "$do_run" = 1 ]; then
+    printf 'Last run of `tools/benchmarks.sh%s%s`: %s.\n\n' "${quick:+ $quick}" \
+      "$( [ ${#suites[@]} -lt $(echo $all_suites | wc -w) ] && printf ' %s' "${suites[*]}" )" "$(date -u '+%Y-%m-%d %H:%M UTC')"
+  else
+    printf 'Rewritten by `tools/benchmarks.sh --no-run` from the outputs of the runs listed below.\n\n'
+  fi
   printf -- '- Machine: %s, %s cores (shared with other work: timings are medians of repeats measured side by side),\n' "$cpu" "$cores"
   printf -- '  L2 %s, L3 %s, memory %s; %s.\n' "$l2" "$l3" "$mem" "$(uname -sr)"
   printf -- '- Build: `%s`, %s (the project default, `-O2 -g`), `-ffp-contract=off`.\n' "$cc" "${btype:-RelWithDebInfo}"
@@ -151,6 +159,7 @@ splice header "$tmp" "Machine and commands"
 
 # each suite's output in its own section
 for s in "${suites[@]}"; do
+  [ -f "$raw/$s.cmd" ] && [ -f "$raw/$s.txt" ] || continue
   {
     printf 'Output of `%s` (%s s, %s):\n\n```\n' "$(cat "$raw/$s.cmd")" "$(cat "$raw/$s.seconds")" "$(cat "$raw/$s.date")"
     # progress lines and engines' stderr chatter are not part of the figures
@@ -184,6 +193,8 @@ csvawk() {
            if (c == \",\" && !q) { F[++n] = \"\"; continue }
            F[n] = F[n] c
          }
+         for (i = 1; i <= n; ++i)
+           if (F[i] ~ /^-?[0-9]+(\\.[0-9]*)?([eE][-+]?[0-9]+)?$/) F[i] = F[i] + 0
          return n
        }
        { delete F; split_csv(\$0, F) }

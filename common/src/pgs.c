@@ -74,17 +74,17 @@ static inline void prefetch_row(const lk__row *r)
 
 /* The production sweep of the row form. The same update as the reference, arranged for the chain that runs
  * through du from one row to the next (consecutive rows of a contact share both bodies):
- * - J_i du summed as two short trees (lk__row_jdu's order), and the part of w_i that does not wait for the
- *   rows before, q_i + s_i lambda_i, taken first, so that the chain carries one product and one difference
- *   after J_i du;
- * - a multiplication by the stored w_relax / A_ii instead of a division;
+ * - g J_i du (g = w_relax / A_ii, stored: a multiplication instead of a division) summed as two short trees
+ *   in lk__row_jdu's order, with g applied to J_i, and the part of lambda_i - g w_i that does not wait for
+ *   the rows before, lambda_i - g (q_i + s_i lambda_i), taken first: after the loads of du the chain carries
+ *   one product, the sums and one difference;
  * - branch-free clamp and maximum, and the change applied unconditionally (adding 0 M^-1 J^T leaves du as it
  *   is, and no unpredictable branch stalls the chain);
  * - the two bodies' velocity slots kept in registers while consecutive rows act on the same pair (the rows of
  *   one contact, the 4 x 3 rows of a box on a box), so that the next row does not wait for the store of the
  *   last one to be forwarded to its loads; the slots are still stored after every row;
  * - records prefetched a few rows ahead.
- * The arithmetic is lk__row_jdu's and lk__row_apply's, operation for operation. */
+ * lk__row_apply's arithmetic is kept operation for operation; w_i is rounded differently from lk__row_w. */
 static double sweep_rows(lk__ctx *c, const int *perm, int count, double w_relax)
 {
 	const lk_problem *p = c->p;
@@ -126,10 +126,12 @@ static double sweep_rows(lk__ctx *c, const int *perm, int count, double w_relax)
 			lo = -hi;
 		}
 		const double base = li - g * (r->q + r->s * li);
-		lk__v2d sa = (lk__ld2(r->J) * a0 + lk__ld2(r->J + 2) * a1) + lk__ld2(r->J + 4) * a2;
-		lk__v2d sb = (lk__ld2(r->J + 6) * b0 + lk__ld2(r->J + 8) * b1) + lk__ld2(r->J + 10) * b2;
+		/* g J_i du with g applied to J_i (which does not wait for anything) rather than to the sum */
+		const lk__v2d gg = {g, g};
+		lk__v2d sa = ((lk__ld2(r->J) * gg) * a0 + (lk__ld2(r->J + 2) * gg) * a1) + (lk__ld2(r->J + 4) * gg) * a2;
+		lk__v2d sb = ((lk__ld2(r->J + 6) * gg) * b0 + (lk__ld2(r->J + 8) * gg) * b1) + (lk__ld2(r->J + 10) * gg) * b2;
 		lk__v2d sj = sa + sb;
-		double next = lk__clamp(base - g * (sj[0] + sj[1]), lo, hi);
+		double next = lk__clamp(base - (sj[0] + sj[1]), lo, hi);
 		double d = next - li;
 		lambda[i] = next;
 		const lk__v2d dd = {d, d};

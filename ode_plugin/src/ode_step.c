@@ -714,6 +714,11 @@ static lk_status lcpkit_step(lk_ode *ctx, double h, double t0)
 	ctx->timing.gather = marks[0] - t0;
 	ctx->timing.extract = marks[1] - marks[0];
 	ctx->timing.build = marks[2] - marks[1];
+	if (st == LK_ERR_NONFINITE) {
+		/* a NaN or Inf in a body's state from the application: ODE's own stepper would assert on it
+		 * (dxNormalize4), so the world is not stepped at all; the application can repair the body */
+		return st;
+	}
 	if (st != LK_OK) {
 		fallback(ctx, h);
 		return st;

@@ -83,7 +83,8 @@ LK_API lk_status lk_ode_remove_body(lk_ode *ctx, dBodyID body);
 /* Steps the world by dt with the selected solver; replaces dWorldQuickStep(world, dt). The world is stepped
  * whenever the return is LK_OK or a solver error: if the lcpkit solve fails or trips a guard (non-finite,
  * diverged, bad diagonal) ODE's dWorldQuickStep produces this step instead, the stats say fallback = 1 and
- * lk_ode_error says why; nothing non-finite is ever written into ODE. LK_ERR_INVALID_ARGUMENT: not stepped. */
+ * lk_ode_error says why; nothing non-finite is ever written into ODE. LK_ERR_INVALID_ARGUMENT, and LK_ERR_NONFINITE
+ * for a body whose state the application made non-finite (ODE itself would assert on it): not stepped. */
 LK_API lk_status lk_ode_world_step(lk_ode *ctx, double dt);
 
 /* Statistics of the last step (rows by kind, iterations, RES before and after, timings, fallbacks). */
