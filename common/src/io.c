@@ -394,7 +394,7 @@ static int parse_int(const char *t, int64_t *out, int *overflow)
 /* An index that must fit an int; the range against the problem is checked by the caller. */
 static lk_status get_int(reader *rd, int i, const char *field, int *out)
 {
-	int64_t v;
+	int64_t v = 0;
 	int of = 0;
 	char what[80];
 	if (!parse_int(rd->tok[i], &v, &of)) {
@@ -443,7 +443,7 @@ static lk_status get_count(reader *rd, const char *section, int64_t limit, int f
 	lk_status st = expect_fields(rd, 2);
 	if (st != LK_OK)
 		return st;
-	int64_t v;
+	int64_t v = 0;
 	int of = 0;
 	if (!parse_int(rd->tok[1], &v, &of))
 		return rfail(rd, LK_ERR_PARSE, "%s: expected a count, found '%.40s'", section, rd->tok[1]);
@@ -507,7 +507,7 @@ static lk_status read_h(reader *rd)
 
 static lk_status check_index(reader *rd, long long expected)
 {
-	int idx;
+	int idx = 0;
 	lk_status st = get_int(rd, 0, "index", &idx);
 	if (st == LK_OK && idx != expected)
 		st = rfail(rd, LK_ERR_PARSE, "%s line has index %d, expected %lld", rd->item, idx, expected);
@@ -516,7 +516,7 @@ static lk_status check_index(reader *rd, long long expected)
 
 static lk_status read_bodies(reader *rd)
 {
-	int64_t n;
+	int64_t n = 0;
 	lk_status st = get_count(rd, "bodies", rd->lim.max_bodies, BODY_FIELDS, &n);
 	if (st != LK_OK)
 		return st;
@@ -617,7 +617,7 @@ static lk_status read_mrow(reader *rd, int i)
 static lk_status read_rows(reader *rd)
 {
 	int matrix = rd->form == LK_FORM_MATRIX;
-	int64_t n;
+	int64_t n = 0;
 	lk_status st = get_count(rd, "rows", rd->lim.max_rows, matrix ? MROW_FIELDS : ROW_FIELDS, &n);
 	if (st != LK_OK)
 		return st;
@@ -662,7 +662,7 @@ static lk_status read_rows(reader *rd)
 
 static lk_status read_entries(reader *rd)
 {
-	int64_t nnz;
+	int64_t nnz = 0;
 	int64_t limit = rd->lim.max_nnz < INT_MAX ? rd->lim.max_nnz : INT_MAX;
 	lk_status st = get_count(rd, "entries", limit, ENTRY_FIELDS, &nnz);
 	if (st != LK_OK)
@@ -717,7 +717,7 @@ static lk_status read_entries(reader *rd)
 /* lambda and solution: one value per line, as many as rows. */
 static lk_status read_vector(reader *rd, const char *section, double **out)
 {
-	int64_t n;
+	int64_t n = 0;
 	lk_status st = get_count(rd, section, rd->lim.max_rows, 1, &n);
 	if (st != LK_OK)
 		return st;
@@ -784,7 +784,7 @@ static lk_status read_magic(reader *rd)
 	rd->item_index = -1;
 	if ((st = expect_fields(rd, 2)) != LK_OK)
 		return st;
-	int64_t v;
+	int64_t v = 0;
 	int of = 0;
 	if (!parse_int(rd->tok[1], &v, &of))
 		return rfail(rd, LK_ERR_PARSE, "format version '%.40s' is not a number", rd->tok[1]);
