@@ -65,7 +65,8 @@ static void compare_matrix(const lk_problem *a, const lk_problem *b)
 	if (memcmp(rpa, rpb, ((size_t)na + 1) * sizeof(int)) != 0)
 		lk_fuzz_fail("row pointers changed in the round trip");
 	int nnz = rpa[na];
-	if (memcmp(ca, cb, (size_t)nnz * sizeof(int)) != 0 || !same_doubles(va, vb, nnz) || !same_doubles(qa, qb, na))
+	if ((nnz > 0 && memcmp(ca, cb, (size_t)nnz * sizeof(int)) != 0) || !same_doubles(va, vb, nnz) ||
+	    !same_doubles(qa, qb, na))
 		lk_fuzz_fail("A or q changed in the round trip");
 	for (int i = 0; i < na; ++i) {
 		double loa, hia, mua, lob, hib, mub;

@@ -47,12 +47,14 @@ void lk_fuzz_solve_check(lk_problem *p, uint64_t selector)
 	double *before = malloc(((size_t)n + 1) * sizeof(double));
 	if (!before)
 		return;
-	memcpy(before, lk_problem_lambda(p), (size_t)n * sizeof(double));
+	/* an empty problem has no lambda array (NULL): memcpy and memcmp must not see it */
+	if (n > 0)
+		memcpy(before, lk_problem_lambda(p), (size_t)n * sizeof(double));
 	lk_stats stats;
 	lk_status st = lk_solve(p, &cfg, &stats, NULL);
 	const double *lambda = lk_problem_lambda(p);
 	if (st != LK_OK) {
-		if (memcmp(before, lambda, (size_t)n * sizeof(double)) != 0)
+		if (n > 0 && memcmp(before, lambda, (size_t)n * sizeof(double)) != 0)
 			lk_fuzz_fail("a failed solve changed lambda");
 		if (!lk_problem_error(p)[0])
 			lk_fuzz_fail("a failed solve left no message");
