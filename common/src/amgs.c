@@ -117,68 +117,54 @@ static void project_start(lk__ctx *c)
 }
 
 /* (M3) as y_i <- y_i + h_i (lambda_i - y_i) - g_i w_i with g_i = 2 / (A_ii / w + c_i) and h_i = g_i c_i, both
- * fixed for the solve: the division leaves the chain that runs through du from one row to the next, which is
- * then as long as PGS's (w, a product, a difference, the clamp). */
-static lk_status make_coefficients(lk__ctx *c, const amgs_par *ap, double **g_out)
+ * fixed for the solve and stored side by side (gh[2 i], gh[2 i + 1]): the division leaves the chain that runs
+ * through du from one row to the next, which is then as long as PGS's (J du, the sums, a difference, the
+ * clamp). */
+static lk_status make_coefficients(lk__ctx *c, const amgs_par *ap, double **gh_out)
 {
-	double *g = lk__arena_alloc(&c->p->arena, (size_t)c->n * sizeof(double));
-	if (!g)
+	double *gh = lk__arena_alloc(&c->p->arena, 2 * (size_t)c->n * sizeof(double));
+	if (!gh)
 		return lk__fail(c->p, LK_ERR_NO_MEMORY, "%s: out of memory for %d rows", lk_method_name(c->cfg->method),
 		                c->n);
 	for (int i = 0; i < c->n; ++i) {
-		double d = c->p->rows[i].diag;
-		g[i] = 2.0 / (d * ap->inv_w + (ap->kc * d + ap->c0));
+		double d = c->p->rows[i].diag, ci = ap->kc * d + ap->c0;
+		double g = 2.0 / (d * ap->inv_w + ci);
+		gh[2 * i] = g;
+		gh[2 * i + 1] = g * ci;
 	}
-	*g_out = g;
+	*gh_out = gh;
 	return LK_OK;
 }
 
-/* Rows ahead whose records are prefetched, as in the PGS sweep. */
-#define LK_AMGS_PREFETCH 6
-
-static inline void prefetch_row(const lk__row *r)
-{
-	const char *x = (const char *)r;
-	__builtin_prefetch(x, 0, 3);
-	__builtin_prefetch(x + 64, 0, 3);
-	__builtin_prefetch(x + 128, 0, 3);
-	__builtin_prefetch(x + 192, 0, 3);
-}
-
-/* One sweep of (M3) over rows perm[0..n) (perm NULL: natural order), arranged like the PGS production sweep:
- * branch-free bounds, the change applied to du unconditionally (adding 0 leaves it as it is). Returns
- * max |change of lambda|; NaN or Inf there makes lk__monitor restore the best iterate. */
-static double sweep_rows(lk__ctx *c, const amgs_par *ap, const double *g, double *y, const int *perm)
+/* One sweep of (M3) over rows perm[0..n) (perm NULL: natural order), arranged like the PGS production sweep
+ * (pgs.c): the part of y_i's update that does not wait for the rows before, y_i + h_i (lambda_i - y_i) -
+ * g_i (q_i + s_i lambda_i), taken first, g_i J_i du through the sweep cursor (the bodies' slots in registers
+ * while consecutive rows share them), branch-free bounds, the change applied to du unconditionally, records
+ * prefetched. Returns max |change of lambda|; NaN or Inf there makes lk__monitor restore the best iterate. */
+static double sweep_rows(lk__ctx *c, const double *gh, double *y, const int *perm)
 {
 	const lk__row *rows = c->p->rows;
 	double *lambda = c->lambda, *du = c->du;
-	const double kc = ap->kc, c0 = ap->c0;
 	double max_change = 0.0;
 	int nonfinite = 0, n = c->n;
+	lk__pair_cursor cur;
+	lk__cursor_init(&cur);
 	for (int k = 0; k < n; ++k) {
-		int i;
-		if (perm) {
-			i = perm[k];
-			if (k + LK_AMGS_PREFETCH < n)
-				prefetch_row(&rows[perm[k + LK_AMGS_PREFETCH]]);
-		} else {
-			i = k;
-			if (k + LK_AMGS_PREFETCH < n)
-				prefetch_row(&rows[k + LK_AMGS_PREFETCH]);
-		}
+		lk__prefetch_ahead(rows, perm, k, n);
+		const int i = perm ? perm[k] : k;
 		const lk__row *r = &rows[i];
 		double lo = r->lo, hi = r->hi;
 		if (r->findex >= 0) { /* Method 3.2: bounds from the normal row's current lambda */
 			hi = r->mu * fabs(lambda[r->findex]);
 			lo = -hi;
 		}
-		const double li = lambda[i], yi = y[i], gi = g[i];
-		const double base = yi + gi * (kc * r->diag + c0) * (li - yi);
-		const double yn = base - gi * lk__row_w(r, du, li);
+		const double li = lambda[i], yi = y[i], gi = gh[2 * i], hi_c = gh[2 * i + 1];
+		const double base = (yi + hi_c * (li - yi)) - gi * (r->q + r->s * li);
+		const double yn = base - lk__cursor_gjdu(&cur, r, du, gi);
 		const double ln = lk__clamp(yn, lo, hi), d = ln - li;
 		y[i] = yn;
 		lambda[i] = ln;
-		lk__row_apply(r, du, d);
+		lk__cursor_apply(&cur, r, du, d);
 		double ad = fabs(d);
 		max_change = ad > max_change ? ad : max_change;
 		nonfinite |= ad != ad;
@@ -188,11 +174,10 @@ static double sweep_rows(lk__ctx *c, const amgs_par *ap, const double *g, double
 }
 
 /* The same iteration on the CSR matrix form: w_i from row i of A. */
-static double sweep_csr(lk__ctx *c, const amgs_par *ap, const double *g, double *y, const int *perm)
+static double sweep_csr(lk__ctx *c, const double *gh, double *y, const int *perm)
 {
 	const lk_problem *p = c->p;
 	double *lambda = c->lambda;
-	const double kc = ap->kc, c0 = ap->c0;
 	double max_change = 0.0;
 	int nonfinite = 0, n = c->n;
 	for (int k = 0; k < n; ++k) {
@@ -200,8 +185,8 @@ static double sweep_csr(lk__ctx *c, const amgs_par *ap, const double *g, double 
 		const lk__row *r = &p->rows[i];
 		double lo, hi;
 		lk__bounds(r, lambda, &lo, &hi);
-		const double li = lambda[i], yi = y[i], gi = g[i];
-		const double base = yi + gi * (kc * r->diag + c0) * (li - yi);
+		const double li = lambda[i], yi = y[i], gi = gh[2 * i];
+		const double base = yi + gh[2 * i + 1] * (li - yi);
 		const double yn = base - gi * lk__csr_w(p, i, lambda);
 		const double ln = lk__clamp(yn, lo, hi), d = ln - li;
 		y[i] = yn;
@@ -250,8 +235,8 @@ lk_status lk__solve_amgs(lk__ctx *c)
 		return lk__fail(c->p, LK_ERR_NO_MEMORY, "%s: out of memory for %d rows", lk_method_name(cfg->method),
 		                c->n);
 	amgs_par ap = make_par(c);
-	double *g = NULL;
-	st = make_coefficients(c, &ap, &g);
+	double *gh = NULL;
+	st = make_coefficients(c, &ap, &gh);
 	if (st != LK_OK)
 		return st;
 	project_start(c);
@@ -260,7 +245,7 @@ lk_status lk__solve_amgs(lk__ctx *c)
 	for (int it = 1;; ++it) {
 		if (cfg->order == LK_ORDER_RANDOM)
 			lk__shuffle(&c->rng, perm, c->n);
-		double change = rows_form ? sweep_rows(c, &ap, g, y, perm) : sweep_csr(c, &ap, g, y, perm);
+		double change = rows_form ? sweep_rows(c, gh, y, perm) : sweep_csr(c, gh, y, perm);
 		c->iterations = it;
 		c->stop = lk__monitor(c, it, change);
 		if (c->stop != LK_STOP_NONE)

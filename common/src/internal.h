@@ -145,6 +145,85 @@ static inline void lk__row_apply_ref(const lk__row *r, double *du, double dl)
 	}
 }
 
+/* The sweep cursor of the production Gauss-Seidel kernels (PGS, pgs.c; AMGS, amgs.c): the two bodies'
+ * velocity slots of the current row held in registers while consecutive rows act on the same pair (the rows
+ * of one contact, the 4 x 3 rows of a box on a box), so that a row does not wait for the store of the one
+ * before to be forwarded to its loads. The slots are still stored after every row: du is current throughout. */
+typedef struct lk__pair_cursor {
+	int32_t a, b;
+	lk__v2d a0, a1, a2, b0, b1, b2;
+} lk__pair_cursor;
+
+static inline void lk__cursor_init(lk__pair_cursor *k)
+{
+	const lk__v2d z = {0, 0};
+	k->a = k->b = -1;
+	k->a0 = k->a1 = k->a2 = k->b0 = k->b1 = k->b2 = z;
+}
+
+/* g J_i du for row r, with g applied to J_i (which does not wait for anything) rather than to the sum: after
+ * the loads of du the chain carries the products and two short trees in lk__row_jdu's order. */
+static inline double lk__cursor_gjdu(lk__pair_cursor *k, const lk__row *r, const double *du, double g)
+{
+	if (r->a != k->a || r->b != k->b) {
+		const double *da = du + 6 * (size_t)r->a, *db = du + 6 * (size_t)r->b;
+		k->a0 = lk__ld2(da);
+		k->a1 = lk__ld2(da + 2);
+		k->a2 = lk__ld2(da + 4);
+		k->b0 = lk__ld2(db);
+		k->b1 = lk__ld2(db + 2);
+		k->b2 = lk__ld2(db + 4);
+		k->a = r->a;
+		k->b = r->b;
+	}
+	const lk__v2d gg = {g, g};
+	lk__v2d sa = ((lk__ld2(r->J) * gg) * k->a0 + (lk__ld2(r->J + 2) * gg) * k->a1) + (lk__ld2(r->J + 4) * gg) * k->a2;
+	lk__v2d sb =
+	    ((lk__ld2(r->J + 6) * gg) * k->b0 + (lk__ld2(r->J + 8) * gg) * k->b1) + (lk__ld2(r->J + 10) * gg) * k->b2;
+	lk__v2d sj = sa + sb;
+	return sj[0] + sj[1];
+}
+
+/* du += M^-1 J_r^T d for the row the cursor holds (after lk__cursor_gjdu on r), lk__row_apply's arithmetic
+ * operation for operation, applied unconditionally: adding 0 M^-1 J^T leaves du as it is, and no
+ * unpredictable branch stalls the chain. */
+static inline void lk__cursor_apply(lk__pair_cursor *k, const lk__row *r, double *du, double d)
+{
+	double *da = du + 6 * (size_t)r->a, *db = du + 6 * (size_t)r->b;
+	const lk__v2d dd = {d, d};
+	k->a0 += lk__ld2(r->MJ) * dd;
+	k->a1 += lk__ld2(r->MJ + 2) * dd;
+	k->a2 += lk__ld2(r->MJ + 4) * dd;
+	k->b0 += lk__ld2(r->MJ + 6) * dd;
+	k->b1 += lk__ld2(r->MJ + 8) * dd;
+	k->b2 += lk__ld2(r->MJ + 10) * dd;
+	lk__st2(da, k->a0);
+	lk__st2(da + 2, k->a1);
+	lk__st2(da + 4, k->a2);
+	lk__st2(db, k->b0);
+	lk__st2(db + 2, k->b1);
+	lk__st2(db + 4, k->b2);
+}
+
+/* Rows ahead whose records the sweeps prefetch: far enough to cover a miss to the last-level cache at the
+ * sweep's pace (tens of nanoseconds per row), near enough that the lines are still in L1 when the row comes
+ * up (best of 0, 3, 6, 10, 16, 24 at 10^6 rows). */
+#ifndef LK_SWEEP_PREFETCH
+#define LK_SWEEP_PREFETCH 6
+#endif
+
+/* Prefetches the record of the row the sweep reaches LK_SWEEP_PREFETCH rows after position k. */
+static inline void lk__prefetch_ahead(const lk__row *rows, const int *perm, int k, int count)
+{
+	if (k + LK_SWEEP_PREFETCH < count) {
+		const char *x = (const char *)&rows[perm ? perm[k + LK_SWEEP_PREFETCH] : k + LK_SWEEP_PREFETCH];
+		__builtin_prefetch(x, 0, 3);
+		__builtin_prefetch(x + 64, 0, 3);
+		__builtin_prefetch(x + 128, 0, 3);
+		__builtin_prefetch(x + 192, 0, 3);
+	}
+}
+
 /* w_i for the matrix form. */
 static inline double lk__csr_w(const lk_problem *p, int i, const double *lambda)
 {

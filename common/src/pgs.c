@@ -57,32 +57,14 @@ double lk__pgs_sweep_ref(lk__ctx *c, const int *perm, int count, double w_relax)
 	return max_change;
 }
 
-/* Rows ahead whose records are prefetched: far enough to cover a miss to the last-level cache at the sweep's
- * pace (tens of nanoseconds per row), near enough that the lines are still in L1 when the row comes up. */
-#ifndef LK_PGS_PREFETCH
-#define LK_PGS_PREFETCH 6
-#endif
-
-static inline void prefetch_row(const lk__row *r)
-{
-	const char *x = (const char *)r;
-	__builtin_prefetch(x, 0, 3);
-	__builtin_prefetch(x + 64, 0, 3);
-	__builtin_prefetch(x + 128, 0, 3);
-	__builtin_prefetch(x + 192, 0, 3);
-}
-
 /* The production sweep of the row form. The same update as the reference, arranged for the chain that runs
  * through du from one row to the next (consecutive rows of a contact share both bodies):
- * - g J_i du (g = w_relax / A_ii, stored: a multiplication instead of a division) summed as two short trees
- *   in lk__row_jdu's order, with g applied to J_i, and the part of lambda_i - g w_i that does not wait for
- *   the rows before, lambda_i - g (q_i + s_i lambda_i), taken first: after the loads of du the chain carries
- *   one product, the sums and one difference;
- * - branch-free clamp and maximum, and the change applied unconditionally (adding 0 M^-1 J^T leaves du as it
- *   is, and no unpredictable branch stalls the chain);
- * - the two bodies' velocity slots kept in registers while consecutive rows act on the same pair (the rows of
- *   one contact, the 4 x 3 rows of a box on a box), so that the next row does not wait for the store of the
- *   last one to be forwarded to its loads; the slots are still stored after every row;
+ * - g J_i du (g = w_relax / A_ii, stored: a multiplication instead of a division) through the sweep cursor
+ *   (internal.h), and the part of lambda_i - g w_i that does not wait for the rows before,
+ *   lambda_i - g (q_i + s_i lambda_i), taken first: after the loads of du the chain carries one product, the
+ *   sums and one difference;
+ * - branch-free clamp and maximum, and the change applied unconditionally;
+ * - the two bodies' velocity slots kept in registers while consecutive rows act on the same pair;
  * - records prefetched a few rows ahead.
  * lk__row_apply's arithmetic is kept operation for operation; w_i is rounded differently from lk__row_w. */
 static double sweep_rows(lk__ctx *c, const int *perm, int count, double w_relax)
@@ -93,31 +75,12 @@ static double sweep_rows(lk__ctx *c, const int *perm, int count, double w_relax)
 	double *lambda = c->lambda, *du = c->du;
 	double max_change = 0.0;
 	int nonfinite = 0;
-	int32_t pa = -1, pb = -1;
-	lk__v2d a0 = {0, 0}, a1 = {0, 0}, a2 = {0, 0}, b0 = {0, 0}, b1 = {0, 0}, b2 = {0, 0};
+	lk__pair_cursor cur;
+	lk__cursor_init(&cur);
 	for (int k = 0; k < count; ++k) {
-		int i;
-		if (perm) {
-			i = perm[k];
-			if (k + LK_PGS_PREFETCH < count)
-				prefetch_row(&rows[perm[k + LK_PGS_PREFETCH]]);
-		} else {
-			i = k;
-			if (k + LK_PGS_PREFETCH < count)
-				prefetch_row(&rows[k + LK_PGS_PREFETCH]);
-		}
+		lk__prefetch_ahead(rows, perm, k, count);
+		const int i = perm ? perm[k] : k;
 		const lk__row *r = &rows[i];
-		double *da = du + 6 * (size_t)r->a, *db = du + 6 * (size_t)r->b;
-		if (r->a != pa || r->b != pb) {
-			a0 = lk__ld2(da);
-			a1 = lk__ld2(da + 2);
-			a2 = lk__ld2(da + 4);
-			b0 = lk__ld2(db);
-			b1 = lk__ld2(db + 2);
-			b2 = lk__ld2(db + 4);
-			pa = r->a;
-			pb = r->b;
-		}
 		const double li = lambda[i], g = w_relax * inv[i];
 		/* friction rows: [-mu |lambda_n|, mu |lambda_n|] (DESIGN sec. 2); the others their own bounds */
 		double lo = r->lo, hi = r->hi;
@@ -126,27 +89,10 @@ static double sweep_rows(lk__ctx *c, const int *perm, int count, double w_relax)
 			lo = -hi;
 		}
 		const double base = li - g * (r->q + r->s * li);
-		/* g J_i du with g applied to J_i (which does not wait for anything) rather than to the sum */
-		const lk__v2d gg = {g, g};
-		lk__v2d sa = ((lk__ld2(r->J) * gg) * a0 + (lk__ld2(r->J + 2) * gg) * a1) + (lk__ld2(r->J + 4) * gg) * a2;
-		lk__v2d sb = ((lk__ld2(r->J + 6) * gg) * b0 + (lk__ld2(r->J + 8) * gg) * b1) + (lk__ld2(r->J + 10) * gg) * b2;
-		lk__v2d sj = sa + sb;
-		double next = lk__clamp(base - (sj[0] + sj[1]), lo, hi);
+		double next = lk__clamp(base - lk__cursor_gjdu(&cur, r, du, g), lo, hi);
 		double d = next - li;
 		lambda[i] = next;
-		const lk__v2d dd = {d, d};
-		a0 += lk__ld2(r->MJ) * dd;
-		a1 += lk__ld2(r->MJ + 2) * dd;
-		a2 += lk__ld2(r->MJ + 4) * dd;
-		b0 += lk__ld2(r->MJ + 6) * dd;
-		b1 += lk__ld2(r->MJ + 8) * dd;
-		b2 += lk__ld2(r->MJ + 10) * dd;
-		lk__st2(da, a0);
-		lk__st2(da + 2, a1);
-		lk__st2(da + 4, a2);
-		lk__st2(db, b0);
-		lk__st2(db + 2, b1);
-		lk__st2(db + 4, b2);
+		lk__cursor_apply(&cur, r, du, d);
 		double ad = fabs(d);
 		max_change = ad > max_change ? ad : max_change;
 		nonfinite |= ad != ad;
