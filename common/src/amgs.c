@@ -164,7 +164,8 @@ static double sweep_rows(lk__ctx *c, const double *gh, double *y, const int *per
 		const double ln = lk__clamp(yn, lo, hi), d = ln - li;
 		y[i] = yn;
 		lambda[i] = ln;
-		lk__cursor_apply(&cur, r, du, d);
+		const int in = k + 1 < n ? (perm ? perm[k + 1] : k + 1) : -1;
+		lk__cursor_apply(&cur, r, du, d, in >= 0 ? &rows[in] : NULL, in >= 0 ? gh[2 * in] : 0.0);
 		double ad = fabs(d);
 		max_change = ad > max_change ? ad : max_change;
 		nonfinite |= ad != ad;

@@ -145,26 +145,53 @@ static inline void lk__row_apply_ref(const lk__row *r, double *du, double dl)
 	}
 }
 
-/* The sweep cursor of the production Gauss-Seidel kernels (PGS, pgs.c; AMGS, amgs.c): the two bodies'
- * velocity slots of the current row held in registers while consecutive rows act on the same pair (the rows
- * of one contact, the 4 x 3 rows of a box on a box), so that a row does not wait for the store of the one
- * before to be forwarded to its loads. The slots are still stored after every row: du is current throughout. */
+/* The sweep cursor of the production Gauss-Seidel kernels (PGS, pgs.c; AMGS, amgs.c). Consecutive rows of a
+ * contact (3 rows; the 4 x 3 rows of a box on a box) act on the same two bodies, so each row update needs the
+ * velocity slots the one before has just changed: a chain that runs through every row. The cursor shortens it
+ * in two ways:
+ * - the two bodies' slots stay in registers while consecutive rows act on the same pair, so that a row does
+ *   not wait for the store of the one before to be forwarded to its loads (the slots are still stored after
+ *   every row: du is current throughout);
+ * - when the next row acts on the same pair, its coupling term is split at the current row: with
+ *   du' = du + M^-1 J_i^T d_i,
+ *       g J_{i+1} du' = g J_{i+1} du + (g J_{i+1} M^-1 J_i^T) d_i = g J_{i+1} du + g A_{i+1,i} d_i,
+ *   and both products on the right are formed before d_i is known (lk__cursor_apply, from du as it was
+ *   before row i changed it), so that the chain from one row to the next carries one product and one sum
+ *   instead of the slots' update and a dot product of twelve. The two sides are the same number up to
+ *   rounding; the order of every operation is fixed, so the result is the same on every run of a build. */
 typedef struct lk__pair_cursor {
 	int32_t a, b;
-	lk__v2d a0, a1, a2, b0, b1, b2;
+	int ready;                      /* x, c hold the next row's split coupling term */
+	double x, c, d_last;            /* g J_{i+1} du, g A_{i+1,i}, d_i */
+	lk__v2d a0, a1, a2, b0, b1, b2; /* du of the pair */
 } lk__pair_cursor;
 
 static inline void lk__cursor_init(lk__pair_cursor *k)
 {
 	const lk__v2d z = {0, 0};
 	k->a = k->b = -1;
+	k->ready = 0;
+	k->x = k->c = k->d_last = 0.0;
 	k->a0 = k->a1 = k->a2 = k->b0 = k->b1 = k->b2 = z;
 }
 
-/* g J_i du for row r, with g applied to J_i (which does not wait for anything) rather than to the sum: after
- * the loads of du the chain carries the products and two short trees in lk__row_jdu's order. */
+/* (x0 y0 + x1 y1 + x2 y2) + (x3 y3 + x4 y4 + x5 y5) with g applied to x (to J, which waits for nothing, rather
+ * than to the sum), over pairs of lanes, then the lanes. */
+static inline double lk__gdot12(const double *x, double g, lk__v2d y0, lk__v2d y1, lk__v2d y2, lk__v2d y3, lk__v2d y4,
+                                lk__v2d y5)
+{
+	const lk__v2d gg = {g, g};
+	lk__v2d sa = ((lk__ld2(x) * gg) * y0 + (lk__ld2(x + 2) * gg) * y1) + (lk__ld2(x + 4) * gg) * y2;
+	lk__v2d sb = ((lk__ld2(x + 6) * gg) * y3 + (lk__ld2(x + 8) * gg) * y4) + (lk__ld2(x + 10) * gg) * y5;
+	lk__v2d s = sa + sb;
+	return s[0] + s[1];
+}
+
+/* g J_r du for row r, the coupling part of g w_r. */
 static inline double lk__cursor_gjdu(lk__pair_cursor *k, const lk__row *r, const double *du, double g)
 {
+	if (k->ready) /* r is the row lk__cursor_apply prepared: the split term */
+		return k->x + k->c * k->d_last;
 	if (r->a != k->a || r->b != k->b) {
 		const double *da = du + 6 * (size_t)r->a, *db = du + 6 * (size_t)r->b;
 		k->a0 = lk__ld2(da);
@@ -176,19 +203,24 @@ static inline double lk__cursor_gjdu(lk__pair_cursor *k, const lk__row *r, const
 		k->a = r->a;
 		k->b = r->b;
 	}
-	const lk__v2d gg = {g, g};
-	lk__v2d sa = ((lk__ld2(r->J) * gg) * k->a0 + (lk__ld2(r->J + 2) * gg) * k->a1) + (lk__ld2(r->J + 4) * gg) * k->a2;
-	lk__v2d sb =
-	    ((lk__ld2(r->J + 6) * gg) * k->b0 + (lk__ld2(r->J + 8) * gg) * k->b1) + (lk__ld2(r->J + 10) * gg) * k->b2;
-	lk__v2d sj = sa + sb;
-	return sj[0] + sj[1];
+	return lk__gdot12(r->J, g, k->a0, k->a1, k->a2, k->b0, k->b1, k->b2);
 }
 
 /* du += M^-1 J_r^T d for the row the cursor holds (after lk__cursor_gjdu on r), lk__row_apply's arithmetic
  * operation for operation, applied unconditionally: adding 0 M^-1 J^T leaves du as it is, and no
- * unpredictable branch stalls the chain. */
-static inline void lk__cursor_apply(lk__pair_cursor *k, const lk__row *r, double *du, double d)
+ * unpredictable branch stalls the chain. `next` (or NULL) is the row the sweep visits next and g_next its
+ * factor: when it acts on the same pair, its split coupling term is formed here. */
+static inline void lk__cursor_apply(lk__pair_cursor *k, const lk__row *r, double *du, double d, const lk__row *next,
+                                    double g_next)
 {
+	k->ready = 0;
+	if (next && next->a == r->a && next->b == r->b) {
+		k->x = lk__gdot12(next->J, g_next, k->a0, k->a1, k->a2, k->b0, k->b1, k->b2);
+		k->c = lk__gdot12(next->J, g_next, lk__ld2(r->MJ), lk__ld2(r->MJ + 2), lk__ld2(r->MJ + 4),
+		                  lk__ld2(r->MJ + 6), lk__ld2(r->MJ + 8), lk__ld2(r->MJ + 10));
+		k->ready = 1;
+	}
+	k->d_last = d;
 	double *da = du + 6 * (size_t)r->a, *db = du + 6 * (size_t)r->b;
 	const lk__v2d dd = {d, d};
 	k->a0 += lk__ld2(r->MJ) * dd;

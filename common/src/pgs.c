@@ -92,7 +92,8 @@ static double sweep_rows(lk__ctx *c, const int *perm, int count, double w_relax)
 		double next = lk__clamp(base - lk__cursor_gjdu(&cur, r, du, g), lo, hi);
 		double d = next - li;
 		lambda[i] = next;
-		lk__cursor_apply(&cur, r, du, d);
+		const int in = k + 1 < count ? (perm ? perm[k + 1] : k + 1) : -1;
+		lk__cursor_apply(&cur, r, du, d, in >= 0 ? &rows[in] : NULL, in >= 0 ? w_relax * inv[in] : 0.0);
 		double ad = fabs(d);
 		max_change = ad > max_change ? ad : max_change;
 		nonfinite |= ad != ad;
