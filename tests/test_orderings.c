@@ -7,6 +7,7 @@
 #include "peer_siconos.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -775,6 +776,46 @@ static void test_staggered_accounting_and_determinism(void **state)
 	lk_problem_destroy(p);
 }
 
+/* The staggered schedules sweep with the method's relaxation: pgs with w = 1.3 is psor with w = 1.3, and
+ * both differ from w = 1 (the relaxation is not dropped on the way into the schedule). */
+static double *staggered_lambda(lk_problem *p, const char *spec)
+{
+	lk_solver_config cfg;
+	char err[200];
+	assert_int_equal(lk_config_parse(spec, &cfg, err, sizeof err), LK_OK);
+	solve_ok(p, &cfg);
+	int n = lk_problem_row_count(p);
+	double *x = malloc(sizeof(double) * (size_t)n);
+	memcpy(x, lk_problem_lambda(p), sizeof(double) * (size_t)n);
+	return x;
+}
+
+static void test_staggered_relaxation(void **state)
+{
+	(void)state;
+	lk_problem *p = gen(LK_GEN_BOXSTACK, 5, 0.5);
+	int n = lk_problem_row_count(p);
+	for (int o = 0; o < 2; ++o) {
+		const char *order = o ? "gsp" : "esp";
+		char spec[3][96];
+		snprintf(spec[0], sizeof spec[0], "pgs:order=%s,iters=10,warm=0", order);
+		snprintf(spec[1], sizeof spec[1], "pgs:order=%s,w=1.3,iters=10,warm=0", order);
+		snprintf(spec[2], sizeof spec[2], "psor:order=%s,w=1.3,iters=10,warm=0", order);
+		double *plain = staggered_lambda(p, spec[0]);
+		double *pgs_w = staggered_lambda(p, spec[1]);
+		double *psor_w = staggered_lambda(p, spec[2]);
+		assert_memory_equal(pgs_w, psor_w, sizeof(double) * (size_t)n);
+		double diff = 0;
+		for (int i = 0; i < n; ++i)
+			diff = fmax(diff, fabs(plain[i] - pgs_w[i]));
+		assert_true(diff > 1e-6);
+		free(plain);
+		free(pgs_w);
+		free(psor_w);
+	}
+	lk_problem_destroy(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -791,6 +832,7 @@ int main(void)
 		cmocka_unit_test(test_orders_converge_friction),
 		cmocka_unit_test(test_orders_converge_boxstack),
 		cmocka_unit_test(test_staggered_accounting_and_determinism),
+		cmocka_unit_test(test_staggered_relaxation),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

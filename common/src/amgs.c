@@ -207,7 +207,7 @@ static lk_status make_perm(lk__ctx *c, int **perm_out)
 	if (c->cfg->order == LK_ORDER_NATURAL)
 		return LK_OK;
 	if (c->cfg->order == LK_ORDER_ESP || c->cfg->order == LK_ORDER_GSP)
-		return lk__fail(c->p, LK_ERR_UNSUPPORTED, "%s: the staggered schedule %s applies to PGS only",
+		return lk__fail(c->p, LK_ERR_UNSUPPORTED, "%s: the staggered schedule %s applies to PGS and PSOR only",
 		                lk_method_name(c->cfg->method), lk_order_name(c->cfg->order));
 	int *perm = lk__arena_alloc(&c->p->arena, (size_t)c->n * sizeof(int));
 	if (!perm)

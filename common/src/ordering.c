@@ -375,7 +375,7 @@ static lk_status stag_setup(stag *s, lk__ctx *c)
 	int n = c->n;
 	memset(s, 0, sizeof *s);
 	s->c = c;
-	s->w_relax = c->cfg->method == LK_METHOD_PSOR ? c->cfg->sor_w : 1.0;
+	s->w_relax = c->cfg->sor_w; /* 1 for pgs unless w= is given, as in lk__solve_pgs */
 	int *set_of = lk__arena_alloc(&p->arena, ((size_t)n + 1) * sizeof(int));
 	s->rows[SET_N] = lk__arena_alloc(&p->arena, ((size_t)n + 1) * sizeof(int));
 	s->rows[SET_T] = lk__arena_alloc(&p->arena, ((size_t)n + 1) * sizeof(int));
