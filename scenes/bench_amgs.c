@@ -12,6 +12,7 @@
  *
  * Part 2: the cost of one sweep, AMGS against PGS on the same problem, and time per sweep against rows from
  * 1,000 to 100,000 (least-squares slope of log time against log rows: 1 is linear). */
+#include "bench_util.h"
 #include "cli.h"
 #include "lcpkit/generate.h"
 
@@ -379,28 +380,14 @@ int lk_bench_amgs(int argc, char **argv)
 	}
 	if (repeat < 0)
 		repeat = level == 0 ? 2 : 5;
-	if (lk_cli_mkdirs(out) != 0) {
-		lk_cli_error("bench amgs", "cannot create directory '%s'", out);
+	lk_bench_csv csv[2] = {{.name = "amgs_convergence.csv"}, {.name = "amgs_sweep.csv"}};
+	if (lk_bench_open_csvs("bench amgs", out, csv, 2) != 0)
 		return LK_EXIT_FAIL;
-	}
-	char p1[4096], p2[4096];
-	snprintf(p1, sizeof p1, "%s/amgs_convergence.csv", out);
-	snprintf(p2, sizeof p2, "%s/amgs_sweep.csv", out);
-	FILE *c1 = fopen(p1, "w"), *c2 = fopen(p2, "w");
-	if (!c1 || !c2) {
-		lk_cli_error("bench amgs", "cannot write '%s' or '%s'", p1, p2);
-		if (c1)
-			fclose(c1);
-		if (c2)
-			fclose(c2);
-		return LK_EXIT_FAIL;
-	}
-	int status = part1(level, repeat, c1);
+	int status = part1(level, repeat, csv[0].f);
 	if (status == LK_EXIT_OK)
-		status = part2(level, repeat, c2);
-	fclose(c1);
-	fclose(c2);
+		status = part2(level, repeat, csv[1].f);
+	lk_bench_close_csvs(csv, 2);
 	if (status == LK_EXIT_OK)
-		printf("\nwrote %s and %s\n", p1, p2);
+		printf("\nwrote %s and %s\n", csv[0].path, csv[1].path);
 	return status;
 }

@@ -253,39 +253,21 @@ int lk_bench_bullet(int argc, char **argv)
 	int parsed = lk_bench_engine_parse(cmd, argc, argv, &o, usage, 10);
 	if (parsed >= 0)
 		return parsed;
-	char scenes[256];
-	snprintf(scenes, sizeof scenes, "%s", o.scenes);
-	char *names[8];
-	const int nsc = lk_bench_split(scenes, names, 8);
-	char solvers[256], *specs[MAX_SOLVERS];
-	snprintf(solvers, sizeof solvers, "%s", o.solvers);
-	if (lk_bench_split(solvers, specs, MAX_SOLVERS) < 1) {
-		lk_cli_error(cmd, "no solvers");
-		return LK_EXIT_USAGE;
-	}
-
-	if (lk_cli_mkdirs(o.out) != 0) {
-		lk_cli_error(cmd, "cannot create %s", o.out);
+	lk_bench_csv file = {.name = "bench_bullet.csv"};
+	if (lk_bench_open_csvs(cmd, o.out, &file, 1) != 0)
 		return LK_EXIT_FAIL;
-	}
-	char path[4096];
-	snprintf(path, sizeof path, "%s/bench_bullet.csv", o.out);
-	FILE *csv = fopen(path, "w");
-	if (!csv) {
-		lk_cli_error(cmd, "cannot write %s", path);
-		return LK_EXIT_FAIL;
-	}
+	FILE *csv = file.f;
 	fprintf(csv, "scene,solver,bodies,rows,iterations,timed_steps,step_s,solve_s,solve_s_per_iteration,"
 	             "method_s_per_iteration,convert_s,convert_share,res_before,res_after,fallbacks\n");
 	printf("lcpkit bench bullet: %d iterations, %d warm-up and %d timed steps per world, medians; worlds "
 	       "stepped side by side\n",
 	       o.iterations, o.warmup, o.steps);
 	int rc = LK_EXIT_OK;
-	for (int k = 0; k < nsc && rc == LK_EXIT_OK; ++k)
-		rc = run_scene(names[k], &o, csv);
-	fclose(csv);
+	for (int k = 0; k < o.nscenes && rc == LK_EXIT_OK; ++k)
+		rc = run_scene(o.scene_names[k], &o, csv);
+	lk_bench_close_csvs(&file, 1);
 	if (rc == LK_EXIT_OK)
-		printf("\nCSV: %s\n", path);
+		printf("\nCSV: %s\n", file.path);
 	return rc;
 }
 

@@ -27,6 +27,7 @@
  *    size per row.
  * Direct solvers are skipped on scenes with more than --dense-max bodies (a dense LCP of thousands of rows).
  */
+#include "bench_util.h"
 #include "cli.h"
 #include "scene.h"
 #include "sim.h"
@@ -616,21 +617,13 @@ int lk_bench_engines(int argc, char **argv)
 			lk_scene_destroy(sc[k]);
 		return LK_EXIT_FAIL;
 	}
-	if (lk_cli_mkdirs(o.out) != 0) {
-		lk_cli_error(cmd, "cannot create %s", o.out);
+	lk_bench_csv file = {.name = "bench_engines.csv"};
+	if (lk_bench_open_csvs(cmd, o.out, &file, 1) != 0) {
 		for (int k = 0; k < o.nscenes; ++k)
 			lk_scene_destroy(sc[k]);
 		return LK_EXIT_FAIL;
 	}
-	char path[4096];
-	snprintf(path, sizeof path, "%s/bench_engines.csv", o.out);
-	FILE *csv = fopen(path, "w");
-	if (!csv) {
-		lk_cli_error(cmd, "cannot write %s", path);
-		for (int k = 0; k < o.nscenes; ++k)
-			lk_scene_destroy(sc[k]);
-		return LK_EXIT_FAIL;
-	}
+	FILE *csv = file.f;
 	fprintf(csv, "table,scene,engine,solver,spec,budget,rows,iterations,solve_s,step_s,solve_s_per_row,res_after,"
 	             "extra\n");
 	printf("lcpkit bench engines: %d iterations, %d warm-up and %d timed steps, simulations stepped side by side\n",
@@ -643,9 +636,9 @@ int lk_bench_engines(int argc, char **argv)
 	}
 	if (o.scaling)
 		table_scaling(&o, csv);
-	fclose(csv);
+	lk_bench_close_csvs(&file, 1);
 	for (int k = 0; k < o.nscenes; ++k)
 		lk_scene_destroy(sc[k]);
-	printf("\nCSV: %s\n", path);
+	printf("\nCSV: %s\n", file.path);
 	return LK_EXIT_OK;
 }

@@ -18,6 +18,7 @@
  *
  * `--callgrind` runs one size and one kernel once, for `valgrind --tool=callgrind` instruction counts (see
  * docs/benchmarks.md); the machine-independent figure is Ir of the sweep function / row updates. */
+#include "bench_util.h"
 #include "cli.h"
 #include "internal.h"
 #include "lcpkit/generate.h"
@@ -307,17 +308,10 @@ int lk_bench_kernel(int argc, char **argv)
 		return LK_EXIT_OK;
 	}
 
-	if (lk_cli_mkdirs(o.out) != 0) {
-		lk_cli_error(cmd, "cannot create %s", o.out);
+	lk_bench_csv file = {.name = "bench_kernel.csv"};
+	if (lk_bench_open_csvs(cmd, o.out, &file, 1) != 0)
 		return LK_EXIT_FAIL;
-	}
-	char path[4096];
-	snprintf(path, sizeof path, "%s/bench_kernel.csv", o.out);
-	FILE *csv = fopen(path, "w");
-	if (!csv) {
-		lk_cli_error(cmd, "cannot write %s", path);
-		return LK_EXIT_FAIL;
-	}
+	FILE *csv = file.f;
 	fprintf(csv, "rows,bodies,bytes,sweeps,kernel,ns_per_row_update,ratio_to_stream\n");
 	printf("lcpkit bench kernel: ns per row update, medians of %d repeats measured side by side\n", o.repeats);
 	printf("  %9s %8s %7s %6s %8s %8s %8s %8s %8s %8s %8s\n", "rows", "bodies", "MB", "sweeps", "stream", "pgs",
@@ -360,8 +354,8 @@ int lk_bench_kernel(int argc, char **argv)
 		free(t);
 		lk_problem_destroy(p);
 	}
-	fclose(csv);
+	lk_bench_close_csvs(&file, 1);
 	if (rc == LK_EXIT_OK)
-		printf("\nCSV: %s\n", path);
+		printf("\nCSV: %s\n", file.path);
 	return rc;
 }

@@ -23,6 +23,7 @@
  *   5. PSD problems with a growing share of zero eigenvalues: relative 1e-4, absolute 1e-2, at most 100
  *      iterations, Fischer with the approximation strategy (as the paper).
  * Times are medians of --repeat runs of the same solve, measured one after the other in this run. */
+#include "bench_util.h"
 #include "cli.h"
 #include "lcpkit/generate.h"
 #include "peer_siconos.h"
@@ -77,9 +78,10 @@ static double rng_unit(uint64_t *s)
 	return (double)(rng_next(s) >> 11) / 9007199254740992.0;
 }
 
-static lk_problem *make_fluid(int n, uint64_t seed)
+/* A generated problem with the kind's default parameters but n and seed; NULL when it cannot be made. */
+static lk_problem *generated(lk_gen_kind kind, int n, uint64_t seed)
 {
-	lk_gen_params g = lk_default_gen_params(LK_GEN_FLUID);
+	lk_gen_params g = lk_default_gen_params(kind);
 	g.n = n;
 	g.seed = seed;
 	lk_problem *p = NULL;
@@ -89,15 +91,14 @@ static lk_problem *make_fluid(int n, uint64_t seed)
 	return p;
 }
 
-static lk_problem *make_stack(uint64_t seed)
+/* The matrix-form LCP(q, A) (lo = 0, hi = inf) with A (n x n, row-major) and q copied; NULL on failure. */
+static lk_problem *dense_lcp(int n, const double *A, const double *q)
 {
-	lk_gen_params g = lk_default_gen_params(LK_GEN_PACKING);
-	g.n = 30;
-	g.seed = seed;
-	lk_problem *p = NULL;
-	char err[200];
-	if (lk_generate(&g, &p, err, sizeof err) != LK_OK)
-		return NULL;
+	lk_problem *p = lk_problem_create(LK_FORM_MATRIX);
+	if (p && lk_problem_set_dense(p, n, A, q, NULL, NULL, NULL, NULL) != LK_OK) {
+		lk_problem_destroy(p);
+		p = NULL;
+	}
 	return p;
 }
 
@@ -108,12 +109,8 @@ static lk_problem *make_stack(uint64_t seed)
 static lk_problem *make_contact(int nc, uint64_t seed)
 {
 	for (int bodies = 2 * nc; bodies <= 16 * nc; bodies += nc) {
-		lk_gen_params g = lk_default_gen_params(LK_GEN_PACKING);
-		g.n = bodies;
-		g.seed = seed;
-		lk_problem *src = NULL;
-		char err[200];
-		if (lk_generate(&g, &src, err, sizeof err) != LK_OK)
+		lk_problem *src = generated(LK_GEN_PACKING, bodies, seed);
+		if (!src)
 			return NULL;
 		int nr = lk_problem_row_count(src);
 		int *normal = malloc(sizeof(int) * (size_t)nr), *t1 = malloc(sizeof(int) * (size_t)nr);
@@ -174,11 +171,7 @@ static lk_problem *make_contact(int nc, uint64_t seed)
 				}
 				A[(size_t)beta * n + c] = mu;
 			}
-			p = lk_problem_create(LK_FORM_MATRIX);
-			if (p && lk_problem_set_dense(p, n, A, q, NULL, NULL, NULL, NULL) != LK_OK) {
-				lk_problem_destroy(p);
-				p = NULL;
-			}
+			p = dense_lcp(n, A, q);
 		}
 		free(Af);
 		free(qf);
@@ -226,11 +219,7 @@ static lk_problem *make_dense(int n, double zero_share, double shift, uint64_t s
 				ax += A[(size_t)i * n + j] * x[j];
 			q[i] = (x[i] > 0 ? 0.0 : rng_unit(&s)) - ax;
 		}
-		p = lk_problem_create(LK_FORM_MATRIX);
-		if (p && lk_problem_set_dense(p, n, A, q, NULL, NULL, NULL, NULL) != LK_OK) {
-			lk_problem_destroy(p);
-			p = NULL;
-		}
+		p = dense_lcp(n, A, q);
 	}
 	free(B);
 	free(A);
@@ -416,7 +405,7 @@ static void experiment_convergence(FILE *csv, FILE *curves, int quick, int repea
 		return;
 	printf("\n1. Convergence from lambda = 0 (Erleben 2013 Fig. 2): iterations until RES < 1e-2 / 1e-5 / 1e-8\n");
 	for (int prob = 0; prob < 2; ++prob) {
-		lk_problem *p = prob == 0 ? make_fluid(1000, 1) : make_contact(50, 1);
+		lk_problem *p = prob == 0 ? generated(LK_GEN_FLUID, 1000, 1) : make_contact(50, 1);
 		const char *pname = prob == 0 ? "fluid" : "contact";
 		if (!p) {
 			printf("  %s: could not generate\n", pname);
@@ -441,7 +430,7 @@ static void experiment_convergence(FILE *csv, FILE *curves, int quick, int repea
 
 	printf("\n2. Fischer-Newton strategies at x_i = y_i = 0 (Erleben 2013 Fig. 3)\n");
 	for (int prob = 0; prob < 2; ++prob) {
-		lk_problem *p = prob == 0 ? make_fluid(1000, 2) : make_contact(30, 2);
+		lk_problem *p = prob == 0 ? generated(LK_GEN_FLUID, 1000, 2) : make_contact(30, 2);
 		const char *pname = prob == 0 ? "fluid" : "contact";
 		if (!p)
 			continue;
@@ -518,7 +507,9 @@ static void experiment_robustness(FILE *runs, int nprob, int npeer)
 		for (int k = 0; k < nprob; ++k) {
 			lk_cli_progress(kinds[kind], k, nprob);
 			uint64_t seed = 1000 + (uint64_t)k;
-			lk_problem *p = kind == 0 ? make_fluid(1000, seed) : kind == 1 ? make_contact(30, seed) : make_stack(seed);
+			lk_problem *p = kind == 0   ? generated(LK_GEN_FLUID, 1000, seed)
+			                : kind == 1 ? make_contact(30, seed)
+			                            : generated(LK_GEN_PACKING, 30, seed);
 			if (!p)
 				continue;
 			n = lk_problem_row_count(p);
@@ -730,38 +721,26 @@ int lk_bench_newton(int argc, char **argv)
 		nprob = quick ? 20 : 100;
 	if (npeer < 0)
 		npeer = quick ? 3 : 10;
-	if (lk_cli_mkdirs(out) != 0) {
-		lk_cli_error("bench newton", "cannot create %s", out);
+	lk_bench_csv csv[5] = {{.name = "newton_convergence.csv"}, {.name = "newton_curves.csv"},
+	                       {.name = "newton_runs.csv"},        {.name = "newton_warm.csv"},
+	                       {.name = "newton_psd.csv"}};
+	if (lk_bench_open_csvs("bench newton", out, csv, 5) != 0)
 		return LK_EXIT_FAIL;
-	}
-	const char *names[5] = {"newton_convergence.csv", "newton_curves.csv", "newton_runs.csv", "newton_warm.csv",
-	                        "newton_psd.csv"};
-	FILE *f[5] = {NULL};
-	for (int k = 0; k < 5; ++k) {
-		char path[4200];
-		snprintf(path, sizeof path, "%s/%s", out, names[k]);
-		if (!(f[k] = fopen(path, "w"))) {
-			lk_cli_error("bench newton", "cannot write %s", path);
-			for (int j = 0; j < k; ++j)
-				fclose(f[j]);
-			return LK_EXIT_FAIL;
-		}
-	}
-	fprintf(f[0], "experiment,problem,method,iters_1e-2,iters_1e-5,iters_1e-8,iterations,res,stop,inner,seconds\n");
-	fprintf(f[1], "experiment,problem,method,iteration,res,theta,fischer,seconds\n");
-	fprintf(f[2], "kind,seed,rows,method,stop,iterations,inner,res,fischer,seconds\n");
-	fprintf(f[3], "method,start,target,problem,stop,iterations,res\n");
-	fprintf(f[4], "zero_share,problem,method,stop,iterations,res,stop_tight,iterations_tight,res_tight\n");
+	fprintf(csv[0].f,
+	        "experiment,problem,method,iters_1e-2,iters_1e-5,iters_1e-8,iterations,res,stop,inner,seconds\n");
+	fprintf(csv[1].f, "experiment,problem,method,iteration,res,theta,fischer,seconds\n");
+	fprintf(csv[2].f, "kind,seed,rows,method,stop,iterations,inner,res,fischer,seconds\n");
+	fprintf(csv[3].f, "method,start,target,problem,stop,iterations,res\n");
+	fprintf(csv[4].f, "zero_share,problem,method,stop,iterations,res,stop_tight,iterations_tight,res_tight\n");
 
 	printf("lcpkit bench newton%s: Erleben 2013 sec. 7; RES = ||lambda - mid(lo, lambda - w, hi)||; times are "
 	       "medians of %d runs\n",
 	       quick ? " --quick" : "", repeat);
-	experiment_convergence(f[0], f[1], quick, repeat);
-	experiment_robustness(f[2], nprob, npeer);
-	experiment_warm(f[3], nprob);
-	experiment_psd(f[4], nprob, quick);
-	for (int k = 0; k < 5; ++k)
-		fclose(f[k]);
+	experiment_convergence(csv[0].f, csv[1].f, quick, repeat);
+	experiment_robustness(csv[2].f, nprob, npeer);
+	experiment_warm(csv[3].f, nprob);
+	experiment_psd(csv[4].f, nprob, quick);
+	lk_bench_close_csvs(csv, 5);
 	printf("\nCSV written to %s/newton_*.csv\n", out);
 	return LK_EXIT_OK;
 }

@@ -311,17 +311,6 @@ int lk_bench_ode(int argc, char **argv)
 	int parsed = lk_bench_engine_parse(cmd, argc, argv, &o, usage, 5);
 	if (parsed >= 0)
 		return parsed;
-	char scenes[256];
-	snprintf(scenes, sizeof scenes, "%s", o.scenes);
-	char *names[8];
-	const int nsc = lk_bench_split(scenes, names, 8);
-	char solvers[256], *specs[MAX_SOLVERS];
-	snprintf(solvers, sizeof solvers, "%s", o.solvers);
-	const int ns = lk_bench_split(solvers, specs, MAX_SOLVERS);
-	if (ns < 1) {
-		lk_cli_error(cmd, "no solvers");
-		return LK_EXIT_USAGE;
-	}
 	dInitODE2(0);
 	dMessageFunction *old_handler = dGetMessageHandler();
 	dSetMessageHandler(count_message);
@@ -332,34 +321,27 @@ int lk_bench_ode(int argc, char **argv)
 		dCloseODE();
 		return LK_EXIT_FAIL;
 	}
-	if (lk_cli_mkdirs(o.out) != 0) {
-		lk_cli_error(cmd, "cannot create %s", o.out);
+	lk_bench_csv file = {.name = "bench_ode.csv"};
+	if (lk_bench_open_csvs(cmd, o.out, &file, 1) != 0) {
 		dCloseODE();
 		return LK_EXIT_FAIL;
 	}
-	char path[4096];
-	snprintf(path, sizeof path, "%s/bench_ode.csv", o.out);
-	FILE *csv = fopen(path, "w");
-	if (!csv) {
-		lk_cli_error(cmd, "cannot write %s", path);
-		dCloseODE();
-		return LK_EXIT_FAIL;
-	}
+	FILE *csv = file.f;
 	fprintf(csv, "scene,solver,bodies,rows,iterations,timed_steps,step_cpu_s,step_vs_quickstep,solve_s,extract_s,"
 	             "extract_share,integrate_s,res_before,res_after,fallbacks\n");
 	printf("lcpkit bench ode: %d iterations, %d warm-up and %d timed steps per world, medians; worlds stepped "
 	       "side by side; *: thread CPU time\n",
 	       o.iterations, o.warmup, o.steps);
 	int rc = LK_EXIT_OK;
-	for (int k = 0; k < nsc && rc == LK_EXIT_OK; ++k)
-		rc = run_scene(names[k], &o, csv);
-	fclose(csv);
+	for (int k = 0; k < o.nscenes && rc == LK_EXIT_OK; ++k)
+		rc = run_scene(o.scene_names[k], &o, csv);
+	lk_bench_close_csvs(&file, 1);
 	dSetMessageHandler(old_handler);
 	dCloseODE();
 	if (ode_messages)
 		printf("\nODE printed %ld messages (its dense LCP on degenerate contact sets); not shown\n", ode_messages);
 	if (rc == LK_EXIT_OK)
-		printf("\nCSV: %s\n", path);
+		printf("\nCSV: %s\n", file.path);
 	return rc;
 }
 

@@ -9,6 +9,7 @@
  * in K iterations. Timings are medians of repeated runs, all heuristics measured side by side in each
  * repetition. The small problems are also run in the matrix form (CSR of A = J M^-1 J^T), where the frozen
  * coupling b' of eq. (20)-(21) is a separate vector as in the paper. */
+#include "bench_util.h"
 #include "cli.h"
 #include "lcpkit/generate.h"
 
@@ -501,23 +502,10 @@ int lk_bench_orderings(int argc, char **argv)
 		if (!reps_set)
 			o.reps = 5;
 	}
-	if (lk_cli_mkdirs(o.out) != 0) {
-		lk_cli_error("bench orderings", "cannot create %s", o.out);
+	lk_bench_csv files[2] = {{.name = "orderings.csv"}, {.name = "orderings_history.csv"}};
+	if (lk_bench_open_csvs("bench orderings", o.out, files, 2) != 0)
 		return LK_EXIT_FAIL;
-	}
-	char path[4096];
-	snprintf(path, sizeof path, "%s/orderings.csv", o.out);
-	FILE *csv = fopen(path, "w");
-	snprintf(path, sizeof path, "%s/orderings_history.csv", o.out);
-	FILE *hist = fopen(path, "w");
-	if (!csv || !hist) {
-		lk_cli_error("bench orderings", "cannot write into %s", o.out);
-		if (csv)
-			fclose(csv);
-		if (hist)
-			fclose(hist);
-		return LK_EXIT_FAIL;
-	}
+	FILE *csv = files[0].f, *hist = files[1].f;
 	fprintf(csv, "class,problem,form,rows,normal_rows,friction_rows,contacts,bodies,heuristic,iters,theta0,"
 	             "theta10,thetaK,iters_to_pgsK,us_per_iter,speedup_per_iter,sweeps_per_iter,speedup_per_sweep,"
 	             "ms_to_pgsK,speedup_to_pgsK,dense_cost_ratio\n");
@@ -566,9 +554,8 @@ int lk_bench_orderings(int argc, char **argv)
 		lk_problem_destroy(probs[k].rows);
 		lk_problem_destroy(probs[k].matrix);
 	}
-	fclose(csv);
-	fclose(hist);
+	lk_bench_close_csvs(files, 2);
 	if (rc == LK_EXIT_OK)
-		printf("\nCSV: %s/orderings.csv, %s/orderings_history.csv\n", o.out, o.out);
+		printf("\nCSV: %s, %s\n", files[0].path, files[1].path);
 	return rc;
 }

@@ -24,6 +24,7 @@
  * Problems are captured from a simulation in one engine (--engine, default ode) that runs lcpkit's PGS with
  * the paper's iteration count; every method then solves the same captured problem (lambda = its warm start).
  */
+#include "bench_util.h"
 #include "cli.h"
 #include "scene.h"
 #include "sim.h"
@@ -711,16 +712,14 @@ static int parse_parts(const char *v, opts *o)
 	return 1;
 }
 
+/* Opens one part's CSV when the part starts, so that a part that fails leaves the later parts' files alone. */
 static FILE *open_csv(const char *dir, const char *name, const char *header)
 {
-	char path[4096];
-	snprintf(path, sizeof path, "%s/%s", dir, name);
-	FILE *f = fopen(path, "w");
-	if (!f)
-		lk_cli_error("bench paper", "cannot write %s", path);
-	else
-		fprintf(f, "%s\n", header);
-	return f;
+	lk_bench_csv csv = {.name = name};
+	if (lk_bench_open_csvs("bench paper", dir, &csv, 1) != 0)
+		return NULL;
+	fprintf(csv.f, "%s\n", header);
+	return csv.f;
 }
 
 int lk_bench_paper(int argc, char **argv)
@@ -781,10 +780,8 @@ int lk_bench_paper(int argc, char **argv)
 		lk_cli_error(cmd, "engine %s is not built into this lcpkit", lk_engine_name(o.engine));
 		return LK_EXIT_FAIL;
 	}
-	if (lk_cli_mkdirs(o.out) != 0) {
-		lk_cli_error(cmd, "cannot create %s", o.out);
+	if (lk_bench_make_out_dir(cmd, o.out) != 0)
 		return LK_EXIT_FAIL;
-	}
 	printf("lcpkit bench paper: problems from %s, timing medians of %d repeats\n", lk_engine_name(o.engine),
 	       o.repeats);
 	int ok = 1;

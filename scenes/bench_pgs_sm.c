@@ -8,6 +8,7 @@
  * runs 1, 2, 4, 8 outer iterations (k_pgs = 25, k_sm = 5 as in sec. 5); its work, counted in row updates, is
  * converted to sweeps (row updates / rows), and PGS gets the same number of sweeps from the same start.
  * Also reported: how many PGS sweeps it takes to reach PGS-SM's final RES. */
+#include "bench_util.h"
 #include "cli.h"
 #include "lcpkit/generate.h"
 
@@ -306,22 +307,10 @@ int lk_bench_pgs_sm(int argc, char **argv)
 	const int *budgets = quick ? budgets_quick : budgets_full;
 	int nbudgets = quick ? 2 : 4;
 
-	if (lk_cli_mkdirs(out) != 0) {
-		lk_cli_error("bench pgs-sm", "cannot create directory '%s'", out);
+	lk_bench_csv files[2] = {{.name = "pgs_sm.csv"}, {.name = "pgs_sm_curves.csv"}};
+	if (lk_bench_open_csvs("bench pgs-sm", out, files, 2) != 0)
 		return LK_EXIT_FAIL;
-	}
-	char path[4096], cpath[4096];
-	snprintf(path, sizeof path, "%s/pgs_sm.csv", out);
-	snprintf(cpath, sizeof cpath, "%s/pgs_sm_curves.csv", out);
-	FILE *csv = fopen(path, "w"), *curves = fopen(cpath, "w");
-	if (!csv || !curves) {
-		lk_cli_error("bench pgs-sm", "cannot write '%s' or '%s'", path, cpath);
-		if (csv)
-			fclose(csv);
-		if (curves)
-			fclose(curves);
-		return LK_EXIT_FAIL;
-	}
+	FILE *csv = files[0].f, *curves = files[1].f;
 	fprintf(csv, "case,rows,variant,outer,work_sweeps,pgs_sweeps,sm_res,pgs_res,sm_fischer,pgs_fischer,"
 	             "sm_seconds,pgs_seconds,sm_subspace_steps,sm_cg_iterations,sm_stop,sm_used_best,"
 	             "pgs_sweeps_to_match\n");
@@ -405,9 +394,8 @@ int lk_bench_pgs_sm(int argc, char **argv)
 		lk_problem_destroy(p);
 		lk_cli_progress("pgs-sm", ++done, total);
 	}
-	fclose(csv);
-	fclose(curves);
+	lk_bench_close_csvs(files, 2);
 	if (status == LK_EXIT_OK)
-		printf("\nwrote %s and %s\n", path, cpath);
+		printf("\nwrote %s and %s\n", files[0].path, files[1].path);
 	return status;
 }

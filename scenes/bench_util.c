@@ -1,6 +1,7 @@
 #include "bench_util.h"
 #include "cli.h"
 
+#include <errno.h>
 #include <string.h>
 
 int lk_bench_split(char *list, char **items, int max)
@@ -53,14 +54,64 @@ int lk_bench_engine_parse(const char *cmd, int argc, char **argv, lk_bench_engin
 		o->warmup = o->quick ? warmup_quick : 20;
 	if (!o->scenes[0])
 		snprintf(o->scenes, sizeof o->scenes, "%s", o->quick ? "stack10,pool1k" : "stack10,pool1k,pool10k");
-	char scenes[256], *names[8];
-	snprintf(scenes, sizeof scenes, "%s", o->scenes);
-	int nsc = lk_bench_split(scenes, names, 8);
-	for (int k = 0; k < nsc; ++k) {
-		if (strcmp(names[k], "stack10") && strcmp(names[k], "pool1k") && strcmp(names[k], "pool10k")) {
+	/* scene_names point at these literals, not into a buffer, so that o can be copied */
+	static const char *const known[] = {"stack10", "pool1k", "pool10k"};
+	char list[256], *names[8];
+	snprintf(list, sizeof list, "%s", o->scenes);
+	o->nscenes = lk_bench_split(list, names, 8);
+	for (int k = 0; k < o->nscenes; ++k) {
+		o->scene_names[k] = NULL;
+		for (size_t j = 0; j < sizeof known / sizeof known[0]; ++j)
+			if (!strcmp(names[k], known[j]))
+				o->scene_names[k] = known[j];
+		if (!o->scene_names[k]) {
 			lk_cli_error(cmd, "unknown scene '%s' (stack10, pool1k, pool10k)", names[k]);
 			return LK_EXIT_USAGE;
 		}
 	}
+	snprintf(list, sizeof list, "%s", o->solvers);
+	if (lk_bench_split(list, names, 8) < 1) {
+		lk_cli_error(cmd, "no solvers");
+		return LK_EXIT_USAGE;
+	}
 	return -1;
+}
+
+int lk_bench_make_out_dir(const char *cmd, const char *dir)
+{
+	if (lk_cli_mkdirs(dir) != 0) {
+		lk_cli_error(cmd, "cannot create directory '%s': %s", dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int lk_bench_open_csvs(const char *cmd, const char *dir, lk_bench_csv *csv, int n)
+{
+	for (int k = 0; k < n; ++k)
+		csv[k].f = NULL;
+	if (lk_bench_make_out_dir(cmd, dir) != 0)
+		return -1;
+	for (int k = 0; k < n; ++k) {
+		int len = snprintf(csv[k].path, sizeof csv[k].path, "%s/%s", dir, csv[k].name);
+		if (len < 0 || (size_t)len >= sizeof csv[k].path)
+			errno = ENAMETOOLONG; /* a cut path would name another file: refused as the system refuses it */
+		else
+			csv[k].f = fopen(csv[k].path, "w");
+		if (!csv[k].f) {
+			lk_cli_error(cmd, "cannot write '%s/%s': %s", dir, csv[k].name, strerror(errno));
+			lk_bench_close_csvs(csv, k);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void lk_bench_close_csvs(lk_bench_csv *csv, int n)
+{
+	for (int k = 0; k < n; ++k) {
+		if (csv[k].f)
+			fclose(csv[k].f);
+		csv[k].f = NULL;
+	}
 }

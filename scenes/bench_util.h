@@ -1,4 +1,5 @@
-/* Options shared by the engine benchmark suites (`lcpkit bench ode`, `lcpkit bench bullet`). */
+/* What the benchmark suites (`lcpkit bench SUITE`) share: their output files and the options of the engine
+ * suites (`lcpkit bench ode`, `lcpkit bench bullet`). */
 #ifndef LCPKIT_BENCH_UTIL_H
 #define LCPKIT_BENCH_UTIL_H
 
@@ -10,14 +11,35 @@ typedef struct lk_bench_engine_opts {
 	const char *out;
 	char solvers[256];
 	char scenes[256];
+	const char *scene_names[8]; /* filled by the parse: the scenes of the --scenes list, in its order */
+	int nscenes;
 } lk_bench_engine_opts;
 
 /* Parses --quick, --steps, --warmup, --iterations, --solvers, --scenes, --out, --help into o (which holds
- * the suite's defaults), fills steps/warmup/scenes not given from the quick or full defaults, and checks the
- * scene names (stack10, pool1k, pool10k). Returns -1 to go on, else the exit status to return. */
+ * the suite's defaults), fills steps/warmup/scenes not given from the quick or full defaults, checks the
+ * scene names (stack10, pool1k, pool10k) into scene_names and that the solver list names one solver at least.
+ * Returns -1 to go on, else the exit status to return. */
 int lk_bench_engine_parse(const char *cmd, int argc, char **argv, lk_bench_engine_opts *o, void (*usage)(FILE *),
                           int warmup_quick);
 /* Splits a comma list in place; returns the number of items (at most max). */
 int lk_bench_split(char *list, char **items, int max);
+
+/* One CSV file of a suite: the caller sets name (the file name inside the output folder); path and f are
+ * filled when it is opened. */
+typedef struct lk_bench_csv {
+	const char *name;
+	char path[4096];
+	FILE *f;
+} lk_bench_csv;
+
+/* Creates the output folder dir with its parents (mkdir -p); 0 on success, else -1 with
+ * "lcpkit CMD: cannot create directory 'DIR': REASON" on stderr. */
+int lk_bench_make_out_dir(const char *cmd, const char *dir);
+/* Creates the output folder dir and opens dir/NAME of each of the n files for writing (truncating it), in
+ * order. 0 when all are open; else -1 with "lcpkit CMD: cannot write 'PATH': REASON" (or the folder's message)
+ * on stderr, and the files opened before the failure closed again (every f NULL). */
+int lk_bench_open_csvs(const char *cmd, const char *dir, lk_bench_csv *csv, int n);
+/* Closes those of the n files that are open. */
+void lk_bench_close_csvs(lk_bench_csv *csv, int n);
 
 #endif

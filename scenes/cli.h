@@ -59,7 +59,7 @@ int lk_cli_double(const char *s, double *out);
 void lk_cli_json_string(FILE *f, const char *s);
 /* Prints a double as JSON (null for NaN or Inf). */
 void lk_cli_json_number(FILE *f, double x);
-/* mkdir -p; returns 0 on success. */
+/* mkdir -p; returns 0 on success, else -1 with errno set. */
 int lk_cli_mkdirs(const char *path);
 /* Median of n values (reorders v). */
 double lk_cli_median(double *v, int n);
@@ -67,5 +67,8 @@ double lk_cli_median(double *v, int n);
 void lk_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The option value after argv[*i] (advancing *i), or NULL with an error printed. */
 const char *lk_cli_value(const char *cmd, int argc, char **argv, int *i);
+/* For a command whose first argument is a word (a suite, a kind): -1 when argv[1] is one to go on with; else
+ * the exit status after printing usage to stdout (--help, -h: LK_EXIT_OK) or to stderr (none: LK_EXIT_USAGE). */
+int lk_cli_first_word(int argc, char **argv, void (*usage)(FILE *));
 
 #endif

@@ -80,8 +80,10 @@ int lk_cli_mkdirs(const char *path)
 {
 	char buf[4096];
 	size_t n = strlen(path);
-	if (n == 0 || n >= sizeof buf)
+	if (n == 0 || n >= sizeof buf) {
+		errno = n == 0 ? ENOENT : ENAMETOOLONG; /* what mkdir(2) says of such a path, for the caller's message */
 		return -1;
+	}
 	memcpy(buf, path, n + 1);
 	for (char *p = buf + 1; *p; ++p) {
 		if (*p == '/') {
@@ -127,4 +129,17 @@ const char *lk_cli_value(const char *cmd, int argc, char **argv, int *i)
 		return NULL;
 	}
 	return argv[++*i];
+}
+
+int lk_cli_first_word(int argc, char **argv, void (*usage)(FILE *))
+{
+	if (argc < 2) {
+		usage(stderr);
+		return LK_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return LK_EXIT_OK;
+	}
+	return -1;
 }

@@ -26,14 +26,9 @@ static void usage(FILE *f)
 
 int lk_cmd_bench(int argc, char **argv)
 {
-	if (argc < 2) {
-		usage(stderr);
-		return LK_EXIT_USAGE;
-	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(stdout);
-		return LK_EXIT_OK;
-	}
+	int status = lk_cli_first_word(argc, argv, usage);
+	if (status >= 0)
+		return status;
 	for (int i = 0; suites[i].name; ++i)
 		if (!strcmp(argv[1], suites[i].name))
 			return suites[i].run(argc - 1, argv + 1);

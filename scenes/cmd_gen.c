@@ -20,14 +20,9 @@ static void usage(FILE *f)
 
 int lk_cmd_gen(int argc, char **argv)
 {
-	if (argc < 2) {
-		usage(stderr);
-		return LK_EXIT_USAGE;
-	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(stdout);
-		return LK_EXIT_OK;
-	}
+	int status = lk_cli_first_word(argc, argv, usage);
+	if (status >= 0)
+		return status;
 	int kind = lk_gen_kind_from_name(argv[1]);
 	if (kind < 0) {
 		lk_cli_error("gen", "unknown kind '%s'", argv[1]);
