@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -519,7 +520,7 @@ int lk_cmd_compare(int argc, char **argv)
 		}
 	}
 	if (lk_cli_mkdirs(outdir) != 0) {
-		lk_cli_error("compare", "cannot create %s", outdir);
+		lk_cli_error("compare", "cannot create directory '%s': %s", outdir, strerror(errno));
 		rc = LK_EXIT_FAIL;
 		free(runs);
 		goto done;

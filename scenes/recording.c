@@ -566,7 +566,7 @@ lk_status lk_regress(const lk_regress_opts *o, lk_regress_summary *sum, char *er
 		char path[1024];
 		snprintf(path, sizeof path, "%s/golden", o->dir);
 		if (lk_cli_mkdirs(path) != 0) {
-			snprintf(err, esz, "cannot create %s", path);
+			snprintf(err, esz, "cannot create %s: %s", path, strerror(errno));
 			st = LK_ERR_IO;
 		}
 		snprintf(path, sizeof path, "%s/golden.txt", o->dir);
