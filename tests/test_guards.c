@@ -16,10 +16,17 @@
  *   alpha = 1e-4 returns "iterations" and a residual 3.5 times the start's.
  * - test_reduced_system_cg: without the `s->blown` discard of pgs_sm.c the blown subspace phases are kept:
  *   lambda ends at 0 with RES six times the start's instead of at the solution.
- * - test_nonfinite_newton and test_bad_diagonal_newton did NOT fail with the line search's finiteness
- *   checks, the monitor's and lk_solve's removed together: the Newton direction never becomes non-finite on
- *   these problems (the Krylov solvers return their last finite iterate). They record behaviour, not a
- *   guard. */
+ * - test_nonfinite_newton did NOT fail with the line search's finiteness checks, the monitor's and
+ *   lk_solve's removed together: the Newton direction never becomes non-finite on this problem (the Krylov
+ *   solvers return their last finite iterate, and Newton solves it). It records behaviour, not a guard.
+ * - test_bad_diagonal_newton: without the row-form check at the top of lk__solve_newton the row form runs:
+ *   the minimum map stops as a local minimum, Fischer-Newton runs lambda_1 out and ends "diverged", both
+ *   after iterations and with lambda off the warm start.
+ * - test_divergence_newton: without the divergence rule at the end of lk__solve_newton, Fischer-Newton
+ *   stops as a "local-minimum" with lambda = 1.7e9 (the CFM part, a converged run, passes either way).
+ * - test_divergence_monitor_newton: with Newton calling lk__monitor instead of lk__monitor_metrics (the
+ *   merit then evaluated only for a tolerance or the history), the growth of the merit "modified" goes
+ *   unseen and the run ends three iterations later, through the divergence rule. */
 #include "test_util.h"
 #include "lcpkit/generate.h"
 
@@ -190,26 +197,52 @@ static void test_bad_diagonal_gauss_seidel(void **state)
 	}
 }
 
-/* Newton needs no positive diagonal; it must still end finite. (It has no guard of its own for a row that
- * cannot be satisfied: on the zero-diagonal row, w_1 = -1 whatever lambda is, and Fischer-Newton drives
- * lambda_1 up to ~1e10 on the kinematic body, finite but meaningless; docs/reliability.md.) */
+/* The Newton methods and the diagonal (newton.c, top): in the row form A_ii = 0 means that row i of A is
+ * zero, lambda_i moves nothing and w_1 = -1 whatever lambda is; they stop with "bad-diagonal" as the
+ * Gauss-Seidel methods do, lambda untouched. The matrix form runs whatever its diagonal (Erleben 2013
+ * Table 3; the contact LCP of eq. 27 in test_newton.c has zeros): with A_11 = -1 and no solution they end
+ * finite, with a reason that says it was not solved, and no worse than twice the start (lk_solve's end
+ * check); with a solution, A = [2 1; 1 -1], q = (-2, 1), they find one of its two, (1, 0) or (1/3, 4/3). */
 static void test_bad_diagonal_newton(void **state)
 {
 	(void)state;
 	const double warm[2] = {0.5, 0.25};
-	for (int form = 0; form < 2; ++form) {
-		for (int k = 0; k < N_NEWTON; ++k) {
-			lk_problem *p = form ? negative_diagonal_matrix() : zero_diagonal_rows();
-			assert_int_equal(lk_problem_set_lambda(p, warm, 2), LK_OK);
-			lk_solver_config c = spec(newton_family[k]);
-			lk_stats st;
-			assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
-			assert_true(st.stop_reason != LK_STOP_NONE);
-			assert_all_finite(p, newton_family[k]);
-			/* never worse than twice the start (lk_solve's instability check) */
-			assert_true(st.res_final <= 2.0 * st.res_initial);
-			lk_problem_destroy(p);
-		}
+	for (int k = 0; k < N_NEWTON; ++k) {
+		lk_problem *p = zero_diagonal_rows();
+		assert_int_equal(lk_problem_set_lambda(p, warm, 2), LK_OK);
+		lk_solver_config c = spec(newton_family[k]);
+		lk_stats st;
+		assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
+		if (st.stop_reason != LK_STOP_BAD_DIAGONAL)
+			fail_msg("%s: stopped by %s", newton_family[k], lk_stop_reason_name(st.stop_reason));
+		assert_int_equal(st.iterations, 0);
+		assert_lambda_is(p, warm, newton_family[k]);
+		assert_all_finite(p, newton_family[k]);
+		assert_double_equal(st.res_final, st.res_initial, 0.0);
+		lk_problem_destroy(p);
+
+		p = negative_diagonal_matrix();
+		assert_int_equal(lk_problem_set_lambda(p, warm, 2), LK_OK);
+		assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
+		if (st.stop_reason != LK_STOP_LOCAL_MINIMUM && st.stop_reason != LK_STOP_NON_DESCENT &&
+		    st.stop_reason != LK_STOP_ITERATIONS && st.stop_reason != LK_STOP_DIVERGED)
+			fail_msg("%s, A_11 = -1: stopped by %s", newton_family[k], lk_stop_reason_name(st.stop_reason));
+		assert_true(st.iterations > 0);
+		assert_all_finite(p, newton_family[k]);
+		assert_true(st.res_final <= 2.0 * st.res_initial);
+		lk_problem_destroy(p);
+
+		const double A[4] = {2, 1, 1, -1}, q[2] = {-2, 1};
+		p = lk_problem_create(LK_FORM_MATRIX);
+		assert_int_equal(lk_problem_set_dense(p, 2, A, q, NULL, NULL, NULL, NULL), LK_OK);
+		c.tol_abs = 1e-12;
+		assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
+		assert_int_equal(st.stop_reason, LK_STOP_ABSOLUTE);
+		tu_assert_complementarity(p, lk_problem_lambda(p), 1e-12);
+		const double *l = lk_problem_lambda(p);
+		assert_true((fabs(l[0] - 1) < 1e-12 && fabs(l[1]) < 1e-12) ||
+		            (fabs(l[0] - 1.0 / 3) < 1e-12 && fabs(l[1] - 4.0 / 3) < 1e-12));
+		lk_problem_destroy(p);
 	}
 }
 
@@ -243,6 +276,122 @@ static void test_divergence_monitor(void **state)
 	lk_problem_destroy(p);
 }
 
+/* A unit body wedged between two opposite contacts, each asking it to separate at 1 m/s (an error reduction
+ * on both sides of an overlap): v_z >= 1 and -v_z >= 1 cannot both hold, A = [1 -1; -1 1] (plus CFM s),
+ * q = (-1, -1). Without CFM there is no solution: w_0 + w_1 = -2 for every lambda, so RES >= sqrt 2 with
+ * equality at lambda = 0, while along lambda = (t, t) the Fischer merit falls towards 1 (phi(t, -1) -> 1)
+ * as t grows. With s > 0 the solution is lambda = (1/s, 1/s). */
+static lk_problem *squeeze(double s)
+{
+	lk_problem *p = lk_problem_create(LK_FORM_ROWS);
+	lk_body_def b = lk_default_body_def();
+	for (int k = 0; k < 3; ++k) {
+		b.inv_mass[k] = 1;
+		b.inv_inertia[4 * k] = 1;
+	}
+	assert_int_equal(lk_problem_add_body(p, &b, NULL), LK_OK);
+	lk_row_def r = lk_default_row_def();
+	r.body[0] = 0;
+	r.lo = 0;
+	r.c = 1;
+	r.s = s;
+	r.kind = LK_ROW_NORMAL;
+	r.J[0][2] = 1;
+	assert_int_equal(lk_problem_add_row(p, &r, NULL), LK_OK);
+	r.J[0][2] = -1;
+	assert_int_equal(lk_problem_add_row(p, &r, NULL), LK_OK);
+	return p;
+}
+
+/* Newton's divergence: the line search never raises the merit, so the iterate diverges instead. From
+ * lambda = 0 Fischer-Newton steps out along lambda = (t, t), t_k+1 ~ 2 t_k^2, to 1.7e9, where it would stop
+ * as a "local minimum"; the divergence rule (newton.c) ends it as "diverged" with the best iterate, the
+ * start (RES is lowest there). Default configuration: no tolerance, no history. The minimum map stops at
+ * once (its Newton system A_AA dx = (1, 1) has no solution and the merit's gradient A^T H vanishes), with
+ * lambda where it was. With CFM 1e-12 the same two rows have the solution lambda = 1e12, which Newton finds
+ * and which is not divergence, however large. */
+static void test_divergence_newton(void **state)
+{
+	(void)state;
+	const double zero[2] = {0, 0};
+	const char *const fischer[] = {"newton-fischer", "newton-fischer:strategy=zero", "newton-fischer:strategy=random",
+	                               "newton-fischer:merit=fischer"};
+	for (int k = 0; k < 4; ++k) {
+		lk_problem *p = squeeze(0);
+		lk_solver_config c = spec(fischer[k]);
+		lk_stats st;
+		assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
+		if (st.stop_reason != LK_STOP_DIVERGED)
+			fail_msg("%s: stopped by %s after %d, lambda_0 = %g", fischer[k], lk_stop_reason_name(st.stop_reason),
+			         st.iterations, lk_problem_lambda(p)[0]);
+		assert_true(st.iterations >= 3);
+		assert_int_equal(st.used_best_iterate, 1);
+		assert_all_finite(p, fischer[k]);
+		/* the start: the lowest RES; with merit=fischer the best iterate seen is the last, 1.7e9 out, and the
+		 * rule falls back on the start */
+		assert_lambda_is(p, zero, fischer[k]);
+		assert_double_equal(st.res_final, sqrt(2.0), 1e-15);
+		assert_true(st.res_final <= st.res_initial);
+		lk_problem_destroy(p);
+	}
+	for (int k = 0; k < 2; ++k) {
+		lk_problem *p = squeeze(0);
+		lk_solver_config c = spec(k ? "newton-minmap:krylov=cg" : "newton-minmap");
+		lk_stats st;
+		assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
+		assert_int_equal(st.stop_reason, LK_STOP_LOCAL_MINIMUM);
+		assert_lambda_is(p, zero, "newton-minmap");
+		lk_problem_destroy(p);
+	}
+	for (int k = 0; k < N_NEWTON; ++k) {
+		lk_problem *p = squeeze(1e-12);
+		lk_solver_config c = spec(newton_family[k]);
+		lk_stats st;
+		assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
+		if (st.stop_reason != LK_STOP_ABSOLUTE && st.stop_reason != LK_STOP_STAGNATION)
+			fail_msg("%s with CFM: stopped by %s", newton_family[k], lk_stop_reason_name(st.stop_reason));
+		for (int i = 0; i < 2; ++i)
+			assert_double_equal(lk_problem_lambda(p)[i] * 1e-12, 1.0, 1e-9);
+		assert_true(st.res_final < 1e-3); /* the rounding of 1e12 lambda */
+		lk_problem_destroy(p);
+	}
+}
+
+/* The monitor's growth rule runs every Newton iteration, not only when a tolerance or the history asks for
+ * the merit: with the merit "modified" (sum |lambda_i| |w_i|, Erleben 2013 eq. 106), which grows along the
+ * runaway of test_divergence_newton, a start with merit 1e-3 (lambda = (1e-3, 0)) is left behind by 1e8
+ * once lambda reaches ~5e4, several iterations before lambda passes the divergence rule's 1e8. */
+static void test_divergence_monitor_newton(void **state)
+{
+	(void)state;
+	const double warm[2] = {1e-3, 0};
+	int its[2];
+	for (int k = 0; k < 2; ++k) {
+		lk_problem *p = squeeze(0);
+		assert_int_equal(lk_problem_set_lambda(p, warm, 2), LK_OK);
+		lk_metrics m0;
+		assert_int_equal(lk_problem_metrics(p, NULL, &m0), LK_OK);
+		lk_solver_config c = spec(k ? "newton-fischer:merit=modified" : "newton-fischer");
+		assert_true(c.tol_abs == 0 && c.tol_rel == 0);
+		lk_stats st;
+		assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
+		assert_int_equal(st.stop_reason, LK_STOP_DIVERGED);
+		assert_int_equal(st.used_best_iterate, 1);
+		assert_all_finite(p, "newton-fischer");
+		its[k] = st.iterations;
+		if (k) {
+			/* the best iterate by the merit "modified" is the start: every later one is further out */
+			assert_lambda_is(p, warm, "newton-fischer:merit=modified");
+			assert_double_equal(m0.modified, 1e-3 * 0.999, 1e-18);
+			assert_true(st.modified_final <= m0.modified);
+		}
+		assert_true(st.res_final <= st.res_initial);
+		lk_problem_destroy(p);
+	}
+	if (!(its[1] < its[0]))
+		fail_msg("the monitor stopped after %d iterations, the divergence rule after %d", its[1], its[0]);
+}
+
 static lk_problem *boxstack(void)
 {
 	lk_gen_params g = lk_default_gen_params(LK_GEN_BOXSTACK);
@@ -252,6 +401,33 @@ static lk_problem *boxstack(void)
 	char err[256];
 	assert_int_equal(lk_generate(&g, &p, err, sizeof err), LK_OK);
 	return p;
+}
+
+/* The merit "modified" (sum |lambda_i| |w_i|, Erleben 2013 eq. 106) is 0 at a cold start lambda = 0 whether
+ * or not it solves the problem: no scale for the growth rule, which must not call the first iterates of a
+ * converging solve "diverged". A = [2 1; 1 2], q = (-1000, -1000): the first PGS sweep gives lambda = (500,
+ * 250) and w_0 = 250, a modified merit of 125,000 (over 1e8 times "0" and over 1); the solution is
+ * lambda = (1000 / 3, 1000 / 3), which every method here reaches. */
+static void test_divergence_modified_merit_cold(void **state)
+{
+	(void)state;
+	const double A[4] = {2, 1, 1, 2}, q[2] = {-1000, -1000}, lo[2] = {0, 0}, hi[2] = {INFINITY, INFINITY};
+	lk_problem *p = lk_problem_create(LK_FORM_MATRIX);
+	assert_int_equal(lk_problem_set_dense(p, 2, A, q, lo, hi, NULL, NULL), LK_OK);
+	const char *specs[] = {"pgs:merit=modified,tol=1e-12,iters=200,warm=0",
+	                       "amgs:merit=modified,tol=1e-12,iters=200,warm=0",
+	                       "newton-fischer:merit=modified,iters=30,warm=0"};
+	for (size_t k = 0; k < sizeof specs / sizeof specs[0]; ++k) {
+		lk_solver_config c = spec(specs[k]);
+		lk_stats st;
+		assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
+		if (st.stop_reason == LK_STOP_DIVERGED)
+			fail_msg("%s: stopped as diverged after %d iterations", specs[k], st.iterations);
+		const double *l = lk_problem_lambda(p);
+		assert_double_equal(l[0], 1000.0 / 3.0, 1e-6);
+		assert_double_equal(l[1], 1000.0 / 3.0, 1e-6);
+	}
+	lk_problem_destroy(p);
 }
 
 /* AMGS with a too small alpha: c_i = gamma alpha A_ii -> 0 relaxes the free rows by 2 / (1 + alpha gamma)
@@ -368,6 +544,9 @@ int main(void)
 		cmocka_unit_test(test_bad_diagonal_gauss_seidel),
 		cmocka_unit_test(test_bad_diagonal_newton),
 		cmocka_unit_test(test_divergence_monitor),
+		cmocka_unit_test(test_divergence_modified_merit_cold),
+		cmocka_unit_test(test_divergence_newton),
+		cmocka_unit_test(test_divergence_monitor_newton),
 		cmocka_unit_test(test_unstable_amgs_small_alpha),
 		cmocka_unit_test(test_unstable_amgs_best_iterate),
 		cmocka_unit_test(test_reduced_system_cg),

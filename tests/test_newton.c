@@ -1,6 +1,7 @@
 /* Minimum-map Newton and Fischer-Newton (Erleben 2013 sec. 5.4-5.5): convergence on SPD and fluid LCPs,
- * agreement with Siconos's Lemke solution, the monotone line search, singular Newton systems, boxed and
- * friction rows, the Fischer strategies, PGS warm start and the two problem forms. */
+ * agreement with Siconos's Lemke solution, the monotone line search, singular Newton systems, the contact
+ * LCP of eq. (27) with its zero diagonal, boxed and friction rows, the Fischer strategies, PGS warm start and
+ * the two problem forms. */
 #include "test_util.h"
 #include "lcpkit/generate.h"
 #include "peer_siconos.h"
@@ -182,7 +183,9 @@ static void test_line_search_monotone(void **state)
 static void test_singular_no_nan(void **state)
 {
 	(void)state;
-	/* w_0 = -1 whatever lambda is: no solution, A_AA = 0 at every iterate */
+	/* w_0 = -1 whatever lambda is: no solution, A_AA = 0 at every iterate. The minimum map stops where it
+	 * is (its Jacobian row is zero); Fischer's phi(lambda_0, -1) falls towards 1 as lambda_0 grows, so
+	 * Fischer-Newton runs lambda_0 out to ~1.7e9 and the divergence rule hands back the start. */
 	const double A2[4] = {0, 0, 0, 1}, q2[2] = {-1, 0.5};
 	lk_problem *p = lk_problem_create(LK_FORM_MATRIX);
 	assert_int_equal(lk_problem_set_dense(p, 2, A2, q2, NULL, NULL, NULL, NULL), LK_OK);
@@ -193,7 +196,11 @@ static void test_singular_no_nan(void **state)
 		assert_int_equal(lk_solve(p, &cfg, &st, NULL), LK_OK);
 		assert_true(all_finite(lk_problem_lambda(p), 2));
 		assert_true(isfinite(st.res_final));
-		assert_true(st.stop_reason == LK_STOP_LOCAL_MINIMUM || st.stop_reason == LK_STOP_NON_DESCENT);
+		if (m == 0)
+			assert_true(st.stop_reason == LK_STOP_LOCAL_MINIMUM || st.stop_reason == LK_STOP_NON_DESCENT);
+		else
+			assert_int_equal(st.stop_reason, LK_STOP_DIVERGED);
+		assert_double_equal(lk_problem_lambda(p)[0], 0.0, 0.0);
 		/* row 1 is solvable and solved: lambda_1 = 0 with w_1 = 0.5 */
 		assert_double_equal(lk_problem_lambda(p)[1], 0.0, 1e-12);
 		assert_double_equal(st.res_final, 1.0, 1e-12);
@@ -237,6 +244,60 @@ static void test_singular_no_nan(void **state)
 	free(A);
 	free(B);
 	free(q);
+	lk_problem_destroy(p);
+}
+
+/* The contact LCP of Erleben 2013 eq. (27), one contact with a four-direction friction pyramid: x =
+ * (lambda_n, lambda_t (4), beta), A = [B_nn B_nt 0; B_tn B_tt e; mu -e^T 0], non-symmetric with A_beta,beta =
+ * 0, which rules out PGS (sec. 4.1) and not the Newton methods (Table 3: no assumption on A). A unit mass
+ * at velocity (1, 0, -1) against the plane z = 0, mu = 0.5, t_k = (cos, sin)(k pi / 2): B = J J^T, b = J v.
+ * By hand: lambda_n = 1 stops the approach (B_nt = 0); the friction that opposes the sliding, t_2 = -x, is
+ * at the cone, lambda_t2 = mu lambda_n = 0.5, which leaves v_x = 0.5, so beta = 0.5 (beta + t_2 . v = 0)
+ * and the other three pairs are strict: beta + t_k . v = 1, 0.5, 0.5. */
+static void test_contact_lcp_zero_diagonal(void **state)
+{
+	(void)state;
+	enum { N = 6 };
+	const double mu = 0.5, v[3] = {1, 0, -1};
+	const double dir[5][3] = {{0, 0, 1}, {1, 0, 0}, {0, 1, 0}, {-1, 0, 0}, {0, -1, 0}};
+	double A[N * N] = {0}, q[N] = {0};
+	for (int i = 0; i < 5; ++i) {
+		for (int j = 0; j < 5; ++j)
+			A[i * N + j] = dir[i][0] * dir[j][0] + dir[i][1] * dir[j][1] + dir[i][2] * dir[j][2];
+		q[i] = dir[i][0] * v[0] + dir[i][1] * v[1] + dir[i][2] * v[2];
+	}
+	for (int k = 1; k < 5; ++k) {
+		A[k * N + 5] = 1;
+		A[5 * N + k] = -1;
+	}
+	A[5 * N + 0] = mu;
+	lk_problem *p = lk_problem_create(LK_FORM_MATRIX);
+	assert_int_equal(lk_problem_set_dense(p, N, A, q, NULL, NULL, NULL, NULL), LK_OK);
+	double d[N];
+	assert_int_equal(lk_problem_diagonal(p, d), LK_OK);
+	assert_double_equal(d[5], 0.0, 0.0);
+	const double expect[N] = {1, 0, 0, 0.5, 0, 0.5};
+	/* (CG, the minimum map's other Krylov solver, assumes a symmetric A and is not asked here) */
+	for (int m = 0; m < 2; ++m) {
+		zero_lambda(p);
+		lk_solver_config cfg = lk_default_config(methods[m]);
+		cfg.tol_abs = 1e-12;
+		lk_stats st;
+		assert_int_equal(lk_solve(p, &cfg, &st, NULL), LK_OK);
+		if (st.stop_reason != LK_STOP_ABSOLUTE && st.stop_reason != LK_STOP_STAGNATION)
+			fail_msg("%s: stopped by %s, RES %g", lk_method_name(methods[m]), lk_stop_reason_name(st.stop_reason),
+			         st.res_final);
+		assert_true(st.res_final < 1e-12);
+		for (int i = 0; i < N; ++i)
+			assert_double_equal(lk_problem_lambda(p)[i], expect[i], 1e-12);
+		tu_assert_complementarity(p, lk_problem_lambda(p), 1e-12);
+	}
+	/* the Gauss-Seidel update divides by A_ii: PGS refuses the same problem */
+	zero_lambda(p);
+	lk_solver_config pc = lk_default_config(LK_METHOD_PGS);
+	lk_stats st;
+	assert_int_equal(lk_solve(p, &pc, &st, NULL), LK_OK);
+	assert_int_equal(st.stop_reason, LK_STOP_BAD_DIAGONAL);
 	lk_problem_destroy(p);
 }
 
@@ -508,6 +569,7 @@ int main(void)
 		cmocka_unit_test(test_matches_siconos_lemke),
 		cmocka_unit_test(test_line_search_monotone),
 		cmocka_unit_test(test_singular_no_nan),
+		cmocka_unit_test(test_contact_lcp_zero_diagonal),
 		cmocka_unit_test(test_fischer_strategies_fluid),
 		cmocka_unit_test(test_fluid_quadratic),
 		cmocka_unit_test(test_boxed_fixed_bounds),

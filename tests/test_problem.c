@@ -97,6 +97,76 @@ static void test_row_validation(void **state)
 	expect_row_error(bad_kind, LK_ERR_INVALID_ARGUMENT, "unknown kind");
 }
 
+/* Finite J, masses and velocities whose products overflow: M^-1 J^T, A_ii = J M^-1 J^T or q = J u* - c
+ * infinite. Each is refused with its own message, and the problem (rows, diagonal, lambda) stays as it was and
+ * still solves. Body 0: inverse mass and inertia 4, one row on it with A_00 = 4, q_0 = -1, so lambda_0 =
+ * 1/4; body 1: unit mass moving at 1e155 m/s. */
+static void test_row_overflow(void **state)
+{
+	(void)state;
+	lk_problem *p = lk_problem_create(LK_FORM_ROWS);
+	lk_body_def b = unit_body(0.25, 4);
+	b.u[2] = -1;
+	assert_int_equal(lk_problem_add_body(p, &b, NULL), LK_OK);
+	b = unit_body(1, 1);
+	b.u[2] = 1e155;
+	assert_int_equal(lk_problem_add_body(p, &b, NULL), LK_OK);
+	lk_row_def r = lk_default_row_def();
+	r.body[0] = 0;
+	r.J[0][2] = 1;
+	r.lo = 0;
+	assert_int_equal(lk_problem_add_row(p, &r, NULL), LK_OK);
+	const double warm = 0.125;
+	assert_int_equal(lk_problem_set_lambda(p, &warm, 1), LK_OK);
+
+	struct {
+		int body[2], side, k;
+		double j;
+		const char *msg;
+	} bad[] = {
+		{{0, LK_STATIC}, 0, 2, 1e308, "row 1: M^-1 J^T overflows on body 0"},         /* 4 x 1e308 */
+		{{LK_STATIC, 0}, 1, 4, 1e308, "row 1: M^-1 J^T overflows on body 0"},         /* angular, side b */
+		{{1, LK_STATIC}, 0, 2, 1e200, "row 1: A_ii = J M^-1 J^T + s overflows"},       /* 1e400 */
+		{{1, LK_STATIC}, 0, 2, 1e154, "row 1: J u* - c overflows"},                    /* 1e154 x 1e155 */
+	};
+	for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
+		lk_row_def o = lk_default_row_def();
+		o.body[0] = bad[k].body[0];
+		o.body[1] = bad[k].body[1];
+		o.J[bad[k].side][bad[k].k] = bad[k].j;
+		o.lo = 0;
+		int idx = -7;
+		assert_int_equal(lk_problem_add_row(p, &o, &idx), LK_ERR_NONFINITE);
+		if (!strstr(lk_problem_error(p), bad[k].msg))
+			fail_msg("case %zu: \"%s\"", k, lk_problem_error(p));
+		assert_int_equal(idx, -7);
+		assert_int_equal(lk_problem_row_count(p), 1);
+		assert_memory_equal(lk_problem_lambda(p), &warm, sizeof warm);
+		double d;
+		assert_int_equal(lk_problem_diagonal(p, &d), LK_OK);
+		assert_double_equal(d, 4.0, 0.0);
+	}
+	/* 1e154 on body 1 alone is fine: A_ii = 1e308 is finite, and q = 0 without the velocity along z */
+	lk_row_def ok = lk_default_row_def();
+	ok.body[0] = 1;
+	ok.J[0][0] = 1e154;
+	ok.lo = 0;
+	int idx = -1;
+	assert_int_equal(lk_problem_add_row(p, &ok, &idx), LK_OK);
+	assert_int_equal(idx, 1);
+	double d[2];
+	assert_int_equal(lk_problem_diagonal(p, d), LK_OK);
+	assert_double_equal(d[1], 1e308, 1e292);
+	lk_solver_config cfg = lk_default_config(LK_METHOD_PGS);
+	cfg.tol_abs = 1e-14;
+	lk_stats st;
+	assert_int_equal(lk_solve(p, &cfg, &st, NULL), LK_OK);
+	assert_int_equal(st.stop_reason, LK_STOP_ABSOLUTE);
+	assert_double_equal(lk_problem_lambda(p)[0], 0.25, 1e-15);
+	assert_double_equal(lk_problem_lambda(p)[1], 0.0, 0.0);
+	lk_problem_destroy(p);
+}
+
 /* Friction indices are checked when the whole problem is known: lk_solve refuses and leaves lambda alone. */
 static void test_findex_checked_at_solve(void **state)
 {
@@ -374,6 +444,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_body_validation),
 		cmocka_unit_test(test_row_validation),
+		cmocka_unit_test(test_row_overflow),
 		cmocka_unit_test(test_findex_checked_at_solve),
 		cmocka_unit_test(test_matrix_validation),
 		cmocka_unit_test(test_dense_assembly_by_hand),

@@ -341,11 +341,19 @@ void lk__metrics_from_w(const lk_problem *p, const double *lambda, const double 
 /* The configured merit's value in the metrics. */
 double lk__merit_value(const lk_metrics *m, lk_merit merit);
 
+/* The merit (or, for the Newton methods, the iterate) has grown this many times over the start: the iteration
+ * is diverging (Miyamoto & Yamashita 2019 report instability of AMGS for small alpha on Pool 2). */
+#define LK_DIVERGENCE_FACTOR 1e8
+
 /* Called by every iterative method after iteration `iter` (1-based) with the largest |change| of lambda
  * in that iteration. Evaluates the merit when a tolerance or the history needs it, records history,
  * tracks the best iterate and applies the stopping rules of Erleben 2013 sec. 6 and the non-finite guard.
  * Returns LK_STOP_NONE to continue. */
 lk_stop_reason lk__monitor(lk__ctx *c, int iter, double max_change);
+/* lk__monitor for a method that has evaluated the metrics m of its new iterate anyway (the Newton methods,
+ * whose next iteration needs w): the non-finite and growth guards and the best iterate then cost nothing
+ * and run at every iteration, not only when a tolerance or the history asks for the merit. */
+lk_stop_reason lk__monitor_metrics(lk__ctx *c, int iter, double max_change, const lk_metrics *m);
 /* Evaluates the current iterate's metrics (w from du or CSR). */
 void lk__current_metrics(lk__ctx *c, lk_metrics *m);
 /* Restores the best iterate seen if it beats the current one; keeps du consistent. */

@@ -30,6 +30,32 @@
  * the reduced system non-symmetric and harder for GMRES, and solved fewer of 20 generated box stacks
  * (Fischer-Newton 14 against 16, the minimum map 3 against 10, with GMRES(50) and forcing 0.1) while
  * helping only on large sphere packings, so the fixed point stays.
+ *
+ * Guards (docs/reliability.md). The diagonal: Erleben 2013 Table 3 puts no condition on A for either Newton
+ * method, and sec. 4.1 names them for the contact LCP of eq. (27), whose A has a zero diagonal block, so the
+ * matrix form runs whatever its diagonal: a zero A_ii there says nothing about the rest of row i (eq. 27's
+ * beta rows couple through mu and -e^T), the minimum map's Jacobian takes the whole row, Fischer's J_ii = p_i
+ * + q_i A_ii, and the Jacobi scalings fall back on 1 where A_ii <= 0. In the row form A = J M^-1 J^T + S is
+ * positive semidefinite, and A_ii = J_i M^-1 J_i^T + s_i = 0 means M^-1 J_i^T = 0 and s_i = 0: row and
+ * column i of A vanish (|A_ij|^2 <= A_ii A_jj), lambda_i moves nothing and w_i = q_i whatever lambda is.
+ * Such a row (an engine's row between two kinematic bodies, or along a direction its bodies cannot move,
+ * without CFM) gives the minimum map a zero Jacobian row and Fischer the scalar equation phi(lambda_i, q_i)
+ * = 0, which has no root when q_i < 0 and hi_i = inf: lambda_i then grows towards 1e10, and through findex
+ * into its friction rows' bounds. The row form therefore stops with LK_STOP_BAD_DIAGONAL before the first
+ * iteration, as the Gauss-Seidel methods do, so that an adapter falls back on its engine whichever method
+ * it runs.
+ * Divergence. The line search never raises the method's own merit, and RES, theta and the Fischer merit bound
+ * one another within constant factors ((2 - sqrt 2) |min(a, b)| <= |phi(a, b)| <= (2 + sqrt 2) |min(a, b)|,
+ * Tseng 1996, for a row with one bound; a boxed row composes two such functions), so the monitor's growth rule
+ * (1e8 times the start) can only fire on the merit "modified"; it runs every iteration (lk__monitor_metrics:
+ * the metrics are computed here anyway). What does diverge is the iterate: on a problem without a solution
+ * whose merit falls towards its infimum along a ray (a body pushed apart by two opposite contacts that both
+ * ask for separation, A = [1 -1; -1 1], q = (-1, -1)), Fischer-Newton steps out along the ray, lambda_k+1 ~ 2
+ * lambda_k^2, until rounding hides the gradient and the iteration looks like a local minimum at lambda ~ 1e9.
+ * An iteration that ends without a solution (local minimum, no descent, iteration limit) with lambda beyond
+ * LK_DIVERGENCE_FACTOR times the problem's impulse scale has diverged: the best iterate (or the start, if that
+ * one is as far out) is handed back with LK_STOP_DIVERGED. A run that converges is never reclassified,
+ * whatever the size of its lambda.
  */
 #include "internal.h"
 
@@ -210,7 +236,8 @@ static void norm_grad(nt *t, double a, double b, double *ga, double *gb)
 
 /* dF_i = P dlambda_i + Q dw_i (Theorem 5.3, eq. 96-101), by the chain rule through
  * the boxed form of lk_fischer_boxed: phi(lambda - lo, phi(hi - lambda, -w)) and its one-sided reductions.
- * P and Q are never positive, so J_ii = P + Q A_ii has no cancellation. */
+ * P and Q are never positive, so J_ii = P + Q A_ii has no cancellation where A_ii >= 0 (every row-form
+ * problem; a matrix-form A_ii < 0 may cancel, and fischer_jacobian then scales by 1). */
 static void fischer_row(nt *t, double x, double w, double lo, double hi, double *P, double *Q)
 {
 	int has_lo = isfinite(lo), has_hi = isfinite(hi);
@@ -538,6 +565,14 @@ static int all_finite(int n, const double *v)
 	return 1;
 }
 
+static double max_abs(int n, const double *v)
+{
+	double m = 0;
+	for (int i = 0; i < n; ++i)
+		m = fmax(m, fabs(v[i]));
+	return m;
+}
+
 /* ||G|| at this level is rounding: w_i carries an error of about eps (|q_i| + sum_j |A_ij x_j|), bounded
  * here through the largest row. */
 static double rounding_floor(const nt *t)
@@ -552,6 +587,21 @@ static double rounding_floor(const nt *t)
 			s = e;
 	}
 	return DBL_EPSILON * sqrt((double)t->n) * s;
+}
+
+/* The impulse scale of the problem for the divergence rule: the larger of the start's largest |lambda_i|
+ * and the largest |q_i| / A_ii, the impulse that row i needs on its own to cancel its velocity error (rows
+ * with A_ii <= 0, possible in the matrix form, have none). 0 when neither gives a scale. */
+static double impulse_scale(const lk_problem *p, const double *lambda)
+{
+	double s = 0;
+	for (int i = 0; i < p->nrows; ++i) {
+		const lk__row *r = &p->rows[i];
+		s = fmax(s, fabs(lambda[i]));
+		if (r->diag > 0)
+			s = fmax(s, fabs(r->q) / r->diag);
+	}
+	return isfinite(s) ? s : 0.0;
 }
 
 static double *dalloc(lk_problem *p, size_t n, int *fail)
@@ -575,6 +625,13 @@ lk_status lk__solve_newton(lk__ctx *c)
 	lk_problem *p = c->p;
 	const lk_solver_config *cfg = c->cfg;
 	int n = c->n;
+	/* a row-form row with A_ii = 0 acts on nothing (top of the file): stop as the Gauss-Seidel methods do,
+	 * with lambda untouched */
+	if (p->form == LK_FORM_ROWS && lk__first_bad_diagonal(p) >= 0) {
+		c->stop = LK_STOP_BAD_DIAGONAL;
+		return LK_OK;
+	}
+	const double scale = impulse_scale(p, c->lambda);
 	nt T;
 	memset(&T, 0, sizeof T);
 	nt *t = &T;
@@ -595,6 +652,7 @@ lk_status lk__solve_newton(lk__ctx *c)
 	                   &t->Q, &t->scale, &t->sol, &t->xfull, &t->ones};
 	for (size_t k = 0; k < sizeof vecs / sizeof vecs[0]; ++k)
 		*vecs[k] = dalloc(p, un, &fail);
+	double *start = dalloc(p, un, &fail);
 	t->rhs = dalloc(p, 2 * un, &fail);
 	t->dut = dalloc(p, t->ndu, &fail);
 	t->tdu = dalloc(p, t->ndu, &fail);
@@ -606,6 +664,7 @@ lk_status lk__solve_newton(lk__ctx *c)
 		return lk__fail(p, LK_ERR_NO_MEMORY, "%s: out of memory for %d rows", lk_method_name(cfg->method), n);
 	for (int i = 0; i < n; ++i)
 		t->ones[i] = 1.0;
+	memcpy(start, c->lambda, un * sizeof(double));
 
 	/* Erleben 2013 sec. 6 and Fig. 6: a few PGS sweeps give Newton a better start. PGS needs positive
 	 * diagonals; on a problem without them (the contact LCP of eq. 27) the sweeps are skipped. */
@@ -623,16 +682,19 @@ lk_status lk__solve_newton(lk__ctx *c)
 
 	double g0 = -1, gprev = -1, eta_prev = cfg->newton.forcing;
 	lk_status st = LK_OK;
+	/* w at the current iterate (into c->w) and the true metrics: of the start here, of each new iterate
+	 * after its step, where the monitor takes them */
+	lk_metrics m;
+	lk__current_metrics(c, &m);
 	for (int it = 1;; ++it) {
-		/* w at the current iterate (into c->w) and the true metrics, for the best iterate */
-		lk_metrics m;
-		lk__current_metrics(c, &m);
-		double mv = lk__merit_value(&m, cfg->merit);
-		lk__offer_best(c, mv);
-		/* a warm start may already be good enough; later iterates are checked by the monitor */
-		if (it == 1 && cfg->tol_abs > 0 && mv < cfg->tol_abs) {
-			c->stop = LK_STOP_ABSOLUTE;
-			break;
+		if (it == 1) {
+			double mv = lk__merit_value(&m, cfg->merit);
+			lk__offer_best(c, mv);
+			/* a warm start may already be good enough; later iterates are checked by the monitor */
+			if (cfg->tol_abs > 0 && mv < cfg->tol_abs) {
+				c->stop = LK_STOP_ABSOLUTE;
+				break;
+			}
 		}
 		for (int i = 0; i < n; ++i)
 			lk__bounds(&p->rows[i], c->lambda, &t->lo[i], &t->hi[i]);
@@ -704,12 +766,26 @@ lk_status lk__solve_newton(lk__ctx *c)
 		if (p->form == LK_FORM_ROWS)
 			memcpy(c->du, t->dut, t->ndu * sizeof(double));
 		c->iterations = it;
-		c->stop = lk__monitor(c, it, change);
+		lk__current_metrics(c, &m);
+		c->stop = lk__monitor_metrics(c, it, change, &m);
 		if (c->stop != LK_STOP_NONE)
 			break;
 	}
 	lk__arena_carve_release(&t->kry);
 	if (st != LK_OK)
 		return lk__fail(p, st, "%s: out of memory in the Krylov solve", lk_method_name(cfg->method));
+	/* Ended without a solution, far out: the iterate ran off along a ray of falling merit (top of the file).
+	 * A run that converged is never caught here, however large its lambda: two opposite contacts with CFM
+	 * 1e-12 have the solution lambda = 1e12 and Newton finds it. */
+	int failed = c->stop == LK_STOP_LOCAL_MINIMUM || c->stop == LK_STOP_NON_DESCENT ||
+	             c->stop == LK_STOP_ITERATIONS;
+	if (failed && scale > 0 && max_abs(n, c->lambda) > LK_DIVERGENCE_FACTOR * scale) {
+		/* the best iterate seen; but along such a ray the merit still falls (the Fischer merit) or stays flat
+		 * (RES, its ties broken by rounding), so that may be as far out: then the start */
+		lk__restore_best(c);
+		if (max_abs(n, c->lambda) > LK_DIVERGENCE_FACTOR * scale)
+			lk__set_lambda(c, start);
+		c->stop = LK_STOP_DIVERGED;
+	}
 	return LK_OK;
 }

@@ -372,30 +372,44 @@ lk_status lk_problem_add_row(lk_problem *p, const lk_row_def *d, int *index_out)
 		if (d->lo > d->hi)
 			return lk__fail(p, LK_ERR_BOUNDS, "row %d: lo %g > hi %g", i, d->lo, d->hi);
 	}
-	lk_status st = reserve_rows(p, i + 1);
-	if (st != LK_OK)
-		return st;
 
-	lk__row *r = &p->rows[i];
-	memset(r, 0, sizeof *r);
+	/* The derived numbers, before anything is stored: finite J, masses and velocities can still give an
+	 * infinite M^-1 J^T (|J| near 1e308 on a light body), A_ii = J M^-1 J^T + s or q = J u* - c, and then no
+	 * solver has a finite w or du to work with. */
+	double J[12] = {0}, MJ[12];
 	const lk_body_def *ba = d->body[0] >= 0 ? &p->bodies[d->body[0]] : NULL;
 	const lk_body_def *bb = d->body[1] >= 0 ? &p->bodies[d->body[1]] : NULL;
 	/* a static side contributes nothing: its J is dropped, its slot is the zero sink */
 	if (ba)
-		memcpy(r->J, d->J[0], 6 * sizeof(double));
+		memcpy(J, d->J[0], 6 * sizeof(double));
 	if (bb)
-		memcpy(r->J + 6, d->J[1], 6 * sizeof(double));
-	mass_times_jt(ba, r->J, r->MJ);
-	mass_times_jt(bb, r->J + 6, r->MJ + 6);
+		memcpy(J + 6, d->J[1], 6 * sizeof(double));
+	mass_times_jt(ba, J, MJ);
+	mass_times_jt(bb, J + 6, MJ + 6);
+	for (int k = 0; k < 12; ++k)
+		if (!isfinite(MJ[k]))
+			return lk__fail(p, LK_ERR_NONFINITE, "row %d: M^-1 J^T overflows on body %d", i, d->body[k / 6]);
 	double diag = d->s, q = -d->c;
 	for (int k = 0; k < 12; ++k)
-		diag += r->J[k] * r->MJ[k];
+		diag += J[k] * MJ[k];
 	for (int k = 0; k < 6; ++k) {
 		if (ba)
-			q += r->J[k] * ba->u[k];
+			q += J[k] * ba->u[k];
 		if (bb)
-			q += r->J[6 + k] * bb->u[k];
+			q += J[6 + k] * bb->u[k];
 	}
+	if (!isfinite(diag))
+		return lk__fail(p, LK_ERR_NONFINITE, "row %d: A_ii = J M^-1 J^T + s overflows", i);
+	if (!isfinite(q))
+		return lk__fail(p, LK_ERR_NONFINITE, "row %d: J u* - c overflows", i);
+
+	lk_status st = reserve_rows(p, i + 1);
+	if (st != LK_OK)
+		return st;
+	lk__row *r = &p->rows[i];
+	memset(r, 0, sizeof *r);
+	memcpy(r->J, J, sizeof J);
+	memcpy(r->MJ, MJ, sizeof MJ);
 	r->q = q;
 	r->s = d->s;
 	r->diag = diag;

@@ -92,50 +92,93 @@ static void record_history(lk__ctx *c, int iter, const lk_metrics *m)
 	e->row_updates = c->row_updates;
 }
 
-/* The merit has grown this many times over the start: the iteration is diverging (Miyamoto & Yamashita
- * 2019 report instability of AMGS for small alpha on Pool 2). */
-#define LK_DIVERGENCE_FACTOR 1e8
 /* A solve that ends with RES this many times the start's is unstable (lk_solve). */
 #define LK_UNSTABLE_FACTOR 2.0
 
-lk_stop_reason lk__monitor(lk__ctx *c, int iter, double max_change)
+/* The rules of a check at which the merit of the current iterate is known (metrics m): the non-finite and
+ * growth guards and the best iterate always; the history and the tolerances only when `need` says that a
+ * tolerance or the history asked for this check. */
+static lk_stop_reason merit_rules(lk__ctx *c, int iter, const lk_metrics *m, int need)
 {
 	const lk_solver_config *cfg = c->cfg;
-	if (!isfinite(max_change)) {
+	double merit = lk__merit_value(m, cfg->merit);
+	if (!isfinite(merit)) {
 		lk__restore_best(c);
 		return LK_STOP_NONFINITE;
 	}
-	int want_history = c->hist && c->hist->entries && c->hist->count < c->hist->capacity;
-	int need = (cfg->tol_abs > 0 || cfg->tol_rel > 0 || want_history) &&
-	           (iter % cfg->check_every == 0 || iter >= cfg->max_iterations);
-	c->evaluated = 0;
-	if (need) {
-		lk_metrics m;
-		lk__current_metrics(c, &m);
-		double merit = lk__merit_value(&m, cfg->merit);
-		if (!isfinite(merit)) {
-			lk__restore_best(c);
-			return LK_STOP_NONFINITE;
-		}
-		c->evaluated = 1;
-		record_history(c, iter, &m);
-		lk__offer_best(c, merit);
-		if (merit > LK_DIVERGENCE_FACTOR * fmax(c->initial_merit, 1e-300) && merit > 1.0) {
-			lk__restore_best(c);
-			return LK_STOP_DIVERGED;
-		}
-		if (cfg->tol_abs > 0 && merit < cfg->tol_abs)
-			return LK_STOP_ABSOLUTE;
-		if (cfg->tol_rel > 0 && isfinite(c->last_merit) &&
-		    fabs(merit - c->last_merit) < cfg->tol_rel * fabs(c->last_merit))
-			return LK_STOP_RELATIVE;
-		c->last_merit = merit;
+	c->evaluated = 1;
+	if (need)
+		record_history(c, iter, m);
+	lk__offer_best(c, merit);
+	/* Growth is measured against the start's merit. A start with merit 0 gives no scale: with the merit
+	 * "modified" (sum |lambda_i| |w_i|, Erleben 2013 eq. 106) a cold start lambda = 0 has merit 0 whether
+	 * or not it solves the problem, and any later iterate above 1 would count as diverged; for the other
+	 * merits a start with merit 0 is a solution. The rule then waits; the end check of lk_solve on RES
+	 * (LK_UNSTABLE_FACTOR) still applies. */
+	int have_scale = c->initial_merit > 0;
+	if (have_scale && merit > LK_DIVERGENCE_FACTOR * fmax(c->initial_merit, 1e-300) && merit > 1.0) {
+		lk__restore_best(c);
+		return LK_STOP_DIVERGED;
 	}
+	if (!need)
+		return LK_STOP_NONE;
+	if (cfg->tol_abs > 0 && merit < cfg->tol_abs)
+		return LK_STOP_ABSOLUTE;
+	if (cfg->tol_rel > 0 && isfinite(c->last_merit) &&
+	    fabs(merit - c->last_merit) < cfg->tol_rel * fabs(c->last_merit))
+		return LK_STOP_RELATIVE;
+	c->last_merit = merit;
+	return LK_STOP_NONE;
+}
+
+/* Whether a tolerance or the history asks for the merit at this check. */
+static int merit_needed(const lk__ctx *c, int iter)
+{
+	const lk_solver_config *cfg = c->cfg;
+	int want_history = c->hist && c->hist->entries && c->hist->count < c->hist->capacity;
+	return (cfg->tol_abs > 0 || cfg->tol_rel > 0 || want_history) &&
+	       (iter % cfg->check_every == 0 || iter >= cfg->max_iterations);
+}
+
+static lk_stop_reason change_rules(const lk__ctx *c, int iter, double max_change)
+{
+	const lk_solver_config *cfg = c->cfg;
 	if (cfg->tol_stag > 0 && max_change < cfg->tol_stag)
 		return LK_STOP_STAGNATION;
 	if (iter >= cfg->max_iterations)
 		return LK_STOP_ITERATIONS;
 	return LK_STOP_NONE;
+}
+
+lk_stop_reason lk__monitor(lk__ctx *c, int iter, double max_change)
+{
+	if (!isfinite(max_change)) {
+		lk__restore_best(c);
+		return LK_STOP_NONFINITE;
+	}
+	c->evaluated = 0;
+	/* a sweep does not produce the merit, and evaluating it costs about a sweep: only when asked */
+	if (merit_needed(c, iter)) {
+		lk_metrics m;
+		lk__current_metrics(c, &m);
+		lk_stop_reason r = merit_rules(c, iter, &m, 1);
+		if (r != LK_STOP_NONE)
+			return r;
+	}
+	return change_rules(c, iter, max_change);
+}
+
+lk_stop_reason lk__monitor_metrics(lk__ctx *c, int iter, double max_change, const lk_metrics *m)
+{
+	if (!isfinite(max_change)) {
+		lk__restore_best(c);
+		return LK_STOP_NONFINITE;
+	}
+	c->evaluated = 0;
+	lk_stop_reason r = merit_rules(c, iter, m, merit_needed(c, iter));
+	if (r != LK_STOP_NONE)
+		return r;
+	return change_rules(c, iter, max_change);
 }
 
 static lk_status dispatch(lk__ctx *c)
@@ -213,8 +256,9 @@ lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, 
 		memset(p->lambda, 0, (size_t)n * sizeof(double));
 	if (p->form == LK_FORM_ROWS) {
 		lk__recompute_du(p, p->lambda, p->du);
-		/* every input is finite, yet M^-1 J^T of a row can overflow (|J| near 1e308, found by tests/fuzz):
-		 * then no iterate from this start has a finite du, and no guard could hand back a finite one */
+		/* every input is finite, and so is every row's M^-1 J^T (lk_problem_add_row refuses a row whose
+		 * product overflows, |J| near 1e308, found by tests/fuzz), yet M^-1 J^T lambda can overflow for a huge
+		 * warm start: then no guard could hand back a finite du from this start */
 		for (size_t k = 0; k < (size_t)(p->nbodies + 1) * 6; ++k) {
 			if (!isfinite(p->du[k])) {
 				memcpy(p->lambda, orig, (size_t)n * sizeof(double));
