@@ -274,7 +274,7 @@ typedef enum lk_stop_reason {
 	LK_STOP_LOCAL_MINIMUM,    /* Newton: merit gradient vanished above tolerance */
 	LK_STOP_NON_DESCENT,      /* Newton: no descent direction could be found */
 	LK_STOP_NONFINITE,        /* guard: a non-finite value appeared; the best finite iterate is returned */
-	LK_STOP_DIVERGED,         /* guard: the merit grew without bound; the best iterate is returned */
+	LK_STOP_DIVERGED,         /* guard: the merit grew 1e8-fold or (Newton) the iterate ran off; best iterate returned */
 	LK_STOP_BAD_DIAGONAL,     /* guard: a row has a zero or negative diagonal and cannot be solved */
 	LK_STOP_COUNT
 } lk_stop_reason;
