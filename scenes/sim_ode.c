@@ -18,6 +18,7 @@ typedef struct ode_sim {
 	dSpaceID space;
 	dJointGroupID contacts;
 	lk_ode *ctx;
+	dThreadingImplementationID threading; /* the world's own; see lk__sim_create_ode */
 	dBodyID *bodies;   /* per scene body; NULL for static ones */
 	dGeomID *geoms;
 	int plane2d;       /* scene (x, y, z) is ODE (x, z, -y): Plane2D keeps bodies in ODE's z = 0 plane */
@@ -124,6 +125,12 @@ static void ode_destroy(lk_sim *s)
 		dJointGroupDestroy(o->contacts);
 	if (o->space)
 		dSpaceDestroy(o->space);
+	/* ODE frees the call-wait object it allocated from the implementation when the world lets go of it, so
+	 * the world detaches before the implementation is freed */
+	if (o->world && o->threading)
+		dWorldSetStepThreadingImplementation(o->world, NULL, NULL);
+	if (o->threading)
+		dThreadingFreeImplementation(o->threading);
 	if (o->world)
 		dWorldDestroy(o->world);
 	free(o->bodies);
@@ -267,11 +274,18 @@ lk_status lk__sim_create_ode(lk_sim *s, const lk_sim_def *def, char *err, size_t
 	o->world = dWorldCreate();
 	o->space = dHashSpaceCreate(0);
 	o->contacts = dJointGroupCreate(0);
-	if (!o->bodies || !o->geoms) {
+	/* Every world steps its islands through a threading implementation; without one of its own it uses
+	 * ODE's default, one object for all worlds, and two worlds stepping in two threads corrupt its job list
+	 * (ODE 0.16 aborts in ReleaseAJob). A self-threaded implementation per world runs the jobs in the
+	 * stepping thread, as the default does, so a world's steps are the same with or without it. */
+	o->threading = dThreadingAllocateSelfThreadedImplementation();
+	if (!o->bodies || !o->geoms || !o->threading) {
 		ode_destroy(s);
 		snprintf(err, esz, "out of memory");
 		return LK_ERR_NO_MEMORY;
 	}
+	dWorldSetStepThreadingImplementation(o->world, dThreadingImplementationGetFunctions(o->threading),
+	                                     o->threading);
 	double g[3];
 	to_ode(o, sc->gravity, g);
 	dWorldSetGravity(o->world, g[0], g[1], g[2]);
