@@ -256,11 +256,8 @@ static inline double stag_mid(double x, double lo, double hi)
 }
 
 /* w of entry k of set `set` with the other set frozen. */
-static inline __attribute__((always_inline)) double stag_w(const stag *s, int set, int k, int i, const lk__row *r,
-                                                           const double *lambda, const double *du)
+static inline __attribute__((always_inline)) double stag_w(const stag *s, int set, int k, const double *lambda)
 {
-	if (s->c->p->form == LK_FORM_ROWS)
-		return lk__row_w(r, du, lambda[i]);
 	double w = s->bprime[set][k];
 	const int *col = s->in_col[set];
 	const double *val = s->in_val[set];
@@ -269,8 +266,65 @@ static inline __attribute__((always_inline)) double stag_w(const stag *s, int se
 	return w;
 }
 
+/* The row form's sweep of one set, on the production kernel of the PGS sweep (pgs.c), update for update:
+ * the sweep cursor (bodies' slots in registers, the split coupling term; internal.h), g = w / A_ii stored,
+ * the part of lambda_i - g w_i that does not wait for the rows before taken first, branch-free bounds, the
+ * change applied unconditionally, records prefetched. The error of eq. (22) needs w itself, which is
+ * recovered off the chain from the step, w_i = (lambda_i - (lambda_i - g w_i)) A_ii / w (the same number up
+ * to rounding). A friction row whose frozen box is {0} gets lambda = 0 whatever w is. The same contract as
+ * stag_sweep_impl. */
+static inline __attribute__((always_inline)) double stag_sweep_rows(stag *s, int set, int want_err, double *err)
+{
+	lk__ctx *c = s->c;
+	const lk__row *rows = c->p->rows;
+	const double *inv = c->p->inv_diag;
+	double *lambda = c->lambda, *du = c->du;
+	const int *idx = s->rows[set];
+	const int m = s->count[set];
+	const double wr = s->w_relax, inv_wr = 1.0 / wr;
+	double max_change = 0.0, hh = 0.0;
+	int nonfinite = 0;
+	lk__pair_cursor cur;
+	lk__cursor_init(&cur);
+	for (int k = 0; k < m; ++k) {
+		lk__prefetch_ahead(rows, idx, k, m);
+		const int i = idx[k];
+		const lk__row *r = &rows[i];
+		const double l = lambda[i], g = wr * inv[i];
+		double lo, hi;
+		if (set == SET_T) {
+			hi = s->bound[k];
+			lo = -hi;
+		} else {
+			lo = r->lo;
+			hi = r->hi;
+		}
+		const double base = l - g * (r->q + r->s * l);
+		const double step = base - lk__cursor_gjdu(&cur, r, du, g);
+		double next = lk__clamp(step, lo, hi);
+		if (set == SET_T)
+			next = hi == 0.0 ? 0.0 : next;
+		if (want_err) {
+			double w = (l - step) * (r->diag * inv_wr);
+			double h = set == SET_T && hi == 0.0 ? l : l - lk__clamp(l - w, lo, hi);
+			hh += h * h;
+		}
+		const double d = next - l;
+		lambda[i] = next;
+		const int in = k + 1 < m ? idx[k + 1] : -1;
+		lk__cursor_apply(&cur, r, du, d, in >= 0 ? &rows[in] : NULL, in >= 0 ? wr * inv[in] : 0.0);
+		const double ad = fabs(d);
+		max_change = ad > max_change ? ad : max_change;
+		nonfinite |= ad != ad;
+	}
+	c->row_updates += m;
+	if (want_err)
+		*err = 0.5 * hh;
+	return nonfinite ? NAN : max_change;
+}
+
 /* One projected Gauss-Seidel/SOR sweep of set `set`, the other frozen (stag_freeze must have run since
- * the other set last changed). With want_err, *err receives 1/2 sum H_i^2 over the set (H of Poulsen et
+ * the other set last changed); the matrix form here, the row form in stag_sweep_rows. With want_err, *err receives 1/2 sum H_i^2 over the set (H of Poulsen et
  * al. eq. (22)), each H_i taken just before row i's update: the error the sweep found, at no extra row
  * evaluation. Returns the largest |change| of lambda. */
 static inline __attribute__((always_inline)) double stag_sweep_impl(stag *s, int set, int want_err,
@@ -278,8 +332,9 @@ static inline __attribute__((always_inline)) double stag_sweep_impl(stag *s, int
 {
 	lk__ctx *c = s->c;
 	const lk_problem *p = c->p;
-	const int rowform = p->form == LK_FORM_ROWS;
-	double *lambda = c->lambda, *du = c->du;
+	if (p->form == LK_FORM_ROWS)
+		return stag_sweep_rows(s, set, want_err, err);
+	double *lambda = c->lambda;
 	const int *idx = s->rows[set];
 	const int m = s->count[set];
 	const double wr = s->w_relax;
@@ -297,8 +352,6 @@ static inline __attribute__((always_inline)) double stag_sweep_impl(stag *s, int
 					hh += l * l;
 				if (l != 0.0) {
 					lambda[i] = 0.0;
-					if (rowform)
-						lk__row_apply(r, du, -l);
 					if (!(fabs(l) <= max_change))
 						max_change = fabs(l);
 				}
@@ -308,18 +361,15 @@ static inline __attribute__((always_inline)) double stag_sweep_impl(stag *s, int
 			lo = r->lo;
 			hi = r->hi;
 		}
-		double w = stag_w(s, set, k, i, r, lambda, du);
+		double w = stag_w(s, set, k, lambda);
 		if (want_err) {
 			double h = l - stag_mid(l - w, lo, hi);
 			hh += h * h;
 		}
 		double next = stag_mid(l - wr * w / r->diag, lo, hi);
 		double d = next - l;
-		if (d != 0.0) {
+		if (d != 0.0)
 			lambda[i] = next;
-			if (rowform)
-				lk__row_apply(r, du, d);
-		}
 		/* written so that a NaN change wins */
 		if (!(fabs(d) <= max_change))
 			max_change = fabs(d);

@@ -38,9 +38,9 @@ static struct {
 	body_create_fn real_body_create;
 	body_destroy_fn real_body_destroy;
 	world_destroy_fn real_world_destroy;
-	world_entry *worlds;
+	world_entry **worlds; /* one allocation per world, so an entry stays where it is while others come and go */
 	int nworlds, cap_worlds;
-	int warned;
+	int warned;           /* under lock */
 } G = {PTHREAD_ONCE_INIT, PTHREAD_MUTEX_INITIALIZER, 0, 0, "", NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0};
 
 #define RESOLVE(dst, name)                                                                                   \
@@ -100,36 +100,49 @@ static void init(void)
 	}
 }
 
-/* The context of a world, made on first use; NULL when the plugin cannot serve it (then ODE steps). */
+/* Whether this is the first warning (only the first is printed). */
+static int first_warning(void)
+{
+	pthread_mutex_lock(&G.lock);
+	int first = G.warned++ == 0;
+	pthread_mutex_unlock(&G.lock);
+	return first;
+}
+
+/* The context of a world, made on first use; NULL when the plugin cannot serve it (then ODE steps). Called
+ * under G.lock. The entry is its own allocation, so the pointer stays valid after the lock is released,
+ * until dWorldDestroy of its world (a world is stepped by one thread at a time, and not while it is being
+ * destroyed: ODE's own rules). */
 static world_entry *entry_for(dWorldID w, int create)
 {
 	for (int i = 0; i < G.nworlds; ++i)
-		if (G.worlds[i].world == w)
-			return &G.worlds[i];
+		if (G.worlds[i]->world == w)
+			return G.worlds[i];
 	if (!create)
 		return NULL;
 	if (G.nworlds == G.cap_worlds) {
 		int c = G.cap_worlds ? 2 * G.cap_worlds : 4;
-		world_entry *e = realloc(G.worlds, (size_t)c * sizeof *e);
-		if (!e)
+		world_entry **a = realloc(G.worlds, (size_t)c * sizeof *a);
+		if (!a)
 			return NULL;
-		G.worlds = e;
+		G.worlds = a;
 		G.cap_worlds = c;
 	}
+	world_entry *e = calloc(1, sizeof *e);
+	if (!e)
+		return NULL;
 	lk_ode_def def = lk_ode_default_def();
 	def.solver = G.solver;
 	def.ode_residual = G.stats != NULL;
 	char err[300];
-	lk_ode *ctx = NULL;
-	if (lk_ode_create(w, &def, &ctx, err, sizeof err) != LK_OK) {
+	if (lk_ode_create(w, &def, &e->ctx, err, sizeof err) != LK_OK) {
 		if (!G.warned++)
 			fprintf(stderr, "%s; using ODE's own stepper\n", err);
+		free(e);
 		return NULL;
 	}
-	world_entry *e = &G.worlds[G.nworlds++];
 	e->world = w;
-	e->ctx = ctx;
-	e->steps = 0;
+	G.worlds[G.nworlds++] = e;
 	return e;
 }
 
@@ -166,11 +179,13 @@ LK_PRELOAD_API void dWorldDestroy(dWorldID w)
 	pthread_once(&G.once, init);
 	if (G.active) {
 		pthread_mutex_lock(&G.lock);
-		world_entry *e = entry_for(w, 0);
-		if (e) {
-			lk_ode_destroy(e->ctx);
-			*e = G.worlds[--G.nworlds];
-		}
+		for (int i = 0; i < G.nworlds; ++i)
+			if (G.worlds[i]->world == w) {
+				lk_ode_destroy(G.worlds[i]->ctx);
+				free(G.worlds[i]);
+				G.worlds[i] = G.worlds[--G.nworlds];
+				break;
+			}
 		pthread_mutex_unlock(&G.lock);
 	}
 	if (G.real_world_destroy)
@@ -205,7 +220,7 @@ LK_PRELOAD_API int dWorldQuickStep(dWorldID w, dReal stepsize)
 	lk_status st = lk_ode_world_step(e->ctx, stepsize);
 	if (st == LK_ERR_INVALID_ARGUMENT)
 		return G.real_quickstep(w, stepsize);
-	if (st != LK_OK && !G.warned++)
+	if (st != LK_OK && first_warning())
 		fprintf(stderr, "lcpkit: %s\n", lk_ode_error(e->ctx));
 	write_stats(e);
 	e->steps++;
