@@ -1,6 +1,13 @@
 /* An ordinary ODE program (it knows nothing of lcpkit): the scene of ode_preload_scene.h on
- * dWorldQuickStep. The preload test runs it plainly and under liblcpkit_ode_preload.so. */
+ * dWorldQuickStep. The preload test runs it plainly and under liblcpkit_ode_preload.so. With the argument
+ * "threads N" it runs N copies of the scene at once, each world in its own thread with its own threading
+ * implementation as ODE asks of a program that steps worlds in parallel, and prints their results one after
+ * the other. */
 #include "ode_preload_scene.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
 
 static int quickstep(dWorldID w, dReal h, void *user)
 {
@@ -8,8 +15,60 @@ static int quickstep(dWorldID w, dReal h, void *user)
 	return dWorldQuickStep(w, h);
 }
 
-int main(void)
+typedef struct worker {
+	pthread_t thread;
+	dThreadingImplementationID impl;
+	char *text;
+	size_t size;
+} worker;
+
+static void own_threading(dWorldID w, int created, void *user)
 {
+	worker *k = user;
+	if (created)
+		dWorldSetStepThreadingImplementation(w, dThreadingImplementationGetFunctions(k->impl), k->impl);
+	else
+		dWorldSetStepThreadingImplementation(w, NULL, NULL);
+}
+
+static void *work(void *arg)
+{
+	worker *k = arg;
+	dAllocateODEDataForThread(dAllocateMaskAll);
+	k->impl = dThreadingAllocateSelfThreadedImplementation();
+	FILE *out = open_memstream(&k->text, &k->size);
+	if (!k->impl || !out)
+		return NULL;
+	pl_scene_run_world(150, quickstep, NULL, own_threading, k, out);
+	fclose(out);
+	dThreadingFreeImplementation(k->impl);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "threads")) {
+		int n = atoi(argv[2]);
+		if (n < 1 || n > 16)
+			return 2;
+		worker k[16];
+		memset(k, 0, sizeof k);
+		dInitODE2(0);
+		for (int i = 0; i < n; ++i)
+			if (pthread_create(&k[i].thread, NULL, work, &k[i]) != 0)
+				return 1;
+		int rc = 0;
+		for (int i = 0; i < n; ++i) {
+			pthread_join(k[i].thread, NULL);
+			if (!k[i].text)
+				rc = 1;
+			else
+				fputs(k[i].text, stdout);
+			free(k[i].text);
+		}
+		dCloseODE();
+		return rc;
+	}
 	pl_scene_run(150, quickstep, NULL, NULL, stdout);
 	return 0;
 }

@@ -31,13 +31,16 @@ static void pl_near(void *data, dGeomID a, dGeomID b)
 	}
 }
 
-/* Builds, steps `steps` times with step(world, h, user) and prints every body's position and velocity. */
-static void pl_scene_run(int steps, int (*step)(dWorldID, dReal, void *), void (*on_body)(dBodyID, void *),
-                         void *user, FILE *out)
+/* Builds, steps `steps` times with step(world, h, user) and prints every body's position and velocity, in
+ * an initialised ODE. on_world (or NULL) sees the world after its creation (created = 1) and before its
+ * destruction (created = 0). */
+static void pl_scene_run_world(int steps, int (*step)(dWorldID, dReal, void *), void (*on_body)(dBodyID, void *),
+                               void (*on_world)(dWorldID, int created, void *), void *user, FILE *out)
 {
 	pl_scene sc;
-	dInitODE2(0);
 	sc.w = dWorldCreate();
+	if (on_world)
+		on_world(sc.w, 1, user);
 	dWorldSetGravity(sc.w, 0, 0, -9.81);
 	sc.s = dHashSpaceCreate(0);
 	sc.contacts = dJointGroupCreate(0);
@@ -80,7 +83,17 @@ static void pl_scene_run(int steps, int (*step)(dWorldID, dReal, void *), void (
 	}
 	dJointGroupDestroy(sc.contacts);
 	dSpaceDestroy(sc.s);
+	if (on_world)
+		on_world(sc.w, 0, user);
 	dWorldDestroy(sc.w);
+}
+
+/* The same, initialising and closing ODE around it. */
+static void pl_scene_run(int steps, int (*step)(dWorldID, dReal, void *), void (*on_body)(dBodyID, void *),
+                         void *user, FILE *out)
+{
+	dInitODE2(0);
+	pl_scene_run_world(steps, step, on_body, NULL, user, out);
 	dCloseODE();
 }
 
