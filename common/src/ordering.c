@@ -271,8 +271,8 @@ static inline __attribute__((always_inline)) double stag_w(const stag *s, int se
  * the part of lambda_i - g w_i that does not wait for the rows before taken first, branch-free bounds, the
  * change applied unconditionally, records prefetched. The error of eq. (22) needs w itself, which is
  * recovered off the chain from the step, w_i = (lambda_i - (lambda_i - g w_i)) A_ii / w (the same number up
- * to rounding). A friction row whose frozen box is {0} gets lambda = 0 whatever w is. The same contract as
- * stag_sweep_impl. */
+ * to rounding). A friction row whose frozen box is {0} gets lambda = 0 whatever w is, and is skipped when
+ * lambda is 0 already. The same contract as stag_sweep_impl. */
 static inline __attribute__((always_inline)) double stag_sweep_rows(stag *s, int set, int want_err, double *err)
 {
 	lk__ctx *c = s->c;
@@ -295,6 +295,12 @@ static inline __attribute__((always_inline)) double stag_sweep_rows(stag *s, int
 		if (set == SET_T) {
 			hi = s->bound[k];
 			lo = -hi;
+			if (hi == 0.0 && l == 0.0) {
+				/* the box is {0} and lambda already 0: nothing moves and H = 0 (a cold start's friction rows,
+				 * separated contacts); the split term prepared for this row is dropped */
+				cur.ready = 0;
+				continue;
+			}
 		} else {
 			lo = r->lo;
 			hi = r->hi;
