@@ -82,18 +82,26 @@ static inline void lk__st2(double *x, lk__v2d v)
 	memcpy(x, &v, sizeof v);
 }
 
-/* J_i du for the row form, the coupling part of w_i: J_a du_a and J_b du_b as two short trees (pairs of lanes,
- * then the lanes), not as one chain of twelve additions, which shortens the dependency from one row update to
- * the next. The order is fixed, so the result is the same on every run of a build. */
+/* The dot product of two 12-vectors held as six pairs of lanes, (x0 y0 + x1 y1 + x2 y2) + (x3 y3 + x4 y4 +
+ * x5 y5), then the lanes: two short trees, one per body, not one chain of twelve additions, which shortens the
+ * dependency from one row update to the next. The order is fixed, so the result is the same on every run of a
+ * build; every row kernel sums J du this way. */
+static inline double lk__tree12(lk__v2d x0, lk__v2d x1, lk__v2d x2, lk__v2d x3, lk__v2d x4, lk__v2d x5, lk__v2d y0,
+                                lk__v2d y1, lk__v2d y2, lk__v2d y3, lk__v2d y4, lk__v2d y5)
+{
+	lk__v2d sa = (x0 * y0 + x1 * y1) + x2 * y2;
+	lk__v2d sb = (x3 * y3 + x4 * y4) + x5 * y5;
+	lk__v2d s = sa + sb;
+	return s[0] + s[1];
+}
+
+/* J_i du for the row form, the coupling part of w_i. */
 static inline double lk__row_jdu(const lk__row *r, const double *du)
 {
 	const double *da = du + 6 * (size_t)r->a, *db = du + 6 * (size_t)r->b;
-	lk__v2d sa = (lk__ld2(r->J) * lk__ld2(da) + lk__ld2(r->J + 2) * lk__ld2(da + 2)) +
-	             lk__ld2(r->J + 4) * lk__ld2(da + 4);
-	lk__v2d sb = (lk__ld2(r->J + 6) * lk__ld2(db) + lk__ld2(r->J + 8) * lk__ld2(db + 2)) +
-	             lk__ld2(r->J + 10) * lk__ld2(db + 4);
-	lk__v2d s = sa + sb;
-	return s[0] + s[1];
+	return lk__tree12(lk__ld2(r->J), lk__ld2(r->J + 2), lk__ld2(r->J + 4), lk__ld2(r->J + 6), lk__ld2(r->J + 8),
+	                  lk__ld2(r->J + 10), lk__ld2(da), lk__ld2(da + 2), lk__ld2(da + 4), lk__ld2(db), lk__ld2(db + 2),
+	                  lk__ld2(db + 4));
 }
 
 /* w_i = (A lambda + q)_i for the row form, given du = M^-1 J^T lambda: the production kernel (it may differ
@@ -175,16 +183,13 @@ static inline void lk__cursor_init(lk__pair_cursor *k)
 	k->a0 = k->a1 = k->a2 = k->b0 = k->b1 = k->b2 = z;
 }
 
-/* (x0 y0 + x1 y1 + x2 y2) + (x3 y3 + x4 y4 + x5 y5) with g applied to x (to J, which waits for nothing, rather
- * than to the sum), over pairs of lanes, then the lanes. */
+/* lk__tree12 of g x and y: g applied to x (to J, which waits for nothing) rather than to the sum. */
 static inline double lk__gdot12(const double *x, double g, lk__v2d y0, lk__v2d y1, lk__v2d y2, lk__v2d y3, lk__v2d y4,
                                 lk__v2d y5)
 {
 	const lk__v2d gg = {g, g};
-	lk__v2d sa = ((lk__ld2(x) * gg) * y0 + (lk__ld2(x + 2) * gg) * y1) + (lk__ld2(x + 4) * gg) * y2;
-	lk__v2d sb = ((lk__ld2(x + 6) * gg) * y3 + (lk__ld2(x + 8) * gg) * y4) + (lk__ld2(x + 10) * gg) * y5;
-	lk__v2d s = sa + sb;
-	return s[0] + s[1];
+	return lk__tree12(lk__ld2(x) * gg, lk__ld2(x + 2) * gg, lk__ld2(x + 4) * gg, lk__ld2(x + 6) * gg,
+	                  lk__ld2(x + 8) * gg, lk__ld2(x + 10) * gg, y0, y1, y2, y3, y4, y5);
 }
 
 /* g J_r du for row r, the coupling part of g w_r. */
@@ -400,6 +405,11 @@ void lk__arena_carve_release(lk__arena *sub);
 /* One projected Gauss-Seidel / SOR sweep over rows perm[0..count) (perm NULL: 0..count-1) with
  * relaxation w_relax. Returns max |change of lambda|. */
 double lk__pgs_sweep(lk__ctx *c, const int *perm, int count, double w_relax);
+/* The production sweep of the row form over the rows of one set of a staggered schedule (ESP, GSP): friction
+ * rows read their bounds from lambda as in lk__pgs_sweep (the schedule does not touch the normal rows while it
+ * sweeps the friction set), one whose box is {0} gets 0 and is skipped when its lambda is 0 already; err (or
+ * NULL) receives 1/2 sum H_i^2 over the set (Poulsen et al. eq. 22), each H_i just before row i's update. */
+double lk__pgs_sweep_set(lk__ctx *c, const int *rows, int count, double w_relax, double *err);
 /* The same sweep on the plain scalar reference path (lk__row_w_ref, a division by A_ii, the change applied
  * only when non-zero): the definition the production sweep is tested against. */
 double lk__pgs_sweep_ref(lk__ctx *c, const int *perm, int count, double w_relax);

@@ -228,22 +228,24 @@ static void stag_freeze(stag *s, int set)
 {
 	const lk_problem *p = s->c->p;
 	const double *lambda = s->c->lambda;
+	/* the row form's set sweeps read the friction bounds from lambda (lk__pgs_sweep_set), which does not
+	 * change in the normal rows while the friction set is swept: the same numbers */
+	if (p->form != LK_FORM_MATRIX)
+		return;
 	if (set == SET_T) {
 		const double *mu = s->t_mu;
 		const int *f = s->t_normal;
 		for (int k = 0; k < s->count[SET_T]; ++k)
 			s->bound[k] = mu[k] * fabs(lambda[f[k]]);
 	}
-	if (p->form == LK_FORM_MATRIX) {
-		const int *ptr = s->out_ptr[set], *col = s->out_col[set], *idx = s->rows[set];
-		const double *val = s->out_val[set];
-		double *bp = s->bprime[set];
-		for (int k = 0; k < s->count[set]; ++k) {
-			double b = p->rows[idx[k]].q;
-			for (int e = ptr[k]; e < ptr[k + 1]; ++e)
-				b += val[e] * lambda[col[e]];
-			bp[k] = b;
-		}
+	const int *ptr = s->out_ptr[set], *col = s->out_col[set], *idx = s->rows[set];
+	const double *val = s->out_val[set];
+	double *bp = s->bprime[set];
+	for (int k = 0; k < s->count[set]; ++k) {
+		double b = p->rows[idx[k]].q;
+		for (int e = ptr[k]; e < ptr[k + 1]; ++e)
+			b += val[e] * lambda[col[e]];
+		bp[k] = b;
 	}
 }
 
@@ -266,80 +268,17 @@ static inline __attribute__((always_inline)) double stag_w(const stag *s, int se
 	return w;
 }
 
-/* The row form's sweep of one set, on the production kernel of the PGS sweep (pgs.c), update for update:
- * the sweep cursor (bodies' slots in registers, the split coupling term; internal.h), g = w / A_ii stored,
- * the part of lambda_i - g w_i that does not wait for the rows before taken first, branch-free bounds, the
- * change applied unconditionally, records prefetched. The error of eq. (22) needs w itself, which is
- * recovered off the chain from the step, w_i = (lambda_i - (lambda_i - g w_i)) A_ii / w (the same number up
- * to rounding). A friction row whose frozen box is {0} gets lambda = 0 whatever w is, and is skipped when
- * lambda is 0 already. The same contract as stag_sweep_impl. */
-static inline __attribute__((always_inline)) double stag_sweep_rows(stag *s, int set, int want_err, double *err)
-{
-	lk__ctx *c = s->c;
-	const lk__row *rows = c->p->rows;
-	const double *inv = c->p->inv_diag;
-	double *lambda = c->lambda, *du = c->du;
-	const int *idx = s->rows[set];
-	const int m = s->count[set];
-	const double wr = s->w_relax, inv_wr = 1.0 / wr;
-	double max_change = 0.0, hh = 0.0;
-	int nonfinite = 0;
-	lk__pair_cursor cur;
-	lk__cursor_init(&cur);
-	for (int k = 0; k < m; ++k) {
-		lk__prefetch_ahead(rows, idx, k, m);
-		const int i = idx[k];
-		const lk__row *r = &rows[i];
-		const double l = lambda[i], g = wr * inv[i];
-		double lo, hi;
-		if (set == SET_T) {
-			hi = s->bound[k];
-			lo = -hi;
-			if (hi == 0.0 && l == 0.0) {
-				/* the box is {0} and lambda already 0: nothing moves and H = 0 (a cold start's friction rows,
-				 * separated contacts); the split term prepared for this row is dropped */
-				cur.ready = 0;
-				continue;
-			}
-		} else {
-			lo = r->lo;
-			hi = r->hi;
-		}
-		const double base = l - g * (r->q + r->s * l);
-		const double step = base - lk__cursor_gjdu(&cur, r, du, g);
-		double next = lk__clamp(step, lo, hi);
-		if (set == SET_T)
-			next = hi == 0.0 ? 0.0 : next;
-		if (want_err) {
-			double w = (l - step) * (r->diag * inv_wr);
-			double h = set == SET_T && hi == 0.0 ? l : l - lk__clamp(l - w, lo, hi);
-			hh += h * h;
-		}
-		const double d = next - l;
-		lambda[i] = next;
-		const int in = k + 1 < m ? idx[k + 1] : -1;
-		lk__cursor_apply(&cur, r, du, d, in >= 0 ? &rows[in] : NULL, in >= 0 ? wr * inv[in] : 0.0);
-		const double ad = fabs(d);
-		max_change = ad > max_change ? ad : max_change;
-		nonfinite |= ad != ad;
-	}
-	c->row_updates += m;
-	if (want_err)
-		*err = 0.5 * hh;
-	return nonfinite ? NAN : max_change;
-}
-
 /* One projected Gauss-Seidel/SOR sweep of set `set`, the other frozen (stag_freeze must have run since
- * the other set last changed); the matrix form here, the row form in stag_sweep_rows. With want_err, *err receives 1/2 sum H_i^2 over the set (H of Poulsen et
- * al. eq. (22)), each H_i taken just before row i's update: the error the sweep found, at no extra row
- * evaluation. Returns the largest |change| of lambda. */
+ * the other set last changed); the matrix form here, the row form in lk__pgs_sweep_set. With want_err, *err
+ * receives 1/2 sum H_i^2 over the set (H of Poulsen et al. eq. (22)), each H_i taken just before row i's
+ * update: the error the sweep found, at no extra row evaluation. Returns the largest |change| of lambda. */
 static inline __attribute__((always_inline)) double stag_sweep_impl(stag *s, int set, int want_err,
                                                                     double *err)
 {
 	lk__ctx *c = s->c;
 	const lk_problem *p = c->p;
-	if (p->form == LK_FORM_ROWS)
-		return stag_sweep_rows(s, set, want_err, err);
+	if (p->form == LK_FORM_ROWS) /* PGS's production sweep over the set (pgs.c) */
+		return lk__pgs_sweep_set(c, s->rows[set], s->count[set], s->w_relax, want_err ? err : NULL);
 	double *lambda = c->lambda;
 	const int *idx = s->rows[set];
 	const int m = s->count[set];

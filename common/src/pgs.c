@@ -66,14 +66,19 @@ double lk__pgs_sweep_ref(lk__ctx *c, const int *perm, int count, double w_relax)
  * - branch-free clamp and maximum, and the change applied unconditionally;
  * - the two bodies' velocity slots kept in registers while consecutive rows act on the same pair;
  * - records prefetched a few rows ahead.
- * lk__row_apply's arithmetic is kept operation for operation; w_i is rounded differently from lk__row_w. */
-static double sweep_rows(lk__ctx *c, const int *perm, int count, double w_relax)
+ * lk__row_apply's arithmetic is kept operation for operation; w_i is rounded differently from lk__row_w.
+ * `staggered` (the set sweeps of ESP and GSP, ordering.c): a friction row whose box is {0} gets 0, and is
+ * skipped when its lambda is 0 already. `err` (or NULL) receives 1/2 sum H_i^2 over the rows swept (Poulsen
+ * et al. eq. 22), each H_i from w just before row i's update. */
+static inline __attribute__((always_inline)) double sweep_rows_impl(lk__ctx *c, const int *perm, int count,
+                                                                     double w_relax, int staggered, double *err)
 {
 	const lk_problem *p = c->p;
 	const lk__row *rows = p->rows;
 	const double *inv = p->inv_diag;
 	double *lambda = c->lambda, *du = c->du;
-	double max_change = 0.0;
+	const double inv_w = 1.0 / w_relax;
+	double max_change = 0.0, hh = 0.0;
 	int nonfinite = 0;
 	lk__pair_cursor cur;
 	lk__cursor_init(&cur);
@@ -88,9 +93,23 @@ static double sweep_rows(lk__ctx *c, const int *perm, int count, double w_relax)
 			hi = r->mu * fabs(lambda[r->findex]);
 			lo = -hi;
 		}
+		/* the staggered schedules: a friction row whose box is {0} gets 0 whatever w is */
+		const int zero_box = staggered && r->findex >= 0 && hi == 0.0;
+		if (zero_box && li == 0.0) {
+			/* nothing moves and H = 0; the split term prepared for this row is dropped */
+			cur.ready = 0;
+			continue;
+		}
 		const double base = li - g * (r->q + r->s * li);
-		double next = lk__clamp(base - lk__cursor_gjdu(&cur, r, du, g), lo, hi);
-		double d = next - li;
+		const double step = base - lk__cursor_gjdu(&cur, r, du, g);
+		const double next = zero_box ? 0.0 : lk__clamp(step, lo, hi);
+		if (err) {
+			/* w recovered off the chain from the step: w_i = (lambda_i - (lambda_i - g w_i)) A_ii / w */
+			double w = (li - step) * (r->diag * inv_w);
+			double h = zero_box ? li : li - lk__clamp(li - w, lo, hi);
+			hh += h * h;
+		}
+		const double d = next - li;
 		lambda[i] = next;
 		const int in = k + 1 < count ? (perm ? perm[k + 1] : k + 1) : -1;
 		lk__cursor_apply(&cur, r, du, d, in >= 0 ? &rows[in] : NULL, in >= 0 ? w_relax * inv[in] : 0.0);
@@ -99,13 +118,23 @@ static double sweep_rows(lk__ctx *c, const int *perm, int count, double w_relax)
 		nonfinite |= ad != ad;
 	}
 	c->row_updates += count;
+	if (err)
+		*err = 0.5 * hh;
 	return nonfinite ? NAN : max_change;
+}
+
+double lk__pgs_sweep_set(lk__ctx *c, const int *rows, int count, double w_relax, double *err)
+{
+	/* two specialisations, with and without the error (sweep_rows_impl is always inlined) */
+	if (err)
+		return sweep_rows_impl(c, rows, count, w_relax, 1, err);
+	return sweep_rows_impl(c, rows, count, w_relax, 1, NULL);
 }
 
 double lk__pgs_sweep(lk__ctx *c, const int *perm, int count, double w_relax)
 {
 	if (c->p->form == LK_FORM_ROWS)
-		return sweep_rows(c, perm, count, w_relax);
+		return sweep_rows_impl(c, perm, count, w_relax, 0, NULL);
 	const lk_problem *p = c->p;
 	const double *inv = p->inv_diag;
 	double *lambda = c->lambda;
