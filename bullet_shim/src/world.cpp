@@ -17,6 +17,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <memory>
 #include <new>
 #include <string>
@@ -350,6 +351,31 @@ lk_status check_range(const lk_bt_world *w, double x, double lo, double hi, cons
 	if (x < lo || x > hi)
 		return fail(w, LK_ERR_INVALID_ARGUMENT, "%s: %s = %g outside [%g, %g]", what, name, x, lo, hi);
 	return LK_OK;
+}
+
+/* One number a body setter takes, with its admissible range and its name in messages. */
+struct ranged_value {
+	double x, lo, hi;
+	const char *name;
+};
+
+/* A body's material setter: the body must exist and every value lie in its range (checked in order, the
+ * first failure reported), then apply(body) stores them. */
+template <class Apply>
+lk_status set_body_values(lk_bt_world *w, int id, const char *what, std::initializer_list<ranged_value> values,
+                          Apply apply)
+{
+	return guarded(w, what, [&] {
+		btRigidBody *rb = nullptr;
+		lk_status st = check_body(w, id, what, &rb);
+		for (const ranged_value &v : values)
+			if (st == LK_OK)
+				st = check_range(w, v.x, v.lo, v.hi, what, v.name);
+		if (st != LK_OK)
+			return st;
+		apply(rb);
+		return LK_OK;
+	});
 }
 
 int64_t total_fallbacks(const lk_bt_world *w)
@@ -1216,65 +1242,31 @@ lk_status lk_bt_body_set_velocity(lk_bt_world *w, int id, const double linear[3]
 
 lk_status lk_bt_body_set_friction(lk_bt_world *w, int id, double friction)
 {
-	return guarded(w, "body_set_friction", [&] {
-		btRigidBody *rb = nullptr;
-		lk_status st = check_body(w, id, "body_set_friction", &rb);
-		if (st == LK_OK)
-			st = check_range(w, friction, 0, 1e30, "body_set_friction", "friction");
-		if (st != LK_OK)
-			return st;
-		rb->setFriction(friction);
-		return LK_OK;
-	});
+	return set_body_values(w, id, "body_set_friction", {{friction, 0, 1e30, "friction"}},
+	                       [&](btRigidBody *rb) { rb->setFriction(friction); });
 }
 
 lk_status lk_bt_body_set_rolling_friction(lk_bt_world *w, int id, double rolling, double spinning)
 {
-	return guarded(w, "body_set_rolling_friction", [&] {
-		const char *what = "body_set_rolling_friction";
-		btRigidBody *rb = nullptr;
-		lk_status st = check_body(w, id, what, &rb);
-		if (st == LK_OK)
-			st = check_range(w, rolling, 0, 1e30, what, "rolling friction");
-		if (st == LK_OK)
-			st = check_range(w, spinning, 0, 1e30, what, "spinning friction");
-		if (st != LK_OK)
-			return st;
-		rb->setRollingFriction(rolling);
-		rb->setSpinningFriction(spinning);
-		return LK_OK;
-	});
+	return set_body_values(w, id, "body_set_rolling_friction",
+	                       {{rolling, 0, 1e30, "rolling friction"}, {spinning, 0, 1e30, "spinning friction"}},
+	                       [&](btRigidBody *rb) {
+		                       rb->setRollingFriction(rolling);
+		                       rb->setSpinningFriction(spinning);
+	                       });
 }
 
 lk_status lk_bt_body_set_restitution(lk_bt_world *w, int id, double restitution)
 {
-	return guarded(w, "body_set_restitution", [&] {
-		btRigidBody *rb = nullptr;
-		lk_status st = check_body(w, id, "body_set_restitution", &rb);
-		if (st == LK_OK)
-			st = check_range(w, restitution, 0, 1, "body_set_restitution", "restitution");
-		if (st != LK_OK)
-			return st;
-		rb->setRestitution(restitution);
-		return LK_OK;
-	});
+	return set_body_values(w, id, "body_set_restitution", {{restitution, 0, 1, "restitution"}},
+	                       [&](btRigidBody *rb) { rb->setRestitution(restitution); });
 }
 
 lk_status lk_bt_body_set_damping(lk_bt_world *w, int id, double linear, double angular)
 {
-	return guarded(w, "body_set_damping", [&] {
-		const char *what = "body_set_damping";
-		btRigidBody *rb = nullptr;
-		lk_status st = check_body(w, id, what, &rb);
-		if (st == LK_OK)
-			st = check_range(w, linear, 0, 1, what, "linear damping");
-		if (st == LK_OK)
-			st = check_range(w, angular, 0, 1, what, "angular damping");
-		if (st != LK_OK)
-			return st;
-		rb->setDamping(linear, angular);
-		return LK_OK;
-	});
+	return set_body_values(w, id, "body_set_damping",
+	                       {{linear, 0, 1, "linear damping"}, {angular, 0, 1, "angular damping"}},
+	                       [&](btRigidBody *rb) { rb->setDamping(linear, angular); });
 }
 
 lk_status lk_bt_body_set_factors(lk_bt_world *w, int id, const double linear[3], const double angular[3])
