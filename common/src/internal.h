@@ -215,7 +215,7 @@ static inline double lk__cursor_gjdu(lk__pair_cursor *k, const lk__row *r, const
  * operation for operation, applied unconditionally: adding 0 M^-1 J^T leaves du as it is, and no
  * unpredictable branch stalls the chain. `next` (or NULL) is the row the sweep visits next and g_next its
  * factor: when it acts on the same pair, its split coupling term is formed here. */
-static inline void lk__cursor_apply(lk__pair_cursor *k, const lk__row *r, double *du, double d, const lk__row *next,
+static inline __attribute__((always_inline)) void lk__cursor_apply(lk__pair_cursor *k, const lk__row *r, double *du, double d, const lk__row *next,
                                     double g_next)
 {
 	k->ready = 0;
