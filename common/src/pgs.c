@@ -70,8 +70,8 @@ double lk__pgs_sweep_ref(lk__ctx *c, const int *perm, int count, double w_relax)
  * `staggered` (the set sweeps of ESP and GSP, ordering.c): a friction row whose box is {0} gets 0, and is
  * skipped when its lambda is 0 already. `err` (or NULL) receives 1/2 sum H_i^2 over the rows swept (Poulsen
  * et al. eq. 22), each H_i from w just before row i's update. */
-static inline __attribute__((always_inline)) double sweep_rows_impl(lk__ctx *c, const int *perm, int count, double w_relax, int staggered,
-                                  double *err)
+static inline __attribute__((always_inline)) double sweep_rows_impl(lk__ctx *c, const int *perm, int count,
+                                                                     double w_relax, int staggered, double *err)
 {
 	const lk_problem *p = c->p;
 	const lk__row *rows = p->rows;
