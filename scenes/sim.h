@@ -7,7 +7,6 @@
 #include "plot.h"
 #include "scene.h"
 
-typedef enum lk_engine { LK_ENGINE_ODE = 0, LK_ENGINE_BULLET, LK_ENGINE_COUNT } lk_engine;
 
 const char *lk_engine_name(lk_engine e);
 /* "ode" or "bullet" -> engine; -1 if unknown or not built. */

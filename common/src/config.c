@@ -322,6 +322,22 @@ lk_status lk_config_parse(const char *spec, lk_solver_config *out, char *err, si
 	return LK_OK;
 }
 
+int lk_config_spec_sets(const char *spec, const char *key)
+{
+	lk_solver_config c;
+	if (!key || lk_config_parse(spec, &c, NULL, 0) != LK_OK)
+		return 0;
+	const char *s = strchr(spec, ':');
+	size_t n = strlen(key);
+	while (s && *++s) {
+		size_t len = strcspn(s, ",");
+		if (len > n && s[n] == '=' && !strncmp(s, key, n))
+			return 1;
+		s = s[len] ? s + len : NULL;
+	}
+	return 0;
+}
+
 lk_status lk_config_format(const lk_solver_config *cfg, char *buf, size_t size)
 {
 	if (!cfg || !buf || size == 0)

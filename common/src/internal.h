@@ -2,7 +2,9 @@
 #ifndef LCPKIT_INTERNAL_H
 #define LCPKIT_INTERNAL_H
 
+#include "clock.h"
 #include "lcpkit/lcpkit.h"
+#include "rng.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -304,13 +306,6 @@ static inline double lk__clamp(double x, double lo, double hi)
 
 /* --- the solve context ------------------------------------------------------------------------------- */
 
-typedef struct lk__rng {
-	uint64_t s;
-} lk__rng;
-
-uint64_t lk__rng_next(lk__rng *r);
-double lk__rng_uniform(lk__rng *r); /* [0, 1) */
-void lk__shuffle(lk__rng *r, int *perm, int n);
 
 typedef struct lk__ctx {
 	lk_problem *p;
@@ -336,8 +331,6 @@ typedef struct lk__ctx {
 	lk_stop_reason stop;
 	lk__rng rng;
 } lk__ctx;
-
-double lk__now(void);
 
 /* Recomputes du = M^-1 J^T lambda from scratch (row form). */
 void lk__recompute_du(lk_problem *p, const double *lambda, double *du);

@@ -3,38 +3,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-double lk__now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* splitmix64: small, fast and the same on every platform */
-uint64_t lk__rng_next(lk__rng *r)
-{
-	uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
-double lk__rng_uniform(lk__rng *r)
-{
-	return (double)(lk__rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
-}
-
-void lk__shuffle(lk__rng *r, int *perm, int n)
-{
-	for (int i = n - 1; i > 0; --i) {
-		int j = (int)(lk__rng_next(r) % (uint64_t)(i + 1));
-		int t = perm[i];
-		perm[i] = perm[j];
-		perm[j] = t;
-	}
-}
 
 const char *lk_stop_reason_name(lk_stop_reason reason)
 {

@@ -8,6 +8,25 @@
 extern "C" {
 #endif
 
+/* The engines lcpkit plugs into. */
+typedef enum lk_engine { LK_ENGINE_ODE = 0, LK_ENGINE_BULLET, LK_ENGINE_COUNT } lk_engine;
+
+/* One of an engine's own solvers, kept selectable next to lcpkit's for A/B runs. */
+typedef struct lk_engine_solver {
+	const char *name;        /* "ode-quickstep", "bullet-si", ... */
+	lk_engine engine;
+	const char *description; /* one line, for help texts and the viewer */
+} lk_engine_solver;
+
+/* The table of every engine's own solvers (the one place their names are written), ended by a NULL name;
+ * each engine's first entry is its default. Static storage. */
+LK_API const lk_engine_solver *lk_engine_solvers(void);
+/* The entry named `name`, or NULL if it is no engine's own solver. */
+LK_API const lk_engine_solver *lk_engine_solver_find(const char *name);
+/* "ode-quickstep, ode-step" for one engine, or every engine's with LK_ENGINE_COUNT, into buf (truncated to
+ * size); returns buf. */
+LK_API const char *lk_engine_solver_list(lk_engine engine, char *buf, size_t size);
+
 /* Per-step statistics of an adapter, for lcpkit's solvers and for the engine's own ones alike. */
 typedef struct lk_engine_step_stats {
 	int bodies;

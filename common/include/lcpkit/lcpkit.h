@@ -256,6 +256,9 @@ LK_API lk_solver_config lk_default_config(lk_method method);
 /* Parses "name[:key=value,...]" (for example "psor:w=1.3", "amgs:alpha=0.2,omega=E", "pgs:order=gsp")
  * into a configuration. On error returns LK_ERR_PARSE and writes a one-line message into err. */
 LK_API lk_status lk_config_parse(const char *spec, lk_solver_config *out, char *err, size_t err_size);
+/* 1 if `spec` is a valid spec that names `key` explicitly ("iters" in "pgs:iters=5"), else 0: for adapters
+ * that fill what a spec leaves open from their engine's settings. */
+LK_API int lk_config_spec_sets(const char *spec, const char *key);
 /* Writes the canonical spec of a configuration (method and the parameters that differ from defaults). */
 LK_API lk_status lk_config_format(const lk_solver_config *cfg, char *buf, size_t size);
 /* Short names: "pgs", "psor", "amgs", "amgs-dense", "amsor", "pgs-sm", "newton-minmap", "newton-fischer". */

@@ -1,0 +1,26 @@
+/* The one clock of lcpkit: the core's solve timings, the adapters, the scenes, the benchmarks and the tests
+ * all read time here. Header-only (static inline), so that every part can use it without a link dependency
+ * on the core's hidden symbols. */
+#ifndef LCPKIT_CLOCK_H
+#define LCPKIT_CLOCK_H
+
+#include <time.h>
+
+/* Wall time in seconds since an arbitrary fixed point (CLOCK_MONOTONIC). */
+static inline double lk__now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* CPU time of the calling thread in seconds (CLOCK_THREAD_CPUTIME_ID): what the benchmarks measure, since a
+ * shared machine preempts wall-clock intervals of milliseconds often enough to move their medians. */
+static inline double lk__cpu_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+#endif

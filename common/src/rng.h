@@ -1,0 +1,38 @@
+/* The one random number generator of lcpkit (splitmix64: small, fast and the same on every platform), used
+ * by the core's random orders and strategies, the problem generator, the benchmarks and the tests, so that a
+ * seed means the same sequence everywhere. Header-only, like clock.h. */
+#ifndef LCPKIT_RNG_H
+#define LCPKIT_RNG_H
+
+#include <stdint.h>
+
+typedef struct lk__rng {
+	uint64_t s;
+} lk__rng;
+
+static inline uint64_t lk__rng_next(lk__rng *r)
+{
+	uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+/* Uniform in [0, 1), 53 bits. */
+static inline double lk__rng_uniform(lk__rng *r)
+{
+	return (double)(lk__rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* Fisher-Yates shuffle of perm[0..n). */
+static inline void lk__shuffle(lk__rng *r, int *perm, int n)
+{
+	for (int i = n - 1; i > 0; --i) {
+		int j = (int)(lk__rng_next(r) % (uint64_t)(i + 1));
+		int t = perm[i];
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+}
+
+#endif
