@@ -3,23 +3,23 @@
  * stop, hand back a finite lambda (the best iterate seen) and a stop reason that says why.
  *
  * How each test was checked to fail without its guard (in a scratch copy of the sources, never here):
- * - test_nonfinite_*: with the `!isfinite(max_change)` and `!isfinite(merit)` checks of lk__monitor
- *   (common/src/solve.c) removed, and PGS-SM's in its checkpoint (pgs_sm.c), the Gauss-Seidel family runs
+ * - test_nonfinite_*: with the `!isfinite(max_change)` and `!isfinite(merit)` checks of the monitor
+ *   (common/src/monitor.c, which PGS-SM's checkpoints also go through) removed, the Gauss-Seidel family runs
  *   to the iteration limit on NaN (iterations == max, the final safety net of lk_solve then reports
  *   "nonfinite" only at the end): the iteration-count assertions fail. With the final safety net removed as
  *   well, lambda holds NaN.
- * - test_bad_diagonal_*: without lk__first_bad_diagonal in each method, the update divides by zero (row
+ * - test_bad_diagonal_*: without lk__first_bad_diagonal in the dispatch (solve.c), the update divides by zero (row
  *   form) or by a negative A_ii (matrix form): stop reasons become "nonfinite" / "iterations" and lambda
  *   leaves the warm start, so the assertions on the reason and on lambda fail.
  * - test_divergence_monitor: without the growth check of lk__monitor the iteration runs to the limit.
  * - test_unstable_amgs_*: without the end-of-solve check of lk_solve (LK_UNSTABLE_FACTOR) AMGS with
  *   alpha = 1e-4 returns "iterations" and a residual 3.5 times the start's.
- * - test_reduced_system_cg: without the `s->blown` discard of pgs_sm.c the blown subspace phases are kept:
+ * - test_reduced_system_cg: without the discard of a subspace phase whose merit grew (c->grew, pgs_sm.c) the blown subspace phases are kept:
  *   lambda ends at 0 with RES six times the start's instead of at the solution.
  * - test_nonfinite_newton did NOT fail with the line search's finiteness checks, the monitor's and
  *   lk_solve's removed together: the Newton direction never becomes non-finite on this problem (the Krylov
  *   solvers return their last finite iterate, and Newton solves it). It records behaviour, not a guard.
- * - test_bad_diagonal_newton: without the row-form check at the top of lk__solve_newton the row form runs:
+ * - test_bad_diagonal_newton: without the row-form case of the diagonal check in the dispatch (solve.c) the row form runs:
  *   the minimum map stops as a local minimum, Fischer-Newton runs lambda_1 out and ends "diverged", both
  *   after iterations and with lambda off the warm start.
  * - test_divergence_newton: without the divergence rule at the end of lk__solve_newton, Fischer-Newton

@@ -6,7 +6,7 @@
  *
  * Theorem 2.1 with Gamma = E / gamma maps a solution (lambda, w) of LCP(q, A) to
  *     x = (gamma lambda - Omega^-1 w) / 2,   and back by   lambda = (2 / gamma) x_+,   w = 2 Omega x_-.
- * For a row with bounds lo <= hi (either may be infinite) and the complementarity of DESIGN section 2
+ * For a row with bounds lo <= hi (either may be infinite) and the complementarity of docs/maths.md
  * (lambda = lo => w >= 0, lambda = hi => w <= 0, else w = 0), the same linear map x = (gamma lambda -
  * Omega^-1 w) / 2 is again one-to-one onto the pairs that satisfy it:
  *     lambda in (lo, hi), w = 0      <=>  x in (gamma lo / 2, gamma hi / 2)
@@ -55,7 +55,10 @@
  * denominator; w = 1 is AMGS. Its free rows relax by r = 2 / (1 / w + alpha gamma), beyond 2 (divergent)
  * when alpha gamma < 1 - 1 / w.
  */
-#include "internal.h"
+#include "methods.h"
+
+#include "kernel.h"
+#include "sweep.h"
 
 #include <float.h>
 #include <string.h>
@@ -136,99 +139,25 @@ static lk_status make_coefficients(lk__ctx *c, const amgs_par *ap, double **gh_o
 	return LK_OK;
 }
 
-/* One sweep of (M3) over rows perm[0..n) (perm NULL: natural order), arranged like the PGS production sweep
- * (pgs.c): the part of y_i's update that does not wait for the rows before, y_i + h_i (lambda_i - y_i) -
- * g_i (q_i + s_i lambda_i), taken first, g_i J_i du through the sweep cursor (the bodies' slots in registers
- * while consecutive rows share them), branch-free bounds, the change applied to du unconditionally, records
- * prefetched. Returns max |change of lambda|; NaN or Inf there makes lk__monitor restore the best iterate. */
-static double sweep_rows(lk__ctx *c, const double *gh, double *y, const int *perm)
-{
-	const lk__row *rows = c->p->rows;
-	double *lambda = c->lambda, *du = c->du;
-	double max_change = 0.0;
-	int nonfinite = 0, n = c->n;
-	lk__pair_cursor cur;
-	lk__cursor_init(&cur);
-	for (int k = 0; k < n; ++k) {
-		lk__prefetch_ahead(rows, perm, k, n);
-		const int i = perm ? perm[k] : k;
-		const lk__row *r = &rows[i];
-		double lo = r->lo, hi = r->hi;
-		if (r->findex >= 0) { /* Method 3.2: bounds from the normal row's current lambda */
-			hi = r->mu * fabs(lambda[r->findex]);
-			lo = -hi;
-		}
-		const double li = lambda[i], yi = y[i], gi = gh[2 * i], hi_c = gh[2 * i + 1];
-		const double base = (yi + hi_c * (li - yi)) - gi * (r->q + r->s * li);
-		const double yn = base - lk__cursor_gjdu(&cur, r, du, gi);
-		const double ln = lk__clamp(yn, lo, hi), d = ln - li;
-		y[i] = yn;
-		lambda[i] = ln;
-		const int in = k + 1 < n ? (perm ? perm[k + 1] : k + 1) : -1;
-		lk__cursor_apply(&cur, r, du, d, in >= 0 ? &rows[in] : NULL, in >= 0 ? gh[2 * in] : 0.0);
-		double ad = fabs(d);
-		max_change = ad > max_change ? ad : max_change;
-		nonfinite |= ad != ad;
-	}
-	c->row_updates += n;
-	return nonfinite ? NAN : max_change;
-}
+/* One sweep of (M3) (lk__modulus_sweep, sweep.c), arranged like the PGS production sweep on the same
+ * skeleton: the part of y_i's update that does not wait for the rows before, y_i + h_i (lambda_i - y_i) -
+ * g_i (q_i + s_i lambda_i), taken first, g_i J_i du through the sweep cursor. */
+typedef struct modulus_sweep_args {
+	const double *gh;
+	double *y;
+} modulus_sweep_args;
 
-/* The same iteration on the CSR matrix form: w_i from row i of A. */
-static double sweep_csr(lk__ctx *c, const double *gh, double *y, const int *perm)
+static double modulus_sweep(lk__ctx *c, const int *perm, void *user)
 {
-	const lk_problem *p = c->p;
-	double *lambda = c->lambda;
-	double max_change = 0.0;
-	int nonfinite = 0, n = c->n;
-	for (int k = 0; k < n; ++k) {
-		int i = perm ? perm[k] : k;
-		const lk__row *r = &p->rows[i];
-		double lo, hi;
-		lk__bounds(r, lambda, &lo, &hi);
-		const double li = lambda[i], yi = y[i], gi = gh[2 * i];
-		const double base = yi + gh[2 * i + 1] * (li - yi);
-		const double yn = base - gi * lk__csr_w(p, i, lambda);
-		const double ln = lk__clamp(yn, lo, hi), d = ln - li;
-		y[i] = yn;
-		lambda[i] = ln;
-		double ad = fabs(d);
-		max_change = ad > max_change ? ad : max_change;
-		nonfinite |= ad != ad;
-	}
-	c->row_updates += n;
-	return nonfinite ? NAN : max_change;
-}
-
-/* The permutation of the configured order (NULL for natural), from the arena. */
-static lk_status make_perm(lk__ctx *c, int **perm_out)
-{
-	*perm_out = NULL;
-	if (c->cfg->order == LK_ORDER_NATURAL)
-		return LK_OK;
-	if (c->cfg->order == LK_ORDER_ESP || c->cfg->order == LK_ORDER_GSP)
-		return lk__fail(c->p, LK_ERR_UNSUPPORTED, "%s: the staggered schedule %s applies to PGS and PSOR only",
-		                lk_method_name(c->cfg->method), lk_order_name(c->cfg->order));
-	int *perm = lk__arena_alloc(&c->p->arena, (size_t)c->n * sizeof(int));
-	if (!perm)
-		return lk__fail(c->p, LK_ERR_NO_MEMORY, "%s: out of memory for %d rows", lk_method_name(c->cfg->method),
-		                c->n);
-	lk_status st = lk__order_build(c, perm);
-	if (st != LK_OK)
-		return st;
-	*perm_out = perm;
-	return LK_OK;
+	const modulus_sweep_args *m = user;
+	return lk__modulus_sweep(c, m->gh, m->y, perm);
 }
 
 lk_status lk__solve_amgs(lk__ctx *c)
 {
 	const lk_solver_config *cfg = c->cfg;
-	if (lk__first_bad_diagonal(c->p) >= 0) {
-		c->stop = LK_STOP_BAD_DIAGONAL;
-		return LK_OK;
-	}
 	int *perm = NULL;
-	lk_status st = make_perm(c, &perm);
+	lk_status st = lk__sweep_order(c, 0, &perm);
 	if (st != LK_OK)
 		return st;
 	double *y = lk__arena_alloc(&c->p->arena, (size_t)c->n * sizeof(double));
@@ -242,21 +171,62 @@ lk_status lk__solve_amgs(lk__ctx *c)
 		return st;
 	project_start(c);
 	memcpy(y, c->lambda, (size_t)c->n * sizeof(double)); /* x^0 = gamma lambda^0 / 2 */
-	int rows_form = c->p->form == LK_FORM_ROWS;
-	for (int it = 1;; ++it) {
-		if (cfg->order == LK_ORDER_RANDOM)
-			lk__shuffle(&c->rng, perm, c->n);
-		double change = rows_form ? sweep_rows(c, gh, y, perm) : sweep_csr(c, gh, y, perm);
-		c->iterations = it;
-		c->stop = lk__monitor(c, it, change);
-		if (c->stop != LK_STOP_NONE)
-			break;
-	}
+	modulus_sweep_args args = {gh, y};
+	lk__sweep_until_stop(c, perm, modulus_sweep, &args);
 	return LK_OK;
 }
 
 /* Method 2.2 (Miyamoto & Yamashita 2019 eq. 14, boxed through (M2)) on an explicitly assembled dense A,
  * in the paper's variable x. The row form's du is kept current so that the monitor's residuals hold. */
+typedef struct dense_sweep_args {
+	const double *A;
+	double *x;
+	amgs_par ap;
+} dense_sweep_args;
+
+static double dense_sweep(lk__ctx *c, const int *perm, void *user)
+{
+	const dense_sweep_args *a = user;
+	const lk_problem *p = c->p;
+	const double *A = a->A;
+	double *x = a->x;
+	double *lambda = c->lambda, *du = c->du;
+	const double gamma = a->ap.gamma;
+	const int n = c->n, rows_form = p->form == LK_FORM_ROWS;
+	double max_change = 0.0;
+	for (int k = 0; k < n; ++k) {
+		int i = perm ? perm[k] : k;
+		const lk__row *r = &p->rows[i];
+		const double *Ai = A + (size_t)i * n;
+		/* sum_{j<i} A_ij lambda_j^{k+1} + sum_{j>=i} A_ij lambda_j^k: lambda is updated in place */
+		double w = r->q;
+		for (int j = 0; j < n; ++j)
+			w += Ai[j] * lambda[j];
+		double lo, hi;
+		lk__bounds(r, lambda, &lo, &hi);
+		double aii = Ai[i];
+		double om = (a->ap.kc * aii + a->ap.c0) / gamma; /* Omega_ii */
+		double w_hat = gamma * om * lambda[i] - 2.0 * om * x[i];  /* 2 Omega_ii (x_-)_i for the LCP */
+		double xn = x[i] - gamma / (aii + gamma * om) * (w - w_hat);
+		double ln = lk__clamp(2.0 * xn / gamma, lo, hi);
+		double d = ln - lambda[i];
+		if (!(fabs(d) <= DBL_MAX) || !(fabs(xn) <= DBL_MAX)) {
+			max_change = NAN;
+			break;
+		}
+		x[i] = xn;
+		if (d != 0.0) {
+			lambda[i] = ln;
+			if (rows_form)
+				lk__row_apply(r, du, d);
+		}
+		if (fabs(d) > max_change)
+			max_change = fabs(d);
+	}
+	c->row_updates += n;
+	return max_change;
+}
+
 lk_status lk__solve_amgs_dense(lk__ctx *c)
 {
 	const lk_solver_config *cfg = c->cfg;
@@ -265,12 +235,8 @@ lk_status lk__solve_amgs_dense(lk__ctx *c)
 	if (n > LK_AMGS_DENSE_MAX_ROWS)
 		return lk__fail(p, LK_ERR_LIMIT, "amgs-dense: %d rows exceed the dense limit of %d rows", n,
 		                LK_AMGS_DENSE_MAX_ROWS);
-	if (lk__first_bad_diagonal(p) >= 0) {
-		c->stop = LK_STOP_BAD_DIAGONAL;
-		return LK_OK;
-	}
 	int *perm = NULL;
-	lk_status st = make_perm(c, &perm);
+	lk_status st = lk__sweep_order(c, 0, &perm);
 	if (st != LK_OK)
 		return st;
 	double *A = lk__arena_alloc(&p->arena, (size_t)n * (size_t)n * sizeof(double));
@@ -282,50 +248,9 @@ lk_status lk__solve_amgs_dense(lk__ctx *c)
 	if (st != LK_OK)
 		return st;
 	project_start(c);
-	const double gamma = cfg->amgs.gamma;
 	for (int i = 0; i < n; ++i)
-		x[i] = 0.5 * gamma * c->lambda[i];
-	amgs_par ap = make_par(c);
-	double *lambda = c->lambda, *du = c->du;
-	int rows_form = p->form == LK_FORM_ROWS;
-	for (int it = 1;; ++it) {
-		if (cfg->order == LK_ORDER_RANDOM)
-			lk__shuffle(&c->rng, perm, n);
-		double max_change = 0.0;
-		for (int k = 0; k < n; ++k) {
-			int i = perm ? perm[k] : k;
-			const lk__row *r = &p->rows[i];
-			const double *Ai = A + (size_t)i * n;
-			/* sum_{j<i} A_ij lambda_j^{k+1} + sum_{j>=i} A_ij lambda_j^k: lambda is updated in place */
-			double w = r->q;
-			for (int j = 0; j < n; ++j)
-				w += Ai[j] * lambda[j];
-			double lo, hi;
-			lk__bounds(r, lambda, &lo, &hi);
-			double aii = Ai[i];
-			double om = (ap.kc * aii + ap.c0) / gamma; /* Omega_ii */
-			double w_hat = gamma * om * lambda[i] - 2.0 * om * x[i];  /* 2 Omega_ii (x_-)_i for the LCP */
-			double xn = x[i] - gamma / (aii + gamma * om) * (w - w_hat);
-			double ln = lk__clamp(2.0 * xn / gamma, lo, hi);
-			double d = ln - lambda[i];
-			if (!(fabs(d) <= DBL_MAX) || !(fabs(xn) <= DBL_MAX)) {
-				max_change = NAN;
-				break;
-			}
-			x[i] = xn;
-			if (d != 0.0) {
-				lambda[i] = ln;
-				if (rows_form)
-					lk__row_apply(r, du, d);
-			}
-			if (fabs(d) > max_change)
-				max_change = fabs(d);
-		}
-		c->row_updates += n;
-		c->iterations = it;
-		c->stop = lk__monitor(c, it, max_change);
-		if (c->stop != LK_STOP_NONE)
-			break;
-	}
+		x[i] = 0.5 * cfg->amgs.gamma * c->lambda[i];
+	dense_sweep_args args = {A, x, make_par(c)};
+	lk__sweep_until_stop(c, perm, dense_sweep, &args);
 	return LK_OK;
 }

@@ -1,5 +1,8 @@
 /* Solver configurations: the papers' defaults, validation, and the "name:key=value,..." spec syntax. */
-#include "internal.h"
+#include "lcpkit/lcpkit.h"
+
+#include <math.h>
+#include <stdarg.h>
 
 #include <errno.h>
 #include <stddef.h>

@@ -1,5 +1,8 @@
 /* Generated test problems: one time step of small physical set-ups, built row by row as an engine would. */
-#include "internal.h"
+#include "problem.h"
+#include "rng.h"
+
+#include <math.h>
 #include "lcpkit/generate.h"
 
 #include <stdio.h>

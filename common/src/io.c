@@ -4,10 +4,12 @@
  * and against the bytes that are left, never reads outside the buffer (which need not end in a newline or
  * a NUL and may contain NUL bytes), and builds the problem through the public validating functions so that
  * a file can hold nothing a program could not have built. */
-#include "internal.h"
+#include "problem.h"
+#include "kernel.h"
 #include "lcpkit/io.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>

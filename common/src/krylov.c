@@ -1,5 +1,7 @@
 /* Krylov solvers used by PGS-SM's reduced systems and by the Newton methods, matrix-free. */
-#include "internal.h"
+#include "krylov.h"
+
+#include <math.h>
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -244,32 +246,3 @@ size_t lk__cg_scratch_bytes(int n)
 	return 4 * ((size_t)(n < 0 ? 0 : n) + 1) * sizeof(double) + 4 * 64;
 }
 
-/* The carved block is laid out exactly like the parent's own blocks (header, then 64-byte aligned data), so
- * lk__arena_alloc and lk__arena_reset work on it unchanged. */
-lk_status lk__arena_carve(lk__arena *parent, size_t bytes, lk__arena *sub)
-{
-	const size_t align = 64, hdr = (sizeof(lk__arena_block) + align - 1) / align * align;
-	bytes = (bytes + align - 1) / align * align;
-	sub->head = NULL;
-	if (bytes > SIZE_MAX - hdr)
-		return LK_ERR_NO_MEMORY;
-	lk__arena_block *b = lk__arena_alloc(parent, hdr + bytes);
-	if (!b)
-		return LK_ERR_NO_MEMORY;
-	b->next = NULL;
-	b->size = bytes;
-	b->used = 0;
-	sub->head = b;
-	return LK_OK;
-}
-
-void lk__arena_carve_release(lk__arena *sub)
-{
-	/* blocks the sub-arena had to add are pushed in front of the carved one, which belongs to the parent */
-	while (sub->head && sub->head->next) {
-		lk__arena_block *b = sub->head;
-		sub->head = b->next;
-		free(b);
-	}
-	sub->head = NULL;
-}

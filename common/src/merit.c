@@ -1,5 +1,6 @@
 /* Merit functions shared by every solver, engine and tool. */
-#include "internal.h"
+#include "problem.h"
+#include "kernel.h"
 
 #include <stdlib.h>
 

@@ -57,12 +57,16 @@
  * one is as far out) is handed back with LK_STOP_DIVERGED. A run that converges is never reclassified,
  * whatever the size of its lambda.
  */
-#include "internal.h"
+#include "methods.h"
+
+#include "kernel.h"
+#include "krylov.h"
+#include "sweep.h"
 
 #include <float.h>
 #include <string.h>
 
-typedef struct nt {
+typedef struct newton_state {
 	lk__ctx *c;
 	lk_problem *p;
 	const lk_newton_config *cfg;
@@ -87,27 +91,18 @@ typedef struct nt {
 	int na;
 	double fd_scale;     /* approximation strategy: (1 + ||x||) fd_h */
 	lk__arena kry;       /* Krylov scratch carved before the loop */
-} nt;
+} newton_state;
 
 /* ---------------------------------------------------------------------------------- products with A */
 
-static double row_Jdu(const lk__row *r, const double *du)
-{
-	const double *da = du + 6 * (size_t)r->a, *db = du + 6 * (size_t)r->b;
-	double s = 0;
-	for (int k = 0; k < 6; ++k)
-		s += r->J[k] * da[k] + r->J[6 + k] * db[k];
-	return s;
-}
-
-/* y = A x (no q). Row form: A = J M^-1 J^T + S, through du = M^-1 J^T x (DESIGN section 2). */
-static void apply_A(nt *t, const double *x, double *y)
+/* y = A x (no q). Row form: A = J M^-1 J^T + S, through du = M^-1 J^T x (docs/maths.md). */
+static void apply_A(newton_state *t, const double *x, double *y)
 {
 	const lk_problem *p = t->p;
 	if (p->form == LK_FORM_ROWS) {
 		lk__recompute_du(t->p, x, t->tdu);
 		for (int i = 0; i < t->n; ++i)
-			y[i] = p->rows[i].s * x[i] + row_Jdu(&p->rows[i], t->tdu);
+			y[i] = p->rows[i].s * x[i] + lk__row_dot_ref(&p->rows[i], t->tdu, 0.0);
 	} else {
 		for (int i = 0; i < t->n; ++i) {
 			double v = 0;
@@ -119,7 +114,7 @@ static void apply_A(nt *t, const double *x, double *y)
 }
 
 /* y = A^T x; the row form's A is symmetric, the matrix form's need not be (Erleben 2013 eq. 27). */
-static void apply_AT(nt *t, const double *x, double *y)
+static void apply_AT(newton_state *t, const double *x, double *y)
 {
 	const lk_problem *p = t->p;
 	if (p->form == LK_FORM_ROWS) {
@@ -137,7 +132,7 @@ static void apply_AT(nt *t, const double *x, double *y)
 }
 
 /* w = A x + q, and du of x in the row form. */
-static void eval_w(nt *t, const double *x, double *w, double *du)
+static void eval_w(newton_state *t, const double *x, double *w, double *du)
 {
 	const lk_problem *p = t->p;
 	if (p->form == LK_FORM_ROWS) {
@@ -152,13 +147,13 @@ static void eval_w(nt *t, const double *x, double *w, double *du)
 
 /* ---------------------------------------------------------------------------- merit and projection */
 
-static double g_value(const nt *t, double x, double w, double lo, double hi)
+static double g_value(const newton_state *t, double x, double w, double lo, double hi)
 {
 	return t->fischer ? lk_fischer_boxed(x, w, lo, hi) : lk_natural_residual(x, w, lo, hi);
 }
 
 /* 1/2 ||G(x)||^2 (eq. 64 / 103) with the bounds read from x itself; G (may be NULL) receives the rows. */
-static double merit(const nt *t, const double *x, const double *w, double *G)
+static double merit(const newton_state *t, const double *x, const double *w, double *G)
 {
 	double s = 0;
 	for (int i = 0; i < t->n; ++i) {
@@ -174,7 +169,7 @@ static double merit(const nt *t, const double *x, const double *w, double *G)
 
 /* out = the projection of x + tau dx onto the feasible set: fixed boxes first, then each friction row onto
  * the box its (already projected) normal row gives it. The set is convex (boxes times friction wedges). */
-static void project(const nt *t, const double *x, double tau, const double *dx, double *out)
+static void project(const newton_state *t, const double *x, double tau, const double *dx, double *out)
 {
 	const lk__row *rows = t->p->rows;
 	for (int i = 0; i < t->n; ++i) {
@@ -205,7 +200,7 @@ static double norm2(int n, const double *v)
 /* The gradient (ga, gb) of ||(a, b)|| at (a, b), or the strategy's choice where it does not exist
  * (Erleben 2013 sec. 5.5: random, zero, perturbation; eq. 90-91, 98). The approximation strategy needs an
  * analytic Jacobian only for scaling and for the gradient fall-back and takes the perturbation one. */
-static void norm_grad(nt *t, double a, double b, double *ga, double *gb)
+static void norm_grad(newton_state *t, double a, double b, double *ga, double *gb)
 {
 	double r = hypot(a, b);
 	lk_fischer_strategy s = t->cfg->strategy;
@@ -238,7 +233,7 @@ static void norm_grad(nt *t, double a, double b, double *ga, double *gb)
  * the boxed form of lk_fischer_boxed: phi(lambda - lo, phi(hi - lambda, -w)) and its one-sided reductions.
  * P and Q are never positive, so J_ii = P + Q A_ii has no cancellation where A_ii >= 0 (every row-form
  * problem; a matrix-form A_ii < 0 may cancel, and fischer_jacobian then scales by 1). */
-static void fischer_row(nt *t, double x, double w, double lo, double hi, double *P, double *Q)
+static void fischer_row(newton_state *t, double x, double w, double lo, double hi, double *P, double *Q)
 {
 	int has_lo = isfinite(lo), has_hi = isfinite(hi);
 	double ga, gb;
@@ -274,7 +269,7 @@ static void fischer_row(nt *t, double x, double w, double lo, double hi, double 
 /* Minimum map: y = A_AA (scale .* z) over the rows of A (eq. 80), matrix-free. */
 static void mv_reduced(void *user, const double *z, double *y)
 {
-	nt *t = user;
+	newton_state *t = user;
 	const lk_problem *p = t->p;
 	if (p->form == LK_FORM_ROWS) {
 		memset(t->tdu, 0, t->ndu * sizeof(double));
@@ -285,7 +280,7 @@ static void mv_reduced(void *user, const double *z, double *y)
 		}
 		for (int k = 0; k < t->na; ++k) {
 			const lk__row *r = &p->rows[t->idx[k]];
-			y[k] = r->s * (z[k] * t->scale[k]) + row_Jdu(r, t->tdu);
+			y[k] = r->s * (z[k] * t->scale[k]) + lk__row_dot_ref(r, t->tdu, 0.0);
 		}
 	} else {
 		for (int k = 0; k < t->na; ++k)
@@ -303,7 +298,7 @@ static void mv_reduced(void *user, const double *z, double *y)
 /* Fischer: y = J v, v = scale .* z, J = D_p + D_q A (eq. 96). */
 static void mv_fischer(void *user, const double *z, double *y)
 {
-	nt *t = user;
+	newton_state *t = user;
 	for (int i = 0; i < t->n; ++i)
 		t->v1[i] = z[i] * t->scale[i];
 	apply_A(t, t->v1, t->v2);
@@ -315,7 +310,7 @@ static void mv_fischer(void *user, const double *z, double *y)
  * w(x + h v) = w + h A v exactly and only F itself (with its bounds) is differenced. */
 static void mv_fischer_fd(void *user, const double *z, double *y)
 {
-	nt *t = user;
+	newton_state *t = user;
 	const double *x = t->c->lambda, *w = t->c->w;
 	for (int i = 0; i < t->n; ++i)
 		t->v1[i] = z[i] * t->scale[i];
@@ -341,7 +336,7 @@ static void mv_fischer_fd(void *user, const double *z, double *y)
  * eta_k = 0.9 (||G_k|| / ||G_k-1||)^2, capped by cfg->forcing (Eisenstat & Walker 1996, choice 2, with
  * their safeguard), keeps the early systems cheap and the late ones accurate enough for the fast rate the
  * paper reports (Fig. 2) instead of the linear rate of a fixed eta. */
-static double forcing_term(const nt *t, double gnorm, double gprev, double g0, double eta_prev)
+static double forcing_term(const newton_state *t, double gnorm, double gprev, double g0, double eta_prev)
 {
 	double eta = t->cfg->forcing;
 	if (gprev > 0 && isfinite(gprev)) {
@@ -360,7 +355,7 @@ static double forcing_term(const nt *t, double gnorm, double gprev, double g0, d
 	return fmax(eta, 1e-13);
 }
 
-static lk_status krylov(nt *t, int m, lk__matvec_fn op, const double *b, double *x, double tol, int use_cg,
+static lk_status krylov(newton_state *t, int m, lk__matvec_fn op, const double *b, double *x, double tol, int use_cg,
                         const double *inv_diag)
 {
 	lk__arena_reset(&t->kry);
@@ -377,7 +372,7 @@ static lk_status krylov(nt *t, int m, lk__matvec_fn op, const double *b, double 
 
 /* Minimum-map Newton direction, Erleben 2013 eq. (77)-(80): dx_F = -H_F, A_AA dx_A = A_AF H_F - H_A. The
  * bounds count as fixed here (friction rows: see the top of the file). */
-static lk_status minmap_direction(nt *t, double eta)
+static lk_status minmap_direction(newton_state *t, double eta)
 {
 	const lk_problem *p = t->p;
 	const double *x = t->c->lambda, *w = t->c->w;
@@ -429,7 +424,7 @@ static lk_status minmap_direction(nt *t, double eta)
 }
 
 /* The Jacobian at the current iterate: D_p, D_q and the Jacobi scaling 1 / J_ii. */
-static void fischer_jacobian(nt *t)
+static void fischer_jacobian(newton_state *t)
 {
 	const lk_problem *p = t->p;
 	const double *x = t->c->lambda, *w = t->c->w;
@@ -444,7 +439,7 @@ static void fischer_jacobian(nt *t)
 }
 
 /* Fischer-Newton direction: J dx = -F (eq. 85). J is not symmetric, so always GMRES (sec. 6). */
-static lk_status fischer_direction(nt *t, double eta)
+static lk_status fischer_direction(newton_state *t, double eta)
 {
 	int n = t->n;
 	for (int i = 0; i < n; ++i) {
@@ -463,7 +458,7 @@ static lk_status fischer_direction(nt *t, double eta)
 }
 
 /* The directional derivative of the merit along dx: G^T (J dx) (eq. 68 / 104). */
-static double slope(nt *t)
+static double slope(newton_state *t)
 {
 	int n = t->n;
 	double s = 0;
@@ -493,7 +488,7 @@ static double slope(nt *t)
 
 /* The fall-back direction of Erleben 2013 sec. 6 when the Newton direction fails: the merit's gradient
  * g = G'^T G, projected onto the feasible set, d = P(x - g) - x. Returns the slope g^T d (<= 0). */
-static double gradient_direction(nt *t)
+static double gradient_direction(newton_state *t)
 {
 	int n = t->n;
 	const double *x = t->c->lambda;
@@ -532,7 +527,7 @@ static double gradient_direction(nt *t)
  * tau = beta^h with psi(tau) <= psi(0) + alpha tau psi'(0). Below tau_min the paper returns the current tau;
  * here that last step is taken only if it still lowers the merit, so no accepted step ever raises it.
  * Returns 1 with the trial point in xt, wt, dut, or 0. */
-static int line_search(nt *t, double psi0, double dpsi0, double *psi_out)
+static int line_search(newton_state *t, double psi0, double dpsi0, double *psi_out)
 {
 	const double *x = t->c->lambda;
 	const lk_newton_config *cfg = t->cfg;
@@ -575,7 +570,7 @@ static double max_abs(int n, const double *v)
 
 /* ||G|| at this level is rounding: w_i carries an error of about eps (|q_i| + sum_j |A_ij x_j|), bounded
  * here through the largest row. */
-static double rounding_floor(const nt *t)
+static double rounding_floor(const newton_state *t)
 {
 	const lk_problem *p = t->p;
 	const double *x = t->c->lambda, *w = t->c->w;
@@ -625,16 +620,10 @@ lk_status lk__solve_newton(lk__ctx *c)
 	lk_problem *p = c->p;
 	const lk_solver_config *cfg = c->cfg;
 	int n = c->n;
-	/* a row-form row with A_ii = 0 acts on nothing (top of the file): stop as the Gauss-Seidel methods do,
-	 * with lambda untouched */
-	if (p->form == LK_FORM_ROWS && lk__first_bad_diagonal(p) >= 0) {
-		c->stop = LK_STOP_BAD_DIAGONAL;
-		return LK_OK;
-	}
 	const double scale = impulse_scale(p, c->lambda);
-	nt T;
+	newton_state T;
 	memset(&T, 0, sizeof T);
-	nt *t = &T;
+	newton_state *t = &T;
 	t->c = c;
 	t->p = p;
 	t->cfg = &cfg->newton;
@@ -688,10 +677,9 @@ lk_status lk__solve_newton(lk__ctx *c)
 	lk__current_metrics(c, &m);
 	for (int it = 1;; ++it) {
 		if (it == 1) {
-			double mv = lk__merit_value(&m, cfg->merit);
-			lk__offer_best(c, mv);
-			/* a warm start may already be good enough; later iterates are checked by the monitor */
-			if (cfg->tol_abs > 0 && mv < cfg->tol_abs) {
+			/* a warm start may already be good enough; later iterates are checked by the monitor, which
+			 * offered the start as the best iterate already (lk__monitor_start) */
+			if (lk__merit_solved(c, &m)) {
 				c->stop = LK_STOP_ABSOLUTE;
 				break;
 			}

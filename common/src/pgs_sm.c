@@ -20,20 +20,23 @@
  * the |A| rows it touches (each costs one M^-1 J^T scatter and one J gather, as a PGS row update does), and
  * evaluating w on the active rows for the right-hand side counts |A|. The merit evaluations at the
  * checkpoints are not counted, as lk__monitor does not count them for PGS. */
-#include "internal.h"
+#include "methods.h"
+
+#include "kernel.h"
+#include "krylov.h"
+#include "ordering.h"
+#include "sweep.h"
 
 #include <string.h>
 
 /* Row classes of eq. (19). */
 enum { SET_L = 0, SET_U = 1, SET_A = 2 };
 
-/* The same guard as lk__monitor's: the merit grew this many times over the start. */
-#define SM_DIVERGENCE_FACTOR 1e8
 /* With the relative rule of the PGS phase (sec. 5.1) the phase may run longer than k_pgs sweeps; it is capped
  * at this many times k_pgs (at least this many sweeps) so that one outer iteration stays bounded. */
 #define SM_PGS_PHASE_CAP 10
 
-typedef struct sm {
+typedef struct pgs_sm_state {
 	lk__ctx *c;
 	const lk_pgs_sm_config *sc;
 	int n, na;
@@ -53,25 +56,13 @@ typedef struct sm {
 	double *pgs_lambda;     /* lambda after the latest PGS phase */
 	int lazy_frozen;        /* lo_f / hi_f hold the bounds of this phase */
 	int have_outer_set;     /* outer_set holds the classes after an accepted subspace phase */
-	int blown;              /* a subspace step of this phase made the merit explode */
 	lk__arena cg;           /* CG scratch, carved once */
-	double last_merit;      /* merit at the previous checkpoint, eq. (27) */
-	double merit;           /* merit at the latest checkpoint */
-} sm;
+} pgs_sm_state;
 
 /* ------------------------------------------------------------------------------------------ helpers */
 
-static inline double row_Jdu(const lk__row *r, const double *du)
-{
-	const double *da = du + 6 * (size_t)r->a, *db = du + 6 * (size_t)r->b;
-	double w = 0.0;
-	for (int k = 0; k < 6; ++k)
-		w += r->J[k] * da[k] + r->J[6 + k] * db[k];
-	return w;
-}
-
 /* Sets lambda_i to v and keeps du consistent; returns |change|. */
-static double set_row(sm *s, int i, double v)
+static double set_row(pgs_sm_state *s, int i, double v)
 {
 	lk__ctx *c = s->c;
 	double d = v - c->lambda[i];
@@ -85,7 +76,7 @@ static double set_row(sm *s, int i, double v)
 
 /* The bounds a subspace step uses: the current ones (alg. 4.3, line 13), or with lazy evaluation those of
  * the start of the subspace phase (sec. 5.1). */
-static inline void step_bounds(const sm *s, int i, double *lo, double *hi)
+static inline void step_bounds(const pgs_sm_state *s, int i, double *lo, double *hi)
 {
 	if (s->lazy_frozen) {
 		*lo = s->lo_f[i];
@@ -95,17 +86,12 @@ static inline void step_bounds(const sm *s, int i, double *lo, double *hi)
 	}
 }
 
-static inline int is_friction(const lk__row *r)
-{
-	return r->findex >= 0;
-}
-
 /* Classifies every row by eq. (19) into s->set and puts a row found outside its box on the bound it crossed
  * (a friction row clamped by PGS before its normal row moved can lie outside; eq. (19) has no class for it).
  * Normal and joint rows go first because friction bounds read them. Fills idx (and pos) with the active
  * rows and returns their count; *changed says whether any class differs from what s->set held, *snap is the
  * largest move. */
-static int classify(sm *s, int *changed, double *snap)
+static int classify_and_snap(pgs_sm_state *s, int *changed, double *snap)
 {
 	const lk_problem *p = s->c->p;
 	const double *lambda = s->c->lambda;
@@ -116,7 +102,7 @@ static int classify(sm *s, int *changed, double *snap)
 	for (int pass = 0; pass < 2; ++pass) {
 		for (int i = 0; i < n; ++i) {
 			const lk__row *r = &p->rows[i];
-			if (is_friction(r) != pass)
+			if (lk__is_friction(r) != pass)
 				continue;
 			double lo, hi, d = 0.0;
 			signed char k;
@@ -150,11 +136,11 @@ static int classify(sm *s, int *changed, double *snap)
 }
 
 /* y = (A_AA + R) x, never assembled. Row form: du_p = sum_{i in A} M^-1 J_i^T x_i accumulated on the bodies
- * the active rows touch, then y_i = J_i du_p + s_i x_i (DESIGN sec. 2). Matrix form: the CSR rows of A,
+ * the active rows touch, then y_i = J_i du_p + s_i x_i (docs/maths.md). Matrix form: the CSR rows of A,
  * restricted to the active columns. */
 static void reduced_matvec(void *user, const double *x, double *y)
 {
-	sm *s = user;
+	pgs_sm_state *s = user;
 	const lk_problem *p = s->c->p;
 	int na = s->na;
 	if (p->form == LK_FORM_ROWS) {
@@ -168,7 +154,7 @@ static void reduced_matvec(void *user, const double *x, double *y)
 			lk__row_apply(&p->rows[s->idx[k]], pdu, x[k]);
 		for (int k = 0; k < na; ++k) {
 			const lk__row *r = &p->rows[s->idx[k]];
-			y[k] = row_Jdu(r, pdu) + (r->s + s->reg[k]) * x[k];
+			y[k] = lk__row_dot_ref(r, pdu, 0.0) + (r->s + s->reg[k]) * x[k];
 		}
 	} else {
 		for (int k = 0; k < na; ++k) {
@@ -185,70 +171,22 @@ static void reduced_matvec(void *user, const double *x, double *y)
 	s->c->row_updates += na;
 }
 
-static void record(lk__ctx *c, int iter, const lk_metrics *m)
-{
-	lk_history *h = c->hist;
-	if (!h || !h->entries || h->count >= h->capacity)
-		return;
-	lk_history_entry *e = &h->entries[h->count++];
-	e->iteration = iter;
-	e->res = m->res;
-	e->theta = m->theta;
-	e->fischer = m->fischer;
-	e->seconds = lk__now() - c->t0;
-	e->row_updates = c->row_updates;
-}
-
-static int want_history(const lk__ctx *c)
-{
-	return c->hist && c->hist->entries && c->hist->count < c->hist->capacity;
-}
-
 /* A checkpoint of alg. 4.3 (after the PGS phase, line 3, and after each subspace step, line 16): the merit,
- * the best iterate, and the rules (25) and (27), plus the non-finite and divergence guards. A subspace step
- * (sm_step) whose merit explodes has guessed a wrong face, typically a singular A_AA with no solution
- * (sec. 5 reports such blow-ups); that is no divergence of the whole method: it sets s->blown, and the
- * subspace phase is abandoned (iterate()). */
-static lk_stop_reason checkpoint(sm *s, int outer, double max_change, int rec, int sm_step)
+ * the best iterate, and the rules (25) and (27), plus the non-finite and divergence guards, all the
+ * monitor's (lk__checkpoint). A subspace step whose merit explodes has guessed a wrong face, typically a
+ * singular A_AA with no solution (sec. 5 reports such blow-ups); that is no divergence of the whole method:
+ * the monitor sets c->grew, and the subspace phase is abandoned (iterate()). */
+static lk_stop_reason checkpoint(pgs_sm_state *s, int outer, double max_change, int subspace_step)
 {
-	lk__ctx *c = s->c;
-	const lk_solver_config *cfg = c->cfg;
-	lk_metrics m;
-	lk__current_metrics(c, &m);
-	double merit = lk__merit_value(&m, cfg->merit);
-	if (!isfinite(merit) || !isfinite(max_change)) {
-		lk__restore_best(c);
-		return LK_STOP_NONFINITE;
-	}
-	if (rec)
-		record(c, outer, &m);
-	s->merit = merit;
-	lk__offer_best(c, merit);
-	if (merit > SM_DIVERGENCE_FACTOR * fmax(c->initial_merit, 1e-300) && merit > 1.0) {
-		if (sm_step) {
-			s->blown = 1;
-			return LK_STOP_NONE;
-		}
-		lk__restore_best(c);
-		return LK_STOP_DIVERGED;
-	}
-	if (cfg->tol_abs > 0 && merit < cfg->tol_abs)
-		return LK_STOP_ABSOLUTE;
-	if (cfg->tol_rel > 0 && isfinite(s->last_merit) &&
-	    fabs(merit - s->last_merit) < cfg->tol_rel * fabs(s->last_merit))
-		return LK_STOP_RELATIVE;
-	s->last_merit = merit;
-	c->last_merit = merit;
-	if (cfg->tol_stag > 0 && max_change < cfg->tol_stag)
-		return LK_STOP_STAGNATION;
-	return LK_STOP_NONE;
+	unsigned rules = subspace_step ? LK__RULE_RECORD | LK__RULE_SOFT_GROWTH : 0;
+	return lk__checkpoint(s->c, outer, max_change, rules);
 }
 
 /* ------------------------------------------------------------------------------------------- phases */
 
 /* Alg. 4.3 line 2: at least k_pgs sweeps; with pgs_rel_tol (sec. 5.1) more, until the merit changes by less
  * than pgs_rel_tol of itself from one sweep to the next. Returns the last sweep's max |change|. */
-static double pgs_phase(sm *s, int outer)
+static double pgs_phase(pgs_sm_state *s, int outer)
 {
 	lk__ctx *c = s->c;
 	const lk_solver_config *cfg = c->cfg;
@@ -265,10 +203,10 @@ static double pgs_phase(sm *s, int outer)
 		if (!isfinite(change))
 			return change;
 		int need = rel > 0 && sweep >= kpgs - 1;
-		if (need || want_history(c)) {
+		if (need || lk__history_wanted(c)) {
 			lk_metrics m;
 			lk__current_metrics(c, &m);
-			record(c, outer, &m);
+			lk__record(c, outer, &m);
 			double merit = lk__merit_value(&m, cfg->merit);
 			if (need && sweep >= kpgs && isfinite(prev) && fabs(merit - prev) < rel * fabs(prev))
 				break;
@@ -281,7 +219,7 @@ static double pgs_phase(sm *s, int outer)
 /* One subspace step (alg. 4.3 lines 7-15). ref is the reduced right-hand side norm of the first step of
  * this phase; a step that would re-solve the face the previous step solved (same set, residual at the CG
  * tolerance) is skipped and reported in *face_done. Returns LK_OK or LK_ERR_NO_MEMORY. */
-static lk_status subspace_step(sm *s, int first, double *ref, double *max_change, int *face_done)
+static lk_status subspace_step(pgs_sm_state *s, int first, double *ref, double *max_change, int *face_done)
 {
 	lk__ctx *c = s->c;
 	const lk_problem *p = c->p;
@@ -294,7 +232,7 @@ static lk_status subspace_step(sm *s, int first, double *ref, double *max_change
 	/* lines 7-9, eq. (19) */
 	int changed;
 	double snap;
-	int na = classify(s, &changed, &snap);
+	int na = classify_and_snap(s, &changed, &snap);
 	int same = !first && !changed;
 	signed char *cur = s->set;
 	s->na = na;
@@ -334,7 +272,7 @@ static lk_status subspace_step(sm *s, int first, double *ref, double *max_change
 	double g = s->sc->reg;
 	for (int k = 0; k < na; ++k) {
 		const lk__row *r = &p->rows[s->idx[k]];
-		s->reg[k] = (g > 0 && (!s->sc->reg_friction_only || is_friction(r))) ? g : 0.0;
+		s->reg[k] = (g > 0 && (!s->sc->reg_friction_only || lk__is_friction(r))) ? g : 0.0;
 		if (s->inv_diag) {
 			double d = r->diag + s->reg[k];
 			s->inv_diag[k] = d > 0 ? 1.0 / d : 1.0;
@@ -363,7 +301,7 @@ static lk_status subspace_step(sm *s, int first, double *ref, double *max_change
 	for (int pass = 0; pass < 2; ++pass) {
 		for (int i = 0; i < n; ++i) {
 			const lk__row *r = &p->rows[i];
-			if (is_friction(r) != pass)
+			if (lk__is_friction(r) != pass)
 				continue;
 			double lo, hi;
 			step_bounds(s, i, &lo, &hi);
@@ -382,7 +320,7 @@ static lk_status subspace_step(sm *s, int first, double *ref, double *max_change
 }
 
 /* The classes of eq. (19) of the current lambda under its current bounds, without moving anything. */
-static void classes(const sm *s, signed char *out)
+static void read_classes(const pgs_sm_state *s, signed char *out)
 {
 	const lk_problem *p = s->c->p;
 	const double *lambda = s->c->lambda;
@@ -396,7 +334,7 @@ static void classes(const sm *s, signed char *out)
 /* Whether lambda solves eq. (22) on the face of `set` (to a small multiple of the CG tolerance, which the
  * projected iterate of a converged CG solve meets): the residual w on the rows strictly inside their box,
  * measured against the phase's first right-hand side or against b_A, whichever is larger. */
-static int face_solved(sm *s, const signed char *set, double ref)
+static int face_solved(pgs_sm_state *s, const signed char *set, double ref)
 {
 	lk__ctx *c = s->c;
 	const lk_problem *p = c->p;
@@ -413,7 +351,7 @@ static int face_solved(sm *s, const signed char *set, double ref)
 
 /* ----------------------------------------------------------------------------------------- the method */
 
-static lk_status prepare(sm *s, lk__ctx *c)
+static lk_status prepare(pgs_sm_state *s, lk__ctx *c)
 {
 	lk_problem *p = c->p;
 	lk__arena *a = &p->arena;
@@ -457,12 +395,10 @@ static lk_status prepare(sm *s, lk__ctx *c)
 		return LK_ERR_NO_MEMORY;
 	if (lk__arena_carve(a, lk__cg_scratch_bytes(c->n), &s->cg) != LK_OK)
 		return LK_ERR_NO_MEMORY;
-	s->last_merit = c->initial_merit;
-	s->merit = c->initial_merit;
 	return LK_OK;
 }
 
-static lk_stop_reason iterate(sm *s, lk_status *err)
+static lk_stop_reason iterate(pgs_sm_state *s, lk_status *err)
 {
 	lk__ctx *c = s->c;
 	const lk_solver_config *cfg = c->cfg;
@@ -475,12 +411,12 @@ static lk_stop_reason iterate(sm *s, lk_status *err)
 			change = pgs_phase(s, outer);
 			c->used_best = 0; /* lambda has moved on from any iterate restored earlier */
 		}
-		lk_stop_reason why = checkpoint(s, outer, change, 0, 0);
+		lk_stop_reason why = checkpoint(s, outer, change, 0);
 		if (why != LK_STOP_NONE)
 			return why;
-		double pgs_merit = s->merit;
+		double pgs_merit = c->merit;
 		if (s->sc->k_sm > 0) {
-			classes(s, s->pgs_set);
+			read_classes(s, s->pgs_set);
 			memcpy(s->pgs_lambda, c->lambda, (size_t)s->n * sizeof(double));
 		}
 
@@ -502,12 +438,12 @@ static lk_stop_reason iterate(sm *s, lk_status *err)
 			}
 			if (face_done)
 				break; /* the next step would solve the same face again */
-			why = checkpoint(s, outer, mc, 1, 1);
+			why = checkpoint(s, outer, mc, 1);
 			if (why != LK_STOP_NONE) {
 				s->lazy_frozen = 0;
 				return why;
 			}
-			if (s->blown)
+			if (c->grew)
 				break;
 		}
 		s->lazy_frozen = 0;
@@ -525,12 +461,12 @@ static lk_stop_reason iterate(sm *s, lk_status *err)
 		 * iterate: if that is older, the PGS phase would repeat itself. On the face of the PGS phase a
 		 * higher merit is rounding or an unfinished CG solve; that result is kept.) A phase that blew up is
 		 * discarded whatever the options: that is a guard, not the fall-back. */
-		classes(s, s->end_set);
-		if (s->blown || (s->sc->best_iterate && s->merit > pgs_merit &&
-		                 memcmp(s->end_set, s->pgs_set, (size_t)s->n) != 0)) {
-			s->blown = 0;
+		read_classes(s, s->end_set);
+		if (c->grew || (s->sc->best_iterate && c->merit > pgs_merit &&
+		                memcmp(s->end_set, s->pgs_set, (size_t)s->n) != 0)) {
+			c->grew = 0;
 			lk__set_lambda(c, s->pgs_lambda);
-			s->merit = s->last_merit = c->last_merit = pgs_merit;
+			c->merit = c->last_merit = pgs_merit;
 			c->used_best = 1;
 			s->have_outer_set = 0;
 		} else {
@@ -553,11 +489,7 @@ static lk_stop_reason iterate(sm *s, lk_status *err)
 
 lk_status lk__solve_pgs_sm(lk__ctx *c)
 {
-	if (lk__first_bad_diagonal(c->p) >= 0) {
-		c->stop = LK_STOP_BAD_DIAGONAL;
-		return LK_OK;
-	}
-	sm s;
+	pgs_sm_state s;
 	if (prepare(&s, c) != LK_OK) {
 		lk__arena_carve_release(&s.cg);
 		return lk__fail(c->p, LK_ERR_NO_MEMORY, "pgs-sm: out of memory for %d rows", c->n);

@@ -1,6 +1,9 @@
 /* The problem: validated construction of both forms, storage, and the operations on A. */
-#include "internal.h"
+#include "problem.h"
 
+#include "kernel.h"
+
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,51 +11,6 @@
 #define LK_MAX_ROWS (1 << 26)
 #define LK_MAX_BODIES (1 << 26)
 #define LK_MAX_NNZ ((int64_t)1 << 30)
-
-/* ---------------------------------------------------------------------------------------------- arena */
-
-void *lk__arena_alloc(lk__arena *a, size_t bytes)
-{
-	const size_t align = 64, hdr = (sizeof(lk__arena_block) + align - 1) / align * align;
-	bytes = (bytes + align - 1) / align * align;
-	if (bytes == 0)
-		bytes = align;
-	for (lk__arena_block *b = a->head; b; b = b->next) {
-		if (b->size - b->used >= bytes) {
-			void *ptr = (char *)b + hdr + b->used;
-			b->used += bytes;
-			return ptr;
-		}
-	}
-	size_t size = bytes > ((size_t)1 << 20) ? bytes : ((size_t)1 << 20);
-	if (size > SIZE_MAX - hdr)
-		return NULL;
-	lk__arena_block *b = aligned_alloc(align, (hdr + size + align - 1) / align * align);
-	if (!b)
-		return NULL;
-	b->size = size;
-	b->used = bytes;
-	b->next = a->head;
-	a->head = b;
-	return (char *)b + hdr;
-}
-
-void lk__arena_reset(lk__arena *a)
-{
-	for (lk__arena_block *b = a->head; b; b = b->next)
-		b->used = 0;
-}
-
-void lk__arena_free(lk__arena *a)
-{
-	lk__arena_block *b = a->head;
-	while (b) {
-		lk__arena_block *n = b->next;
-		free(b);
-		b = n;
-	}
-	a->head = NULL;
-}
 
 /* --------------------------------------------------------------------------------------------- errors */
 

@@ -1,5 +1,9 @@
-/* lk_solve: validation, the shared solve context, the stopping rules and the dispatch to the methods. */
-#include "internal.h"
+/* lk_solve, the driver: validation, the solve context, the bad-diagonal guard, the dispatch to the methods and
+ * the end checks. It calls the methods; they call the sweep layer and the monitor, never this file. */
+#include "context.h"
+#include "kernel.h"
+#include "methods.h"
+#include "sweep.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -15,143 +19,27 @@ const char *lk_stop_reason_name(lk_stop_reason reason)
 	return names[reason];
 }
 
-void lk__current_metrics(lk__ctx *c, lk_metrics *m)
-{
-	const lk_problem *p = c->p;
-	for (int i = 0; i < c->n; ++i)
-		c->w[i] = lk__w(p, i, c->lambda, c->du);
-	lk__metrics_from_w(p, c->lambda, c->w, m);
-}
-
-void lk__set_lambda(lk__ctx *c, const double *x)
-{
-	if (x != c->lambda)
-		memcpy(c->lambda, x, (size_t)c->n * sizeof(double));
-	if (c->p->form == LK_FORM_ROWS)
-		lk__recompute_du(c->p, c->lambda, c->du);
-}
-
-void lk__offer_best(lk__ctx *c, double merit)
-{
-	if (!(merit < c->best_merit))
-		return;
-	memcpy(c->best, c->lambda, (size_t)c->n * sizeof(double));
-	c->best_merit = merit;
-	c->have_best = 1;
-}
-
-void lk__restore_best(lk__ctx *c)
-{
-	lk__set_lambda(c, c->best);
-	c->used_best = 1;
-}
-
-static void record_history(lk__ctx *c, int iter, const lk_metrics *m)
-{
-	lk_history *h = c->hist;
-	if (!h || !h->entries || h->count >= h->capacity)
-		return;
-	lk_history_entry *e = &h->entries[h->count++];
-	e->iteration = iter;
-	e->res = m->res;
-	e->theta = m->theta;
-	e->fischer = m->fischer;
-	e->seconds = lk__now() - c->t0;
-	e->row_updates = c->row_updates;
-}
-
 /* A solve that ends with RES this many times the start's is unstable (lk_solve). */
 #define LK_UNSTABLE_FACTOR 2.0
 
-/* The rules of a check at which the merit of the current iterate is known (metrics m): the non-finite and
- * growth guards and the best iterate always; the history and the tolerances only when `need` says that a
- * tolerance or the history asked for this check. */
-static lk_stop_reason merit_rules(lk__ctx *c, int iter, const lk_metrics *m, int need)
+/* Whether the method needs every A_ii > 0. Every Gauss-Seidel update divides by A_ii; the Newton methods need it
+ * on the row form, where a row with A_ii = 0 has J M^-1 J^T = 0 and s = 0 and acts on nothing, so that its
+ * lambda is undetermined and the iterate could run off along it (newton.c); a matrix-form problem may have a
+ * zero diagonal (the contact LCP of Erleben 2013 eq. 27) and the Newton methods solve it. */
+static int needs_positive_diagonal(const lk_solver_config *cfg, const lk_problem *p)
 {
-	const lk_solver_config *cfg = c->cfg;
-	double merit = lk__merit_value(m, cfg->merit);
-	if (!isfinite(merit)) {
-		lk__restore_best(c);
-		return LK_STOP_NONFINITE;
-	}
-	c->evaluated = 1;
-	if (need)
-		record_history(c, iter, m);
-	lk__offer_best(c, merit);
-	/* Growth is measured against the start's merit. A start with merit 0 gives no scale: with the merit
-	 * "modified" (sum |lambda_i| |w_i|, Erleben 2013 eq. 106) a cold start lambda = 0 has merit 0 whether
-	 * or not it solves the problem, and any later iterate above 1 would count as diverged; for the other
-	 * merits a start with merit 0 is a solution. The rule then waits; the end check of lk_solve on RES
-	 * (LK_UNSTABLE_FACTOR) still applies. */
-	int have_scale = c->initial_merit > 0;
-	if (have_scale && merit > LK_DIVERGENCE_FACTOR * fmax(c->initial_merit, 1e-300) && merit > 1.0) {
-		lk__restore_best(c);
-		return LK_STOP_DIVERGED;
-	}
-	if (!need)
-		return LK_STOP_NONE;
-	if (cfg->tol_abs > 0 && merit < cfg->tol_abs)
-		return LK_STOP_ABSOLUTE;
-	if (cfg->tol_rel > 0 && isfinite(c->last_merit) &&
-	    fabs(merit - c->last_merit) < cfg->tol_rel * fabs(c->last_merit))
-		return LK_STOP_RELATIVE;
-	c->last_merit = merit;
-	return LK_STOP_NONE;
-}
-
-/* Whether a tolerance or the history asks for the merit at this check. */
-static int merit_needed(const lk__ctx *c, int iter)
-{
-	const lk_solver_config *cfg = c->cfg;
-	int want_history = c->hist && c->hist->entries && c->hist->count < c->hist->capacity;
-	return (cfg->tol_abs > 0 || cfg->tol_rel > 0 || want_history) &&
-	       (iter % cfg->check_every == 0 || iter >= cfg->max_iterations);
-}
-
-static lk_stop_reason change_rules(const lk__ctx *c, int iter, double max_change)
-{
-	const lk_solver_config *cfg = c->cfg;
-	if (cfg->tol_stag > 0 && max_change < cfg->tol_stag)
-		return LK_STOP_STAGNATION;
-	if (iter >= cfg->max_iterations)
-		return LK_STOP_ITERATIONS;
-	return LK_STOP_NONE;
-}
-
-lk_stop_reason lk__monitor(lk__ctx *c, int iter, double max_change)
-{
-	if (!isfinite(max_change)) {
-		lk__restore_best(c);
-		return LK_STOP_NONFINITE;
-	}
-	c->evaluated = 0;
-	/* a sweep does not produce the merit, and evaluating it costs about a sweep: only when asked */
-	if (merit_needed(c, iter)) {
-		lk_metrics m;
-		lk__current_metrics(c, &m);
-		lk_stop_reason r = merit_rules(c, iter, &m, 1);
-		if (r != LK_STOP_NONE)
-			return r;
-	}
-	return change_rules(c, iter, max_change);
-}
-
-lk_stop_reason lk__monitor_metrics(lk__ctx *c, int iter, double max_change, const lk_metrics *m)
-{
-	if (!isfinite(max_change)) {
-		lk__restore_best(c);
-		return LK_STOP_NONFINITE;
-	}
-	c->evaluated = 0;
-	lk_stop_reason r = merit_rules(c, iter, m, merit_needed(c, iter));
-	if (r != LK_STOP_NONE)
-		return r;
-	return change_rules(c, iter, max_change);
+	int newton = cfg->method == LK_METHOD_NEWTON_MINMAP || cfg->method == LK_METHOD_NEWTON_FISCHER;
+	return !newton || p->form == LK_FORM_ROWS;
 }
 
 static lk_status dispatch(lk__ctx *c)
 {
 	const lk_solver_config *cfg = c->cfg;
+	/* one guard for every method: a row that cannot be solved stops the solve with lambda untouched */
+	if (needs_positive_diagonal(cfg, c->p) && lk__first_bad_diagonal(c->p) >= 0) {
+		c->stop = LK_STOP_BAD_DIAGONAL;
+		return LK_OK;
+	}
 	switch (cfg->method) {
 	case LK_METHOD_PGS:
 	case LK_METHOD_PSOR:
@@ -241,13 +129,8 @@ lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, 
 
 	lk_metrics m0;
 	lk__current_metrics(&c, &m0);
-	c.initial_merit = lk__merit_value(&m0, cfg->merit);
-	c.last_merit = c.initial_merit;
-	memcpy(c.best, p->lambda, (size_t)n * sizeof(double));
-	c.best_merit = c.initial_merit;
-	c.have_best = 1;
 	c.t0 = lk__now();
-	record_history(&c, 0, &m0);
+	lk__monitor_start(&c, &m0);
 
 	c.stop = LK_STOP_NONE;
 	st = dispatch(&c);

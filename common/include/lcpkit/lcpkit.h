@@ -1,7 +1,7 @@
 /*
  * lcpkit: the solver core.
  *
- * One time step's constraint problem (docs/problem-format.md and DESIGN section 2):
+ * One time step's constraint problem (docs/maths.md, docs/problem-format.md):
  *
  *     A = J M^-1 J^T + S,   q = J u* - c,   w = A lambda + q
  *     lo <= lambda <= hi;  lambda_r = lo_r => w_r >= 0;  lambda_r = hi_r => w_r <= 0;  else w_r = 0

@@ -1,0 +1,83 @@
+/* The solve context every method works in, and the monitor (monitor.c): the one home of the stopping rules,
+ * the history, the divergence and non-finite guards and the best iterate, which every method, PGS-SM and the
+ * Newton methods included, goes through. The driver (solve.c) creates the context; methods read and update
+ * it; nothing here calls a method. */
+#ifndef LCPKIT_CONTEXT_H
+#define LCPKIT_CONTEXT_H
+
+#include "clock.h"
+#include "problem.h"
+#include "rng.h"
+
+typedef struct lk__ctx {
+	lk_problem *p;
+	const lk_solver_config *cfg;
+	int n;
+	double *lambda;       /* the iterate, in place (= p->lambda) */
+	double *du;           /* row form: M^-1 J^T lambda (= p->du) */
+	double *w;            /* scratch, n */
+	double *best;         /* best iterate seen by the monitor, n */
+	double best_merit;
+	double merit;         /* merit at the latest check that evaluated it */
+	double last_merit;    /* merit at the previous check: the relative rule (Erleben 2013 eq. 108) */
+	double initial_merit;
+	int have_best;
+	int evaluated;        /* the monitor evaluated the merit at the last check */
+	int grew;             /* a check under LK__RULE_SOFT_GROWTH found the growth guard tripped */
+	lk_stats *stats;
+	lk_history *hist;
+	double t0;
+	int64_t row_updates;
+	int iterations;       /* outer iterations done, set by the method */
+	int inner_iterations;
+	int subspace_steps;
+	int used_best;
+	lk_stop_reason stop;
+	lk__rng rng;
+} lk__ctx;
+
+/* The merit (or, for the Newton methods, the iterate) has grown this many times over the start: the iteration
+ * is diverging (Miyamoto & Yamashita 2019 report instability of AMGS for small alpha on Pool 2). */
+#define LK_DIVERGENCE_FACTOR 1e8
+
+/* Sets up the best iterate and the growth scale from the start's metrics m0 (lk_solve, before the method). A
+ * start whose merit is 0 without being a solution (the merit "modified", sum |lambda_i| |w_i| of Erleben 2013
+ * eq. 106, is 0 at lambda = 0 whatever the problem) gives no scale and is no best iterate to fall back to. */
+void lk__monitor_start(lk__ctx *c, const lk_metrics *m0);
+
+/* Called by every iterative method after iteration `iter` (1-based) with the largest |change| of lambda
+ * in that iteration. Evaluates the merit when a tolerance or the history needs it, records history,
+ * tracks the best iterate and applies the stopping rules of Erleben 2013 sec. 6 and the non-finite guard.
+ * Returns LK_STOP_NONE to continue. */
+lk_stop_reason lk__monitor(lk__ctx *c, int iter, double max_change);
+/* lk__monitor for a method that has evaluated the metrics m of its new iterate anyway (the Newton methods,
+ * whose next iteration needs w): the non-finite and growth guards and the best iterate then cost nothing
+ * and run at every iteration, not only when a tolerance or the history asks for the merit. */
+lk_stop_reason lk__monitor_metrics(lk__ctx *c, int iter, double max_change, const lk_metrics *m);
+
+/* What a checkpoint of a method with phases of its own (PGS-SM) asks of lk__checkpoint. */
+enum {
+	LK__RULE_RECORD = 1,      /* record the history entry */
+	LK__RULE_SOFT_GROWTH = 2  /* growth sets c->grew and continues, rather than stopping as diverged */
+};
+/* The same rules at a checkpoint where the method evaluates the merit of the current iterate in any case:
+ * non-finite, growth, best iterate, tol_abs, tol_rel, tol_stag; not the iteration limit, which such a method
+ * counts itself. */
+lk_stop_reason lk__checkpoint(lk__ctx *c, int iter, double max_change, unsigned rules);
+/* Whether the metrics m of the current iterate meet the absolute rule (Erleben 2013 eq. 107), a value the
+ * configured merit is blind to excepted (monitor.c). */
+int lk__merit_solved(const lk__ctx *c, const lk_metrics *m);
+/* Whether the history has room for another entry; lk__record appends one. */
+int lk__history_wanted(const lk__ctx *c);
+void lk__record(lk__ctx *c, int iter, const lk_metrics *m);
+
+/* Evaluates the current iterate's metrics (w from du or CSR). */
+void lk__current_metrics(lk__ctx *c, lk_metrics *m);
+/* Restores the best iterate seen; keeps du consistent. */
+void lk__restore_best(lk__ctx *c);
+/* Saves the current iterate as best if its merit is lower. */
+void lk__offer_best(lk__ctx *c, double merit);
+/* Sets lambda to x (n entries) and makes du consistent. */
+void lk__set_lambda(lk__ctx *c, const double *x);
+
+#endif

@@ -1,0 +1,265 @@
+/* The row kernels every Gauss-Seidel method shares: w_i and the du update of the row form (production and
+ * plain scalar reference side by side; tests/test_kernel.c compares them), the sweep cursor, the bounds and
+ * the clamp. Header-only: they are inlined into each sweep. */
+#ifndef LCPKIT_KERNEL_H
+#define LCPKIT_KERNEL_H
+
+#include "debug.h"
+#include "problem.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Two doubles in one SSE2 register (GCC / Clang vector extension; plain C operators on it). Loads and stores go
+ * through memcpy so that no alignment is assumed; on x86-64 they become single unaligned moves. */
+typedef double lk__v2d __attribute__((vector_size(16)));
+
+static inline lk__v2d lk__ld2(const double *x)
+{
+	lk__v2d v;
+	memcpy(&v, x, sizeof v);
+	return v;
+}
+
+static inline void lk__st2(double *x, lk__v2d v)
+{
+	memcpy(x, &v, sizeof v);
+}
+
+/* The dot product of two 12-vectors held as six pairs of lanes, (x0 y0 + x1 y1 + x2 y2) + (x3 y3 + x4 y4 +
+ * x5 y5), then the lanes: two short trees, one per body, not one chain of twelve additions, which shortens the
+ * dependency from one row update to the next. The order is fixed, so the result is the same on every run of a
+ * build; every row kernel sums J du this way. */
+static inline double lk__tree12(lk__v2d x0, lk__v2d x1, lk__v2d x2, lk__v2d x3, lk__v2d x4, lk__v2d x5, lk__v2d y0,
+                                lk__v2d y1, lk__v2d y2, lk__v2d y3, lk__v2d y4, lk__v2d y5)
+{
+	lk__v2d sa = (x0 * y0 + x1 * y1) + x2 * y2;
+	lk__v2d sb = (x3 * y3 + x4 * y4) + x5 * y5;
+	lk__v2d s = sa + sb;
+	return s[0] + s[1];
+}
+
+/* J_i du for the row form, the coupling part of w_i. */
+static inline double lk__row_jdu(const lk__row *r, const double *du)
+{
+	const double *da = du + 6 * (size_t)r->a, *db = du + 6 * (size_t)r->b;
+	return lk__tree12(lk__ld2(r->J), lk__ld2(r->J + 2), lk__ld2(r->J + 4), lk__ld2(r->J + 6), lk__ld2(r->J + 8),
+	                  lk__ld2(r->J + 10), lk__ld2(da), lk__ld2(da + 2), lk__ld2(da + 4), lk__ld2(db), lk__ld2(db + 2),
+	                  lk__ld2(db + 4));
+}
+
+/* w_i = (A lambda + q)_i for the row form, given du = M^-1 J^T lambda: the production kernel (it may differ
+ * from lk__row_w_ref in the last bits). */
+static inline double lk__row_w(const lk__row *r, const double *du, double lambda_i)
+{
+	return (r->q + r->s * lambda_i) + lk__row_jdu(r, du);
+}
+
+/* start + J_i du as one scalar chain in index order: the plain reference of the products above, and the
+ * product of the methods whose rounding is defined by it (PGS-SM's subspace products, the Newton methods). */
+static inline double lk__row_dot_ref(const lk__row *r, const double *du, double start)
+{
+	const double *da = du + 6 * (size_t)r->a, *db = du + 6 * (size_t)r->b;
+	double w = start;
+	for (int k = 0; k < 6; ++k)
+		w += r->J[k] * da[k] + r->J[6 + k] * db[k];
+	return w;
+}
+
+/* The plain scalar reference of lk__row_w: one chain in index order. Tests compare the two. */
+static inline double lk__row_w_ref(const lk__row *r, const double *du, double lambda_i)
+{
+	return lk__row_dot_ref(r, du, r->q + r->s * lambda_i);
+}
+
+/* du += M^-1 J_i^T dl. Every element is one product and one sum, so the two-lane form gives bitwise the
+ * results of lk__row_apply_ref. All loads come before the stores: a row's two slots are distinct (a != b,
+ * lk_problem_add_row), and the compiler need not assume that they overlap. */
+static inline void lk__row_apply(const lk__row *r, double *du, double dl)
+{
+	LK_ASSERT(r->a != r->b);
+	double *da = du + 6 * (size_t)r->a, *db = du + 6 * (size_t)r->b;
+	const lk__v2d d = {dl, dl};
+	lk__v2d a0 = lk__ld2(da), a1 = lk__ld2(da + 2), a2 = lk__ld2(da + 4);
+	lk__v2d b0 = lk__ld2(db), b1 = lk__ld2(db + 2), b2 = lk__ld2(db + 4);
+	a0 += lk__ld2(r->MJ) * d;
+	a1 += lk__ld2(r->MJ + 2) * d;
+	a2 += lk__ld2(r->MJ + 4) * d;
+	b0 += lk__ld2(r->MJ + 6) * d;
+	b1 += lk__ld2(r->MJ + 8) * d;
+	b2 += lk__ld2(r->MJ + 10) * d;
+	lk__st2(da, a0);
+	lk__st2(da + 2, a1);
+	lk__st2(da + 4, a2);
+	lk__st2(db, b0);
+	lk__st2(db + 2, b1);
+	lk__st2(db + 4, b2);
+}
+
+static inline void lk__row_apply_ref(const lk__row *r, double *du, double dl)
+{
+	double *da = du + 6 * (size_t)r->a, *db = du + 6 * (size_t)r->b;
+	for (int k = 0; k < 6; ++k) {
+		da[k] += r->MJ[k] * dl;
+		db[k] += r->MJ[6 + k] * dl;
+	}
+}
+
+/* The sweep cursor of the production Gauss-Seidel kernels (PGS, pgs.c; AMGS, amgs.c). Consecutive rows of a
+ * contact (3 rows; the 4 x 3 rows of a box on a box) act on the same two bodies, so each row update needs the
+ * velocity slots the one before has just changed: a chain that runs through every row. The cursor shortens it
+ * in two ways:
+ * - the two bodies' slots stay in registers while consecutive rows act on the same pair, so that a row does
+ *   not wait for the store of the one before to be forwarded to its loads (the slots are still stored after
+ *   every row: du is current throughout);
+ * - when the next row acts on the same pair, its coupling term is split at the current row: with
+ *   du' = du + M^-1 J_i^T d_i,
+ *       g J_{i+1} du' = g J_{i+1} du + (g J_{i+1} M^-1 J_i^T) d_i = g J_{i+1} du + g A_{i+1,i} d_i,
+ *   and both products on the right are formed before d_i is known (lk__cursor_apply, from du as it was
+ *   before row i changed it), so that the chain from one row to the next carries one product and one sum
+ *   instead of the slots' update and a dot product of twelve. The two sides are the same number up to
+ *   rounding; the order of every operation is fixed, so the result is the same on every run of a build. */
+typedef struct lk__pair_cursor {
+	int32_t a, b;
+	int ready;                      /* x, c hold the next row's split coupling term */
+	double x, c, d_last;            /* g J_{i+1} du, g A_{i+1,i}, d_i */
+	lk__v2d a0, a1, a2, b0, b1, b2; /* du of the pair */
+} lk__pair_cursor;
+
+static inline void lk__cursor_init(lk__pair_cursor *k)
+{
+	const lk__v2d z = {0, 0};
+	k->a = k->b = -1;
+	k->ready = 0;
+	k->x = k->c = k->d_last = 0.0;
+	k->a0 = k->a1 = k->a2 = k->b0 = k->b1 = k->b2 = z;
+}
+
+/* lk__tree12 of g x and y: g applied to x (to J, which waits for nothing) rather than to the sum. */
+static inline double lk__gdot12(const double *x, double g, lk__v2d y0, lk__v2d y1, lk__v2d y2, lk__v2d y3, lk__v2d y4,
+                                lk__v2d y5)
+{
+	const lk__v2d gg = {g, g};
+	return lk__tree12(lk__ld2(x) * gg, lk__ld2(x + 2) * gg, lk__ld2(x + 4) * gg, lk__ld2(x + 6) * gg,
+	                  lk__ld2(x + 8) * gg, lk__ld2(x + 10) * gg, y0, y1, y2, y3, y4, y5);
+}
+
+/* g J_r du for row r, the coupling part of g w_r. */
+static inline double lk__cursor_gjdu(lk__pair_cursor *k, const lk__row *r, const double *du, double g)
+{
+	if (k->ready) /* r is the row lk__cursor_apply prepared: the split term */
+		return k->x + k->c * k->d_last;
+	if (r->a != k->a || r->b != k->b) {
+		const double *da = du + 6 * (size_t)r->a, *db = du + 6 * (size_t)r->b;
+		k->a0 = lk__ld2(da);
+		k->a1 = lk__ld2(da + 2);
+		k->a2 = lk__ld2(da + 4);
+		k->b0 = lk__ld2(db);
+		k->b1 = lk__ld2(db + 2);
+		k->b2 = lk__ld2(db + 4);
+		k->a = r->a;
+		k->b = r->b;
+	}
+	return lk__gdot12(r->J, g, k->a0, k->a1, k->a2, k->b0, k->b1, k->b2);
+}
+
+/* du += M^-1 J_r^T d for the row the cursor holds (after lk__cursor_gjdu on r), lk__row_apply's arithmetic
+ * operation for operation, applied unconditionally: adding 0 M^-1 J^T leaves du as it is, and no
+ * unpredictable branch stalls the chain. `next` (or NULL) is the row the sweep visits next and g_next its
+ * factor: when it acts on the same pair, its split coupling term is formed here. Always inlined: it is used
+ * from three sweeps, and a call per row update (GCC's size estimate once put it out of line) cost 20 % more
+ * instructions per update. */
+static inline __attribute__((always_inline)) void lk__cursor_apply(lk__pair_cursor *k, const lk__row *r, double *du,
+                                                                   double d, const lk__row *next, double g_next)
+{
+	k->ready = 0;
+	if (next && next->a == r->a && next->b == r->b) {
+		k->x = lk__gdot12(next->J, g_next, k->a0, k->a1, k->a2, k->b0, k->b1, k->b2);
+		k->c = lk__gdot12(next->J, g_next, lk__ld2(r->MJ), lk__ld2(r->MJ + 2), lk__ld2(r->MJ + 4),
+		                  lk__ld2(r->MJ + 6), lk__ld2(r->MJ + 8), lk__ld2(r->MJ + 10));
+		k->ready = 1;
+	}
+	k->d_last = d;
+	LK_ASSERT(r->a == k->a && r->b == k->b && r->a != r->b);
+	double *da = du + 6 * (size_t)r->a, *db = du + 6 * (size_t)r->b;
+	const lk__v2d dd = {d, d};
+	k->a0 += lk__ld2(r->MJ) * dd;
+	k->a1 += lk__ld2(r->MJ + 2) * dd;
+	k->a2 += lk__ld2(r->MJ + 4) * dd;
+	k->b0 += lk__ld2(r->MJ + 6) * dd;
+	k->b1 += lk__ld2(r->MJ + 8) * dd;
+	k->b2 += lk__ld2(r->MJ + 10) * dd;
+	lk__st2(da, k->a0);
+	lk__st2(da + 2, k->a1);
+	lk__st2(da + 4, k->a2);
+	lk__st2(db, k->b0);
+	lk__st2(db + 2, k->b1);
+	lk__st2(db + 4, k->b2);
+}
+
+/* Rows ahead whose records the sweeps prefetch: far enough to cover a miss to the last-level cache at the
+ * sweep's pace (tens of nanoseconds per row), near enough that the lines are still in L1 when the row comes
+ * up (best of 0, 3, 6, 10, 16, 24 at 10^6 rows). */
+#ifndef LK_SWEEP_PREFETCH
+#define LK_SWEEP_PREFETCH 6
+#endif
+
+/* Prefetches the record of the row the sweep reaches LK_SWEEP_PREFETCH rows after position k. */
+static inline void lk__prefetch_ahead(const lk__row *rows, const int *perm, int k, int count)
+{
+	if (k + LK_SWEEP_PREFETCH < count) {
+		const char *x = (const char *)&rows[perm ? perm[k + LK_SWEEP_PREFETCH] : k + LK_SWEEP_PREFETCH];
+		__builtin_prefetch(x, 0, 3);
+		__builtin_prefetch(x + 64, 0, 3);
+		__builtin_prefetch(x + 128, 0, 3);
+		__builtin_prefetch(x + 192, 0, 3);
+	}
+}
+
+/* w_i for the matrix form. */
+static inline double lk__csr_w(const lk_problem *p, int i, const double *lambda)
+{
+	double w = p->rows[i].q;
+	for (int k = p->row_ptr[i]; k < p->row_ptr[i + 1]; ++k)
+		w += p->val[k] * lambda[p->col[k]];
+	return w;
+}
+
+/* w_i for either form (du is ignored by the matrix form). */
+static inline double lk__w(const lk_problem *p, int i, const double *lambda, const double *du)
+{
+	if (p->form == LK_FORM_ROWS)
+		return lk__row_w(&p->rows[i], du, lambda[i]);
+	return lk__csr_w(p, i, lambda);
+}
+
+/* A friction row: its bounds come from its normal row's lambda through findex (the set T of Poulsen et al.
+ * 2010 eq. 19). */
+static inline int lk__is_friction(const lk__row *r)
+{
+	return r->findex >= 0;
+}
+
+/* Effective bounds of row i: friction rows take theirs from their normal row's lambda. */
+static inline void lk__bounds(const lk__row *r, const double *lambda, double *lo, double *hi)
+{
+	if (r->findex >= 0) {
+		double h = r->mu * fabs(lambda[r->findex]);
+		*lo = -h;
+		*hi = h;
+	} else {
+		*lo = r->lo;
+		*hi = r->hi;
+	}
+}
+
+/* mid(lo, x, hi) for lo <= hi; a NaN x stays NaN (and NaN bounds leave x as it is). Written as two
+ * selections that each match one SSE2 min/max instruction exactly, so no branch is needed; for lo <= hi it
+ * gives what x < lo ? lo : (x > hi ? hi : x) gives, bit for bit. */
+static inline double lk__clamp(double x, double lo, double hi)
+{
+	double t = hi < x ? hi : x;
+	return lo > t ? lo : t;
+}
+
+#endif

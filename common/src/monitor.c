@@ -1,0 +1,191 @@
+/* The monitor: the one home of the stopping rules (Erleben 2013 sec. 6), the history, the non-finite and
+ * divergence guards and the best iterate, for every method. */
+#include "context.h"
+
+#include "kernel.h"
+
+#include <string.h>
+
+void lk__current_metrics(lk__ctx *c, lk_metrics *m)
+{
+	const lk_problem *p = c->p;
+	for (int i = 0; i < c->n; ++i)
+		c->w[i] = lk__w(p, i, c->lambda, c->du);
+	lk__metrics_from_w(p, c->lambda, c->w, m);
+}
+
+void lk__set_lambda(lk__ctx *c, const double *x)
+{
+	if (x != c->lambda)
+		memcpy(c->lambda, x, (size_t)c->n * sizeof(double));
+	if (c->p->form == LK_FORM_ROWS)
+		lk__recompute_du(c->p, c->lambda, c->du);
+}
+
+void lk__offer_best(lk__ctx *c, double merit)
+{
+	if (!(merit < c->best_merit))
+		return;
+	memcpy(c->best, c->lambda, (size_t)c->n * sizeof(double));
+	c->best_merit = merit;
+	c->have_best = 1;
+}
+
+void lk__restore_best(lk__ctx *c)
+{
+	lk__set_lambda(c, c->best);
+	c->used_best = 1;
+}
+
+void lk__record(lk__ctx *c, int iter, const lk_metrics *m)
+{
+	lk_history *h = c->hist;
+	if (!h || !h->entries || h->count >= h->capacity)
+		return;
+	lk_history_entry *e = &h->entries[h->count++];
+	e->iteration = iter;
+	e->res = m->res;
+	e->theta = m->theta;
+	e->fischer = m->fischer;
+	e->seconds = lk__now() - c->t0;
+	e->row_updates = c->row_updates;
+}
+
+/* The rules of a check at which the merit of the current iterate is known (metrics m): the non-finite and
+ * growth guards and the best iterate always; the history and the tolerances only when `need` says that a
+ * tolerance or the history asked for this check. */
+/* The merit "modified", x^T |A x + b| (Erleben 2013 eq. 106), "does not work for x = 0": a row with
+ * lambda_i = 0 adds nothing whatever its w_i, so the merit is 0 at a cold start, and after a sweep that left
+ * every row at 0 or at w = 0, without a solution in sight. A value of 0 where RES is not 0 is such a blind
+ * value: it is no solution for the absolute rule and no best iterate. */
+static int merit_blind(const lk__ctx *c, const lk_metrics *m, double merit)
+{
+	return c->cfg->merit == LK_MERIT_MODIFIED && merit == 0.0 && m->res > 0.0;
+}
+
+int lk__merit_solved(const lk__ctx *c, const lk_metrics *m)
+{
+	double merit = lk__merit_value(m, c->cfg->merit);
+	return c->cfg->tol_abs > 0 && merit < c->cfg->tol_abs && !merit_blind(c, m, merit);
+}
+
+static lk_stop_reason merit_rules(lk__ctx *c, int iter, const lk_metrics *m, int need, int record, int soft_growth)
+{
+	const lk_solver_config *cfg = c->cfg;
+	double merit = lk__merit_value(m, cfg->merit);
+	if (!isfinite(merit)) {
+		lk__restore_best(c);
+		return LK_STOP_NONFINITE;
+	}
+	c->evaluated = 1;
+	c->merit = merit;
+	if (record)
+		lk__record(c, iter, m);
+	int blind = merit_blind(c, m, merit);
+	if (!blind)
+		lk__offer_best(c, merit);
+	/* Growth is measured against the start's merit. A start with merit 0 gives no scale: with the merit
+	 * "modified" (sum |lambda_i| |w_i|, Erleben 2013 eq. 106) a cold start lambda = 0 has merit 0 whether
+	 * or not it solves the problem, and any later iterate above 1 would count as diverged; for the other
+	 * merits a start with merit 0 is a solution. The rule then waits; the end check of lk_solve on RES
+	 * (LK_UNSTABLE_FACTOR) still applies. */
+	int have_scale = c->initial_merit > 0;
+	if (have_scale && merit > LK_DIVERGENCE_FACTOR * fmax(c->initial_merit, 1e-300) && merit > 1.0) {
+		if (soft_growth) {
+			c->grew = 1;
+			return LK_STOP_NONE;
+		}
+		lk__restore_best(c);
+		return LK_STOP_DIVERGED;
+	}
+	if (!need || blind)
+		return LK_STOP_NONE;
+	if (cfg->tol_abs > 0 && merit < cfg->tol_abs)
+		return LK_STOP_ABSOLUTE;
+	if (cfg->tol_rel > 0 && isfinite(c->last_merit) &&
+	    fabs(merit - c->last_merit) < cfg->tol_rel * fabs(c->last_merit))
+		return LK_STOP_RELATIVE;
+	c->last_merit = merit;
+	return LK_STOP_NONE;
+}
+
+/* Whether a tolerance or the history asks for the merit at this check. */
+int lk__history_wanted(const lk__ctx *c)
+{
+	return c->hist && c->hist->entries && c->hist->count < c->hist->capacity;
+}
+
+static int merit_needed(const lk__ctx *c, int iter)
+{
+	const lk_solver_config *cfg = c->cfg;
+	return (cfg->tol_abs > 0 || cfg->tol_rel > 0 || lk__history_wanted(c)) &&
+	       (iter % cfg->check_every == 0 || iter >= cfg->max_iterations);
+}
+
+static lk_stop_reason change_rules(const lk__ctx *c, int iter, double max_change, int count_iterations)
+{
+	const lk_solver_config *cfg = c->cfg;
+	if (cfg->tol_stag > 0 && max_change < cfg->tol_stag)
+		return LK_STOP_STAGNATION;
+	if (count_iterations && iter >= cfg->max_iterations)
+		return LK_STOP_ITERATIONS;
+	return LK_STOP_NONE;
+}
+
+lk_stop_reason lk__monitor(lk__ctx *c, int iter, double max_change)
+{
+	if (!isfinite(max_change)) {
+		lk__restore_best(c);
+		return LK_STOP_NONFINITE;
+	}
+	c->evaluated = 0;
+	/* a sweep does not produce the merit, and evaluating it costs about a sweep: only when asked */
+	if (merit_needed(c, iter)) {
+		lk_metrics m;
+		lk__current_metrics(c, &m);
+		lk_stop_reason r = merit_rules(c, iter, &m, 1, 1, 0);
+		if (r != LK_STOP_NONE)
+			return r;
+	}
+	return change_rules(c, iter, max_change, 1);
+}
+
+lk_stop_reason lk__monitor_metrics(lk__ctx *c, int iter, double max_change, const lk_metrics *m)
+{
+	if (!isfinite(max_change)) {
+		lk__restore_best(c);
+		return LK_STOP_NONFINITE;
+	}
+	c->evaluated = 0;
+	int need = merit_needed(c, iter);
+	lk_stop_reason r = merit_rules(c, iter, m, need, need, 0);
+	if (r != LK_STOP_NONE)
+		return r;
+	return change_rules(c, iter, max_change, 1);
+}
+
+lk_stop_reason lk__checkpoint(lk__ctx *c, int iter, double max_change, unsigned rules)
+{
+	lk_metrics m;
+	lk__current_metrics(c, &m);
+	if (!isfinite(max_change)) {
+		lk__restore_best(c);
+		return LK_STOP_NONFINITE;
+	}
+	c->evaluated = 0;
+	lk_stop_reason r = merit_rules(c, iter, &m, 1, (rules & LK__RULE_RECORD) != 0, (rules & LK__RULE_SOFT_GROWTH) != 0);
+	if (r != LK_STOP_NONE || c->grew)
+		return r;
+	return change_rules(c, iter, max_change, 0);
+}
+
+void lk__monitor_start(lk__ctx *c, const lk_metrics *m0)
+{
+	c->initial_merit = lk__merit_value(m0, c->cfg->merit);
+	c->last_merit = c->initial_merit;
+	memcpy(c->best, c->lambda, (size_t)c->n * sizeof(double));
+	/* a start the merit is blind to offers no best: any later iterate beats it */
+	c->best_merit = merit_blind(c, m0, c->initial_merit) ? INFINITY : c->initial_merit;
+	c->have_best = 1;
+	lk__record(c, 0, m0);
+}

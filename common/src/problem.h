@@ -1,0 +1,70 @@
+/* The problem's storage: the 256-byte row record every Gauss-Seidel row update reads, and struct lk_problem.
+ * problem.c builds and validates it; the kernels (kernel.h) and every method read it. */
+#ifndef LCPKIT_PROBLEM_H
+#define LCPKIT_PROBLEM_H
+
+#include "arena.h"
+#include "lcpkit/lcpkit.h"
+
+#include <stdalign.h>
+#include <stddef.h>
+
+/* One row record: everything a Gauss-Seidel row update reads, contiguous: 256 bytes, four cache lines,
+ * 64-byte aligned (J, MJ and the scalars each start a line). The matrix form uses only the scalar part.
+ * Body slots a and b index du; the static world is the zero slot nbodies (its MJ is 0, so it stays zero).
+ * 1 / A_ii lives beside the records in lk_problem.inv_diag: the record has no room left. */
+typedef struct lk__row {
+	alignas(64)
+	double J[12];   /* J_a (v, w), J_b (v, w) */
+	double MJ[12];  /* M_a^-1 J_a^T, M_b^-1 J_b^T */
+	double q;       /* J u* - c (row form) or q_i (matrix form) */
+	double s;       /* CFM (row form); 0 in the matrix form, where it is part of A */
+	double diag;    /* A_ii */
+	double lo, hi, mu;
+	int32_t a, b;
+	int32_t findex;
+	int32_t kind;
+} lk__row;
+
+struct lk_problem {
+	lk_form form;
+	int nbodies, nrows;
+	int cap_bodies, cap_rows;
+	lk_body_def *bodies;   /* as given */
+	lk_row_def *defs;      /* row form: as given (cold data: c, id, point) */
+	lk__row *rows;         /* hot records */
+	double *lambda;        /* nrows */
+	double *du;            /* (nbodies + 1) * 6: M^-1 J^T lambda per body, last slot the static world */
+	double *inv_diag;      /* nrows: 1 / A_ii (0 where A_ii <= 0), so that sweeps multiply instead of divide */
+	int du_valid;          /* du matches lambda */
+	/* matrix form */
+	int nnz;
+	int *row_ptr, *col;
+	double *val;
+	double *qv;            /* q as a plain array (matrix form) */
+	int validated;
+	lk__arena arena;
+	char error[256];
+};
+
+lk_status lk__fail(lk_problem *p, lk_status st, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void lk__clear_error(lk_problem *p);
+
+/* The layout the kernels and the prefetcher rely on (four cache lines, J, MJ and the scalars each starting one). */
+_Static_assert(sizeof(lk__row) == 256, "lk__row is four cache lines");
+_Static_assert(alignof(lk__row) == 64, "lk__row starts a cache line");
+_Static_assert(offsetof(lk__row, MJ) == 96 && offsetof(lk__row, q) == 192, "J, MJ, scalars at fixed offsets");
+
+/* Recomputes du = M^-1 J^T lambda from scratch (row form). */
+void lk__recompute_du(lk_problem *p, const double *lambda, double *du);
+/* w = A x + q (q_plus) or A x, using tmp_du ((nbodies+1)*6 doubles) as scratch in the row form. */
+void lk__apply(const lk_problem *p, const double *x, double *w, int q_plus, double *tmp_du);
+
+
+/* Metrics of lambda given w = A lambda + q (merit.c). */
+void lk__metrics_from_w(const lk_problem *p, const double *lambda, const double *w, lk_metrics *m);
+/* The configured merit's value in the metrics (merit.c). */
+double lk__merit_value(const lk_metrics *m, lk_merit merit);
+
+#endif

@@ -1,0 +1,218 @@
+/* The sweep layer: the projected Gauss-Seidel row update in its production and reference forms, the modulus
+ * iteration of AMGS on the same skeleton, and the loop every Gauss-Seidel method runs.
+ *
+ * Erleben 2013 sec. 5.2-5.3: x_i <- mid(lo_i, x_i - w r_i / A_ii, hi_i) with r = A x + b, one row at a time,
+ * so that every update sees the rows updated before it. In the row form r_i is evaluated matrix-free from
+ * the per-body accumulator du = M^-1 J^T lambda (docs/maths.md), O(12) per row. */
+#include "sweep.h"
+
+#include "kernel.h"
+#include "ordering.h"
+
+#include <string.h>
+
+int lk__first_bad_diagonal(const lk_problem *p)
+{
+	for (int i = 0; i < p->nrows; ++i)
+		if (!(p->rows[i].diag > 0.0))
+			return i;
+	return -1;
+}
+
+/* The reference sweep: the update exactly as Erleben 2013 sec. 5.2 writes it, plain scalar code. */
+double lk__pgs_sweep_ref(lk__ctx *c, const int *perm, int count, double w_relax)
+{
+	const lk_problem *p = c->p;
+	double *lambda = c->lambda;
+	double max_change = 0.0;
+	if (p->form == LK_FORM_ROWS) {
+		double *du = c->du;
+		for (int k = 0; k < count; ++k) {
+			int i = perm ? perm[k] : k;
+			const lk__row *r = &p->rows[i];
+			double lo, hi;
+			lk__bounds(r, lambda, &lo, &hi);
+			double w = lk__row_w_ref(r, du, lambda[i]);
+			double next = lk__clamp(lambda[i] - w_relax * w / r->diag, lo, hi);
+			double d = next - lambda[i];
+			if (d != 0.0) {
+				lambda[i] = next;
+				lk__row_apply_ref(r, du, d);
+			}
+			/* written so that a NaN change wins */
+			if (!(fabs(d) <= max_change))
+				max_change = fabs(d);
+		}
+	} else {
+		for (int k = 0; k < count; ++k) {
+			int i = perm ? perm[k] : k;
+			const lk__row *r = &p->rows[i];
+			double lo, hi;
+			lk__bounds(r, lambda, &lo, &hi);
+			double w = lk__csr_w(p, i, lambda);
+			double next = lk__clamp(lambda[i] - w_relax * w / r->diag, lo, hi);
+			double d = next - lambda[i];
+			lambda[i] = next;
+			if (!(fabs(d) <= max_change))
+				max_change = fabs(d);
+		}
+	}
+	c->row_updates += count;
+	return max_change;
+}
+
+/* The production sweep of the row form. The same update as the reference, arranged for the chain that runs
+ * through du from one row to the next (consecutive rows of a contact share both bodies):
+ * - g J_i du (g = w_relax / A_ii, stored: a multiplication instead of a division) through the sweep cursor
+ *   (internal.h), and the part of lambda_i - g w_i that does not wait for the rows before,
+ *   lambda_i - g (q_i + s_i lambda_i), taken first: after the loads of du the chain carries one product, the
+ *   sums and one difference;
+ * - branch-free clamp and maximum, and the change applied unconditionally;
+ * - the two bodies' velocity slots kept in registers while consecutive rows act on the same pair;
+ * - records prefetched a few rows ahead.
+ * lk__row_apply's arithmetic is kept operation for operation; w_i is rounded differently from lk__row_w.
+ * `staggered` (the set sweeps of ESP and GSP, ordering.c): a friction row whose box is {0} gets 0, and is
+ * skipped when its lambda is 0 already. `err` (or NULL) receives 1/2 sum H_i^2 over the rows swept (Poulsen
+ * et al. eq. 22), each H_i from w just before row i's update. */
+static inline __attribute__((always_inline)) double sweep_rows_impl(lk__ctx *c, const int *perm, int count,
+                                                                     double w_relax, int staggered, double *err,
+                                                                     const double *gh, double *y)
+{
+	const lk_problem *p = c->p;
+	const lk__row *rows = p->rows;
+	const double *inv = p->inv_diag;
+	double *lambda = c->lambda, *du = c->du;
+	const double inv_w = gh ? 1.0 : 1.0 / w_relax;
+	double max_change = 0.0, hh = 0.0;
+	int nonfinite = 0;
+	lk__pair_cursor cur;
+	lk__cursor_init(&cur);
+	for (int k = 0; k < count; ++k) {
+		lk__prefetch_ahead(rows, perm, k, count);
+		const int i = perm ? perm[k] : k;
+		const lk__row *r = &rows[i];
+		const double li = lambda[i], g = gh ? gh[2 * i] : w_relax * inv[i];
+		/* friction rows: [-mu |lambda_n|, mu |lambda_n|] (docs/maths.md); the others their own bounds */
+		double lo = r->lo, hi = r->hi;
+		if (r->findex >= 0) {
+			hi = r->mu * fabs(lambda[r->findex]);
+			lo = -hi;
+		}
+		/* the staggered schedules: a friction row whose box is {0} gets 0 whatever w is */
+		const int zero_box = staggered && r->findex >= 0 && hi == 0.0;
+		if (zero_box && li == 0.0) {
+			/* nothing moves and H = 0; the split term prepared for this row is dropped */
+			cur.ready = 0;
+			continue;
+		}
+		/* the modulus iteration keeps y_i, whose own part relaxes towards lambda_i by h_i (amgs.c, (M3)) */
+		const double own = gh ? y[i] + gh[2 * i + 1] * (li - y[i]) : li;
+		const double base = own - g * (r->q + r->s * li);
+		const double step = base - lk__cursor_gjdu(&cur, r, du, g);
+		const double next = zero_box ? 0.0 : lk__clamp(step, lo, hi);
+		if (gh)
+			y[i] = step;
+		if (err) {
+			/* w recovered off the chain from the step: w_i = (lambda_i - (lambda_i - g w_i)) A_ii / w */
+			double w = (li - step) * (r->diag * inv_w);
+			double h = zero_box ? li : li - lk__clamp(li - w, lo, hi);
+			hh += h * h;
+		}
+		const double d = next - li;
+		lambda[i] = next;
+		const int in = k + 1 < count ? (perm ? perm[k + 1] : k + 1) : -1;
+		const double g_next = in < 0 ? 0.0 : gh ? gh[2 * in] : w_relax * inv[in];
+		lk__cursor_apply(&cur, r, du, d, in >= 0 ? &rows[in] : NULL, g_next);
+		double ad = fabs(d);
+		max_change = ad > max_change ? ad : max_change;
+		nonfinite |= ad != ad;
+	}
+	c->row_updates += count;
+	if (err)
+		*err = 0.5 * hh;
+	return nonfinite ? NAN : max_change;
+}
+
+double lk__pgs_sweep_set(lk__ctx *c, const int *rows, int count, double w_relax, double *err)
+{
+	/* two specialisations, with and without the error (sweep_rows_impl is always inlined) */
+	if (err)
+		return sweep_rows_impl(c, rows, count, w_relax, 1, err, NULL, NULL);
+	return sweep_rows_impl(c, rows, count, w_relax, 1, NULL, NULL, NULL);
+}
+
+/* The matrix form (CSR): w_i from row i of A; PGS/PSOR (gh NULL: g_i = w_relax / A_ii) or the modulus
+ * iteration (gh, y), on one skeleton as in the row form. */
+static inline __attribute__((always_inline)) double sweep_csr_impl(lk__ctx *c, const int *perm, int count,
+                                                                    double w_relax, const double *gh, double *y)
+{
+	const lk_problem *p = c->p;
+	const double *inv = p->inv_diag;
+	double *lambda = c->lambda;
+	double max_change = 0.0;
+	int nonfinite = 0;
+	for (int k = 0; k < count; ++k) {
+		int i = perm ? perm[k] : k;
+		const lk__row *r = &p->rows[i];
+		double lo, hi;
+		lk__bounds(r, lambda, &lo, &hi);
+		const double li = lambda[i], g = gh ? gh[2 * i] : w_relax * inv[i];
+		const double own = gh ? y[i] + gh[2 * i + 1] * (li - y[i]) : li;
+		const double step = own - g * lk__csr_w(p, i, lambda);
+		const double next = lk__clamp(step, lo, hi), d = next - li;
+		if (gh)
+			y[i] = step;
+		lambda[i] = next;
+		double ad = fabs(d);
+		max_change = ad > max_change ? ad : max_change;
+		nonfinite |= ad != ad;
+	}
+	c->row_updates += count;
+	return nonfinite ? NAN : max_change;
+}
+
+double lk__pgs_sweep(lk__ctx *c, const int *perm, int count, double w_relax)
+{
+	if (c->p->form == LK_FORM_ROWS)
+		return sweep_rows_impl(c, perm, count, w_relax, 0, NULL, NULL, NULL);
+	return sweep_csr_impl(c, perm, count, w_relax, NULL, NULL);
+}
+
+double lk__modulus_sweep(lk__ctx *c, const double *gh, double *y, const int *perm)
+{
+	if (c->p->form == LK_FORM_ROWS)
+		return sweep_rows_impl(c, perm, c->n, 1.0, 0, NULL, gh, y);
+	return sweep_csr_impl(c, perm, c->n, 1.0, gh, y);
+}
+
+lk_status lk__sweep_order(lk__ctx *c, int staggered_ok, int **perm_out)
+{
+	*perm_out = NULL;
+	if (c->cfg->order == LK_ORDER_NATURAL)
+		return LK_OK;
+	if (!staggered_ok && (c->cfg->order == LK_ORDER_ESP || c->cfg->order == LK_ORDER_GSP))
+		return lk__fail(c->p, LK_ERR_UNSUPPORTED, "%s: the staggered schedule %s applies to PGS and PSOR only",
+		                lk_method_name(c->cfg->method), lk_order_name(c->cfg->order));
+	int *perm = lk__arena_alloc(&c->p->arena, (size_t)c->n * sizeof(int));
+	if (!perm)
+		return lk__fail(c->p, LK_ERR_NO_MEMORY, "%s: out of memory for %d rows", lk_method_name(c->cfg->method),
+		                c->n);
+	lk_status st = lk__order_build(c, perm);
+	if (st != LK_OK)
+		return st;
+	*perm_out = perm;
+	return LK_OK;
+}
+
+void lk__sweep_until_stop(lk__ctx *c, int *perm, lk__sweep_fn sweep, void *user)
+{
+	for (int it = 1;; ++it) {
+		if (c->cfg->order == LK_ORDER_RANDOM)
+			lk__shuffle(&c->rng, perm, c->n);
+		double change = sweep(c, perm, user);
+		c->iterations = it;
+		c->stop = lk__monitor(c, it, change);
+		if (c->stop != LK_STOP_NONE)
+			return;
+	}
+}

@@ -1,0 +1,42 @@
+/* The Gauss-Seidel sweep layer (sweep.c): the one sweep skeleton that PGS, PSOR, the staggered schedules, AMGS
+ * and AMSOR, the PGS phase of PGS-SM and the PGS warm start of the Newton methods share, and the loop that runs
+ * sweeps until the monitor says stop. It calls the kernels, the orderings and the monitor; never a method or
+ * the driver. */
+#ifndef LCPKIT_SWEEP_H
+#define LCPKIT_SWEEP_H
+
+#include "context.h"
+
+/* Index of the first row whose diagonal A_ii is not positive (such a row cannot be solved by a Gauss-Seidel
+ * update), or -1. */
+int lk__first_bad_diagonal(const lk_problem *p);
+
+/* One projected Gauss-Seidel / SOR sweep over rows perm[0..count) (perm NULL: 0..count-1) with
+ * relaxation w_relax (Erleben 2013 sec. 5.2-5.3). Returns max |change of lambda| (NaN if a change was not
+ * finite). */
+double lk__pgs_sweep(lk__ctx *c, const int *perm, int count, double w_relax);
+/* The production sweep of the row form over the rows of one set of a staggered schedule (ESP, GSP): friction
+ * rows read their bounds from lambda as in lk__pgs_sweep (the schedule does not touch the normal rows while it
+ * sweeps the friction set), one whose box is {0} gets 0 and is skipped when its lambda is 0 already; err (or
+ * NULL) receives 1/2 sum H_i^2 over the set (Poulsen et al. eq. 22), each H_i just before row i's update. */
+double lk__pgs_sweep_set(lk__ctx *c, const int *rows, int count, double w_relax, double *err);
+/* The same sweep on the plain scalar reference path (lk__row_w_ref, a division by A_ii, the change applied
+ * only when non-zero): the definition the production sweep is tested against. */
+double lk__pgs_sweep_ref(lk__ctx *c, const int *perm, int count, double w_relax);
+/* One sweep of the modulus iteration of AMGS/AMSOR in impulse units (amgs.c, (M3)):
+ * y_i <- y_i + h_i (lambda_i - y_i) - g_i w_i, lambda_i <- mid(lo_i, y_i, hi_i), with gh[2 i] = g_i and
+ * gh[2 i + 1] = h_i; over perm[0..n) (NULL: natural order). Returns max |change of lambda|. */
+double lk__modulus_sweep(lk__ctx *c, const double *gh, double *y, const int *perm);
+
+/* The sweep order of the configured ordering, from the arena: NULL for the natural order. A staggered
+ * schedule (ESP, GSP) is refused with LK_ERR_UNSUPPORTED unless staggered_ok, in which case ESP's fixed
+ * order (normal rows, then friction rows) is used. */
+lk_status lk__sweep_order(lk__ctx *c, int staggered_ok, int **perm_out);
+
+/* One sweep of a method over perm (NULL: natural order); returns max |change of lambda|. */
+typedef double (*lk__sweep_fn)(lk__ctx *c, const int *perm, void *user);
+/* The Gauss-Seidel loop: reshuffle perm before each sweep for the random order, sweep, count the iteration,
+ * ask the monitor; until it says stop (the reason is left in c->stop). */
+void lk__sweep_until_stop(lk__ctx *c, int *perm, lk__sweep_fn sweep, void *user);
+
+#endif
