@@ -62,6 +62,7 @@ lk_solver_config lk_default_config(lk_method method)
 	c.pgs_sm.k_pgs = 25;
 	c.pgs_sm.k_sm = 5;
 	c.pgs_sm.best_iterate = 1;
+	c.pgs_sm.pgs_share = 0.5;
 	/* relative to the reduced right-hand side, so that it does not depend on the units of the scene; the
 	 * paper's eps_residual = 1e-15 (sec. 5) is absolute. cg_tol= tightens it. */
 	c.pgs_sm.cg_tol = 1e-10;
@@ -127,6 +128,8 @@ typedef struct param {
 #define OFF(f) offsetof(lk_solver_config, f)
 static const param params[] = {
 	{"iters", P_INT, OFF(max_iterations), M_ALL, NULL, "iteration limit"},
+	{"budget", P_DOUBLE, OFF(budget), M_ALL, NULL, "work limit in sweep-equivalents (0: off)"},
+	{"time_us", P_DOUBLE, OFF(time_budget_us), M_ALL, NULL, "time limit in microseconds (0: off)"},
 	{"tol", P_DOUBLE, OFF(tol_abs), M_ALL, NULL, "absolute tolerance on the merit"},
 	{"rtol", P_DOUBLE, OFF(tol_rel), M_ALL, NULL, "relative tolerance on the merit"},
 	{"stag", P_DOUBLE, OFF(tol_stag), M_ALL, NULL, "stagnation tolerance on lambda"},
@@ -145,6 +148,7 @@ static const param params[] = {
 	{"kpgs", P_INT, OFF(pgs_sm.k_pgs), M_SM, NULL, "PGS sweeps per outer iteration"},
 	{"ksm", P_INT, OFF(pgs_sm.k_sm), M_SM, NULL, "subspace steps per outer iteration"},
 	{"pgs_rtol", P_DOUBLE, OFF(pgs_sm.pgs_rel_tol), M_SM, NULL, "relative termination of the PGS phase"},
+	{"share", P_DOUBLE, OFF(pgs_sm.pgs_share), M_SM, NULL, "share of a budget for the PGS phases"},
 	{"reg", P_DOUBLE, OFF(pgs_sm.reg), M_SM, NULL, "regularization of A_AA"},
 	{"reg_friction", P_BOOL, OFF(pgs_sm.reg_friction_only), M_SM, NULL, "regularize friction rows only"},
 	{"lazy", P_BOOL, OFF(pgs_sm.lazy_friction), M_SM, NULL, "lazy friction bounds in the subspace"},
@@ -415,6 +419,8 @@ lk_status lk_config_validate(const lk_solver_config *cfg, char *err, size_t err_
 	CHECK(cfg->max_iterations >= 1, "iteration limit %d must be at least 1", cfg->max_iterations);
 	CHECK(finite_nonneg(cfg->tol_abs) && finite_nonneg(cfg->tol_rel) && finite_nonneg(cfg->tol_stag),
 	      "tolerances must be finite and non-negative");
+	CHECK(finite_nonneg(cfg->budget) && finite_nonneg(cfg->time_budget_us),
+	      "budget and time_us must be finite and non-negative");
 	CHECK((unsigned)cfg->merit <= LK_MERIT_MODIFIED, "unknown merit %d", (int)cfg->merit);
 	CHECK(cfg->check_every >= 1, "check interval %d must be at least 1", cfg->check_every);
 	CHECK(isfinite(cfg->sor_w) && cfg->sor_w > 0 && cfg->sor_w < 2, "relaxation w = %g must lie in (0, 2)",
@@ -432,6 +438,8 @@ lk_status lk_config_validate(const lk_solver_config *cfg, char *err, size_t err_
 	CHECK(finite_nonneg(cfg->pgs_sm.reg) && finite_nonneg(cfg->pgs_sm.pgs_rel_tol),
 	      "reg and pgs_rtol must be finite and non-negative");
 	CHECK(isfinite(cfg->pgs_sm.cg_tol) && cfg->pgs_sm.cg_tol > 0, "cg_tol must be positive");
+	CHECK(isfinite(cfg->pgs_sm.pgs_share) && cfg->pgs_sm.pgs_share > 0 && cfg->pgs_sm.pgs_share <= 1,
+	      "share must lie in (0, 1]");
 	CHECK(cfg->pgs_sm.cg_max >= 0, "cg_max must be non-negative");
 	CHECK((unsigned)cfg->newton.strategy <= LK_FISCHER_APPROXIMATION, "unknown strategy");
 	CHECK((unsigned)cfg->newton.krylov <= LK_KRYLOV_CG, "unknown Krylov solver");

@@ -28,6 +28,7 @@ typedef struct lk__ctx {
 	lk_history *hist;
 	double t0;
 	int64_t row_updates;
+	double work;          /* row updates weighted by what they cost (lk__count): the budget's unit times n */
 	int iterations;       /* outer iterations done, set by the method */
 	int inner_iterations;
 	int subspace_steps;
@@ -67,6 +68,24 @@ lk_stop_reason lk__checkpoint(lk__ctx *c, int iter, double max_change, unsigned 
 /* Whether the metrics m of the current iterate meet the absolute rule (Erleben 2013 eq. 107), a value the
  * configured merit is blind to excepted (monitor.c). */
 int lk__merit_solved(const lk__ctx *c, const lk_metrics *m);
+/* What a counted row costs against a row update of the PGS production sweep (weight 1), measured as CPU time
+ * per counted row (docs/benchmarks.md, "Work"): a row of PGS-SM's reduced product (CG on the active rows; a
+ * scatter and a gather without the sweep cursor, and the CG vector updates) 1.3-2.0, a row of a Newton
+ * product (du recomputed over every body, then GMRES's orthogonalisation) 3.5-4.0. */
+#define LK_WORK_CG_ROW 1.6
+#define LK_WORK_NEWTON_ROW 3.7
+
+/* Counts `rows` row updates of weight `weight` (1 for a sweep's row). */
+static inline void lk__count(lk__ctx *c, int64_t rows, double weight)
+{
+	c->row_updates += rows;
+	c->work += weight * (double)rows;
+}
+
+/* Work the budgets leave, in weighted row updates (INFINITY without a budget; 0 once the time is spent). The
+ * monitor stops a method with LK_STOP_BUDGET when less than half a sweep is left; a method whose steps cost
+ * less than a sweep (a CG product on the active rows) sizes them by it. */
+double lk__work_left(const lk__ctx *c);
 /* Whether the history has room for another entry; lk__record appends one. */
 int lk__history_wanted(const lk__ctx *c);
 void lk__record(lk__ctx *c, int iter, const lk_metrics *m);

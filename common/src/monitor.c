@@ -122,6 +122,16 @@ static int merit_needed(const lk__ctx *c, int iter)
 	       (iter % cfg->check_every == 0 || iter >= cfg->max_iterations);
 }
 
+double lk__work_left(const lk__ctx *c)
+{
+	double left = INFINITY;
+	if (c->cfg->budget > 0)
+		left = c->cfg->budget * (double)c->n - c->work;
+	if (c->cfg->time_budget_us > 0 && lk__now() - c->t0 >= 1e-6 * c->cfg->time_budget_us)
+		left = 0.0;
+	return left;
+}
+
 static lk_stop_reason change_rules(const lk__ctx *c, int iter, double max_change, int count_iterations)
 {
 	const lk_solver_config *cfg = c->cfg;
@@ -129,6 +139,10 @@ static lk_stop_reason change_rules(const lk__ctx *c, int iter, double max_change
 		return LK_STOP_STAGNATION;
 	if (count_iterations && iter >= cfg->max_iterations)
 		return LK_STOP_ITERATIONS;
+	/* what is left would not pay for one more sweep (a method that can spend less than a sweep asks
+	 * lk__work_left itself) */
+	if ((cfg->budget > 0 || cfg->time_budget_us > 0) && lk__work_left(c) < 0.5 * c->n)
+		return LK_STOP_BUDGET;
 	return LK_STOP_NONE;
 }
 

@@ -99,6 +99,7 @@ typedef struct newton_state {
 static void apply_A(newton_state *t, const double *x, double *y)
 {
 	const lk_problem *p = t->p;
+	lk__count(t->c, t->n, LK_WORK_NEWTON_ROW);
 	if (p->form == LK_FORM_ROWS) {
 		lk__recompute_du(t->p, x, t->tdu);
 		for (int i = 0; i < t->n; ++i)
@@ -361,10 +362,18 @@ static lk_status krylov(newton_state *t, int m, lk__matvec_fn op, const double *
 	lk__arena_reset(&t->kry);
 	lk__krylov_result kr;
 	lk_status st;
+	/* under a budget, no more products than the work left pays for (at least one, so that a direction
+	 * exists; the monitor then stops the method) */
+	int cap = t->cfg->krylov_max;
+	double left = lk__work_left(t->c);
+	if (isfinite(left)) {
+		double products = floor(left / (LK_WORK_NEWTON_ROW * (double)t->n));
+		cap = products < 1 ? 1 : products < cap ? (int)products : cap;
+	}
 	if (use_cg)
-		st = lk__cg(&t->kry, m, op, t, inv_diag, b, x, tol, t->cfg->krylov_max, &kr);
+		st = lk__cg(&t->kry, m, op, t, inv_diag, b, x, tol, cap, &kr);
 	else
-		st = lk__gmres(&t->kry, m, op, t, b, x, tol, t->cfg->gmres_restart, t->cfg->krylov_max, &kr);
+		st = lk__gmres(&t->kry, m, op, t, b, x, tol, t->cfg->gmres_restart, cap, &kr);
 	if (st == LK_OK)
 		t->c->inner_iterations += kr.iterations;
 	return st;
@@ -536,7 +545,7 @@ static int line_search(newton_state *t, double psi0, double dpsi0, double *psi_o
 		project(t, x, tau, t->dx, t->xt);
 		eval_w(t, t->xt, t->wt, t->dut);
 		psi = merit(t, t->xt, t->wt, NULL);
-		t->c->row_updates += t->n;
+		lk__count(t->c, t->n, LK_WORK_NEWTON_ROW);
 		if (psi <= psi0 + cfg->ls_alpha * tau * dpsi0 && isfinite(psi))
 			break;
 		if (tau * cfg->ls_beta < cfg->ls_tau_min) {

@@ -168,7 +168,7 @@ static void reduced_matvec(void *user, const double *x, double *y)
 			y[k] = v + s->reg[k] * x[k];
 		}
 	}
-	s->c->row_updates += na;
+	lk__count(s->c, na, LK_WORK_CG_ROW);
 }
 
 /* A checkpoint of alg. 4.3 (after the PGS phase, line 3, and after each subspace step, line 16): the merit,
@@ -195,6 +195,12 @@ static double pgs_phase(pgs_sm_state *s, int outer)
 	int cap = kpgs;
 	if (rel > 0)
 		cap = kpgs * SM_PGS_PHASE_CAP > SM_PGS_PHASE_CAP ? kpgs * SM_PGS_PHASE_CAP : SM_PGS_PHASE_CAP;
+	/* under a budget the phase takes at most its share of the work left, and always one sweep */
+	double left = lk__work_left(c);
+	if (isfinite(left)) {
+		double sweeps = floor(s->sc->pgs_share * left / (double)s->n);
+		cap = sweeps < 1 ? 1 : sweeps < cap ? (int)sweeps : cap;
+	}
 	double change = 0.0, prev = NAN;
 	for (int sweep = 1; sweep <= cap; ++sweep) {
 		if (cfg->order == LK_ORDER_RANDOM)
@@ -256,7 +262,7 @@ static lk_status subspace_step(pgs_sm_state *s, int first, double *ref, double *
 		s->x[k] = 0.0;
 		rr += w * w;
 	}
-	c->row_updates += na;
+	lk__count(c, na, 1.0);
 	double rnorm = sqrt(rr);
 	if (first)
 		*ref = rnorm;
@@ -278,8 +284,18 @@ static lk_status subspace_step(pgs_sm_state *s, int first, double *ref, double *
 			s->inv_diag[k] = d > 0 ? 1.0 / d : 1.0;
 		}
 	}
-	/* Sec. 5: CG with at most as many iterations as variables unless capped otherwise */
+	/* Sec. 5: CG with at most as many iterations as variables unless capped otherwise, and under a budget
+	 * no more products than the work left pays for (one product costs |A| row updates): the subspace step
+	 * then costs what its budget says, never a multiple of |A|^2 */
 	int cap = s->sc->cg_max > 0 ? s->sc->cg_max : na;
+	double left = lk__work_left(c);
+	if (isfinite(left)) {
+		double products = floor(left / (LK_WORK_CG_ROW * (double)na));
+		if (products < 1)
+			return LK_OK; /* no budget left for a product: the step ends with lambda as it was */
+		if (products < cap)
+			cap = (int)products;
+	}
 	lk__arena_reset(&s->cg);
 	lk__krylov_result kr;
 	lk_status st = lk__cg(&s->cg, na, reduced_matvec, s, s->inv_diag, s->rhs, s->x, s->sc->cg_tol, cap, &kr);

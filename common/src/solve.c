@@ -12,7 +12,7 @@ const char *lk_stop_reason_name(lk_stop_reason reason)
 {
 	static const char *names[LK_STOP_COUNT] = {
 		"none", "absolute", "relative", "stagnation", "iterations", "active-set",
-		"local-minimum", "non-descent", "nonfinite", "diverged", "bad-diagonal",
+		"local-minimum", "non-descent", "nonfinite", "diverged", "bad-diagonal", "budget",
 	};
 	if ((unsigned)reason >= LK_STOP_COUNT)
 		return "unknown";
@@ -169,6 +169,7 @@ lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, 
 		stats->bodies = p->nbodies;
 		stats->iterations = c.iterations;
 		stats->row_updates = c.row_updates;
+		stats->work = c.work / n;
 		stats->inner_iterations = c.inner_iterations;
 		stats->subspace_steps = c.subspace_steps;
 		stats->stop_reason = c.stop;

@@ -207,6 +207,8 @@ typedef struct lk_pgs_sm_config {
 	int k_pgs;              /* PGS sweeps per outer iteration (Silcowitz et al. alg. 4.3) */
 	int k_sm;               /* subspace steps per outer iteration */
 	double pgs_rel_tol;     /* relative termination of the PGS phase (sec. 5.1); 0 = off */
+	double pgs_share;       /* under a budget: at most this share of the work left goes to a PGS phase, the
+	                         * rest to the subspace steps (docs/solvers.md, "PGS-SM under a budget") */
 	double reg;             /* regularization A_AA + reg I (sec. 5.1); 0 = off */
 	int reg_friction_only;  /* apply reg only to friction rows */
 	int lazy_friction;      /* evaluate friction bounds lazily inside the subspace solve */
@@ -233,6 +235,9 @@ typedef struct lk_newton_config {
 typedef struct lk_solver_config {
 	lk_method method;
 	int max_iterations;     /* sweeps (Gauss-Seidel family) or outer iterations (Newton, PGS-SM) */
+	double budget;          /* work limit in sweep-equivalents, the same unit for every method: the work of
+	                         * one PGS sweep (n row updates) is 1 (docs/solvers.md, "Work"); 0 = off */
+	double time_budget_us;  /* wall-time limit of the iteration, microseconds; 0 = off */
 	double tol_abs;         /* stop when merit < tol_abs (Erleben 2013 eq. 107); 0 = off */
 	double tol_rel;         /* stop when |merit_k+1 - merit_k| < tol_rel merit_k (eq. 108); 0 = off */
 	double tol_stag;        /* stop when max |lambda_k+1 - lambda_k| < tol_stag (eq. 109); 0 = off */
@@ -279,6 +284,7 @@ typedef enum lk_stop_reason {
 	LK_STOP_NONFINITE,        /* guard: a non-finite value appeared; the best finite iterate is returned */
 	LK_STOP_DIVERGED,         /* guard: the merit grew 1e8-fold or (Newton) the iterate ran off; best iterate returned */
 	LK_STOP_BAD_DIAGONAL,     /* guard: a row has a zero or negative diagonal and cannot be solved */
+	LK_STOP_BUDGET,           /* the work budget or the time budget is spent */
 	LK_STOP_COUNT
 } lk_stop_reason;
 
@@ -306,6 +312,8 @@ typedef struct lk_stats {
 	int bodies;
 	int iterations;
 	int64_t row_updates;
+	double work;            /* sweep-equivalents spent, the unit of the budget: row updates weighted by their
+	                         * measured cost (docs/solvers.md, "Work"), divided by rows */
 	int inner_iterations;   /* Krylov / CG iterations (Newton, PGS-SM); set sweeps (ESP, GSP) */
 	int subspace_steps;     /* PGS-SM */
 	lk_stop_reason stop_reason;

@@ -1,0 +1,143 @@
+/* The work budget (docs/solvers.md, "Work"): one unit for every method, the work of one PGS sweep. Each
+ * method given a budget it cannot converge within must stop for "budget" having spent it, and no more than
+ * one step of its own beyond it; PGS under budget=N is PGS with iters=N, bit for bit; a time budget stops a
+ * solve too. */
+#include "test_util.h"
+#include "lcpkit/generate.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static lk_problem *packing(void)
+{
+	lk_gen_params g = lk_default_gen_params(LK_GEN_PACKING);
+	g.n = 60;
+	g.mu = 0.5;
+	lk_problem *p = NULL;
+	char err[256];
+	assert_int_equal(lk_generate(&g, &p, err, sizeof err), LK_OK);
+	return p;
+}
+
+static lk_solver_config spec(const char *s)
+{
+	lk_solver_config c;
+	char err[256];
+	if (lk_config_parse(s, &c, err, sizeof err) != LK_OK)
+		fail_msg("%s: %s", s, err);
+	return c;
+}
+
+/* Every method, with an iteration limit far beyond what the budget pays for, so that the budget binds. The
+ * Gauss-Seidel family spends whole sweeps and stops on the budget exactly; PGS-SM sizes its PGS phase and its
+ * CG products by what is left, and may overshoot by the right-hand side of a subspace step (|A| row updates);
+ * a Newton iteration's line search evaluates w a few times (each one sweep-equivalent) after its Krylov
+ * products were capped (here at most four points of weight 3.7 after one product). */
+typedef struct budget_case {
+	const char *spec;
+	double overshoot; /* sweep-equivalents the method may spend beyond the budget */
+} budget_case;
+
+static const budget_case cases[] = {
+	{"pgs:iters=100000", 0},           {"psor:iters=100000", 0},     {"gsp:iters=100000", 0},
+	{"esp:iters=100000", 0},           {"amgs:iters=100000", 0},     {"amsor:iters=100000", 0},
+	{"pgs-sm:iters=100000", 1.0},         {"pgs-sm:iters=100000,kpgs=3,ksm=2", 1.0},
+	{"newton-minmap:iters=100000", 5 * 3.7}, {"newton-fischer:iters=100000", 5 * 3.7},
+};
+
+static void test_budget_binds(void **state)
+{
+	(void)state;
+	const double budgets[] = {5, 12, 40};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+		for (size_t b = 0; b < sizeof budgets / sizeof budgets[0]; ++b) {
+			char s[160];
+			snprintf(s, sizeof s, "%s,budget=%g,warm=0", cases[k].spec, budgets[b]);
+			lk_solver_config c = spec(s);
+			lk_problem *p = packing();
+			lk_stats st;
+			assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
+			if (st.stop_reason != LK_STOP_BUDGET)
+				fail_msg("%s: stopped for %s after work %g", s, lk_stop_reason_name(st.stop_reason), st.work);
+			/* spent: within half a sweep of the budget from below (the rule stops when less than half a
+			 * sweep is left), and at most the method's largest step above it */
+			if (!(st.work >= budgets[b] - 0.5 - 1e-12 && st.work <= budgets[b] + cases[k].overshoot + 1e-12))
+				fail_msg("%s: spent %g sweep-equivalents", s, st.work);
+			/* the weights of docs/solvers.md: a sweep's row 1, a CG row 1.6, a Newton row 3.7 */
+			if (!(st.work >= (double)st.row_updates / st.rows - 1e-9 &&
+			      st.work <= 3.7 * (double)st.row_updates / st.rows + 1e-9))
+				fail_msg("%s: work %g against %lld row updates", s, st.work, (long long)st.row_updates);
+			lk_problem_destroy(p);
+		}
+	}
+}
+
+static void test_budget_is_iterations_for_pgs(void **state)
+{
+	(void)state;
+	lk_problem *a = packing(), *b = packing();
+	lk_solver_config ci = spec("pgs:iters=17,warm=0"), cb = spec("pgs:iters=1000,budget=17,warm=0");
+	lk_stats si, sb;
+	assert_int_equal(lk_solve(a, &ci, &si, NULL), LK_OK);
+	assert_int_equal(lk_solve(b, &cb, &sb, NULL), LK_OK);
+	assert_int_equal(si.iterations, 17);
+	assert_int_equal(sb.iterations, 17);
+	assert_int_equal(sb.stop_reason, LK_STOP_BUDGET);
+	int n = lk_problem_row_count(a);
+	assert_memory_equal(lk_problem_lambda(a), lk_problem_lambda(b), (size_t)n * sizeof(double));
+	lk_problem_destroy(a);
+	lk_problem_destroy(b);
+}
+
+/* A time budget of one microsecond: every method stops for "budget" after its first step, never before it
+ * (a solve always makes progress). */
+static void test_time_budget(void **state)
+{
+	(void)state;
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+		char s[160];
+		snprintf(s, sizeof s, "%s,time_us=1,warm=0", cases[k].spec);
+		lk_solver_config c = spec(s);
+		lk_problem *p = packing();
+		lk_stats st;
+		assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
+		if (st.stop_reason != LK_STOP_BUDGET || st.iterations < 1)
+			fail_msg("%s: stopped for %s after %d iterations", s, lk_stop_reason_name(st.stop_reason),
+			         st.iterations);
+		assert_true(st.res_final <= st.res_initial);
+		lk_problem_destroy(p);
+	}
+}
+
+static void test_budget_parse(void **state)
+{
+	(void)state;
+	lk_solver_config c;
+	char err[256];
+	assert_int_equal(lk_config_parse("pgs:budget=-1", &c, err, sizeof err), LK_ERR_PARSE);
+	assert_non_null(strstr(err, "budget"));
+	assert_int_equal(lk_config_parse("pgs-sm:share=0", &c, err, sizeof err), LK_ERR_PARSE);
+	assert_int_equal(lk_config_parse("amgs:budget=7.5,time_us=300", &c, err, sizeof err), LK_OK);
+	assert_double_equal(c.budget, 7.5, 0);
+	assert_double_equal(c.time_budget_us, 300, 0);
+	char buf[200];
+	assert_int_equal(lk_config_format(&c, buf, sizeof buf), LK_OK);
+	assert_string_equal(buf, "amgs:budget=7.5,time_us=300");
+	assert_int_equal(lk_config_spec_sets("amgs:budget=7.5,time_us=300", "budget"), 1);
+	assert_int_equal(lk_config_spec_sets("amgs:budget=7.5,time_us=300", "iters"), 0);
+	assert_int_equal(lk_config_spec_sets("amgs:iters=3", "iters"), 1);
+	assert_int_equal(lk_config_spec_sets("amgs:bogus=3", "bogus"), 0);
+	assert_int_equal(lk_config_spec_sets("pgs", "iters"), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_budget_binds),
+		cmocka_unit_test(test_budget_is_iterations_for_pgs),
+		cmocka_unit_test(test_time_budget),
+		cmocka_unit_test(test_budget_parse),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
