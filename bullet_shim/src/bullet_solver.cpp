@@ -122,9 +122,9 @@ btScalar BulletSolver::solveGroupCacheFriendlyIterations(btCollisionObject **bod
 	std::string reason;
 	bool built = false, solved = false;
 	try {
-		const double t0 = detail::now();
+		const double t0 = lk__now();
 		lk_status st = ins.map.build(pools);
-		g.convert_seconds = detail::now() - t0;
+		g.convert_seconds = lk__now() - t0;
 		lk_problem *p = ins.map.problem();
 		if (st != LK_OK) {
 			reason = std::string("rows could not be converted: ") + lk_problem_error(p);
@@ -135,18 +135,18 @@ btScalar BulletSolver::solveGroupCacheFriendlyIterations(btCollisionObject **bod
 		} else {
 			built = true;
 			lk_stats ls;
-			const double t1 = detail::now();
+			const double t1 = lk__now();
 			st = lk_solve(p, &m_impl->config, &ls, nullptr);
-			g.solve_seconds = detail::now() - t1;
+			g.solve_seconds = lk__now() - t1;
 			if (st != LK_OK) {
 				reason = std::string("lk_solve: ") + lk_problem_error(p);
 			} else if (detail::isGuardStop(ls.stop_reason)) {
 				reason = std::string("guard: ") + lk_stop_reason_name(ls.stop_reason);
 				g.stop_reason = ls.stop_reason;
 			} else {
-				const double t2 = detail::now();
+				const double t2 = lk__now();
 				ins.map.writeBack(pools);
-				g.convert_seconds += detail::now() - t2;
+				g.convert_seconds += lk__now() - t2;
 				solved = true;
 				g.iterations = ls.iterations;
 				g.res_before = ls.res_initial;
@@ -170,7 +170,7 @@ btScalar BulletSolver::solveGroupCacheFriendlyIterations(btCollisionObject **bod
 		 * Bullet's state was touched before this point */
 		const int maxIt = m_maxOverrideNumSolverIterations > info.m_numIterations ? m_maxOverrideNumSolverIterations
 		                                                                          : info.m_numIterations;
-		const double t = detail::now();
+		const double t = lk__now();
 		int used = 0;
 		for (int it = 0; it < maxIt; ++it) {
 			const btScalar r = solveSingleIteration(it, bodies, numBodies, manifoldPtr, numManifolds, constraints,
@@ -179,7 +179,7 @@ btScalar BulletSolver::solveGroupCacheFriendlyIterations(btCollisionObject **bod
 			if (r <= info.m_leastSquaresResidualThreshold || it >= maxIt - 1)
 				break;
 		}
-		g.solve_seconds += detail::now() - t;
+		g.solve_seconds += lk__now() - t;
 		g.iterations = used;
 		if (g.stop_reason == LK_STOP_NONE)
 			g.stop_reason = LK_STOP_ITERATIONS;

@@ -4,8 +4,8 @@
  *
  * A world owns everything created in it. Bodies and joints are named by integer ids (>= 0) that are never
  * reused, so a stale id is detected. Every function checks its arguments and returns an lk_status; the
- * message of the last failure is kept by the world (lk_bt_world_error). No C++ exception and no abort can
- * escape through this API.
+ * message of the last failure, "lk_bt_function: reason", is kept by the world (lk_bt_world_error). No C++
+ * exception and no abort can escape through this API.
  *
  * Units: SI (m, kg, s, rad); impulses in N s. Vectors are double[3] in the world frame unless stated;
  * rotations are unit quaternions double[4] = (x, y, z, w).
