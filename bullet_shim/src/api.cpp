@@ -1,18 +1,106 @@
-/* The C boundary of lcpkit/bullet.h: error messages ("function: reason") and the argument checks every entry
- * point runs before Bullet sees a value. */
+/* The C boundary of lcpkit/bullet.h: world handles and their registry, error messages ("function: reason")
+ * and the argument checks every entry point runs before Bullet sees a value. */
 #include "world_internal.hpp"
 
 #include <cmath>
 #include <cstdarg>
+#include <cstdint>
 #include <cstdio>
+#include <mutex>
 
 namespace lk {
 namespace detail {
 
-lk_status fail(const lk_bt_world *w, lk_status st, const char *fmt, ...)
+namespace {
+
+/*
+ * A handle is (generation << HALF) | (slot + 1), cast to lk_bt_world *: it is never an address and never
+ * dereferenced, so a destroyed world's handle finds its slot's generation moved on instead of freed memory.
+ * Slots are reused, generations not (until one slot has seen 2^HALF worlds).
+ */
+constexpr unsigned HALF = 4 * sizeof(uintptr_t);
+constexpr uintptr_t SLOT_MASK = (uintptr_t(1) << HALF) - 1;
+
+struct Slot {
+	std::unique_ptr<World> world;
+	uintptr_t generation = 1;
+};
+
+std::mutex registryMutex;
+std::vector<Slot> slots;
+std::vector<size_t> freeSlots;
+thread_local std::string lastHandleError;
+
+/* The slot a handle names, or nullptr with the reason in lastHandleError (unless function is NULL: a query
+ * that leaves the last reason in place). Called with registryMutex held. */
+Slot *slotOf(const lk_bt_world *handle, const char *function, lk_status *st)
 {
-	if (!alive(w))
-		return st;
+	const uintptr_t h = reinterpret_cast<uintptr_t>(handle);
+	const uintptr_t index = (h & SLOT_MASK) - 1;
+	const uintptr_t generation = h >> HALF;
+	char buf[160];
+	if (!handle) {
+		std::snprintf(buf, sizeof buf, "%s: world is NULL", function ? function : "");
+		*st = LK_ERR_INVALID_ARGUMENT;
+	} else if (index >= slots.size() || generation == 0 || generation > slots[index].generation) {
+		std::snprintf(buf, sizeof buf, "%s: %p is not a world handle", function, (const void *)handle);
+		*st = LK_ERR_INVALID_ARGUMENT;
+	} else if (generation != slots[index].generation || !slots[index].world) {
+		std::snprintf(buf, sizeof buf, "%s: world %p was destroyed", function, (const void *)handle);
+		*st = LK_ERR_STATE;
+	} else {
+		return &slots[index];
+	}
+	if (function)
+		lastHandleError = buf;
+	return nullptr;
+}
+
+} // namespace
+
+lk_bt_world *registerWorld(std::unique_ptr<World> w)
+{
+	std::lock_guard<std::mutex> lock(registryMutex);
+	if (freeSlots.empty()) {
+		if (slots.size() >= SLOT_MASK - 1)
+			throw std::bad_alloc();
+		slots.emplace_back();
+		freeSlots.push_back(slots.size() - 1);
+	}
+	const size_t index = freeSlots.back();
+	freeSlots.pop_back();
+	Slot &slot = slots[index];
+	slot.world = std::move(w);
+	return reinterpret_cast<lk_bt_world *>((slot.generation << HALF) | (index + 1));
+}
+
+World *findWorld(const lk_bt_world *handle, const char *function, lk_status *st)
+{
+	std::lock_guard<std::mutex> lock(registryMutex);
+	Slot *slot = slotOf(handle, function, st);
+	return slot ? slot->world.get() : nullptr;
+}
+
+std::unique_ptr<World> unregisterWorld(lk_bt_world *handle, const char *function, lk_status *st)
+{
+	std::lock_guard<std::mutex> lock(registryMutex);
+	Slot *slot = slotOf(handle, function, st);
+	if (!slot)
+		return nullptr;
+	std::unique_ptr<World> w = std::move(slot->world);
+	/* a slot whose generations ran out is retired rather than let an old handle name a new world */
+	if (++slot->generation <= (~uintptr_t(0) >> HALF))
+		freeSlots.push_back((size_t)(slot - slots.data()));
+	return w;
+}
+
+const char *handleError()
+{
+	return lastHandleError.c_str();
+}
+
+lk_status fail(const World *w, lk_status st, const char *fmt, ...)
+{
 	char buf[512];
 	va_list ap;
 	va_start(ap, fmt);
@@ -20,11 +108,6 @@ lk_status fail(const lk_bt_world *w, lk_status st, const char *fmt, ...)
 	va_end(ap);
 	w->error = std::string(w->function) + ": " + buf;
 	return st;
-}
-
-bool alive(const lk_bt_world *w)
-{
-	return w && w->magic == LK_BT_WORLD_MAGIC;
 }
 
 bool finite_n(const double *x, int n)
@@ -35,7 +118,7 @@ bool finite_n(const double *x, int n)
 	return true;
 }
 
-lk_status check_body(const lk_bt_world *w, int id, btRigidBody **out)
+lk_status check_body(const World *w, int id, btRigidBody **out)
 {
 	btRigidBody *b = id >= 0 && id < (int)w->bodies.size() ? w->bodies[(size_t)id].body : nullptr;
 	if (!b)
@@ -44,7 +127,7 @@ lk_status check_body(const lk_bt_world *w, int id, btRigidBody **out)
 	return LK_OK;
 }
 
-lk_status check_joint(const lk_bt_world *w, int id, JointRec **out)
+lk_status check_joint(const World *w, int id, JointRec **out)
 {
 	if (id < 0 || id >= (int)w->joints.size() || !w->joints[(size_t)id].c)
 		return fail(w, LK_ERR_OUT_OF_RANGE, "joint %d does not exist", id);
@@ -52,7 +135,7 @@ lk_status check_joint(const lk_bt_world *w, int id, JointRec **out)
 	return LK_OK;
 }
 
-lk_status check_vec(const lk_bt_world *w, const double *x, int n, const char *name)
+lk_status check_vec(const World *w, const double *x, int n, const char *name)
 {
 	if (!x)
 		return fail(w, LK_ERR_INVALID_ARGUMENT, "%s is NULL", name);
@@ -61,7 +144,7 @@ lk_status check_vec(const lk_bt_world *w, const double *x, int n, const char *na
 	return LK_OK;
 }
 
-lk_status check_quat(const lk_bt_world *w, const double *q, btQuaternion *out)
+lk_status check_quat(const World *w, const double *q, btQuaternion *out)
 {
 	lk_status st = check_vec(w, q, 4, "rotation");
 	if (st != LK_OK)
@@ -73,7 +156,7 @@ lk_status check_quat(const lk_bt_world *w, const double *q, btQuaternion *out)
 	return LK_OK;
 }
 
-lk_status check_range(const lk_bt_world *w, double x, double lo, double hi, const char *name)
+lk_status check_range(const World *w, double x, double lo, double hi, const char *name)
 {
 	if (!std::isfinite(x))
 		return fail(w, LK_ERR_NONFINITE, "%s is not finite", name);

@@ -39,7 +39,7 @@ btCollisionShape *make_shape(const lk_bt_shape &s)
 	}
 }
 
-lk_status check_shape(const lk_bt_world *w, const lk_bt_shape &s, double mass)
+lk_status check_shape(const World *w, const lk_bt_shape &s, double mass)
 {
 	switch (s.type) {
 	case LK_BT_SHAPE_BOX:
@@ -80,14 +80,14 @@ lk_status check_shape(const lk_bt_world *w, const lk_bt_shape &s, double mass)
 		return fail(w, LK_ERR_INVALID_ARGUMENT, "unknown shape type");
 	}
 }
-/* Runs f(body) as the public function `function` once the body is known to exist. */
+/* Runs f(world, body) as the public function `function` once the body is known to exist. */
 template <class F>
-lk_status on_body(const lk_bt_world *w, int id, const char *function, F f)
+lk_status on_body(const lk_bt_world *world, int id, const char *function, F f)
 {
-	return guarded(w, function, [&] {
+	return guarded(world, function, [&](World *w) {
 		btRigidBody *rb = nullptr;
 		lk_status st = check_body(w, id, &rb);
-		return st != LK_OK ? st : f(rb);
+		return st != LK_OK ? st : f(w, rb);
 	});
 }
 
@@ -100,10 +100,10 @@ struct ranged_value {
 /* A body's material setter: the body must exist and every value lie in its range (checked in order, the
  * first failure reported), then apply(body) stores them. */
 template <class Apply>
-lk_status set_body_values(lk_bt_world *w, int id, const char *function,
+lk_status set_body_values(lk_bt_world *world, int id, const char *function,
                           std::initializer_list<ranged_value> values, Apply apply)
 {
-	return on_body(w, id, function, [&](btRigidBody *rb) {
+	return on_body(world, id, function, [&](World *w, btRigidBody *rb) {
 		lk_status st = LK_OK;
 		for (const ranged_value &v : values)
 			if (st == LK_OK)
@@ -184,9 +184,9 @@ lk_bt_body_def lk_bt_default_body_def(void)
 	return d;
 }
 
-lk_status lk_bt_body_create(lk_bt_world *w, const lk_bt_body_def *def, int *id_out)
+lk_status lk_bt_body_create(lk_bt_world *world, const lk_bt_body_def *def, int *id_out)
 {
-	return guarded(w, __func__, [&] {
+	return guarded(world, __func__, [&](World *w) {
 		if (!def)
 			return fail(w, LK_ERR_INVALID_ARGUMENT, "definition is NULL");
 		const lk_bt_body_def &d = *def;
@@ -195,8 +195,9 @@ lk_status lk_bt_body_create(lk_bt_world *w, const lk_bt_body_def *def, int *id_o
 			return fail(w, LK_ERR_INVALID_ARGUMENT, "unknown shape type %d", type);
 		if (!std::isfinite(d.mass))
 			return fail(w, LK_ERR_NONFINITE, "mass is not finite");
-		if (d.mass < 0)
-			return fail(w, LK_ERR_MASS, "negative mass %g", d.mass);
+		if (d.mass != 0 && !(d.mass >= LK_BT_MASS_MIN && d.mass <= LK_BT_MASS_MAX))
+			return fail(w, LK_ERR_MASS, "mass %g kg outside [%g, %g] kg (0 makes a static body)", d.mass,
+			            LK_BT_MASS_MIN, LK_BT_MASS_MAX);
 		lk_status st = check_shape(w, d.shape, d.mass);
 		btQuaternion rot;
 		if (st == LK_OK)
@@ -230,8 +231,17 @@ lk_status lk_bt_body_create(lk_bt_world *w, const lk_bt_body_def *def, int *id_o
 		if (!shape)
 			return fail(w, LK_ERR_INVALID_ARGUMENT, "unknown shape");
 		btVector3 inertia(0, 0, 0);
-		if (d.mass > 0)
+		if (d.mass > 0) {
 			shape->calculateLocalInertia(d.mass, inertia);
+			for (int k = 0; k < 3; ++k) {
+				const double gyration = std::sqrt(inertia[k] / d.mass);
+				if (!(gyration >= LK_BT_GYRATION_MIN && gyration <= LK_BT_GYRATION_MAX))
+					return fail(w, LK_ERR_MASS,
+					            "moment of inertia %g kg m^2 about local axis %d: radius of gyration %g m "
+					            "outside [%g, %g] m (the shape is too thin or too large)",
+					            inertia[k], k, gyration, LK_BT_GYRATION_MIN, LK_BT_GYRATION_MAX);
+			}
+		}
 		btRigidBody::btRigidBodyConstructionInfo ci(d.mass, nullptr, shape.get(), inertia);
 		ci.m_startWorldTransform.setIdentity();
 		if (d.shape.type != LK_BT_SHAPE_PLANE)
@@ -268,9 +278,9 @@ lk_status lk_bt_body_create(lk_bt_world *w, const lk_bt_body_def *def, int *id_o
 	});
 }
 
-lk_status lk_bt_body_destroy(lk_bt_world *w, int id)
+lk_status lk_bt_body_destroy(lk_bt_world *world, int id)
 {
-	return on_body(w, id, __func__, [&](btRigidBody *rb) {
+	return on_body(world, id, __func__, [&](World *w, btRigidBody *rb) {
 		/* joints on the body go with it: Bullet would keep dangling pointers */
 		for (JointRec &j : w->joints) {
 			if (j.c && (j.a == id || j.b == id)) {
@@ -289,9 +299,16 @@ lk_status lk_bt_body_destroy(lk_bt_world *w, int id)
 	});
 }
 
-lk_status lk_bt_body_get_transform(const lk_bt_world *w, int id, double position[3], double rotation[4])
+int lk_bt_body_is_valid(const lk_bt_world *world, int id)
 {
-	return on_body(w, id, __func__, [&](btRigidBody *rb) {
+	lk_status st;
+	const World *w = findWorld(world, nullptr, &st);
+	return w && id >= 0 && id < (int)w->bodies.size() && w->bodies[(size_t)id].body;
+}
+
+lk_status lk_bt_body_get_transform(const lk_bt_world *world, int id, double position[3], double rotation[4])
+{
+	return on_body(world, id, __func__, [&](World *w, btRigidBody *rb) {
 		if (!position && !rotation)
 			return fail(w, LK_ERR_INVALID_ARGUMENT, "both outputs are NULL");
 		const btTransform &t = rb->getWorldTransform();
@@ -305,9 +322,9 @@ lk_status lk_bt_body_get_transform(const lk_bt_world *w, int id, double position
 	});
 }
 
-lk_status lk_bt_body_get_velocity(const lk_bt_world *w, int id, double linear[3], double angular[3])
+lk_status lk_bt_body_get_velocity(const lk_bt_world *world, int id, double linear[3], double angular[3])
 {
-	return on_body(w, id, __func__, [&](btRigidBody *rb) {
+	return on_body(world, id, __func__, [&](World *w, btRigidBody *rb) {
 		if (!linear && !angular)
 			return fail(w, LK_ERR_INVALID_ARGUMENT, "both outputs are NULL");
 		if (linear)
@@ -318,9 +335,9 @@ lk_status lk_bt_body_get_velocity(const lk_bt_world *w, int id, double linear[3]
 	});
 }
 
-lk_status lk_bt_body_get_mass(const lk_bt_world *w, int id, double *mass, double inertia[3])
+lk_status lk_bt_body_get_mass(const lk_bt_world *world, int id, double *mass, double inertia[3])
 {
-	return on_body(w, id, __func__, [&](btRigidBody *) {
+	return on_body(world, id, __func__, [&](World *w, btRigidBody *) {
 		const BodyRec &rec = w->bodies[(size_t)id];
 		if (mass)
 			*mass = rec.mass;
@@ -330,9 +347,9 @@ lk_status lk_bt_body_get_mass(const lk_bt_world *w, int id, double *mass, double
 	});
 }
 
-lk_status lk_bt_body_contact_count(const lk_bt_world *w, int id, int *points)
+lk_status lk_bt_body_contact_count(const lk_bt_world *world, int id, int *points)
 {
-	return on_body(w, id, __func__, [&](btRigidBody *rb) {
+	return on_body(world, id, __func__, [&](World *w, btRigidBody *rb) {
 		if (!points)
 			return fail(w, LK_ERR_INVALID_ARGUMENT, "points is NULL");
 		count_contacts(w, rb, nullptr, points);
@@ -340,9 +357,9 @@ lk_status lk_bt_body_contact_count(const lk_bt_world *w, int id, int *points)
 	});
 }
 
-lk_status lk_bt_body_set_transform(lk_bt_world *w, int id, const double position[3], const double rotation[4])
+lk_status lk_bt_body_set_transform(lk_bt_world *world, int id, const double position[3], const double rotation[4])
 {
-	return on_body(w, id, __func__, [&](btRigidBody *rb) {
+	return on_body(world, id, __func__, [&](World *w, btRigidBody *rb) {
 		btQuaternion q;
 		lk_status st = check_vec(w, position, 3, "position");
 		if (st == LK_OK)
@@ -358,9 +375,9 @@ lk_status lk_bt_body_set_transform(lk_bt_world *w, int id, const double position
 	});
 }
 
-lk_status lk_bt_body_set_velocity(lk_bt_world *w, int id, const double linear[3], const double angular[3])
+lk_status lk_bt_body_set_velocity(lk_bt_world *world, int id, const double linear[3], const double angular[3])
 {
-	return on_body(w, id, __func__, [&](btRigidBody *rb) {
+	return on_body(world, id, __func__, [&](World *w, btRigidBody *rb) {
 		lk_status st = check_vec(w, linear, 3, "linear velocity");
 		if (st == LK_OK)
 			st = check_vec(w, angular, 3, "angular velocity");
@@ -375,15 +392,15 @@ lk_status lk_bt_body_set_velocity(lk_bt_world *w, int id, const double linear[3]
 	});
 }
 
-lk_status lk_bt_body_set_friction(lk_bt_world *w, int id, double friction)
+lk_status lk_bt_body_set_friction(lk_bt_world *world, int id, double friction)
 {
-	return set_body_values(w, id, __func__, {{friction, 0, 1e30, "friction"}},
+	return set_body_values(world, id, __func__, {{friction, 0, 1e30, "friction"}},
 	                       [&](btRigidBody *rb) { rb->setFriction(friction); });
 }
 
-lk_status lk_bt_body_set_rolling_friction(lk_bt_world *w, int id, double rolling, double spinning)
+lk_status lk_bt_body_set_rolling_friction(lk_bt_world *world, int id, double rolling, double spinning)
 {
-	return set_body_values(w, id, __func__,
+	return set_body_values(world, id, __func__,
 	                       {{rolling, 0, 1e30, "rolling friction"}, {spinning, 0, 1e30, "spinning friction"}},
 	                       [&](btRigidBody *rb) {
 		                       rb->setRollingFriction(rolling);
@@ -391,22 +408,22 @@ lk_status lk_bt_body_set_rolling_friction(lk_bt_world *w, int id, double rolling
 	                       });
 }
 
-lk_status lk_bt_body_set_restitution(lk_bt_world *w, int id, double restitution)
+lk_status lk_bt_body_set_restitution(lk_bt_world *world, int id, double restitution)
 {
-	return set_body_values(w, id, __func__, {{restitution, 0, 1, "restitution"}},
+	return set_body_values(world, id, __func__, {{restitution, 0, 1, "restitution"}},
 	                       [&](btRigidBody *rb) { rb->setRestitution(restitution); });
 }
 
-lk_status lk_bt_body_set_damping(lk_bt_world *w, int id, double linear, double angular)
+lk_status lk_bt_body_set_damping(lk_bt_world *world, int id, double linear, double angular)
 {
-	return set_body_values(w, id, __func__,
+	return set_body_values(world, id, __func__,
 	                       {{linear, 0, 1, "linear damping"}, {angular, 0, 1, "angular damping"}},
 	                       [&](btRigidBody *rb) { rb->setDamping(linear, angular); });
 }
 
-lk_status lk_bt_body_set_factors(lk_bt_world *w, int id, const double linear[3], const double angular[3])
+lk_status lk_bt_body_set_factors(lk_bt_world *world, int id, const double linear[3], const double angular[3])
 {
-	return on_body(w, id, __func__, [&](btRigidBody *rb) {
+	return on_body(world, id, __func__, [&](World *w, btRigidBody *rb) {
 		lk_status st = check_vec(w, linear, 3, "linear factor");
 		if (st == LK_OK)
 			st = check_vec(w, angular, 3, "angular factor");
@@ -418,9 +435,9 @@ lk_status lk_bt_body_set_factors(lk_bt_world *w, int id, const double linear[3],
 	});
 }
 
-lk_status lk_bt_body_apply_impulse(lk_bt_world *w, int id, const double impulse[3], const double point[3])
+lk_status lk_bt_body_apply_impulse(lk_bt_world *world, int id, const double impulse[3], const double point[3])
 {
-	return on_body(w, id, __func__, [&](btRigidBody *rb) {
+	return on_body(world, id, __func__, [&](World *w, btRigidBody *rb) {
 		lk_status st = check_vec(w, impulse, 3, "impulse");
 		if (st == LK_OK && point)
 			st = check_vec(w, point, 3, "point");

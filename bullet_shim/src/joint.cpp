@@ -33,11 +33,17 @@ bool joint_uses_axis(lk_bt_joint_type t)
 	       t == LK_BT_JOINT_SPRING6;
 }
 
-lk_status check_joint_def(const lk_bt_world *w, const lk_bt_joint_def &d, btRigidBody **ra, btRigidBody **rb)
+lk_status check_joint_def(const World *w, const lk_bt_joint_def &d, btRigidBody **ra, btRigidBody **rb)
 {
 	const int type = raw_enum(d.type);
 	if (type < 0 || type >= LK_BT_JOINT_COUNT)
 		return fail(w, LK_ERR_INVALID_ARGUMENT, "unknown joint type %d", type);
+	if (d.body_a == LK_BT_WORLD && d.body_b == LK_BT_WORLD)
+		return fail(w, LK_ERR_INVALID_ARGUMENT,
+		            "a joint needs at least one dynamic body; body_a and body_b are both the static world");
+	if (d.body_a == LK_BT_WORLD)
+		return fail(w, LK_ERR_INVALID_ARGUMENT,
+		            "body_a must be a body; the static world (LK_BT_WORLD) goes in body_b");
 	lk_status st = check_body(w, d.body_a, ra);
 	if (st != LK_OK)
 		return st;
@@ -51,8 +57,15 @@ lk_status check_joint_def(const lk_bt_world *w, const lk_bt_joint_def &d, btRigi
 			return fail(w, LK_ERR_INVALID_ARGUMENT, "body_a and body_b are the same body %d",
 			            d.body_a);
 	}
-	if ((*ra)->isStaticOrKinematicObject() && (*rb)->isStaticOrKinematicObject())
-		return fail(w, LK_ERR_INVALID_ARGUMENT, "both sides are static");
+	if ((*ra)->isStaticOrKinematicObject() && (*rb)->isStaticOrKinematicObject()) {
+		if (d.body_b == LK_BT_WORLD)
+			return fail(w, LK_ERR_INVALID_ARGUMENT,
+			            "a joint needs at least one dynamic body; body %d is static and body_b is the world",
+			            d.body_a);
+		return fail(w, LK_ERR_INVALID_ARGUMENT,
+		            "a joint needs at least one dynamic body; bodies %d and %d are both static", d.body_a,
+		            d.body_b);
+	}
 	st = check_vec(w, d.anchor, 3, "anchor");
 	if (st != LK_OK)
 		return st;
@@ -83,18 +96,18 @@ lk_status check_joint_def(const lk_bt_world *w, const lk_bt_joint_def &d, btRigi
 	return LK_OK;
 }
 
-/* Runs f(joint) as the public function `function` once the joint is known to exist. */
+/* Runs f(world, joint) as the public function `function` once the joint is known to exist. */
 template <class F>
-lk_status on_joint(const lk_bt_world *w, int id, const char *function, F f)
+lk_status on_joint(const lk_bt_world *world, int id, const char *function, F f)
 {
-	return guarded(w, function, [&] {
+	return guarded(world, function, [&](World *w) {
 		JointRec *j = nullptr;
 		lk_status st = check_joint(w, id, &j);
-		return st != LK_OK ? st : f(j);
+		return st != LK_OK ? st : f(w, j);
 	});
 }
 
-void set_hinge_motor(lk_bt_world *w, btHingeConstraint *h, int enabled, double velocity, double max_force)
+void set_hinge_motor(World *w, btHingeConstraint *h, int enabled, double velocity, double max_force)
 {
 	/* Bullet bounds the hinge motor row by an impulse per step */
 	h->enableAngularMotor(enabled != 0, velocity, max_force * w->fixedStep);
@@ -131,9 +144,9 @@ lk_bt_joint_def lk_bt_default_joint_def(lk_bt_joint_type type)
 	return d;
 }
 
-lk_status lk_bt_joint_create(lk_bt_world *w, const lk_bt_joint_def *def, int *id_out)
+lk_status lk_bt_joint_create(lk_bt_world *world, const lk_bt_joint_def *def, int *id_out)
 {
-	return guarded(w, __func__, [&] {
+	return guarded(world, __func__, [&](World *w) {
 		if (!def)
 			return fail(w, LK_ERR_INVALID_ARGUMENT, "definition is NULL");
 		const lk_bt_joint_def &d = *def;
@@ -230,9 +243,9 @@ lk_status lk_bt_joint_create(lk_bt_world *w, const lk_bt_joint_def *def, int *id
 	});
 }
 
-lk_status lk_bt_joint_destroy(lk_bt_world *w, int id)
+lk_status lk_bt_joint_destroy(lk_bt_world *world, int id)
 {
-	return on_joint(w, id, __func__, [&](JointRec *j) {
+	return on_joint(world, id, __func__, [&](World *w, JointRec *j) {
 		activate_joint(j);
 		w->world->removeConstraint(j->c);
 		delete j->c;
@@ -241,9 +254,16 @@ lk_status lk_bt_joint_destroy(lk_bt_world *w, int id)
 	});
 }
 
-lk_status lk_bt_joint_set_limits(lk_bt_world *w, int id, double lower, double upper)
+int lk_bt_joint_is_valid(const lk_bt_world *world, int id)
 {
-	return on_joint(w, id, __func__, [&](JointRec *j) {
+	lk_status st;
+	const World *w = findWorld(world, nullptr, &st);
+	return w && id >= 0 && id < (int)w->joints.size() && w->joints[(size_t)id].c;
+}
+
+lk_status lk_bt_joint_set_limits(lk_bt_world *world, int id, double lower, double upper)
+{
+	return on_joint(world, id, __func__, [&](World *w, JointRec *j) {
 		if (!std::isfinite(lower) || !std::isfinite(upper))
 			return fail(w, LK_ERR_NONFINITE, "limits are not finite");
 		if (j->type == LK_BT_JOINT_HINGE) {
@@ -260,9 +280,9 @@ lk_status lk_bt_joint_set_limits(lk_bt_world *w, int id, double lower, double up
 	});
 }
 
-lk_status lk_bt_joint_set_motor(lk_bt_world *w, int id, int enabled, double velocity, double max_force)
+lk_status lk_bt_joint_set_motor(lk_bt_world *world, int id, int enabled, double velocity, double max_force)
 {
-	return on_joint(w, id, __func__, [&](JointRec *j) {
+	return on_joint(world, id, __func__, [&](World *w, JointRec *j) {
 		if (!std::isfinite(velocity) || !std::isfinite(max_force))
 			return fail(w, LK_ERR_NONFINITE, "velocity or force is not finite");
 		if (max_force < 0)
@@ -278,9 +298,9 @@ lk_status lk_bt_joint_set_motor(lk_bt_world *w, int id, int enabled, double velo
 	});
 }
 
-lk_status lk_bt_joint_get_position(const lk_bt_world *w, int id, double *value)
+lk_status lk_bt_joint_get_position(const lk_bt_world *world, int id, double *value)
 {
-	return on_joint(w, id, __func__, [&](JointRec *j) {
+	return on_joint(world, id, __func__, [&](World *w, JointRec *j) {
 		if (!value)
 			return fail(w, LK_ERR_INVALID_ARGUMENT, "value is NULL");
 		if (j->type == LK_BT_JOINT_HINGE) {
@@ -297,9 +317,9 @@ lk_status lk_bt_joint_get_position(const lk_bt_world *w, int id, double *value)
 	});
 }
 
-lk_status lk_bt_joint_is_enabled(const lk_bt_world *w, int id, int *enabled)
+lk_status lk_bt_joint_is_enabled(const lk_bt_world *world, int id, int *enabled)
 {
-	return on_joint(w, id, __func__, [&](JointRec *j) {
+	return on_joint(world, id, __func__, [&](World *w, JointRec *j) {
 		if (!enabled)
 			return fail(w, LK_ERR_INVALID_ARGUMENT, "enabled is NULL");
 		*enabled = j->c->isEnabled() ? 1 : 0;

@@ -10,9 +10,8 @@
 
 using namespace lk::detail;
 
-lk_bt_world::~lk_bt_world()
+World::~World()
 {
-	magic = 0;
 	if (world) {
 		for (JointRec &j : joints)
 			if (j.c)
@@ -32,7 +31,7 @@ lk_bt_world::~lk_bt_world()
 	}
 }
 
-void lk::detail::count_contacts(const lk_bt_world *w, const btRigidBody *body, int *manifolds, int *points)
+void lk::detail::count_contacts(const World *w, const btRigidBody *body, int *manifolds, int *points)
 {
 	int m = 0, p = 0;
 	btDispatcher *d = w->world->getDispatcher();
@@ -52,22 +51,20 @@ void lk::detail::count_contacts(const lk_bt_world *w, const btRigidBody *body, i
 
 namespace {
 
-int64_t total_fallbacks(const lk_bt_world *w)
+int64_t total_fallbacks(const World *w)
 {
 	return w->fallbacksBefore + (w->ins ? w->ins->fallbacks : 0);
 }
 
 /* "spec" names one of Bullet's own solvers or an lcpkit method; the first the engine table knows, the
  * second lk_config_parse. */
-lk_status set_solver(lk_bt_world *w, const char *spec)
+lk_status set_solver(World *w, const char *spec)
 {
 	if (!spec || !*spec)
 		return fail(w, LK_ERR_INVALID_ARGUMENT, "spec is NULL or empty");
 	char bulletNames[256];
 	lk_engine_solver_list(LK_ENGINE_BULLET, bulletNames, sizeof bulletNames);
 	OwnSolverParts parts;
-	lk::BulletSolver *adapter = nullptr;
-	bool explicitIterations = false;
 	const lk_engine_solver *own = lk_engine_solver_find(spec);
 	if (own && own->engine == LK_ENGINE_BULLET) {
 		parts = makeOwnSolver(spec);
@@ -78,25 +75,18 @@ lk_status set_solver(lk_bt_world *w, const char *spec)
 	} else if (std::strncmp(spec, "bullet-", 7) == 0) {
 		return fail(w, LK_ERR_PARSE, "unknown Bullet solver '%s' (%s)", spec, bulletNames);
 	} else {
-		lk_solver_config cfg;
-		char err[256] = "";
-		if (lk_config_parse(spec, &cfg, err, sizeof err) != LK_OK) {
+		std::unique_ptr<lk::BulletSolver> a(new lk::BulletSolver(lk_default_config(LK_METHOD_PGS)));
+		lk_status st = a->setSpec(spec);
+		if (st != LK_OK) {
 			/* an unknown method name: Bullet's own names are valid here too */
+			lk_solver_config cfg;
 			const std::string method(spec, std::strcspn(spec, ":"));
-			if (lk_config_parse(method.c_str(), &cfg, nullptr, 0) != LK_OK)
-				return fail(w, LK_ERR_PARSE, "%s, or Bullet's own: %s", err, bulletNames);
-			return fail(w, LK_ERR_PARSE, "%s", err);
+			if (st == LK_ERR_PARSE && lk_config_parse(method.c_str(), &cfg, nullptr, 0) != LK_OK)
+				return fail(w, st, "%s, or Bullet's own: %s", a->error(), bulletNames);
+			return fail(w, st, "%s", a->error());
 		}
-		explicitIterations = lk_config_spec_sets(spec, "iters") != 0;
-		if (!explicitIterations)
-			cfg.max_iterations = w->iterations;
-		std::string msg;
-		lk_status st = probeConfig(cfg, msg);
-		if (st != LK_OK)
-			return fail(w, st, "'%s': %s", spec, msg.c_str());
-		adapter = new lk::BulletSolver(cfg);
-		parts.solver.reset(adapter);
-		parts.ins = adapter->instrument();
+		parts.ins = a->instrument();
+		parts.solver = std::move(a);
 	}
 	parts.ins->residuals = w->residuals;
 	parts.ins->recording = w->recording;
@@ -108,13 +98,11 @@ lk_status set_solver(lk_bt_world *w, const char *spec)
 	w->solver = std::move(parts.solver);
 	w->mlcp = std::move(parts.mlcp);
 	w->ins = parts.ins;
-	w->adapter = adapter;
-	w->explicitIterations = explicitIterations;
 	w->spec = spec;
 	return LK_OK;
 }
 
-lk_status do_step(lk_bt_world *w, double dt, int maxSub, int *steps_out, lk_engine_step_stats *stats)
+lk_status do_step(World *w, double dt, int maxSub, int *steps_out, lk_engine_step_stats *stats)
 {
 	w->ins->active = stats != nullptr || w->recording;
 	w->ins->resetAccumulated();
@@ -194,7 +182,7 @@ lk_status lk_bt_world_create(const lk_bt_world_def *def, lk_bt_world **out, char
 		return LK_ERR_INVALID_ARGUMENT;
 	}
 	try {
-		std::unique_ptr<lk_bt_world> w(new lk_bt_world);
+		std::unique_ptr<World> w(new World);
 		w->collision.reset(new btDefaultCollisionConfiguration());
 		w->dispatcher.reset(new btCollisionDispatcher(w->collision.get()));
 		w->broadphase.reset(new btDbvtBroadphase());
@@ -224,7 +212,7 @@ lk_status lk_bt_world_create(const lk_bt_world_def *def, lk_bt_world **out, char
 			write_err(err, err_size, w->error.c_str());
 			return st;
 		}
-		*out = w.release();
+		*out = registerWorld(std::move(w));
 		return LK_OK;
 	} catch (const std::bad_alloc &) {
 		write_err(err, err_size, "lk_bt_world_create: out of memory");
@@ -235,56 +223,57 @@ lk_status lk_bt_world_create(const lk_bt_world_def *def, lk_bt_world **out, char
 	}
 }
 
-void lk_bt_world_destroy(lk_bt_world *w)
+lk_status lk_bt_world_destroy(lk_bt_world *world)
 {
-	if (!alive(w))
-		return;
+	if (!world)
+		return LK_OK;
+	lk_status st = LK_OK;
 	try {
-		delete w;
+		unregisterWorld(world, __func__, &st);
 	} catch (...) {
 	}
+	return st;
 }
 
-const char *lk_bt_world_error(const lk_bt_world *w)
+int lk_bt_world_is_valid(const lk_bt_world *world)
 {
-	if (!w)
-		return "no world (NULL)";
-	if (!alive(w))
-		return "not a live world";
-	return w->error.c_str();
+	lk_status st;
+	return findWorld(world, nullptr, &st) != nullptr;
 }
 
-lk_status lk_bt_world_set_solver(lk_bt_world *w, const char *spec)
+const char *lk_bt_world_error(const lk_bt_world *world)
 {
-	return guarded(w, __func__, [&] { return set_solver(w, spec); });
+	lk_status st;
+	const World *w = findWorld(world, nullptr, &st);
+	return w ? w->error.c_str() : handleError();
 }
 
-const char *lk_bt_world_solver(const lk_bt_world *w)
+lk_status lk_bt_world_set_solver(lk_bt_world *world, const char *spec)
 {
-	return alive(w) ? w->spec.c_str() : "";
+	return guarded(world, __func__, [&](World *w) { return set_solver(w, spec); });
 }
 
-lk_status lk_bt_world_set_iterations(lk_bt_world *w, int iterations)
+const char *lk_bt_world_solver(const lk_bt_world *world)
 {
-	return guarded(w, __func__, [&] {
+	lk_status st;
+	const World *w = findWorld(world, __func__, &st);
+	return w ? w->spec.c_str() : "";
+}
+
+lk_status lk_bt_world_set_iterations(lk_bt_world *world, int iterations)
+{
+	return guarded(world, __func__, [&](World *w) {
 		if (iterations < 1)
 			return fail(w, LK_ERR_INVALID_ARGUMENT, "%d is not >= 1", iterations);
-		if (w->adapter && !w->explicitIterations) {
-			lk_solver_config cfg = w->adapter->config();
-			cfg.max_iterations = iterations;
-			lk_status st = w->adapter->setConfig(cfg);
-			if (st != LK_OK)
-				return fail(w, st, "%s", w->adapter->error());
-		}
 		w->iterations = iterations;
 		w->world->getSolverInfo().m_numIterations = iterations;
 		return LK_OK;
 	});
 }
 
-lk_status lk_bt_world_set_gravity(lk_bt_world *w, const double gravity[3])
+lk_status lk_bt_world_set_gravity(lk_bt_world *world, const double gravity[3])
 {
-	return guarded(w, __func__, [&] {
+	return guarded(world, __func__, [&](World *w) {
 		lk_status st = check_vec(w, gravity, 3, "gravity");
 		if (st != LK_OK)
 			return st;
@@ -293,59 +282,65 @@ lk_status lk_bt_world_set_gravity(lk_bt_world *w, const double gravity[3])
 	});
 }
 
-lk_status lk_bt_world_set_residuals(lk_bt_world *w, int on)
+lk_status lk_bt_world_set_residuals(lk_bt_world *world, int on)
 {
-	return guarded(w, __func__, [&] {
+	return guarded(world, __func__, [&](World *w) {
 		w->residuals = on != 0;
 		w->ins->residuals = w->residuals;
 		return LK_OK;
 	});
 }
 
-lk_status lk_bt_world_step(lk_bt_world *w, lk_engine_step_stats *stats)
+lk_status lk_bt_world_step(lk_bt_world *world, lk_engine_step_stats *stats)
 {
-	return guarded(w, __func__, [&] { return do_step(w, w->fixedStep, 1, nullptr, stats); });
+	return guarded(world, __func__, [&](World *w) { return do_step(w, w->fixedStep, 1, nullptr, stats); });
 }
 
-lk_status lk_bt_world_advance(lk_bt_world *w, double dt, int *steps_out, lk_engine_step_stats *stats)
+lk_status lk_bt_world_advance(lk_bt_world *world, double dt, int *steps_out, lk_engine_step_stats *stats)
 {
-	return guarded(w, __func__, [&] {
+	return guarded(world, __func__, [&](World *w) {
 		if (!std::isfinite(dt) || dt < 0)
 			return fail(w, LK_ERR_INVALID_ARGUMENT, "dt %g is not a finite time >= 0", dt);
 		return do_step(w, dt, w->maxSubSteps, steps_out, stats);
 	});
 }
 
-double lk_bt_world_time(const lk_bt_world *w)
+double lk_bt_world_time(const lk_bt_world *world)
 {
-	return alive(w) ? (double)w->steps * w->fixedStep : 0.0;
+	lk_status st;
+	const World *w = findWorld(world, __func__, &st);
+	return w ? (double)w->steps * w->fixedStep : 0.0;
 }
 
-int64_t lk_bt_world_fallbacks(const lk_bt_world *w)
+int64_t lk_bt_world_fallbacks(const lk_bt_world *world)
 {
-	return alive(w) ? total_fallbacks(w) : 0;
+	lk_status st;
+	const World *w = findWorld(world, __func__, &st);
+	return w ? total_fallbacks(w) : 0;
 }
 
-const char *lk_bt_world_fallback_reason(const lk_bt_world *w)
+const char *lk_bt_world_fallback_reason(const lk_bt_world *world)
 {
-	if (!alive(w))
+	lk_status st;
+	const World *w = findWorld(world, __func__, &st);
+	if (!w)
 		return "";
 	if (w->ins && !w->ins->fallbackReason.empty())
 		return w->ins->fallbackReason.c_str();
 	return w->fallbackReason.c_str();
 }
 
-lk_status lk_bt_world_contact_count(const lk_bt_world *w, int *manifolds, int *points)
+lk_status lk_bt_world_contact_count(const lk_bt_world *world, int *manifolds, int *points)
 {
-	return guarded(w, __func__, [&] {
+	return guarded(world, __func__, [&](World *w) {
 		count_contacts(w, nullptr, manifolds, points);
 		return LK_OK;
 	});
 }
 
-lk_status lk_bt_world_max_penetration(const lk_bt_world *w, double *depth)
+lk_status lk_bt_world_max_penetration(const lk_bt_world *world, double *depth)
 {
-	return guarded(w, __func__, [&] {
+	return guarded(world, __func__, [&](World *w) {
 		if (!depth)
 			return fail(w, LK_ERR_INVALID_ARGUMENT, "depth is NULL");
 		double d = 0.0;
@@ -360,9 +355,11 @@ lk_status lk_bt_world_max_penetration(const lk_bt_world *w, double *depth)
 	});
 }
 
-int lk_bt_world_body_count(const lk_bt_world *w)
+int lk_bt_world_body_count(const lk_bt_world *world)
 {
-	if (!alive(w))
+	lk_status st;
+	const World *w = findWorld(world, __func__, &st);
+	if (!w)
 		return 0;
 	int n = 0;
 	for (const BodyRec &b : w->bodies)
@@ -370,9 +367,11 @@ int lk_bt_world_body_count(const lk_bt_world *w)
 	return n;
 }
 
-int lk_bt_world_joint_count(const lk_bt_world *w)
+int lk_bt_world_joint_count(const lk_bt_world *world)
 {
-	if (!alive(w))
+	lk_status st;
+	const World *w = findWorld(world, __func__, &st);
+	if (!w)
 		return 0;
 	int n = 0;
 	for (const JointRec &j : w->joints)
@@ -380,9 +379,9 @@ int lk_bt_world_joint_count(const lk_bt_world *w)
 	return n;
 }
 
-lk_status lk_bt_world_set_recording(lk_bt_world *w, int on)
+lk_status lk_bt_world_set_recording(lk_bt_world *world, int on)
 {
-	return guarded(w, __func__, [&] {
+	return guarded(world, __func__, [&](World *w) {
 		w->recording = on != 0;
 		w->ins->recording = w->recording;
 		if (!w->recording) {
@@ -393,9 +392,9 @@ lk_status lk_bt_world_set_recording(lk_bt_world *w, int on)
 	});
 }
 
-lk_status lk_bt_world_recorded_problem(lk_bt_world *w, lk_problem **out)
+lk_status lk_bt_world_recorded_problem(lk_bt_world *world, lk_problem **out)
 {
-	return guarded(w, __func__, [&] {
+	return guarded(world, __func__, [&](World *w) {
 		if (!out)
 			return fail(w, LK_ERR_INVALID_ARGUMENT, "out is NULL");
 		*out = nullptr;
@@ -408,9 +407,9 @@ lk_status lk_bt_world_recorded_problem(lk_bt_world *w, lk_problem **out)
 	});
 }
 
-lk_status lk_bt_world_recorded_solution(const lk_bt_world *w, double *lambda, int n)
+lk_status lk_bt_world_recorded_solution(const lk_bt_world *world, double *lambda, int n)
 {
-	return guarded(w, __func__, [&] {
+	return guarded(world, __func__, [&](World *w) {
 		const std::vector<double> &s = w->ins->last.solution;
 		if (!lambda && n > 0)
 			return fail(w, LK_ERR_INVALID_ARGUMENT, "lambda is NULL");

@@ -45,25 +45,19 @@ struct OwnSolverParts {
  * this build maps no class to that name. */
 OwnSolverParts makeOwnSolver(const char *name);
 
-} // namespace detail
-} // namespace lk
-
-const uint64_t LK_BT_WORLD_MAGIC = 0x6c6b42756c6c6574ull; /* "lkBullet" */
-
-struct lk_bt_world {
-	uint64_t magic = LK_BT_WORLD_MAGIC;
+/* What an lk_bt_world handle names (lcpkit/bullet.h: the handle is an index and a generation, never this
+ * address). */
+struct World {
 	std::unique_ptr<btDefaultCollisionConfiguration> collision;
 	std::unique_ptr<btCollisionDispatcher> dispatcher;
 	std::unique_ptr<btBroadphaseInterface> broadphase;
 	std::unique_ptr<btDiscreteDynamicsWorld> world;
 	std::unique_ptr<btConstraintSolver> solver;
 	std::unique_ptr<btMLCPSolverInterface> mlcp;
-	lk::detail::Instrument *ins = nullptr;
-	lk::BulletSolver *adapter = nullptr; /* when the solver is lcpkit's */
-	bool explicitIterations = false;
+	Instrument *ins = nullptr;
 	std::unique_ptr<btRigidBody> fixed; /* the static world of joints */
-	std::vector<lk::detail::BodyRec> bodies;
-	std::vector<lk::detail::JointRec> joints;
+	std::vector<BodyRec> bodies;
+	std::vector<JointRec> joints;
 	std::string spec;
 	mutable std::string error;
 	/* the public function being run, the prefix of error */
@@ -77,28 +71,34 @@ struct lk_bt_world {
 	bool recording = false;
 	int64_t steps = 0;
 
-	~lk_bt_world();
+	~World();
 };
 
-namespace lk {
-namespace detail {
+/* The registry of live worlds (api.cpp). registerWorld takes ownership and returns the new handle (throws
+ * std::bad_alloc); findWorld returns the world a handle names, or nullptr with *st set and the reason kept
+ * for lk_bt_world_error (not kept when function is NULL, for queries); unregisterWorld also retires the handle and hands the world back for deletion. */
+lk_bt_world *registerWorld(std::unique_ptr<World> w);
+World *findWorld(const lk_bt_world *handle, const char *function, lk_status *st);
+std::unique_ptr<World> unregisterWorld(lk_bt_world *handle, const char *function, lk_status *st);
+/* Why the last handle this thread passed was refused ("" if none was). */
+const char *handleError();
 
 /* Stores "function: message" as the world's error and returns st. */
-lk_status fail(const lk_bt_world *w, lk_status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+lk_status fail(const World *w, lk_status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-bool alive(const lk_bt_world *w);
-
-/* Runs f as the public function `function` of w, turning any exception into a status: nothing C++ crosses the
- * C boundary. */
+/* Runs f(world) as the public function `function` once the handle is known to name a live world, turning any
+ * exception into a status: nothing C++ crosses the C boundary. */
 template <class F>
-lk_status guarded(const lk_bt_world *w, const char *function, F f)
+lk_status guarded(const lk_bt_world *handle, const char *function, F f)
 {
-	if (!alive(w))
-		return LK_ERR_INVALID_ARGUMENT;
+	lk_status st = LK_OK;
+	World *w = findWorld(handle, function, &st);
+	if (!w)
+		return st;
 	w->error.clear();
 	w->function = function;
 	try {
-		return f();
+		return f(w);
 	} catch (const std::bad_alloc &) {
 		return fail(w, LK_ERR_NO_MEMORY, "out of memory");
 	} catch (const std::exception &e) {
@@ -132,15 +132,15 @@ inline void put(const btVector3 &v, double *out)
 }
 
 /* Argument checks: LK_OK, or the failure stored in w under the current function's name. */
-lk_status check_body(const lk_bt_world *w, int id, btRigidBody **out);
-lk_status check_joint(const lk_bt_world *w, int id, JointRec **out);
-lk_status check_vec(const lk_bt_world *w, const double *x, int n, const char *name);
-lk_status check_quat(const lk_bt_world *w, const double *q, btQuaternion *out);
-lk_status check_range(const lk_bt_world *w, double x, double lo, double hi, const char *name);
+lk_status check_body(const World *w, int id, btRigidBody **out);
+lk_status check_joint(const World *w, int id, JointRec **out);
+lk_status check_vec(const World *w, const double *x, int n, const char *name);
+lk_status check_quat(const World *w, const double *q, btQuaternion *out);
+lk_status check_range(const World *w, double x, double lo, double hi, const char *name);
 
 /* Contact manifolds with points and contact points after the last step, of every body or only those touching
  * `body`; either output may be NULL. */
-void count_contacts(const lk_bt_world *w, const btRigidBody *body, int *manifolds, int *points);
+void count_contacts(const World *w, const btRigidBody *body, int *manifolds, int *points);
 
 } // namespace detail
 } // namespace lk
