@@ -76,7 +76,8 @@ struct World {
 
 /* The registry of live worlds (api.cpp). registerWorld takes ownership and returns the new handle (throws
  * std::bad_alloc); findWorld returns the world a handle names, or nullptr with *st set and the reason kept
- * for lk_bt_world_error (not kept when function is NULL, for queries); unregisterWorld also retires the handle and hands the world back for deletion. */
+ * for lk_bt_world_error (not kept when function is NULL, for queries); unregisterWorld also retires the
+ * handle and hands the world back for deletion. */
 lk_bt_world *registerWorld(std::unique_ptr<World> w);
 World *findWorld(const lk_bt_world *handle, const char *function, lk_status *st);
 std::unique_ptr<World> unregisterWorld(lk_bt_world *handle, const char *function, lk_status *st);
