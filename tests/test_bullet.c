@@ -5,6 +5,7 @@
 #include "lcpkit/bullet.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -775,6 +776,113 @@ static void test_invalid_arguments(void **state)
 	lk_bt_world_destroy(w);
 }
 
+/* ---------------------------------------------------------------------------------- handles, ranges */
+
+/* A destroyed world's handle is refused (LK_ERR_STATE, with a message) by every call, a second destroy
+ * included, without touching the freed world: the sanitizer build runs this clean. */
+static void test_stale_handles(void **state)
+{
+	(void)state;
+	lk_bt_world *w = make_world("pgs", 10);
+	int box = add_box(w, 0, 0, 1, 0.5, 1.0);
+	assert_true(lk_bt_world_is_valid(w));
+	assert_true(lk_bt_body_is_valid(w, box));
+	assert_false(lk_bt_body_is_valid(w, box + 1));
+	assert_int_equal(lk_bt_world_destroy(w), LK_OK);
+
+	assert_int_equal(lk_bt_world_destroy(w), LK_ERR_STATE);
+	assert_non_null(strstr(lk_bt_world_error(w), "lk_bt_world_destroy: "));
+	assert_non_null(strstr(lk_bt_world_error(w), "was destroyed"));
+	double p[3];
+	assert_int_equal(lk_bt_body_get_transform(w, box, p, NULL), LK_ERR_STATE);
+	assert_non_null(strstr(lk_bt_world_error(w), "lk_bt_body_get_transform: "));
+	assert_int_equal(lk_bt_world_step(w, NULL), LK_ERR_STATE);
+	assert_false(lk_bt_world_is_valid(w));
+	assert_false(lk_bt_body_is_valid(w, box));
+	assert_int_equal(lk_bt_world_body_count(w), 0);
+	assert_string_equal(lk_bt_world_solver(w), "");
+
+	/* a new world may take the freed slot; the old handle still names nothing */
+	lk_bt_world *w2 = make_world("bullet-si", 10);
+	assert_ptr_not_equal(w2, w);
+	assert_int_equal(lk_bt_body_get_transform(w, box, p, NULL), LK_ERR_STATE);
+	assert_int_equal(lk_bt_world_body_count(w2), 0);
+	int b2 = add_box(w2, 0, 0, 1, 0.5, 1.0);
+	assert_int_equal(lk_bt_body_get_transform(w2, b2, p, NULL), LK_OK);
+	assert_string_equal(lk_bt_world_error(w2), "");
+
+	/* a value that never was a handle, and NULL */
+	lk_bt_world *bogus = (lk_bt_world *)(uintptr_t)0x7fff0001u;
+	assert_int_equal(lk_bt_world_step(bogus, NULL), LK_ERR_INVALID_ARGUMENT);
+	assert_non_null(strstr(lk_bt_world_error(bogus), "not a world handle"));
+	assert_int_equal(lk_bt_world_destroy(NULL), LK_OK);
+	assert_int_equal(lk_bt_world_step(NULL, NULL), LK_ERR_INVALID_ARGUMENT);
+	assert_non_null(strstr(lk_bt_world_error(NULL), "lk_bt_world_step: world is NULL"));
+	assert_int_equal(lk_bt_world_destroy(w2), LK_OK);
+}
+
+static lk_status body_with(lk_bt_world *w, lk_bt_shape shape, double mass)
+{
+	lk_bt_body_def b = lk_bt_default_body_def();
+	b.shape = shape;
+	b.mass = mass;
+	return lk_bt_body_create(w, &b, NULL);
+}
+
+/* Masses and shapes outside bullet.h's ranges are refused with a message naming the range; the limits
+ * themselves are accepted. */
+static void test_mass_and_inertia_ranges(void **state)
+{
+	(void)state;
+	lk_bt_world *w = make_world("pgs-sm", 10);
+	const lk_bt_shape box = lk_bt_shape_box(0.5, 0.5, 0.5);
+	assert_int_equal(body_with(w, box, 1e-300), LK_ERR_MASS);
+	assert_non_null(strstr(lk_bt_world_error(w), "lk_bt_body_create: mass 1e-300 kg outside [1e-06, 1e+09] kg"));
+	assert_int_equal(body_with(w, box, 2e9), LK_ERR_MASS);
+	assert_int_equal(body_with(w, box, -1.0), LK_ERR_MASS);
+	assert_int_equal(body_with(w, box, LK_BT_MASS_MIN), LK_OK);
+	assert_int_equal(body_with(w, box, LK_BT_MASS_MAX), LK_OK);
+	assert_int_equal(body_with(w, box, 0.0), LK_OK); /* static */
+	/* a needle: radius of gyration about its long axis sqrt(2 (2e-5)^2 / 12) = 8.2e-6 m */
+	assert_int_equal(body_with(w, lk_bt_shape_box(1e-5, 1e-5, 1.0), 1.0), LK_ERR_MASS);
+	assert_non_null(strstr(lk_bt_world_error(w), "about local axis 2"));
+	/* a sphere of radius 1e5 m: sqrt(0.4) 1e5 = 6.3e4 m */
+	assert_int_equal(body_with(w, lk_bt_shape_sphere(1e5), 1.0), LK_ERR_MASS);
+	assert_int_equal(body_with(w, lk_bt_shape_sphere(1e-3), 1.0), LK_OK); /* 6.3e-4 m */
+	assert_int_equal(lk_bt_world_body_count(w), 4);
+	lk_bt_world_destroy(w);
+}
+
+/* A joint from the static world to itself says what is wrong, rather than naming body -1. */
+static void test_joint_needs_a_dynamic_body(void **state)
+{
+	(void)state;
+	lk_bt_world *w = make_world("pgs", 10);
+	int ground = add_ground(w);
+	int box = add_box(w, 0, 0, 1, 0.5, 1.0);
+	lk_bt_joint_def j = lk_bt_default_joint_def(LK_BT_JOINT_POINT);
+	j.body_a = LK_BT_WORLD;
+	j.body_b = LK_BT_WORLD;
+	assert_int_equal(lk_bt_joint_create(w, &j, NULL), LK_ERR_INVALID_ARGUMENT);
+	const char *msg = lk_bt_world_error(w);
+	assert_non_null(strstr(msg, "lk_bt_joint_create: a joint needs at least one dynamic body"));
+	assert_null(strstr(msg, "-1"));
+	j.body_b = box;
+	assert_int_equal(lk_bt_joint_create(w, &j, NULL), LK_ERR_INVALID_ARGUMENT);
+	assert_non_null(strstr(lk_bt_world_error(w), "goes in body_b"));
+	j.body_a = ground;
+	j.body_b = LK_BT_WORLD;
+	assert_int_equal(lk_bt_joint_create(w, &j, NULL), LK_ERR_INVALID_ARGUMENT);
+	assert_non_null(strstr(lk_bt_world_error(w), "at least one dynamic body"));
+	int id = -1;
+	j.body_b = box;
+	assert_int_equal(lk_bt_joint_create(w, &j, &id), LK_OK);
+	assert_true(lk_bt_joint_is_valid(w, id));
+	assert_int_equal(lk_bt_joint_destroy(w, id), LK_OK);
+	assert_false(lk_bt_joint_is_valid(w, id));
+	lk_bt_world_destroy(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -788,6 +896,9 @@ int main(void)
 		cmocka_unit_test(test_shapes_and_factors),
 		cmocka_unit_test(test_stats_and_advance),
 		cmocka_unit_test(test_invalid_arguments),
+		cmocka_unit_test(test_stale_handles),
+		cmocka_unit_test(test_mass_and_inertia_ranges),
+		cmocka_unit_test(test_joint_needs_a_dynamic_body),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

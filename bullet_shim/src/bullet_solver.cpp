@@ -4,23 +4,124 @@
 #include "instrument.hpp"
 
 #include <cmath>
+#include <cstdarg>
+#include <cstdio>
 #include <new>
 #include <string>
 #include <vector>
 
 namespace lk {
 
+namespace {
+
+/* The btContactSolverInfo settings reported through notes(), each once. */
+enum Note : unsigned {
+	NOTE_ITERATIONS = 1u << 0,
+	NOTE_RANDOM_ORDER = 1u << 1,
+	NOTE_SOR = 1u << 2,
+	NOTE_INTERLEAVE = 1u << 3,
+	NOTE_RESIDUAL_THRESHOLD = 1u << 4,
+	NOTE_INNER_ITERATIONS = 1u << 5,
+};
+
+/* The methods that sweep rows in an order (the ones lk_config_parse gives an order= key). */
+bool sweepsInOrder(lk_method m)
+{
+	return m == LK_METHOD_PGS || m == LK_METHOD_PSOR || m == LK_METHOD_AMGS || m == LK_METHOD_AMGS_DENSE ||
+	       m == LK_METHOD_AMSOR || m == LK_METHOD_PGS_SM;
+}
+
+} // namespace
+
 struct BulletSolver::Impl {
 	lk_solver_config config;
+	lk_solver_config last;
+	/* constructed from a spec: what it leaves open comes from the btContactSolverInfo */
+	bool fromSpec = false;
+	bool specSetsIters = false, specSetsOrder = false, specSetsW = false;
 	detail::Instrument ins;
 	std::string error;
+	std::string notes;
+	unsigned noted = 0;
 	std::vector<double> lambda;
+
+	void note(Note which, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+	lk_solver_config effective(const btContactSolverInfo &info);
 };
+
+void BulletSolver::Impl::note(Note which, const char *fmt, ...)
+{
+	if (noted & which)
+		return;
+	noted |= which;
+	char buf[256];
+	va_list ap;
+	va_start(ap, fmt);
+	std::vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	notes += buf;
+	notes += '\n';
+}
+
+/* The configuration of one solve: the given one, completed from the world's settings where the spec left
+ * them open. */
+lk_solver_config BulletSolver::Impl::effective(const btContactSolverInfo &info)
+{
+	lk_solver_config cfg = config;
+	const lk_method m = cfg.method;
+	if (fromSpec && !specSetsIters) {
+		cfg.max_iterations = info.m_numIterations;
+		if (info.m_numIterations < 1) {
+			cfg.max_iterations = 1;
+			note(NOTE_ITERATIONS, "m_numIterations = %d: lcpkit runs at least one iteration",
+			     info.m_numIterations);
+		}
+	}
+	if (info.m_solverMode & SOLVER_RANDMIZE_ORDER) {
+		if (fromSpec && !specSetsOrder && sweepsInOrder(m))
+			cfg.order = LK_ORDER_RANDOM;
+		else
+			note(NOTE_RANDOM_ORDER, "SOLVER_RANDMIZE_ORDER not applied: %s",
+			     !sweepsInOrder(m) ? "the method has no sweep order"
+			     : fromSpec        ? "the spec sets order="
+			                       : "a configuration is taken as given");
+	}
+	if (info.m_sor != 1.0) {
+		/* Bullet relaxes its contact and friction rows by m_sor (it scales their jacDiagABInv), which is what
+		 * w does in lcpkit's Gauss-Seidel sweep; psor's own w and the other methods' iterations are left as
+		 * chosen */
+		if (fromSpec && !specSetsW && m == LK_METHOD_PGS && info.m_sor > 0 && info.m_sor < 2)
+			cfg.sor_w = info.m_sor;
+		else
+			note(NOTE_SOR, "m_sor = %g not applied: it sets the relaxation of \"pgs\" without w= only",
+			     (double)info.m_sor);
+	}
+	if (info.m_solverMode & SOLVER_INTERLEAVE_CONTACT_AND_FRICTION_CONSTRAINTS)
+		note(NOTE_INTERLEAVE, "SOLVER_INTERLEAVE_CONTACT_AND_FRICTION_CONSTRAINTS not applied: lcpkit sweeps "
+		                      "joint, normal, friction and rolling rows in its own order");
+	if (info.m_leastSquaresResidualThreshold > 0)
+		note(NOTE_RESIDUAL_THRESHOLD, "m_leastSquaresResidualThreshold = %g not applied: lcpkit stops on its "
+		                              "own tolerances (tol, rtol, stag of the spec)",
+		     (double)info.m_leastSquaresResidualThreshold);
+	if (info.m_numNonContactInnerIterations > 1)
+		note(NOTE_INNER_ITERATIONS, "m_numNonContactInnerIterations = %d not applied: every row is swept once "
+		                            "per lcpkit iteration",
+		     info.m_numNonContactInnerIterations);
+	last = cfg;
+	return cfg;
+}
 
 BulletSolver::BulletSolver(const lk_solver_config &config) : m_impl(new Impl)
 {
-	m_impl->config = lk_default_config(LK_METHOD_PGS);
+	m_impl->config = m_impl->last = lk_default_config(LK_METHOD_PGS);
 	setConfig(config);
+}
+
+BulletSolver::BulletSolver(const char *spec) : m_impl(new Impl)
+{
+	m_impl->config = m_impl->last = lk_default_config(LK_METHOD_PGS);
+	m_impl->fromSpec = true;
+	setSpec(spec);
 }
 
 BulletSolver::~BulletSolver()
@@ -37,7 +138,31 @@ lk_status BulletSolver::setConfig(const lk_solver_config &config)
 		return st;
 	}
 	m_impl->error.clear();
-	m_impl->config = config;
+	m_impl->config = m_impl->last = config;
+	m_impl->fromSpec = false;
+	return LK_OK;
+}
+
+lk_status BulletSolver::setSpec(const char *spec)
+{
+	lk_solver_config cfg;
+	char err[256] = "";
+	if (lk_config_parse(spec, &cfg, err, sizeof err) != LK_OK) {
+		m_impl->error = err;
+		return LK_ERR_PARSE;
+	}
+	std::string msg;
+	lk_status st = detail::probeConfig(cfg, msg);
+	if (st != LK_OK) {
+		m_impl->error = std::string("'") + spec + "': " + msg;
+		return st;
+	}
+	m_impl->error.clear();
+	m_impl->config = m_impl->last = cfg;
+	m_impl->fromSpec = true;
+	m_impl->specSetsIters = lk_config_spec_sets(spec, "iters") != 0;
+	m_impl->specSetsOrder = lk_config_spec_sets(spec, "order") != 0;
+	m_impl->specSetsW = lk_config_spec_sets(spec, "w") != 0;
 	return LK_OK;
 }
 
@@ -46,9 +171,19 @@ const lk_solver_config &BulletSolver::config() const
 	return m_impl->config;
 }
 
+const lk_solver_config &BulletSolver::lastConfig() const
+{
+	return m_impl->last;
+}
+
 const char *BulletSolver::error() const
 {
 	return m_impl->error.c_str();
+}
+
+const char *BulletSolver::notes() const
+{
+	return m_impl->notes.c_str();
 }
 
 const lk_engine_step_stats &BulletSolver::lastStepStats() const
@@ -122,9 +257,9 @@ btScalar BulletSolver::solveGroupCacheFriendlyIterations(btCollisionObject **bod
 	std::string reason;
 	bool built = false, solved = false;
 	try {
-		const double t0 = detail::now();
+		const double t0 = lk__now();
 		lk_status st = ins.map.build(pools);
-		g.convert_seconds = detail::now() - t0;
+		g.convert_seconds = lk__now() - t0;
 		lk_problem *p = ins.map.problem();
 		if (st != LK_OK) {
 			reason = std::string("rows could not be converted: ") + lk_problem_error(p);
@@ -135,18 +270,19 @@ btScalar BulletSolver::solveGroupCacheFriendlyIterations(btCollisionObject **bod
 		} else {
 			built = true;
 			lk_stats ls;
-			const double t1 = detail::now();
-			st = lk_solve(p, &m_impl->config, &ls, nullptr);
-			g.solve_seconds = detail::now() - t1;
+			const double t1 = lk__now();
+			const lk_solver_config cfg = m_impl->effective(info);
+			st = lk_solve(p, &cfg, &ls, nullptr);
+			g.solve_seconds = lk__now() - t1;
 			if (st != LK_OK) {
 				reason = std::string("lk_solve: ") + lk_problem_error(p);
 			} else if (detail::isGuardStop(ls.stop_reason)) {
 				reason = std::string("guard: ") + lk_stop_reason_name(ls.stop_reason);
 				g.stop_reason = ls.stop_reason;
 			} else {
-				const double t2 = detail::now();
+				const double t2 = lk__now();
 				ins.map.writeBack(pools);
-				g.convert_seconds += detail::now() - t2;
+				g.convert_seconds += lk__now() - t2;
 				solved = true;
 				g.iterations = ls.iterations;
 				g.res_before = ls.res_initial;
@@ -170,7 +306,7 @@ btScalar BulletSolver::solveGroupCacheFriendlyIterations(btCollisionObject **bod
 		 * Bullet's state was touched before this point */
 		const int maxIt = m_maxOverrideNumSolverIterations > info.m_numIterations ? m_maxOverrideNumSolverIterations
 		                                                                          : info.m_numIterations;
-		const double t = detail::now();
+		const double t = lk__now();
 		int used = 0;
 		for (int it = 0; it < maxIt; ++it) {
 			const btScalar r = solveSingleIteration(it, bodies, numBodies, manifoldPtr, numManifolds, constraints,
@@ -179,7 +315,7 @@ btScalar BulletSolver::solveGroupCacheFriendlyIterations(btCollisionObject **bod
 			if (r <= info.m_leastSquaresResidualThreshold || it >= maxIt - 1)
 				break;
 		}
-		g.solve_seconds += detail::now() - t;
+		g.solve_seconds += lk__now() - t;
 		g.iterations = used;
 		if (g.stop_reason == LK_STOP_NONE)
 			g.stop_reason = LK_STOP_ITERATIONS;

@@ -4,18 +4,11 @@
 #include <BulletCollision/NarrowPhaseCollision/btManifoldPoint.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 
-#include <chrono>
 #include <cmath>
 #include <cstring>
 
 namespace lk {
 namespace detail {
-
-double now()
-{
-	using clock = std::chrono::steady_clock;
-	return std::chrono::duration<double>(clock::now().time_since_epoch()).count();
-}
 
 /* Bullet writes "no bound" as +-SIMD_INFINITY (DBL_MAX) or clamps it by a joint's breaking threshold. */
 static double bound(double x)

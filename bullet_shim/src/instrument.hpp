@@ -6,6 +6,8 @@
 #include "lcpkit/engine.h"
 #include "lcpkit/lcpkit.h"
 
+#include "clock.h"
+
 #include <BulletDynamics/ConstraintSolver/btSequentialImpulseConstraintSolver.h>
 
 #include <string>
@@ -13,8 +15,6 @@
 
 namespace lk {
 namespace detail {
-
-double now();
 
 /* References to the protected pools of a btSequentialImpulseConstraintSolver, handed over by its subclass. */
 struct Pools {

@@ -3,9 +3,19 @@
  * any lcpkit method.
  *
  * A world owns everything created in it. Bodies and joints are named by integer ids (>= 0) that are never
- * reused, so a stale id is detected. Every function checks its arguments and returns an lk_status; the
- * message of the last failure is kept by the world (lk_bt_world_error). No C++ exception and no abort can
- * escape through this API.
+ * reused within their world, so a stale id is detected. Every function checks its arguments and returns an
+ * lk_status; the message of the last failure, "lk_bt_function: reason", is kept by the world
+ * (lk_bt_world_error). No C++ exception and no abort can escape through this API.
+ *
+ * Handles: an lk_bt_world * is an opaque handle, not an address: a slot index and a generation, looked up in
+ * a registry of live worlds (under a mutex) before anything is touched. A handle of a destroyed world stays
+ * invalid when its slot is reused (the generation differs), so every call with it, a second
+ * lk_bt_world_destroy included, fails with LK_ERR_STATE ("... was destroyed") without reading freed memory;
+ * a value that was never a handle fails with LK_ERR_INVALID_ARGUMENT, and so does NULL (except for
+ * lk_bt_world_destroy, where NULL is a no-op). The message of such a failure has no world to live in: it is
+ * kept per thread and returned by lk_bt_world_error(handle). Checking a handle is thread-safe; using one
+ * world from two threads at once, or destroying it while another thread is in a call on it, is not.
+ * lk_bt_world_is_valid, lk_bt_body_is_valid and lk_bt_joint_is_valid ask without failing.
  *
  * Units: SI (m, kg, s, rad); impulses in N s. Vectors are double[3] in the world frame unless stated;
  * rotations are unit quaternions double[4] = (x, y, z, w).
@@ -49,9 +59,14 @@ LK_API lk_bt_world_def lk_bt_default_world_def(void);
 
 /* Creates a world. On failure *out is NULL and err (if not NULL) receives a one-line message. */
 LK_API lk_status lk_bt_world_create(const lk_bt_world_def *def, lk_bt_world **out, char *err, size_t err_size);
-/* Destroys the world and everything in it. NULL is ignored. */
-LK_API void lk_bt_world_destroy(lk_bt_world *w);
-/* The message of the last failed call on w ("" if none; a fixed text for NULL). Owned by w. */
+/* Destroys the world and everything in it. NULL is ignored (LK_OK); a destroyed world's handle is
+ * LK_ERR_STATE and a value that never was a handle LK_ERR_INVALID_ARGUMENT, both with a message. */
+LK_API lk_status lk_bt_world_destroy(lk_bt_world *w);
+/* 1 if w is the handle of a live world. */
+LK_API int lk_bt_world_is_valid(const lk_bt_world *w);
+/* The message of the last failed call on w ("" if none), owned by w; for NULL, a destroyed world or another
+ * invalid handle, why this thread's last call with an invalid handle was refused (valid until the thread's
+ * next such call). */
 LK_API const char *lk_bt_world_error(const lk_bt_world *w);
 
 /*
@@ -138,9 +153,25 @@ LK_API lk_bt_shape lk_bt_shape_capsule(double radius, double half_height, int ax
 LK_API lk_bt_shape lk_bt_shape_cylinder(double radius, double half_height, int axis);
 LK_API lk_bt_shape lk_bt_shape_plane(double nx, double ny, double nz, double offset);
 
+/*
+ * Admissible masses and sizes of dynamic bodies, refused with LK_ERR_MASS outside. Bullet and every solver
+ * work with 1/m and 1/I: over [1e-6, 1e9] kg two bodies' inverse masses differ by at most 1e15, still
+ * resolved in double precision when a row sums them (a body of 1e-300 kg would get an inverse mass of 1e300,
+ * and a solver's impulse of rounding size throws it kilometres). The inertia follows from the shape; it must
+ * give a radius of gyration sqrt(I_k / m) about each principal axis in [1e-4, 1e4] m, so that the angular
+ * part of a row is of the order of its linear part for lever arms of the body's size (a thinner or larger
+ * shape is also beyond what Bullet's collision detection, with its 4 cm margin, represents).
+ */
+#define LK_BT_MASS_MIN 1e-6
+#define LK_BT_MASS_MAX 1e9
+#define LK_BT_GYRATION_MIN 1e-4
+#define LK_BT_GYRATION_MAX 1e4
+
 typedef struct lk_bt_body_def {
 	lk_bt_shape shape;
-	double mass;                  /* kg; 0 = static; the inertia follows from the shape */
+	double mass;                  /* kg; 0 = static, else in [LK_BT_MASS_MIN, LK_BT_MASS_MAX]; the inertia
+	                               * follows from the shape (radius of gyration in [LK_BT_GYRATION_MIN,
+	                               * LK_BT_GYRATION_MAX] m) */
 	double position[3];           /* of the centre of mass, m */
 	double rotation[4];           /* (x, y, z, w), normalised if not unit; default identity */
 	double linear_velocity[3];
@@ -162,6 +193,8 @@ LK_API lk_bt_body_def lk_bt_default_body_def(void);
 /* Adds a body; *id_out receives its id. A plane must have mass 0. */
 LK_API lk_status lk_bt_body_create(lk_bt_world *w, const lk_bt_body_def *def, int *id_out);
 LK_API lk_status lk_bt_body_destroy(lk_bt_world *w, int body);
+/* 1 if w is a live world and body a live body in it. */
+LK_API int lk_bt_body_is_valid(const lk_bt_world *w, int body);
 
 LK_API lk_status lk_bt_body_get_transform(const lk_bt_world *w, int body, double position[3], double rotation[4]);
 LK_API lk_status lk_bt_body_get_velocity(const lk_bt_world *w, int body, double linear[3], double angular[3]);
@@ -196,7 +229,7 @@ typedef enum lk_bt_joint_type {
 
 typedef struct lk_bt_joint_def {
 	lk_bt_joint_type type;
-	int body_a;                /* a dynamic or static body */
+	int body_a;                /* a body (not LK_BT_WORLD); at least one of the two must be dynamic */
 	int body_b;                /* another body, or LK_BT_WORLD: attached to the static world */
 	double anchor[3];          /* world point, in the current pose of the bodies */
 	double axis[3];            /* world direction (normalised if not); default (1, 0, 0) */
@@ -221,6 +254,8 @@ typedef struct lk_bt_joint_def {
 LK_API lk_bt_joint_def lk_bt_default_joint_def(lk_bt_joint_type type);
 LK_API lk_status lk_bt_joint_create(lk_bt_world *w, const lk_bt_joint_def *def, int *id_out);
 LK_API lk_status lk_bt_joint_destroy(lk_bt_world *w, int joint);
+/* 1 if w is a live world and joint a live joint in it (0 once destroyed, with its body, or with the world). */
+LK_API int lk_bt_joint_is_valid(const lk_bt_world *w, int joint);
 /* Hinge and slider only. lower > upper removes the limit. */
 LK_API lk_status lk_bt_joint_set_limits(lk_bt_world *w, int joint, double lower, double upper);
 LK_API lk_status lk_bt_joint_set_motor(lk_bt_world *w, int joint, int enabled, double velocity, double max_force);

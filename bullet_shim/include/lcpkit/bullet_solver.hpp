@@ -1,10 +1,15 @@
 /*
  * lcpkit for Bullet, C++: a drop-in constraint solver that hands Bullet's constraint rows to an lcpkit method.
  *
- *     lk_solver_config cfg;
- *     lk_config_parse("amgs", &cfg, nullptr, 0);       // or lk_default_config(LK_METHOD_PGS), ...
- *     lk::BulletSolver solver(cfg);                     // must outlive its use by the world
+ *     lk::BulletSolver solver("amgs");                  // an lcpkit spec; must outlive its use by the world
  *     dynamicsWorld->setConstraintSolver(&solver);      // the one-line swap
+ *
+ * What the spec leaves open comes from the world's btContactSolverInfo at every solve: the iteration limit
+ * from m_numIterations unless the spec sets iters=, a random sweep order from SOLVER_RANDMIZE_ORDER unless it
+ * sets order=, and for "pgs" without w= the relaxation from m_sor. Settings the adapter cannot honour
+ * (SOLVER_INTERLEAVE_CONTACT_AND_FRICTION_CONSTRAINTS, m_leastSquaresResidualThreshold, ...) are reported
+ * once each through notes(); docs/bullet.md lists every setting. Constructed from an lk_solver_config
+ * instead, the configuration is taken as it is (its max_iterations is the iteration count).
  *
  * Bullet's own setup builds the rows (contacts, friction, rolling friction, joints) exactly as for its
  * sequential impulse solver; this class replaces only the velocity iterations: it builds an lk_problem from the
@@ -44,15 +49,27 @@ public:
 	/* The configuration is copied; an invalid one is replaced by lk_default_config(LK_METHOD_PGS) and
 	 * reported by error(). Its max_iterations is the iteration count (Bullet's m_numIterations is not used). */
 	explicit BulletSolver(const lk_solver_config &config);
+	/* An lcpkit spec (lk_config_parse), completed from the world's btContactSolverInfo at each solve (above).
+	 * An invalid spec is replaced by "pgs" and reported by error(). */
+	explicit BulletSolver(const char *spec);
 	~BulletSolver() override;
 	BulletSolver(const BulletSolver &) = delete;
 	BulletSolver &operator=(const BulletSolver &) = delete;
 
-	/* Replaces the configuration (LK_ERR_INVALID_ARGUMENT, message in error(), if it does not validate). */
+	/* Replaces the configuration (LK_ERR_INVALID_ARGUMENT, message in error(), if it does not validate); it
+	 * is then taken as it is, as by the constructor. */
 	lk_status setConfig(const lk_solver_config &config);
+	/* Replaces the spec (LK_ERR_PARSE or the status of the check, message in error(), if it is refused). */
+	lk_status setSpec(const char *spec);
+	/* The configuration as given (before what the btContactSolverInfo fills in at a solve). */
 	const lk_solver_config &config() const;
+	/* The configuration the last solve ran with (config() until the first solve). */
+	const lk_solver_config &lastConfig() const;
 	/* The last configuration or fallback message ("" if none). */
 	const char *error() const;
+	/* The btContactSolverInfo settings this solver could not honour, each said once ("" if none), one line
+	 * per setting. Bullet and lcpkit print nothing; an application shows these where it shows warnings. */
+	const char *notes() const;
 
 	/* Statistics of the last simulation step (all islands): filled between prepareSolve and allSolved,
 	 * which btDiscreteDynamicsWorld calls around every internal step. step_seconds is 0 here. */
