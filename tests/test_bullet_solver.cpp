@@ -71,7 +71,8 @@ int count(const std::string &s, const char *what)
 	return n;
 }
 
-/* Iterations: m_numIterations unless the spec sets iters=; tolerances of "pgs" are off, so every sweep runs. */
+/* Iterations: m_numIterations is the budget in sweep-equivalents unless the spec sets iters= or budget=;
+ * tolerances of "pgs" are off, so every sweep the budget pays for runs. */
 void test_iterations_from_solver_info(void **)
 {
 	Scene sc;
@@ -83,17 +84,25 @@ void test_iterations_from_solver_info(void **)
 	const lk_engine_step_stats &s = solver.lastStepStats();
 	assert_true(s.rows > 0);
 	assert_int_equal(s.iterations, 1);
-	assert_int_equal(s.stop_reason, LK_STOP_ITERATIONS);
-	assert_int_equal(solver.lastConfig().max_iterations, 1);
+	assert_int_equal(s.stop_reason, LK_STOP_BUDGET);
+	assert_true(solver.lastConfig().budget == 1.0);
 
 	sc.world.getSolverInfo().m_numIterations = 10;
 	sc.step(1);
 	assert_int_equal(solver.lastStepStats().iterations, 10);
-	assert_int_equal(solver.lastStepStats().stop_reason, LK_STOP_ITERATIONS);
+	assert_int_equal(solver.lastStepStats().stop_reason, LK_STOP_BUDGET);
 
 	assert_int_equal(solver.setSpec("pgs:iters=4"), LK_OK);
 	sc.step(1);
 	assert_int_equal(solver.lastStepStats().iterations, 4);
+	assert_int_equal(solver.lastStepStats().stop_reason, LK_STOP_ITERATIONS);
+	/* the same budget for PGS-SM: its PGS phase and subspace steps together spend 10 sweep-equivalents */
+	assert_int_equal(solver.setSpec("pgs-sm"), LK_OK);
+	sc.step(1);
+	assert_int_equal(solver.lastStepStats().stop_reason, LK_STOP_BUDGET);
+	assert_true(solver.lastConfig().budget == 10.0);
+	assert_int_equal(solver.setSpec("pgs:iters=4"), LK_OK);
+	sc.step(1);
 	assert_int_equal(solver.fallbacks(), 0);
 	assert_string_equal(solver.notes(), ""); /* Bullet's defaults all map */
 

@@ -38,7 +38,8 @@ struct BulletSolver::Impl {
 	lk_solver_config last;
 	/* constructed from a spec: what it leaves open comes from the btContactSolverInfo */
 	bool fromSpec = false;
-	bool specSetsIters = false, specSetsOrder = false, specSetsW = false;
+	std::string spec;
+	bool specSetsOrder = false, specSetsW = false;
 	detail::Instrument ins;
 	std::string error;
 	std::string notes;
@@ -69,13 +70,12 @@ lk_solver_config BulletSolver::Impl::effective(const btContactSolverInfo &info)
 {
 	lk_solver_config cfg = config;
 	const lk_method m = cfg.method;
-	if (fromSpec && !specSetsIters) {
-		cfg.max_iterations = info.m_numIterations;
-		if (info.m_numIterations < 1) {
-			cfg.max_iterations = 1;
-			note(NOTE_ITERATIONS, "m_numIterations = %d: lcpkit runs at least one iteration",
+	if (fromSpec) {
+		/* Bullet's iteration count is the budget in sweep-equivalents, for every method alike */
+		if (lk_config_apply_engine_iterations(&cfg, spec.c_str(), info.m_numIterations) &&
+		    info.m_numIterations < 1)
+			note(NOTE_ITERATIONS, "m_numIterations = %d: lcpkit spends at least one sweep-equivalent",
 			     info.m_numIterations);
-		}
 	}
 	if (info.m_solverMode & SOLVER_RANDMIZE_ORDER) {
 		if (fromSpec && !specSetsOrder && sweepsInOrder(m))
@@ -160,7 +160,7 @@ lk_status BulletSolver::setSpec(const char *spec)
 	m_impl->error.clear();
 	m_impl->config = m_impl->last = cfg;
 	m_impl->fromSpec = true;
-	m_impl->specSetsIters = lk_config_spec_sets(spec, "iters") != 0;
+	m_impl->spec = spec;
 	m_impl->specSetsOrder = lk_config_spec_sets(spec, "order") != 0;
 	m_impl->specSetsW = lk_config_spec_sets(spec, "w") != 0;
 	return LK_OK;

@@ -345,6 +345,15 @@ int lk_config_spec_sets(const char *spec, const char *key)
 	return 0;
 }
 
+int lk_config_apply_engine_iterations(lk_solver_config *cfg, const char *spec, int iterations)
+{
+	if (!cfg || lk_config_spec_sets(spec, "iters") || lk_config_spec_sets(spec, "budget"))
+		return 0;
+	cfg->budget = iterations > 1 ? iterations : 1;
+	cfg->max_iterations = INT32_MAX;
+	return 1;
+}
+
 lk_status lk_config_format(const lk_solver_config *cfg, char *buf, size_t size)
 {
 	if (!cfg || !buf || size == 0)
