@@ -1,4 +1,4 @@
-/* lcpkit view: the command line of the live split-screen viewer (view_app.c is the window). */
+/* lcpkit view: the command line of the live split-screen viewer (scenes/view/view_app.c is the window). */
 #include "cli.h"
 #include "view.h"
 

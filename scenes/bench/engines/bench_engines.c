@@ -27,8 +27,9 @@
  *    size per row.
  * Direct solvers are skipped on scenes with more than --dense-max bodies (a dense LCP of thousands of rows).
  */
+#include "bench.h"
 #include "bench_util.h"
-#include "cli.h"
+#include "cli_util.h"
 #include "scene.h"
 #include "sim.h"
 

@@ -12,8 +12,9 @@
  *
  * Part 2: the cost of one sweep, AMGS against PGS on the same problem, and time per sweep against rows from
  * 1,000 to 100,000 (least-squares slope of log time against log rows: 1 is linear). */
+#include "bench.h"
 #include "bench_util.h"
-#include "cli.h"
+#include "cli_util.h"
 #include "lcpkit/generate.h"
 
 #include <math.h>

@@ -4,9 +4,7 @@
 #define LCPKIT_SIM_H
 
 #include "lcpkit/engine.h"
-#include "plot.h"
 #include "scene.h"
-
 
 const char *lk_engine_name(lk_engine e);
 /* "ode" or "bullet" -> engine; -1 if unknown or not built. */

@@ -13,8 +13,9 @@
  * after the solve, on the same rows, comes from one more step of each world with residuals on.
  * Bullet's double-precision build has no SIMD row solver (its SSE path is single precision only): the
  * comparison is with its scalar sequential impulse loop. */
+#include "bench.h"
 #include "bench_util.h"
-#include "cli.h"
+#include "cli_util.h"
 
 #include <math.h>
 #include <stdlib.h>

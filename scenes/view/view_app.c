@@ -1,6 +1,6 @@
 /* lcpkit view's window: one scene run by two engine/solver choices in lock step, drawn side by side from
  * one orbit camera with GLFW and fixed-function OpenGL, and a cairo overlay of each side's numbers. */
-#include "cli.h"
+#include "cli_util.h"
 #include "view.h"
 
 #include <GLFW/glfw3.h>

@@ -1,6 +1,6 @@
 /* lcpkit view, the live split-screen viewer, in parts: the camera and the geometry of poking a scene
  * (view_camera.c) and the text overlay (view_overlay.c) need no display, so the tests use them directly;
- * view_app.c is the GLFW and OpenGL window; cmd_view.c the command line. */
+ * view_app.c is the GLFW and OpenGL window; scenes/cli/cmd_view.c the command line. */
 #ifndef LCPKIT_VIEW_H
 #define LCPKIT_VIEW_H
 

@@ -22,12 +22,6 @@ typedef struct lk_plot {
 /* Draws the series into a PNG file. Returns 0 on success, -1 if the file cannot be written. */
 int lk_plot_png(const char *path, const lk_plot *plot, const lk_series *series, int nseries);
 
-/* A body's pose for pictures. */
-typedef struct lk_pose {
-	double pos[3];
-	double quat[4];
-} lk_pose;
-
 /* A grid of side views (x-z plane, orthographic) of a scene: columns are runs (solvers), rows are times.
  * poses[(row * cols + col) * nbodies + body]. Returns 0 on success. */
 int lk_render_grid_png(const char *path, const lk_scene *scene, int rows, int cols, const char *const *col_titles,

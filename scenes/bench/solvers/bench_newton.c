@@ -23,8 +23,9 @@
  *   5. PSD problems with a growing share of zero eigenvalues: relative 1e-4, absolute 1e-2, at most 100
  *      iterations, Fischer with the approximation strategy (as the paper).
  * Times are medians of --repeat runs of the same solve, measured one after the other in this run. */
+#include "bench.h"
 #include "bench_util.h"
-#include "cli.h"
+#include "cli_util.h"
 #include "lcpkit/generate.h"
 #include "peer_siconos.h"
 

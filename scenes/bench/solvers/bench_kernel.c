@@ -18,8 +18,9 @@
  *
  * `--callgrind` runs one size and one kernel once, for `valgrind --tool=callgrind` instruction counts (see
  * docs/benchmarks.md); the machine-independent figure is Ir of the sweep function / row updates. */
+#include "bench.h"
 #include "bench_util.h"
-#include "cli.h"
+#include "cli_util.h"
 #include "internal.h"
 #include "lcpkit/generate.h"
 

@@ -1,4 +1,4 @@
-#include "cli.h"
+#include "cli_util.h"
 
 #include <errno.h>
 #include <math.h>

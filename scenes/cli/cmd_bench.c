@@ -1,4 +1,5 @@
 /* lcpkit bench SUITE: the benchmark suites. Timings are medians of repeated runs measured side by side. */
+#include "bench.h"
 #include "cli.h"
 
 #include <string.h>

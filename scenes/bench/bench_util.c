@@ -1,5 +1,5 @@
 #include "bench_util.h"
-#include "cli.h"
+#include "cli_util.h"
 
 #include <errno.h>
 #include <string.h>

@@ -9,8 +9,9 @@
  * in K iterations. Timings are medians of repeated runs, all heuristics measured side by side in each
  * repetition. The small problems are also run in the matrix form (CSR of A = J M^-1 J^T), where the frozen
  * coupling b' of eq. (20)-(21) is a separate vector as in the paper. */
+#include "bench.h"
 #include "bench_util.h"
-#include "cli.h"
+#include "cli_util.h"
 #include "lcpkit/generate.h"
 
 #include <math.h>

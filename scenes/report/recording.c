@@ -1,6 +1,6 @@
 /* lk_record and lk_regress: recorded solver problems as regression tests for engines and solvers. */
 #include "recording.h"
-#include "cli.h"
+#include "cli_util.h"
 #include "lcpkit/io.h"
 #include "peer_siconos.h"
 

@@ -24,8 +24,9 @@
  * Problems are captured from a simulation in one engine (--engine, default ode) that runs lcpkit's PGS with
  * the paper's iteration count; every method then solves the same captured problem (lambda = its warm start).
  */
+#include "bench.h"
 #include "bench_util.h"
-#include "cli.h"
+#include "cli_util.h"
 #include "scene.h"
 #include "sim.h"
 

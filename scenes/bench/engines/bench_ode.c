@@ -14,8 +14,9 @@
  * step), and ODE's integration (its quickstep with the solved joints switched off). RES before and after, on the same extracted rows, comes from one more step of each world with ODE's
  * impulses read back through dJointFeedback. ODE's dWorldStep (a dense LCP per island) runs on stack10
  * only: a pool is one island of ~10^4 rows, a dense matrix of hundreds of megabytes. */
+#include "bench.h"
 #include "bench_util.h"
-#include "cli.h"
+#include "cli_util.h"
 
 #include <math.h>
 #include <stdarg.h>

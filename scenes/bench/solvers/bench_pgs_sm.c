@@ -8,8 +8,9 @@
  * runs 1, 2, 4, 8 outer iterations (k_pgs = 25, k_sm = 5 as in sec. 5); its work, counted in row updates, is
  * converted to sweeps (row updates / rows), and PGS gets the same number of sweeps from the same start.
  * Also reported: how many PGS sweeps it takes to reach PGS-SM's final RES. */
+#include "bench.h"
 #include "bench_util.h"
-#include "cli.h"
+#include "cli_util.h"
 #include "lcpkit/generate.h"
 
 #include <math.h>

@@ -58,6 +58,12 @@ typedef struct lk_scene {
 	double view_extent;  /* half width of the picture's view in metres */
 } lk_scene;
 
+/* A body's pose: where a running scene has it (sim.h), and what the pictures draw (plot.h). */
+typedef struct lk_pose {
+	double pos[3];
+	double quat[4];
+} lk_pose;
+
 /* The names of the built-in scenes, NULL-terminated. */
 const char *const *lk_scene_names(void);
 /* Builds a scene from "name[:key=value,...]"; on error returns LK_ERR_PARSE with a one-line message that
