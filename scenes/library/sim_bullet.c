@@ -1,12 +1,12 @@
 /* Scenes in Bullet through lcpkit's C API over Bullet (bullet_shim). */
 #include "sim_internal.h"
+#include "clock.h"
 #include "lcpkit/bullet.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 typedef struct bt_sim {
 	lk_bt_world *world;
@@ -24,13 +24,6 @@ static void bt_destroy(lk_sim *s)
 	s->impl = NULL;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static lk_status bt_step(lk_sim *s, lk_engine_step_stats *st)
 {
 	bt_sim *b = s->impl;
@@ -38,9 +31,9 @@ static lk_status bt_step(lk_sim *s, lk_engine_step_stats *st)
 	s->capture_next = 0;
 	if (capture)
 		lk_bt_world_set_recording(b->world, 1);
-	double t0 = now();
+	double t0 = lk__now();
 	lk_status rc = lk_bt_world_step(b->world, st);
-	double t1 = now();
+	double t1 = lk__now();
 	if (rc != LK_OK)
 		return rc;
 	st->step_seconds = t1 - t0;

@@ -1,6 +1,7 @@
 /* Scenes in ODE: the scene's bodies, ODE's own collision detection and contact joints, and every step
  * through lk_ode_world_step (which runs ODE's own steppers too, for A/B). */
 #include "sim_internal.h"
+#include "clock.h"
 #include "lcpkit/ode.h"
 
 #include <math.h>
@@ -9,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define MAX_CONTACTS 8
 
@@ -140,17 +140,10 @@ static void ode_destroy(lk_sim *s)
 	dCloseODE();
 }
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static lk_status ode_step(lk_sim *s, lk_engine_step_stats *st)
 {
 	ode_sim *o = s->impl;
-	double t0 = now();
+	double t0 = lk__now();
 	o->max_depth = 0;
 	dSpaceCollide(o->space, s, near_callback);
 	if (s->capture_next) {
@@ -164,7 +157,7 @@ static lk_status ode_step(lk_sim *s, lk_engine_step_stats *st)
 	}
 	lk_status rc = lk_ode_world_step(o->ctx, s->h);
 	dJointGroupEmpty(o->contacts);
-	double t1 = now();
+	double t1 = lk__now();
 	if (rc != LK_OK && rc != LK_ERR_UNSUPPORTED && lk_ode_get_stepper(o->ctx) != LK_ODE_LCPKIT)
 		return rc;
 	lk_ode_get_stats(o->ctx, st);

@@ -1,5 +1,6 @@
 /* Thin bridge to Siconos numerics' LCP solvers; everything it calls is Siconos's own. */
 #include "peer_siconos.h"
+#include "clock.h"
 
 #include <siconos/numerics/LCP_Solvers.h>
 #include <siconos/numerics/LinearComplementarityProblem.h>
@@ -9,7 +10,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static const char *const names[LK_PEER_COUNT] = {
 	"siconos-lemke", "siconos-pgs", "siconos-psor", "siconos-newton-min", "siconos-newton-fb",
@@ -55,11 +55,9 @@ int lk_peer_siconos_lcp(lk_peer_solver s, int n, const double *A, const double *
 	prob.size = n;
 	prob.M = M;
 	prob.q = qq;
-	struct timespec t0, t1;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	double t0 = lk__now();
 	res->info = lcp_driver_DenseMatrix(&prob, z, w, opt);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	res->seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+	res->seconds = lk__now() - t0;
 	res->iterations = opt->iparam[SICONOS_IPARAM_ITER_DONE];
 	res->error = opt->dparam[SICONOS_DPARAM_RESIDU];
 	solver_options_delete(opt);

@@ -17,12 +17,12 @@
 #include "bench.h"
 #include "bench_util.h"
 #include "cli_util.h"
+#include "clock.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #ifdef LCPKIT_HAVE_ODE
 #include "lcpkit/ode.h"
@@ -146,21 +146,14 @@ static void world_destroy(world *wd)
 		dWorldDestroy(wd->w);
 }
 
-static double cpu_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* One step; *cpu is the thread CPU time of the stepping call (collision excluded). */
 static int world_step(world *wd, double h, lk_engine_step_stats *st, lk_ode_timing *tm, double *cpu)
 {
 	dJointGroupEmpty(wd->contacts);
 	dSpaceCollide(wd->s, wd, near_cb);
-	double t0 = cpu_now();
+	double t0 = lk__cpu_now();
 	lk_status rc = lk_ode_world_step(wd->ctx, h);
-	*cpu = cpu_now() - t0;
+	*cpu = lk__cpu_now() - t0;
 	if (rc != LK_OK && rc != LK_ERR_UNSUPPORTED) {
 		lk_cli_error("bench ode", "%s", lk_ode_error(wd->ctx));
 		return 0;

@@ -15,12 +15,12 @@
 #include "bench.h"
 #include "bench_util.h"
 #include "cli_util.h"
+#include "clock.h"
 #include "lcpkit/generate.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define TARGET_RES 1e-4
 #define MAX_REPEAT 32
@@ -91,15 +91,6 @@ static lk_problem *packing_rows(int target, double mu, char *err, size_t esz)
 	return p;
 }
 
-/* CPU time of this thread: the machine running benchmarks is often shared, and wall time then measures the
- * neighbours as much as the solver. On an idle machine the two agree for this single-threaded code. */
-static double cpu_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Runs cfg for exactly `sweeps` sweeps from lambda = 0; CPU seconds of the whole lk_solve call, and the
  * wall seconds of the solve proper (lk_stats.seconds). Returns 0 on success. */
 static int timed_sweeps(lk_problem *p, lk_solver_config c, int sweeps, double *cpu, double *wall)
@@ -107,10 +98,10 @@ static int timed_sweeps(lk_problem *p, lk_solver_config c, int sweeps, double *c
 	c.tol_abs = 0.0;
 	c.max_iterations = sweeps;
 	lk_stats st;
-	double t0 = cpu_now();
+	double t0 = lk__cpu_now();
 	if (lk_solve(p, &c, &st, NULL) != LK_OK)
 		return -1;
-	*cpu = cpu_now() - t0;
+	*cpu = lk__cpu_now() - t0;
 	if (wall)
 		*wall = st.seconds;
 	return 0;

@@ -21,13 +21,13 @@
 #include "bench.h"
 #include "bench_util.h"
 #include "cli_util.h"
+#include "clock.h"
 #include "internal.h"
 #include "lcpkit/generate.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define MAX_SIZES 8
 
@@ -124,25 +124,19 @@ __attribute__((noinline)) static double stream_sweep(const lk_problem *p, const 
 
 static volatile double sink;
 
-/* Thread CPU time: the machine is shared, and time spent descheduled is not the kernel's. For this
- * single-threaded loop it is the wall time of an idle machine (memory stalls are CPU time too). */
-static double cpu_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+/* Timings here are thread CPU time (lk__cpu_now): for these single-threaded loops it is the wall time of an
+ * idle machine, memory stalls included. */
 
 /* Seconds per row update of `sweeps` stream passes. */
 static double run_stream(lk_problem *p, int sweeps)
 {
-	double t0 = cpu_now(), acc = 0;
+	double t0 = lk__cpu_now(), acc = 0;
 	for (int s = 0; s < sweeps; ++s) {
 		/* the data might have changed: every pass is made (the compiler sees a pure function otherwise) */
 		__asm__ volatile("" ::: "memory");
 		acc += stream_sweep(p, p->lambda, p->du);
 	}
-	double t = cpu_now() - t0;
+	double t = lk__cpu_now() - t0;
 	sink = acc;
 	return t / ((double)sweeps * p->nrows);
 }
@@ -159,10 +153,10 @@ static double run_sweeps(lk_problem *p, double (*sweep)(lk__ctx *, const int *, 
 	c.du = p->du;
 	memset(p->lambda, 0, (size_t)p->nrows * sizeof(double));
 	lk__recompute_du(p, p->lambda, p->du);
-	double t0 = cpu_now(), acc = 0;
+	double t0 = lk__cpu_now(), acc = 0;
 	for (int s = 0; s < sweeps; ++s)
 		acc += sweep(&c, NULL, c.n, 1.0);
-	double t = cpu_now() - t0;
+	double t = lk__cpu_now() - t0;
 	sink = acc;
 	p->du_valid = 1;
 	return t / ((double)sweeps * p->nrows);
@@ -174,10 +168,10 @@ static double run_sweeps(lk_problem *p, double (*sweep)(lk__ctx *, const int *, 
 static double solve_cpu(lk_problem *p, const lk_solver_config *cfg)
 {
 	lk_stats st;
-	double t0 = cpu_now();
+	double t0 = lk__cpu_now();
 	if (lk_solve(p, cfg, &st, NULL) != LK_OK)
 		return NAN;
-	return cpu_now() - t0;
+	return lk__cpu_now() - t0;
 }
 
 static double run_solver(lk_problem *p, lk_method m, int sweeps)

@@ -28,6 +28,7 @@
 #include "cli_util.h"
 #include "lcpkit/generate.h"
 #include "peer_siconos.h"
+#include "rng.h"
 
 #include <fcntl.h>
 #include <math.h>
@@ -65,19 +66,6 @@ static lk_method method_of(int m)
 }
 
 /* ------------------------------------------------------------------------------------------ problems */
-
-static uint64_t rng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
-static double rng_unit(uint64_t *s)
-{
-	return (double)(rng_next(s) >> 11) / 9007199254740992.0;
-}
 
 /* A generated problem with the kind's default parameters but n and seed; NULL when it cannot be made. */
 static lk_problem *generated(lk_gen_kind kind, int n, uint64_t seed)
@@ -200,9 +188,9 @@ static lk_problem *make_dense(int n, double zero_share, double shift, uint64_t s
 	double *q = malloc(sizeof(double) * (size_t)n), *x = malloc(sizeof(double) * (size_t)n);
 	lk_problem *p = NULL;
 	if (B && A && q && x) {
-		uint64_t s = seed * 7919 + 13;
+		lk__rng s = {seed * 7919 + 13};
 		for (size_t i = 0; i < (size_t)n * k; ++i)
-			B[i] = 2.0 * rng_unit(&s) - 1.0;
+			B[i] = 2.0 * lk__rng_uniform(&s) - 1.0;
 		for (int i = 0; i < n; ++i) {
 			for (int j = 0; j <= i; ++j) {
 				double a = 0;
@@ -212,13 +200,13 @@ static lk_problem *make_dense(int n, double zero_share, double shift, uint64_t s
 				A[(size_t)i * n + j] = A[(size_t)j * n + i] = a;
 			}
 			A[(size_t)i * n + i] += shift;
-			x[i] = rng_unit(&s) < 0.5 ? 0.0 : rng_unit(&s);
+			x[i] = lk__rng_uniform(&s) < 0.5 ? 0.0 : lk__rng_uniform(&s);
 		}
 		for (int i = 0; i < n; ++i) {
 			double ax = 0;
 			for (int j = 0; j < n; ++j)
 				ax += A[(size_t)i * n + j] * x[j];
-			q[i] = (x[i] > 0 ? 0.0 : rng_unit(&s)) - ax;
+			q[i] = (x[i] > 0 ? 0.0 : lk__rng_uniform(&s)) - ax;
 		}
 		p = dense_lcp(n, A, q);
 	}

@@ -12,13 +12,14 @@
 #include "bench.h"
 #include "bench_util.h"
 #include "cli_util.h"
+#include "clock.h"
+#include "rng.h"
 #include "lcpkit/generate.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 typedef struct heuristic {
 	const char *label;
@@ -44,17 +45,9 @@ static const heuristic heuristics[] = {
 
 /* ------------------------------------------------------------------------------------------ problems */
 
-static uint64_t rng_next(uint64_t *s)
+static double rng_sym(lk__rng *r) /* uniform in [-1, 1) */
 {
-	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
-static double rng_sym(uint64_t *s) /* uniform in [-1, 1) */
-{
-	return (double)(rng_next(s) >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+	return lk__rng_uniform(r) * 2.0 - 1.0;
 }
 
 typedef struct bproblem {
@@ -71,7 +64,7 @@ static lk_problem *with_random_velocities(const lk_problem *p, double v, uint64_
 	lk_problem *out = lk_problem_create(LK_FORM_ROWS);
 	if (!out)
 		return NULL;
-	uint64_t s = seed;
+	lk__rng s = {seed};
 	for (int b = 0; b < lk_problem_body_count(p); ++b) {
 		lk_body_def d = *lk_problem_body(p, b);
 		for (int k = 0; k < 6; ++k)
@@ -168,7 +161,7 @@ static lk_problem *make_heap(int n, uint64_t seed, double mu, double h, double g
 	double(*site)[3] = malloc(sizeof *site * (size_t)cap);
 	double(*pos)[3] = malloc(sizeof *pos * (size_t)n);
 	lk_problem *p = lk_problem_create(LK_FORM_ROWS);
-	uint64_t s = seed;
+	lk__rng s = {seed};
 	if (!site || !pos || !p)
 		goto fail;
 	/* half-layer k at z = r + k a/2 (a = 2 sqrt(2) r) holds the sites (ix, iy) a/2 with ix + iy + k even */
@@ -315,16 +308,6 @@ typedef struct result {
 	double sweeps_iter;   /* set sweeps per iteration (ESP, GSP) */
 } result;
 
-/* Thread CPU time: the machine is shared, and wall time would charge other processes' time slices to
- * whichever heuristic was running. It includes lk_solve's merit evaluations before and after the
- * iterations (about one sweep's worth, the same for every heuristic). */
-static double cpu_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static int run_one(lk_problem *p, const lk_solver_config *base, int K, lk_history *h, lk_stats *st)
 {
 	lk_solver_config cfg = *base;
@@ -403,9 +386,11 @@ static int bench_problem(const bproblem *b, int matrix, const opts *o, FILE *csv
 			if (!res[h].used)
 				continue;
 			lk_stats st;
-			double t0 = cpu_seconds();
+			/* includes lk_solve's merit evaluations before and after the iterations (about one sweep's
+			 * worth, the same for every heuristic) */
+			double t0 = lk__cpu_now();
 			run_one(p, &cfgs[h], K, NULL, &st);
-			secs[h * o->reps + r] = (cpu_seconds() - t0) / st.iterations;
+			secs[h * o->reps + r] = (lk__cpu_now() - t0) / st.iterations;
 		}
 	}
 	lk_cli_progress(label, o->reps, o->reps);
