@@ -31,14 +31,17 @@ static void usage(FILE *f)
 		fprintf(f, " %s", *n);
 	fprintf(f, "\n  --engine    ode, bullet or both (default both)\n"
 	           "  --solvers   lcpkit specs and engines' own solvers (default %s; 'own' is each engine's\n"
-	           "              default: ode-quickstep, bullet-si); engines' own: ode-quickstep, ode-step,\n"
-	           "              bullet-si, bullet-nncg, bullet-dantzig, bullet-lemke, bullet-pgs\n"
-	           "  --time      simulated seconds per run (default: 4 for stacks, 3 for pools)\n"
+	           "              default:",
+	        DEFAULT_SOLVERS);
+	for (int e = 0; e < LK_ENGINE_COUNT; ++e)
+		fprintf(f, "%s %s", e ? "," : "", lk_engine_default_solver((lk_engine)e));
+	char names[200];
+	fprintf(f, ")\n              engines' own: %s\n", lk_engine_solver_list(LK_ENGINE_COUNT, names, sizeof names));
+	fprintf(f, "  --time      simulated seconds per run (default: 4 for stacks, 3 for pools)\n"
 	           "  --hz        steps per second (default 60)\n"
 	           "  --iters     iteration budget per step for every solver (default 20)\n"
 	           "  --frames    times of the side-by-side pictures (default 1,2,4,10 clipped to --time)\n"
-	           "  --json      print the table as JSON on stdout\n",
-	        DEFAULT_SOLVERS);
+	           "  --json      print the table as JSON on stdout\n");
 }
 
 /* Splits a comma list of specs whose own parameters also use commas: a piece with '=' but no ':' belongs to
@@ -86,12 +89,6 @@ typedef struct run {
 	int conv_n;
 	char csv[512];
 } run;
-
-static const char *own_default(lk_engine e)
-{
-	const char *const *own = lk_engine_own_solvers(e);
-	return own && own[0] ? own[0] : "pgs";
-}
 
 /* Runs one scene x engine x solver. */
 static int run_one(run *r, const lk_scene *scene, double seconds, double h, int iters, const double *frame_t,
@@ -484,7 +481,7 @@ int lk_cmd_compare(int argc, char **argv)
 		const char *sv = solver_specs[v];
 		int ok_somewhere = 0;
 		for (int e = 0; e < nengines; ++e) {
-			const char *name = !strcmp(sv, "own") ? own_default((lk_engine)engines[e]) : sv;
+			const char *name = !strcmp(sv, "own") ? lk_engine_default_solver((lk_engine)engines[e]) : sv;
 			if (lk_sim_check_solver((lk_engine)engines[e], name, err, sizeof err) == 0)
 				ok_somewhere = 1;
 		}
@@ -499,7 +496,7 @@ int lk_cmd_compare(int argc, char **argv)
 		for (int e = 0; e < nengines; ++e)
 			for (int v = 0; v < nsolvers; ++v) {
 				const char *sv = solver_specs[v];
-				const char *name = !strcmp(sv, "own") ? own_default((lk_engine)engines[e]) : sv;
+				const char *name = !strcmp(sv, "own") ? lk_engine_default_solver((lk_engine)engines[e]) : sv;
 				if (lk_sim_check_solver((lk_engine)engines[e], name, err, sizeof err) != 0)
 					continue;
 				run *r = &runs[nruns++];

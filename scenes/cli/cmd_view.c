@@ -8,12 +8,6 @@
 #define DEFAULT_SCENE "boxstack"
 #define DEFAULT_RIGHT "pgs:order=gsp"
 
-static const char *own_default(lk_engine e)
-{
-	const char *const *own = lk_engine_own_solvers(e);
-	return own && own[0] ? own[0] : "pgs";
-}
-
 static int first_engine(void)
 {
 	for (int e = 0; e < LK_ENGINE_COUNT; ++e)
@@ -34,12 +28,14 @@ static void usage(FILE *f)
 	        DEFAULT_SCENE);
 	for (const char *const *n = lk_scene_names(); *n; ++n)
 		fprintf(f, " %s", *n);
+	const lk_engine_solver *first = lk_engine_solvers();
+	char names[200];
 	fprintf(f, "\n  --left        ENGINE:SOLVER, ENGINE or SOLVER (default: the first engine's own solver,\n"
-	           "                ode:ode-quickstep); engines: ode, bullet (as built); solvers: an lcpkit spec\n"
+	           "                %s:%s); engines: ode, bullet (as built); solvers: an lcpkit spec\n"
 	           "                (pgs, psor:w=1.3, amgs, pgs-sm, newton-fischer, pgs:order=gsp, ...) or an engine's\n"
-	           "                own: ode-quickstep, ode-step, bullet-si, bullet-nncg, bullet-dantzig, bullet-lemke,\n"
-	           "                bullet-pgs\n"
-	           "  --right       the same (default: the first engine with %s)\n"
+	           "                own: %s\n",
+	        lk_engine_name(first->engine), first->name, lk_engine_solver_list(LK_ENGINE_COUNT, names, sizeof names));
+	fprintf(f, "  --right       the same (default: the first engine with %s)\n"
 	           "  --iters       iteration budget per step for both sides (default 20)\n"
 	           "  --size        window size in pixels (default 1280x720)\n"
 	           "  --screenshot  run --frames frames (default 60, one step each), write the window to FILE (PNG)\n"
@@ -69,16 +65,13 @@ static int parse_side(const char *arg, lk_engine *engine, char *solver, size_t n
 				return -1;
 			}
 			e = k;
-			sv = arg[len] ? arg + len + 1 : own_default((lk_engine)k);
+			sv = arg[len] ? arg + len + 1 : lk_engine_default_solver((lk_engine)k);
 		}
 	}
 	if (e < 0) {
-		for (int k = 0; k < LK_ENGINE_COUNT && e < 0; ++k) {
-			const char *const *own = lk_engine_own_solvers((lk_engine)k);
-			for (int i = 0; own && own[i]; ++i)
-				if (!strcmp(arg, own[i]))
-					e = k;
-		}
+		const lk_engine_solver *own = lk_engine_solver_find(arg);
+		if (own)
+			e = (int)own->engine;
 		if (e >= 0 && !lk_engine_available((lk_engine)e)) {
 			snprintf(err, esz, "solver %s needs engine %s, which is not built into this lcpkit", arg,
 			         lk_engine_name((lk_engine)e));
@@ -88,7 +81,7 @@ static int parse_side(const char *arg, lk_engine *engine, char *solver, size_t n
 			e = first_engine();
 	}
 	if (!*sv)
-		sv = own_default((lk_engine)e);
+		sv = lk_engine_default_solver((lk_engine)e);
 	if (lk_sim_check_solver((lk_engine)e, sv, err, esz) != 0)
 		return -1;
 	if ((size_t)snprintf(solver, n, "%s", sv) >= n) {
@@ -182,7 +175,7 @@ int lk_cmd_view(int argc, char **argv)
 		char def[200];
 		if (!side_arg[k]) {
 			snprintf(def, sizeof def, "%s:%s", lk_engine_name((lk_engine)e0),
-			         k == 0 ? own_default((lk_engine)e0) : DEFAULT_RIGHT);
+			         k == 0 ? lk_engine_default_solver((lk_engine)e0) : DEFAULT_RIGHT);
 			side_arg[k] = def;
 		}
 		if (parse_side(side_arg[k], &opt.engine[k], opt.solver[k], sizeof opt.solver[k], err, sizeof err) != 0) {

@@ -34,16 +34,12 @@ int lk_engine_available(lk_engine e)
 	}
 }
 
-const char *const *lk_engine_own_solvers(lk_engine e)
+const char *lk_engine_default_solver(lk_engine e)
 {
-	static const char *const ode[] = {"ode-quickstep", "ode-step", NULL};
-	static const char *const bullet[] = {"bullet-si", "bullet-nncg", "bullet-dantzig", "bullet-lemke", "bullet-pgs",
-	                                     NULL};
-	if (e == LK_ENGINE_ODE)
-		return ode;
-	if (e == LK_ENGINE_BULLET)
-		return bullet;
-	return NULL;
+	for (const lk_engine_solver *s = lk_engine_solvers(); s->name; ++s)
+		if (s->engine == e)
+			return s->name;
+	return "pgs";
 }
 
 int lk_sim_check_solver(lk_engine e, const char *solver, char *err, size_t esz)
@@ -52,25 +48,19 @@ int lk_sim_check_solver(lk_engine e, const char *solver, char *err, size_t esz)
 		snprintf(err, esz, "no solver");
 		return -1;
 	}
-	const char *const *own = lk_engine_own_solvers(e);
-	for (int i = 0; own && own[i]; ++i)
-		if (!strcmp(solver, own[i]))
-			return 0;
-	/* another engine's own solver: not for this engine */
-	for (int o = 0; o < LK_ENGINE_COUNT; ++o) {
-		const char *const *x = lk_engine_own_solvers((lk_engine)o);
-		for (int i = 0; x && x[i]; ++i)
-			if (!strcmp(solver, x[i])) {
-				snprintf(err, esz, "solver %s belongs to %s, not %s", solver, lk_engine_name((lk_engine)o),
-				         lk_engine_name(e));
-				return -1;
-			}
+	const lk_engine_solver *own = lk_engine_solver_find(solver);
+	if (own && own->engine == e)
+		return 0;
+	if (own) {
+		snprintf(err, esz, "solver %s belongs to %s, not %s", solver, lk_engine_name(own->engine),
+		         lk_engine_name(e));
+		return -1;
 	}
 	lk_solver_config cfg;
-	char perr[400];
+	char perr[400], names[200];
 	if (lk_config_parse(solver, &cfg, perr, sizeof perr) != LK_OK) {
-		snprintf(err, esz, "%s; or an engine's own: ode-quickstep, ode-step, bullet-si, bullet-nncg, bullet-dantzig, "
-		         "bullet-lemke, bullet-pgs", perr);
+		snprintf(err, esz, "%s; or an engine's own: %s", perr,
+		         lk_engine_solver_list(LK_ENGINE_COUNT, names, sizeof names));
 		return -1;
 	}
 	return 0;

@@ -93,23 +93,6 @@ static const char *engine_label(lk_engine e)
 	return e == LK_ENGINE_ODE ? "ODE" : e == LK_ENGINE_BULLET ? "Bullet" : "?";
 }
 
-static const char *own_description(const char *solver)
-{
-	static const char *const d[][2] = {
-		{"ode-quickstep", "ODE's own PGS (dWorldQuickStep)"},
-		{"ode-step", "ODE's own Dantzig LCP (dWorldStep)"},
-		{"bullet-si", "Bullet's own sequential impulse"},
-		{"bullet-nncg", "Bullet's own NNCG"},
-		{"bullet-dantzig", "Bullet's own MLCP, Dantzig"},
-		{"bullet-lemke", "Bullet's own MLCP, Lemke"},
-		{"bullet-pgs", "Bullet's own MLCP, PGS"},
-	};
-	for (size_t i = 0; i < sizeof d / sizeof d[0]; ++i)
-		if (!strcmp(solver, d[i][0]))
-			return d[i][1];
-	return NULL;
-}
-
 static const char *method_description(lk_method m)
 {
 	switch (m) {
@@ -129,12 +112,12 @@ static void describe(app *a, side *sd)
 {
 	snprintf(sd->title, sizeof sd->title, "%s  %s  %s", sd == &a->s[0] ? "A" : "B", engine_label(sd->engine),
 	         sd->solver);
-	const char *own = own_description(sd->solver);
+	const lk_engine_solver *own = lk_engine_solver_find(sd->solver);
 	char what[300];
 	lk_solver_config cfg;
 	char err[200];
 	if (own) {
-		snprintf(what, sizeof what, "%s", own);
+		snprintf(what, sizeof what, "%s", own->description);
 	} else if (lk_config_parse(sd->solver, &cfg, err, sizeof err) == LK_OK) {
 		char canon[200];
 		if (lk_config_format(&cfg, canon, sizeof canon) == LK_OK && strchr(canon, ':'))
@@ -867,24 +850,30 @@ static void on_glfw_error(int code, const char *text)
 			*c = ' ';
 }
 
+/* Adds a choice if the engine runs the solver and there is room. */
+static void add_choice(app *a, lk_engine e, const char *solver)
+{
+	char err[400];
+	if (a->nchoices >= MAX_CHOICES || lk_sim_check_solver(e, solver, err, sizeof err) != 0)
+		return;
+	a->choices[a->nchoices].engine = e;
+	snprintf(a->choices[a->nchoices].solver, sizeof a->choices[0].solver, "%s", solver);
+	++a->nchoices;
+}
+
 static void build_choices(app *a)
 {
 	static const char *const ours[] = {"pgs", "psor", "amgs", "amsor", "pgs-sm", "newton-minmap", "newton-fischer",
 	                                   "pgs:order=gsp", NULL};
-	char err[400];
 	for (int e = 0; e < LK_ENGINE_COUNT; ++e) {
 		if (!lk_engine_available((lk_engine)e))
 			continue;
-		const char *const *own = lk_engine_own_solvers((lk_engine)e);
-		for (int pass = 0; pass < 2; ++pass) {
-			const char *const *list = pass == 0 ? own : ours;
-			for (int i = 0; list && list[i] && a->nchoices < MAX_CHOICES; ++i)
-				if (lk_sim_check_solver((lk_engine)e, list[i], err, sizeof err) == 0) {
-					a->choices[a->nchoices].engine = (lk_engine)e;
-					snprintf(a->choices[a->nchoices].solver, sizeof a->choices[0].solver, "%s", list[i]);
-					++a->nchoices;
-				}
-		}
+		/* the engine's own solvers first, then lcpkit's */
+		for (const lk_engine_solver *own = lk_engine_solvers(); own->name; ++own)
+			if (own->engine == (lk_engine)e)
+				add_choice(a, (lk_engine)e, own->name);
+		for (int i = 0; ours[i]; ++i)
+			add_choice(a, (lk_engine)e, ours[i]);
 	}
 }
 

@@ -102,25 +102,24 @@ static int split_specs(const char *list, char out[][SPEC_LEN], int max)
 typedef struct solver {
 	const char *name;   /* shown in the tables */
 	lk_engine engine;
-	int own;            /* the engine's own solver */
 	int direct;         /* no iteration budget (a direct LCP solver) */
 	int budget_div;     /* pgs-sm: outer iterations = budget / budget_div */
 } solver;
 
 static const solver solvers[] = {
-	{"ode-quickstep", LK_ENGINE_ODE, 1, 0, 0},
-	{"ode-step", LK_ENGINE_ODE, 1, 1, 0},
-	{"pgs", LK_ENGINE_ODE, 0, 0, 0},
-	{"amgs", LK_ENGINE_ODE, 0, 0, 0},
-	{"pgs-sm", LK_ENGINE_ODE, 0, 0, 5},
-	{"gsp", LK_ENGINE_ODE, 0, 0, 0},
-	{"bullet-si", LK_ENGINE_BULLET, 1, 0, 0},
-	{"bullet-nncg", LK_ENGINE_BULLET, 1, 0, 0},
-	{"bullet-dantzig", LK_ENGINE_BULLET, 1, 1, 0},
-	{"pgs", LK_ENGINE_BULLET, 0, 0, 0},
-	{"amgs", LK_ENGINE_BULLET, 0, 0, 0},
-	{"pgs-sm", LK_ENGINE_BULLET, 0, 0, 5},
-	{"gsp", LK_ENGINE_BULLET, 0, 0, 0},
+	{"ode-quickstep", LK_ENGINE_ODE, 0, 0},
+	{"ode-step", LK_ENGINE_ODE, 1, 0},
+	{"pgs", LK_ENGINE_ODE, 0, 0},
+	{"amgs", LK_ENGINE_ODE, 0, 0},
+	{"pgs-sm", LK_ENGINE_ODE, 0, 5},
+	{"gsp", LK_ENGINE_ODE, 0, 0},
+	{"bullet-si", LK_ENGINE_BULLET, 0, 0},
+	{"bullet-nncg", LK_ENGINE_BULLET, 0, 0},
+	{"bullet-dantzig", LK_ENGINE_BULLET, 1, 0},
+	{"pgs", LK_ENGINE_BULLET, 0, 0},
+	{"amgs", LK_ENGINE_BULLET, 0, 0},
+	{"pgs-sm", LK_ENGINE_BULLET, 0, 5},
+	{"gsp", LK_ENGINE_BULLET, 0, 0},
 };
 #define NSOLVERS ((int)(sizeof solvers / sizeof solvers[0]))
 
@@ -496,7 +495,7 @@ static void table_scaling(const opts *o, FILE *csv)
 					lk_cli_error("bench engines", "%s", err);
 					continue;
 				}
-				solver sv = {names[e][v], (lk_engine)e, v == 0, 0, 0};
+				solver sv = {names[e][v], (lk_engine)e, 0, 0};
 				run r;
 				memset(&r, 0, sizeof r);
 				r.sv = &sv;
