@@ -379,12 +379,43 @@ static int parse_times(const char *s, double *t, int max)
 	return n;
 }
 
-int lk_cmd_compare(int argc, char **argv)
+/* ------------------------------------------------------------------------------------------- stages */
+
+/* The command line; numbers are range-checked, names are checked by plan_runs. */
+typedef struct compare_opts {
+	const char *scene_list, *solver_list, *engine_arg, *outdir, *frames_arg;
+	double seconds; /* simulated time per run; 0: each scene's default */
+	double hz;
+	int iters, json, pictures;
+} compare_opts;
+
+/* The runs the options ask for, scene by scene (scene x engine x solver), and what they share. */
+typedef struct compare_plan {
+	int engines[LK_ENGINE_COUNT], nengines;
+	char scene_specs[MAX_ITEMS][160], solver_specs[MAX_ITEMS][160];
+	int nscenes, nsolvers;
+	lk_scene *scenes[MAX_ITEMS];
+	run *runs;
+	int nruns;           /* planned */
+	int ndone;           /* finished, in order: fewer than nruns after a run failed */
+	double frame_t[16];  /* --frames */
+	int nframes;         /* 0: each scene's default picture times */
+	double h;
+} compare_plan;
+
+/* What a scene's runs share: simulated time, steps, the step whose problem is solved again for the plot of
+ * RES against work, and the times of the pictures. */
+typedef struct scene_times {
+	double t;
+	int steps, conv_step;
+	double ft[16];
+	int nf;
+} scene_times;
+
+/* Reads the command line into o: -1 to go on, else the exit status (--help printed, or a usage error). */
+static int parse_options(int argc, char **argv, compare_opts *o)
 {
-	const char *scene_list = DEFAULT_SCENES, *solver_list = DEFAULT_SOLVERS, *engine_arg = "both";
-	const char *outdir = "lcpkit-report", *frames_arg = NULL;
-	double seconds = 0, hz = 60;
-	int iters = 20, json = 0, pictures = 1;
+	*o = (compare_opts){DEFAULT_SCENES, DEFAULT_SOLVERS, "both", "lcpkit-report", NULL, 0, 60, 20, 0, 1};
 	for (int i = 1; i < argc; ++i) {
 		const char *a = argv[i], *v = NULL;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -392,11 +423,11 @@ int lk_cmd_compare(int argc, char **argv)
 			return LK_EXIT_OK;
 		}
 		if (!strcmp(a, "--json")) {
-			json = 1;
+			o->json = 1;
 			continue;
 		}
 		if (!strcmp(a, "--no-pictures")) {
-			pictures = 0;
+			o->pictures = 0;
 			continue;
 		}
 		if (a[0] != '-' || !(v = lk_cli_value("compare", argc, argv, &i))) {
@@ -405,27 +436,27 @@ int lk_cmd_compare(int argc, char **argv)
 			return LK_EXIT_USAGE;
 		}
 		if (!strcmp(a, "--scene") || !strcmp(a, "--scenes"))
-			scene_list = v;
+			o->scene_list = v;
 		else if (!strcmp(a, "--solvers") || !strcmp(a, "--solver"))
-			solver_list = v;
+			o->solver_list = v;
 		else if (!strcmp(a, "--engine"))
-			engine_arg = v;
+			o->engine_arg = v;
 		else if (!strcmp(a, "--out"))
-			outdir = v;
+			o->outdir = v;
 		else if (!strcmp(a, "--frames"))
-			frames_arg = v;
+			o->frames_arg = v;
 		else if (!strcmp(a, "--time")) {
-			if (!lk_cli_double(v, &seconds) || seconds <= 0 || seconds > 3600) {
+			if (!lk_cli_double(v, &o->seconds) || o->seconds <= 0 || o->seconds > 3600) {
 				lk_cli_error("compare", "--time needs seconds in (0, 3600], got '%s'", v);
 				return LK_EXIT_USAGE;
 			}
 		} else if (!strcmp(a, "--hz")) {
-			if (!lk_cli_double(v, &hz) || hz < 1 || hz > 10000) {
+			if (!lk_cli_double(v, &o->hz) || o->hz < 1 || o->hz > 10000) {
 				lk_cli_error("compare", "--hz needs a rate in [1, 10000], got '%s'", v);
 				return LK_EXIT_USAGE;
 			}
 		} else if (!strcmp(a, "--iters")) {
-			if (!lk_cli_int(v, 1, 100000, &iters)) {
+			if (!lk_cli_int(v, 1, 100000, &o->iters)) {
 				lk_cli_error("compare", "--iters needs a whole number in [1, 100000], got '%s'", v);
 				return LK_EXIT_USAGE;
 			}
@@ -434,214 +465,241 @@ int lk_cmd_compare(int argc, char **argv)
 			return LK_EXIT_USAGE;
 		}
 	}
+	return -1;
+}
 
-	/* everything is validated before anything runs or is written */
-	int engines[LK_ENGINE_COUNT], nengines = 0;
-	if (!strcmp(engine_arg, "both")) {
+/* The solver a spec names on an engine: 'own' is the engine's default. */
+static const char *solver_on(const char *spec, int engine)
+{
+	return !strcmp(spec, "own") ? lk_engine_default_solver((lk_engine)engine) : spec;
+}
+
+/* Checks the engines, scenes, solvers and picture times of the options and plans the runs, before anything
+ * runs or is written: an engine's own solver runs on that engine only, and a solver no engine runs is an
+ * error. LK_EXIT_OK, or the exit status with the message printed. */
+static int plan_runs(const compare_opts *o, compare_plan *p)
+{
+	if (!strcmp(o->engine_arg, "both")) {
 		for (int e = 0; e < LK_ENGINE_COUNT; ++e)
 			if (lk_engine_available((lk_engine)e))
-				engines[nengines++] = e;
+				p->engines[p->nengines++] = e;
 	} else {
-		int e = lk_engine_from_name(engine_arg);
+		int e = lk_engine_from_name(o->engine_arg);
 		if (e < 0) {
-			lk_cli_error("compare", "unknown engine '%s' (choose from ode, bullet, both)", engine_arg);
+			lk_cli_error("compare", "unknown engine '%s' (choose from ode, bullet, both)", o->engine_arg);
 			return LK_EXIT_USAGE;
 		}
-		engines[nengines++] = e;
+		p->engines[p->nengines++] = e;
 	}
-	if (nengines == 0) {
+	if (p->nengines == 0) {
 		lk_cli_error("compare", "no engine was built into this lcpkit");
 		return LK_EXIT_USAGE;
 	}
-	static char scene_specs[MAX_ITEMS][160], solver_specs[MAX_ITEMS][160];
-	int nscenes = split_specs(scene_list, scene_specs, MAX_ITEMS);
-	int nsolvers = split_specs(solver_list, solver_specs, MAX_ITEMS);
-	if (nscenes <= 0 || nsolvers <= 0) {
+	p->nscenes = split_specs(o->scene_list, p->scene_specs, MAX_ITEMS);
+	p->nsolvers = split_specs(o->solver_list, p->solver_specs, MAX_ITEMS);
+	if (p->nscenes <= 0 || p->nsolvers <= 0) {
 		lk_cli_error("compare", "give between 1 and %d scenes and solvers", MAX_ITEMS);
 		return LK_EXIT_USAGE;
 	}
-	lk_scene *scenes[MAX_ITEMS] = {0};
 	char err[512];
-	int rc = LK_EXIT_OK;
-	for (int s = 0; s < nscenes; ++s) {
-		if (lk_scene_create(scene_specs[s], &scenes[s], err, sizeof err) != LK_OK) {
+	for (int s = 0; s < p->nscenes; ++s) {
+		if (lk_scene_create(p->scene_specs[s], &p->scenes[s], err, sizeof err) != LK_OK) {
 			lk_cli_error("compare", "%s", err);
-			rc = LK_EXIT_USAGE;
-			goto done;
+			return LK_EXIT_USAGE;
 		}
 	}
-	/* solvers: 'own' expands per engine; an engine's own solver runs on that engine only */
-	run *runs = calloc((size_t)nscenes * nengines * nsolvers, sizeof *runs);
-	int nruns = 0;
-	if (!runs) {
-		rc = LK_EXIT_FAIL;
-		goto done;
-	}
-	for (int v = 0; v < nsolvers; ++v) {
-		const char *sv = solver_specs[v];
+	p->runs = calloc((size_t)p->nscenes * p->nengines * p->nsolvers, sizeof *p->runs);
+	if (!p->runs)
+		return LK_EXIT_FAIL;
+	for (int v = 0; v < p->nsolvers; ++v) {
 		int ok_somewhere = 0;
-		for (int e = 0; e < nengines; ++e) {
-			const char *name = !strcmp(sv, "own") ? lk_engine_default_solver((lk_engine)engines[e]) : sv;
-			if (lk_sim_check_solver((lk_engine)engines[e], name, err, sizeof err) == 0)
+		for (int e = 0; e < p->nengines; ++e)
+			if (lk_sim_check_solver((lk_engine)p->engines[e], solver_on(p->solver_specs[v], p->engines[e]), err,
+			                        sizeof err) == 0)
 				ok_somewhere = 1;
-		}
 		if (!ok_somewhere) {
 			lk_cli_error("compare", "%s", err);
-			rc = LK_EXIT_USAGE;
-			free(runs);
-			goto done;
+			return LK_EXIT_USAGE;
 		}
 	}
-	for (int s = 0; s < nscenes; ++s)
-		for (int e = 0; e < nengines; ++e)
-			for (int v = 0; v < nsolvers; ++v) {
-				const char *sv = solver_specs[v];
-				const char *name = !strcmp(sv, "own") ? lk_engine_default_solver((lk_engine)engines[e]) : sv;
-				if (lk_sim_check_solver((lk_engine)engines[e], name, err, sizeof err) != 0)
+	for (int s = 0; s < p->nscenes; ++s)
+		for (int e = 0; e < p->nengines; ++e)
+			for (int v = 0; v < p->nsolvers; ++v) {
+				const char *name = solver_on(p->solver_specs[v], p->engines[e]);
+				if (lk_sim_check_solver((lk_engine)p->engines[e], name, err, sizeof err) != 0)
 					continue;
-				run *r = &runs[nruns++];
-				r->scene = scenes[s];
+				run *r = &p->runs[p->nruns++];
+				r->scene = p->scenes[s];
 				r->scene_index = s;
-				r->engine = (lk_engine)engines[e];
+				r->engine = (lk_engine)p->engines[e];
 				snprintf(r->solver, sizeof r->solver, "%s", name);
 			}
-	double frame_t[16];
-	int nframes = 0;
-	if (frames_arg) {
-		nframes = parse_times(frames_arg, frame_t, 16);
-		if (nframes <= 0) {
-			lk_cli_error("compare", "--frames needs times in seconds like 1,2,4,10, got '%s'", frames_arg);
-			rc = LK_EXIT_USAGE;
-			free(runs);
-			goto done;
+	if (o->frames_arg) {
+		p->nframes = parse_times(o->frames_arg, p->frame_t, 16);
+		if (p->nframes <= 0) {
+			lk_cli_error("compare", "--frames needs times in seconds like 1,2,4,10, got '%s'", o->frames_arg);
+			return LK_EXIT_USAGE;
 		}
 	}
-	if (lk_cli_mkdirs(outdir) != 0) {
-		lk_cli_error("compare", "cannot create directory '%s': %s", outdir, strerror(errno));
-		rc = LK_EXIT_FAIL;
-		free(runs);
-		goto done;
-	}
+	p->h = 1.0 / o->hz;
+	return LK_EXIT_OK;
+}
 
-	double h = 1.0 / hz;
-	for (int i = 0; i < nruns; ++i) {
-		run *r = &runs[i];
+/* The time of a scene's runs (--time, else 4 s for stacks and 3 s for pools) and its picture times (--frames,
+ * else those of 1, 2, 4 and 10 s within the run, and its end). */
+static scene_times times_of(const compare_opts *o, const compare_plan *p, const lk_scene *sc)
+{
+	scene_times st;
+	st.t = o->seconds > 0 ? o->seconds : (sc->stack_top >= 0 ? 4.0 : 3.0);
+	st.nf = p->nframes;
+	if (st.nf > 0) {
+		memcpy(st.ft, p->frame_t, sizeof st.ft);
+	} else {
+		const double def_t[4] = {1, 2, 4, 10};
+		for (int k = 0; k < 4; ++k)
+			if (def_t[k] <= st.t + 1e-9)
+				st.ft[st.nf++] = def_t[k];
+		if (st.nf == 0 || st.ft[st.nf - 1] < st.t - 1e-9)
+			st.ft[st.nf++] = st.t;
+	}
+	st.steps = (int)lround(st.t / p->h);
+	st.conv_step = st.steps >= 100 ? 100 : st.steps; /* seed 000 plots the 100th step */
+	return st;
+}
+
+/* Runs the plan in order, each run writing its CSV; stops at the first run that fails. */
+static int run_all(const compare_opts *o, compare_plan *p)
+{
+	char err[512];
+	for (int i = 0; i < p->nruns; ++i) {
+		run *r = &p->runs[i];
 		const lk_scene *sc = r->scene;
-		double t = seconds > 0 ? seconds : (sc->stack_top >= 0 ? 4.0 : 3.0);
-		double ft[16];
-		int nf = nframes;
-		if (nf > 0) {
-			memcpy(ft, frame_t, sizeof ft);
-		} else {
-			const double def_t[4] = {1, 2, 4, 10};
-			for (int k = 0; k < 4; ++k)
-				if (def_t[k] <= t + 1e-9)
-					ft[nf++] = def_t[k];
-			if (nf == 0 || ft[nf - 1] < t - 1e-9)
-				ft[nf++] = t;
-		}
-		int steps = (int)lround(t / h);
-		int conv_step = steps >= 100 ? 100 : steps; /* seed 000 plots the 100th step */
-		if (run_one(r, sc, t, h, iters, ft, nf, conv_step, outdir, err, sizeof err) != 0) {
+		scene_times st = times_of(o, p, sc);
+		if (run_one(r, sc, st.t, p->h, o->iters, st.ft, st.nf, st.conv_step, o->outdir, err, sizeof err) != 0) {
 			lk_cli_error("compare", "%s on %s with %s: %s", sc->spec, lk_engine_name(r->engine), r->solver, err);
-			rc = LK_EXIT_FAIL;
-			nruns = i;
-			break;
+			return LK_EXIT_FAIL;
 		}
-		if (i == nruns - 1 || runs[i + 1].scene != sc) {
-			/* this scene is complete: its plots and pictures */
-			int first = i;
-			while (first > 0 && runs[first - 1].scene == sc)
-				--first;
-			int cnt = i - first + 1;
-			char path[1024], title[256];
-			lk_series ser[MAX_ITEMS * LK_ENGINE_COUNT];
-			char names[MAX_ITEMS * LK_ENGINE_COUNT][200];
-			double *xs = malloc(sizeof(double) * (size_t)(steps + 202));
-			for (int k = 0; k < steps + 202 && xs; ++k)
-				xs[k] = k;
-			int ns = 0;
-			for (int k = 0; k < cnt && xs; ++k) {
-				run *q = &runs[first + k];
-				if (!q->conv_res)
-					continue;
-				snprintf(names[ns], sizeof names[ns], "%s %s", lk_engine_name(q->engine), q->solver);
-				ser[ns] = (lk_series){names[ns], q->conv_n, q->conv_work, q->conv_res};
-				++ns;
-			}
-			snprintf(path, sizeof path, "%s/%s-convergence.png", outdir, sc->name);
-			snprintf(title, sizeof title, "%s: RES against work on the problem of step %d", sc->spec, conv_step);
-			lk_plot pl = {title, "work (PGS sweeps: row updates / rows)", "RES", 1, 900, 520};
-			if (ns > 0 && lk_plot_png(path, &pl, ser, ns) != 0)
-				lk_cli_error("compare", "cannot write %s", path);
-			double *ts = malloc(sizeof(double) * (size_t)steps);
-			for (int k = 0; k < steps && ts; ++k)
-				ts[k] = (k + 1) * h;
-			ns = 0;
-			for (int k = 0; k < cnt && ts; ++k) {
-				run *q = &runs[first + k];
-				snprintf(names[ns], sizeof names[ns], "%s %s", lk_engine_name(q->engine), q->solver);
-				ser[ns] = (lk_series){names[ns], q->steps, ts, q->res};
-				++ns;
-			}
-			snprintf(path, sizeof path, "%s/%s-residual.png", outdir, sc->name);
-			snprintf(title, sizeof title, "%s: RES after each step (%d iterations)", sc->spec, iters);
-			lk_plot pl2 = {title, "time (s)", "RES", 1, 900, 520};
-			if (ts && lk_plot_png(path, &pl2, ser, ns) != 0)
-				lk_cli_error("compare", "cannot write %s", path);
-			if (pictures && nf > 0) {
-				lk_pose *grid = malloc(sizeof(lk_pose) * (size_t)nf * cnt * sc->nbodies);
-				const char *ctitles[MAX_ITEMS * LK_ENGINE_COUNT];
-				char rbuf[16][32];
-				const char *rtitles[16];
-				if (grid) {
-					for (int row = 0; row < nf; ++row) {
-						snprintf(rbuf[row], sizeof rbuf[row], "%g s", ft[row]);
-						rtitles[row] = rbuf[row];
-						for (int col = 0; col < cnt; ++col)
-							memcpy(grid + ((size_t)row * cnt + col) * sc->nbodies,
-							       runs[first + col].frames + (size_t)row * sc->nbodies, sizeof(lk_pose) * sc->nbodies);
-					}
-					for (int col = 0; col < cnt; ++col) {
-						snprintf(names[col], sizeof names[col], "%s %s", lk_engine_name(runs[first + col].engine),
-						         runs[first + col].solver);
-						ctitles[col] = names[col];
-					}
-					snprintf(path, sizeof path, "%s/%s-frames.png", outdir, sc->name);
-					if (lk_render_grid_png(path, sc, nf, cnt, ctitles, rtitles, grid, 220) != 0)
-						lk_cli_error("compare", "cannot write %s", path);
-					free(grid);
-				}
-			}
-			free(xs);
-			free(ts);
-		}
+		p->ndone = i + 1;
 	}
+	return LK_EXIT_OK;
+}
 
-	if (json)
-		print_json(runs, nruns, outdir);
-	else
-		print_table(stdout, runs, nruns, 0);
+/* DIR/SCENE-convergence.png: RES against work on the problem of step conv_step, for the runs that solved it
+ * again (lcpkit's solvers). */
+static void plot_convergence(const compare_opts *o, const run *runs, int cnt, const scene_times *st)
+{
+	const lk_scene *sc = runs[0].scene;
+	lk_series ser[MAX_ITEMS * LK_ENGINE_COUNT];
+	char names[MAX_ITEMS * LK_ENGINE_COUNT][200], path[1024], title[256];
+	int ns = 0;
+	for (int k = 0; k < cnt; ++k) {
+		const run *q = &runs[k];
+		if (!q->conv_res)
+			continue;
+		snprintf(names[ns], sizeof names[ns], "%s %s", lk_engine_name(q->engine), q->solver);
+		ser[ns] = (lk_series){names[ns], q->conv_n, q->conv_work, q->conv_res};
+		++ns;
+	}
+	snprintf(path, sizeof path, "%s/%s-convergence.png", o->outdir, sc->name);
+	snprintf(title, sizeof title, "%s: RES against work on the problem of step %d", sc->spec, st->conv_step);
+	lk_plot pl = {title, "work (PGS sweeps: row updates / rows)", "RES", 1, 900, 520};
+	if (ns > 0 && lk_plot_png(path, &pl, ser, ns) != 0)
+		lk_cli_error("compare", "cannot write %s", path);
+}
 
+/* DIR/SCENE-residual.png: RES after each step, every run. */
+static void plot_residual(const compare_opts *o, double h, const run *runs, int cnt, const scene_times *st)
+{
+	const lk_scene *sc = runs[0].scene;
+	double *ts = malloc(sizeof(double) * (size_t)st->steps);
+	if (!ts)
+		return;
+	for (int k = 0; k < st->steps; ++k)
+		ts[k] = (k + 1) * h;
+	lk_series ser[MAX_ITEMS * LK_ENGINE_COUNT];
+	char names[MAX_ITEMS * LK_ENGINE_COUNT][200], path[1024], title[256];
+	for (int k = 0; k < cnt; ++k) {
+		snprintf(names[k], sizeof names[k], "%s %s", lk_engine_name(runs[k].engine), runs[k].solver);
+		ser[k] = (lk_series){names[k], runs[k].steps, ts, runs[k].res};
+	}
+	snprintf(path, sizeof path, "%s/%s-residual.png", o->outdir, sc->name);
+	snprintf(title, sizeof title, "%s: RES after each step (%d iterations)", sc->spec, o->iters);
+	lk_plot pl = {title, "time (s)", "RES", 1, 900, 520};
+	if (lk_plot_png(path, &pl, ser, cnt) != 0)
+		lk_cli_error("compare", "cannot write %s", path);
+	free(ts);
+}
+
+/* DIR/SCENE-frames.png: the runs side by side (columns) at the picture times (rows). */
+static void picture_frames(const compare_opts *o, const run *runs, int cnt, const scene_times *st)
+{
+	const lk_scene *sc = runs[0].scene;
+	lk_pose *grid = malloc(sizeof(lk_pose) * (size_t)st->nf * cnt * sc->nbodies);
+	if (!grid)
+		return;
+	const char *ctitles[MAX_ITEMS * LK_ENGINE_COUNT], *rtitles[16];
+	char names[MAX_ITEMS * LK_ENGINE_COUNT][200], rbuf[16][32], path[1024];
+	for (int row = 0; row < st->nf; ++row) {
+		snprintf(rbuf[row], sizeof rbuf[row], "%g s", st->ft[row]);
+		rtitles[row] = rbuf[row];
+		for (int col = 0; col < cnt; ++col)
+			memcpy(grid + ((size_t)row * cnt + col) * sc->nbodies, runs[col].frames + (size_t)row * sc->nbodies,
+			       sizeof(lk_pose) * sc->nbodies);
+	}
+	for (int col = 0; col < cnt; ++col) {
+		snprintf(names[col], sizeof names[col], "%s %s", lk_engine_name(runs[col].engine), runs[col].solver);
+		ctitles[col] = names[col];
+	}
+	snprintf(path, sizeof path, "%s/%s-frames.png", o->outdir, sc->name);
+	if (lk_render_grid_png(path, sc, st->nf, cnt, ctitles, rtitles, grid, 220) != 0)
+		lk_cli_error("compare", "cannot write %s", path);
+	free(grid);
+}
+
+/* The plots and pictures of each scene whose runs all finished; one that cannot be written is reported and
+ * left out. */
+static void write_plots(const compare_opts *o, const compare_plan *p)
+{
+	for (int first = 0, last = 0; first < p->ndone; first = last + 1) {
+		const lk_scene *sc = p->runs[first].scene;
+		for (last = first; last + 1 < p->nruns && p->runs[last + 1].scene == sc; ++last)
+			;
+		if (last >= p->ndone)
+			break;
+		scene_times st = times_of(o, p, sc);
+		int cnt = last - first + 1;
+		plot_convergence(o, &p->runs[first], cnt, &st);
+		plot_residual(o, p->h, &p->runs[first], cnt, &st);
+		if (o->pictures && st.nf > 0)
+			picture_frames(o, &p->runs[first], cnt, &st);
+	}
+}
+
+/* DIR/report.md: the settings, the table of the finished runs, what its columns mean and each scene's plots;
+ * then its path on stdout (the table went there before, unless --json). LK_EXIT_FAIL if it cannot be
+ * written. */
+static int write_report(const compare_opts *o, const compare_plan *p)
+{
+	int rc = LK_EXIT_OK;
 	char path[1024];
-	snprintf(path, sizeof path, "%s/report.md", outdir);
+	snprintf(path, sizeof path, "%s/report.md", o->outdir);
 	FILE *f = fopen(path, "w");
 	if (f) {
-		fprintf(f, "# lcpkit compare\n\nSettings: %d iterations per step, %g Hz, engines:", iters, hz);
-		for (int e = 0; e < nengines; ++e)
-			fprintf(f, " %s", lk_engine_name((lk_engine)engines[e]));
+		fprintf(f, "# lcpkit compare\n\nSettings: %d iterations per step, %g Hz, engines:", o->iters, o->hz);
+		for (int e = 0; e < p->nengines; ++e)
+			fprintf(f, " %s", lk_engine_name((lk_engine)p->engines[e]));
 		fprintf(f, ". Times are medians over the steps of each run.\n\n");
-		print_table(f, runs, nruns, 1);
+		print_table(f, p->runs, p->ndone, 1);
 		fprintf(f, "\nColumns: solver ms is the constraint solve alone, step ms the whole engine step; RES is the\n"
 		           "natural residual ||lambda - mid(lo, lambda - w, hi)|| of the step's own rows after the solve;\n"
 		           "max pen. the deepest contact penetration; KE end the kinetic energy at the end; top drift the\n"
 		           "horizontal displacement of the top body; fell the time the top sank by half its height.\n\n");
-		for (int s = 0; s < nscenes; ++s) {
-			fprintf(f, "## %s\n\n", scenes[s]->spec);
-			fprintf(f, "![residual over the steps](%s-residual.png)\n\n", scenes[s]->name);
-			fprintf(f, "![residual against work](%s-convergence.png)\n\n", scenes[s]->name);
-			if (pictures)
-				fprintf(f, "![frames](%s-frames.png)\n\n", scenes[s]->name);
+		for (int s = 0; s < p->nscenes; ++s) {
+			fprintf(f, "## %s\n\n", p->scenes[s]->spec);
+			fprintf(f, "![residual over the steps](%s-residual.png)\n\n", p->scenes[s]->name);
+			fprintf(f, "![residual against work](%s-convergence.png)\n\n", p->scenes[s]->name);
+			if (o->pictures)
+				fprintf(f, "![frames](%s-frames.png)\n\n", p->scenes[s]->name);
 		}
 		fprintf(f, "Per-step values of each run are in the CSV files next to this report.\n");
 		fclose(f);
@@ -649,13 +707,43 @@ int lk_cmd_compare(int argc, char **argv)
 		lk_cli_error("compare", "cannot write %s", path);
 		rc = LK_EXIT_FAIL;
 	}
-	if (!json)
-		printf("\nreport: %s/report.md\n", outdir);
-	for (int i = 0; i < nruns; ++i)
-		free_run(&runs[i]);
-	free(runs);
-done:
-	for (int s = 0; s < nscenes && s < MAX_ITEMS; ++s)
-		lk_scene_destroy(scenes[s]);
+	if (!o->json)
+		printf("\nreport: %s/report.md\n", o->outdir);
+	return rc;
+}
+
+static void free_plan(compare_plan *p)
+{
+	for (int i = 0; p->runs && i < p->nruns; ++i)
+		free_run(&p->runs[i]);
+	free(p->runs);
+	for (int s = 0; s < MAX_ITEMS; ++s)
+		lk_scene_destroy(p->scenes[s]);
+}
+
+int lk_cmd_compare(int argc, char **argv)
+{
+	compare_opts o;
+	int rc = parse_options(argc, argv, &o);
+	if (rc >= 0)
+		return rc;
+	compare_plan p;
+	memset(&p, 0, sizeof p);
+	rc = plan_runs(&o, &p);
+	if (rc == LK_EXIT_OK && lk_cli_mkdirs(o.outdir) != 0) {
+		lk_cli_error("compare", "cannot create directory '%s': %s", o.outdir, strerror(errno));
+		rc = LK_EXIT_FAIL;
+	}
+	if (rc == LK_EXIT_OK) {
+		rc = run_all(&o, &p);
+		write_plots(&o, &p);
+		if (o.json)
+			print_json(p.runs, p.ndone, o.outdir);
+		else
+			print_table(stdout, p.runs, p.ndone, 0);
+		if (write_report(&o, &p) != LK_EXIT_OK)
+			rc = LK_EXIT_FAIL;
+	}
+	free_plan(&p);
 	return rc;
 }
