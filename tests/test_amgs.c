@@ -399,7 +399,7 @@ static void check_theorem(lk_problem *p, const theo_case *tc, int *contracted_ca
 
 	/* x* = (gamma lambda* - Omega^-1 w*) / 2 from Lemke's lambda* (proof of Theorem 4.2) */
 	lk_peer_result pr;
-	assert_int_equal(lk_peer_siconos_lcp(LK_PEER_LEMKE, n, A, q, ls, 0, 1e-14, &pr), 0);
+	assert_int_equal(lk_peer_siconos_lcp(LK_PEER_LEMKE, n, A, q, ls, 0, 1e-14, &pr), LK_OK);
 	assert_int_equal(pr.info, 0);
 	for (int i = 0; i < n; ++i) {
 		double w = q[i];
@@ -612,7 +612,7 @@ static void test_siconos_lemke(void **state)
 		double *z = malloc((size_t)n * sizeof(double)), *l = malloc((size_t)n * sizeof(double));
 		assert_true(z && l);
 		lk_peer_result pr;
-		assert_int_equal(lk_peer_siconos_lcp(LK_PEER_LEMKE, n, A, q, z, 0, 1e-14, &pr), 0);
+		assert_int_equal(lk_peer_siconos_lcp(LK_PEER_LEMKE, n, A, q, z, 0, 1e-14, &pr), LK_OK);
 		assert_int_equal(pr.info, 0);
 		const char *specs[] = {"amgs", "amgs:alpha=0.2", "amgs:omega=E", "amsor", "amgs-dense"};
 		for (int s = 0; s < 5; ++s) {

@@ -515,7 +515,7 @@ static int plan_runs(const compare_opts *o, compare_plan *p)
 		int ok_somewhere = 0;
 		for (int e = 0; e < p->nengines; ++e)
 			if (lk_sim_check_solver((lk_engine)p->engines[e], solver_on(p->solver_specs[v], p->engines[e]), err,
-			                        sizeof err) == 0)
+			                        sizeof err) == LK_OK)
 				ok_somewhere = 1;
 		if (!ok_somewhere) {
 			lk_cli_error("compare", "%s", err);
@@ -526,7 +526,7 @@ static int plan_runs(const compare_opts *o, compare_plan *p)
 		for (int e = 0; e < p->nengines; ++e)
 			for (int v = 0; v < p->nsolvers; ++v) {
 				const char *name = solver_on(p->solver_specs[v], p->engines[e]);
-				if (lk_sim_check_solver((lk_engine)p->engines[e], name, err, sizeof err) != 0)
+				if (lk_sim_check_solver((lk_engine)p->engines[e], name, err, sizeof err) != LK_OK)
 					continue;
 				run *r = &p->runs[p->nruns++];
 				r->scene = p->scenes[s];
@@ -603,7 +603,7 @@ static void plot_convergence(const compare_opts *o, const run *runs, int cnt, co
 	snprintf(path, sizeof path, "%s/%s-convergence.png", o->outdir, sc->name);
 	snprintf(title, sizeof title, "%s: RES against work on the problem of step %d", sc->spec, st->conv_step);
 	lk_plot pl = {title, "work (PGS sweeps: row updates / rows)", "RES", 1, 900, 520};
-	if (ns > 0 && lk_plot_png(path, &pl, ser, ns) != 0)
+	if (ns > 0 && lk_plot_png(path, &pl, ser, ns) != LK_OK)
 		lk_cli_error("compare", "cannot write %s", path);
 }
 
@@ -625,7 +625,7 @@ static void plot_residual(const compare_opts *o, double h, const run *runs, int 
 	snprintf(path, sizeof path, "%s/%s-residual.png", o->outdir, sc->name);
 	snprintf(title, sizeof title, "%s: RES after each step (%d iterations)", sc->spec, o->iters);
 	lk_plot pl = {title, "time (s)", "RES", 1, 900, 520};
-	if (lk_plot_png(path, &pl, ser, cnt) != 0)
+	if (lk_plot_png(path, &pl, ser, cnt) != LK_OK)
 		lk_cli_error("compare", "cannot write %s", path);
 	free(ts);
 }
@@ -651,7 +651,7 @@ static void picture_frames(const compare_opts *o, const run *runs, int cnt, cons
 		ctitles[col] = names[col];
 	}
 	snprintf(path, sizeof path, "%s/%s-frames.png", o->outdir, sc->name);
-	if (lk_render_grid_png(path, sc, st->nf, cnt, ctitles, rtitles, grid, 220) != 0)
+	if (lk_render_grid_png(path, sc, st->nf, cnt, ctitles, rtitles, grid, 220) != LK_OK)
 		lk_cli_error("compare", "cannot write %s", path);
 	free(grid);
 }

@@ -70,7 +70,7 @@ int lk_cmd_record(int argc, char **argv)
 		return LK_EXIT_USAGE;
 	}
 	char err[512];
-	if (lk_sim_check_solver((lk_engine)engine, solver, err, sizeof err) != 0) {
+	if (lk_sim_check_solver((lk_engine)engine, solver, err, sizeof err) != LK_OK) {
 		lk_cli_error("record", "%s", err);
 		return LK_EXIT_USAGE;
 	}

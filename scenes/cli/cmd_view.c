@@ -82,7 +82,7 @@ static int parse_side(const char *arg, lk_engine *engine, char *solver, size_t n
 	}
 	if (!*sv)
 		sv = lk_engine_default_solver((lk_engine)e);
-	if (lk_sim_check_solver((lk_engine)e, sv, err, esz) != 0)
+	if (lk_sim_check_solver((lk_engine)e, sv, err, esz) != LK_OK)
 		return -1;
 	if ((size_t)snprintf(solver, n, "%s", sv) >= n) {
 		snprintf(err, esz, "solver spec too long");

@@ -42,34 +42,34 @@ const char *lk_engine_default_solver(lk_engine e)
 	return "pgs";
 }
 
-int lk_sim_check_solver(lk_engine e, const char *solver, char *err, size_t esz)
+lk_status lk_sim_check_solver(lk_engine e, const char *solver, char *err, size_t esz)
 {
 	if (!solver) {
 		snprintf(err, esz, "no solver");
-		return -1;
+		return LK_ERR_PARSE;
 	}
 	const lk_engine_solver *own = lk_engine_solver_find(solver);
 	if (own && own->engine == e)
-		return 0;
+		return LK_OK;
 	if (own) {
 		snprintf(err, esz, "solver %s belongs to %s, not %s", solver, lk_engine_name(own->engine),
 		         lk_engine_name(e));
-		return -1;
+		return LK_ERR_PARSE;
 	}
 	lk_solver_config cfg;
 	char perr[400], names[200];
 	if (lk_config_parse(solver, &cfg, perr, sizeof perr) != LK_OK) {
 		snprintf(err, esz, "%s; or an engine's own: %s", perr,
 		         lk_engine_solver_list(LK_ENGINE_COUNT, names, sizeof names));
-		return -1;
+		return LK_ERR_PARSE;
 	}
-	return 0;
+	return LK_OK;
 }
 
 lk_status lk_sim_create(const lk_sim_def *def, lk_sim **out, char *err, size_t esz)
 {
 	if (!out || !def || !def->scene) {
-		snprintf(err, esz, "sim: missing definition");
+		snprintf(err, esz, "lk_sim_create: missing definition");
 		return LK_ERR_INVALID_ARGUMENT;
 	}
 	*out = NULL;
@@ -77,7 +77,7 @@ lk_status lk_sim_create(const lk_sim_def *def, lk_sim **out, char *err, size_t e
 		snprintf(err, esz, "engine %s is not built into this lcpkit", lk_engine_name(def->engine));
 		return LK_ERR_UNSUPPORTED;
 	}
-	if (lk_sim_check_solver(def->engine, def->solver, err, esz) != 0)
+	if (lk_sim_check_solver(def->engine, def->solver, err, esz) != LK_OK)
 		return LK_ERR_PARSE;
 	lk_sim *s = calloc(1, sizeof *s);
 	if (!s) {

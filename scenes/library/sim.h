@@ -14,9 +14,9 @@ int lk_engine_available(lk_engine e);
 /* The engine's default solver: its first own solver in lcpkit/engine.h's table ("ode-quickstep", ...), or
  * lcpkit's "pgs" for an engine without own solvers. The other own solvers: lk_engine_solvers(). */
 const char *lk_engine_default_solver(lk_engine e);
-/* Checks that a solver spec runs on an engine: one of its own solvers or an lcpkit spec. 0 if fine, else -1
- * with a message naming the valid choices. */
-int lk_sim_check_solver(lk_engine e, const char *solver, char *err, size_t err_size);
+/* Checks that a solver spec runs on an engine: one of its own solvers or an lcpkit spec. LK_OK, or
+ * LK_ERR_PARSE with a message naming the valid choices. */
+lk_status lk_sim_check_solver(lk_engine e, const char *solver, char *err, size_t err_size);
 
 typedef struct lk_sim lk_sim;
 

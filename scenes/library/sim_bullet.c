@@ -124,11 +124,6 @@ static lk_status bt_add_body(lk_sim *s, int i)
 
 static const lk_sim_ops bt_ops = {bt_destroy, bt_step, bt_pose, bt_velocity, bt_add_body};
 
-int lk__sim_bullet_check_solver(const char *solver, char *err, size_t esz)
-{
-	return lk_sim_check_solver(LK_ENGINE_BULLET, solver, err, esz);
-}
-
 lk_status lk__sim_create_bullet(lk_sim *s, const lk_sim_def *def, char *err, size_t esz)
 {
 	const lk_scene *sc = def->scene;

@@ -26,7 +26,5 @@ struct lk_sim {
 
 lk_status lk__sim_create_ode(lk_sim *s, const lk_sim_def *def, char *err, size_t err_size);
 lk_status lk__sim_create_bullet(lk_sim *s, const lk_sim_def *def, char *err, size_t err_size);
-int lk__sim_ode_check_solver(const char *solver, char *err, size_t err_size);
-int lk__sim_bullet_check_solver(const char *solver, char *err, size_t err_size);
 
 #endif

@@ -241,11 +241,6 @@ static lk_status ode_add_body(lk_sim *s, int i)
 
 static const lk_sim_ops ode_ops = {ode_destroy, ode_step, ode_pose, ode_velocity, ode_add_body};
 
-int lk__sim_ode_check_solver(const char *solver, char *err, size_t esz)
-{
-	return lk_sim_check_solver(LK_ENGINE_ODE, solver, err, esz);
-}
-
 lk_status lk__sim_create_ode(lk_sim *s, const lk_sim_def *def, char *err, size_t esz)
 {
 	const lk_scene *sc = def->scene;

@@ -20,14 +20,14 @@ const char *lk_peer_name(lk_peer_solver s)
 	return (unsigned)s < LK_PEER_COUNT ? names[s] : "unknown";
 }
 
-int lk_peer_siconos_lcp(lk_peer_solver s, int n, const double *A, const double *q, double *z, int max_iter,
-                        double tol, lk_peer_result *res)
+lk_status lk_peer_siconos_lcp(lk_peer_solver s, int n, const double *A, const double *q, double *z, int max_iter,
+                              double tol, lk_peer_result *res)
 {
 	static const int ids[LK_PEER_COUNT] = {
 		SICONOS_LCP_LEMKE, SICONOS_LCP_PGS, SICONOS_LCP_PSOR, SICONOS_LCP_NEWTONMIN, SICONOS_LCP_NEWTON_FB_FBLSA,
 	};
 	if ((unsigned)s >= LK_PEER_COUNT || n < 1 || !A || !q || !z || !res)
-		return -1;
+		return LK_ERR_INVALID_ARGUMENT;
 	NumericsMatrix *M = NM_create(NM_DENSE, n, n);
 	double *qq = malloc((size_t)n * sizeof(double));
 	double *w = malloc((size_t)n * sizeof(double));
@@ -39,7 +39,7 @@ int lk_peer_siconos_lcp(lk_peer_solver s, int n, const double *A, const double *
 		free(w);
 		if (opt)
 			solver_options_delete(opt);
-		return -1;
+		return LK_ERR_NO_MEMORY;
 	}
 	for (int i = 0; i < n; ++i)
 		for (int j = 0; j < n; ++j)
@@ -64,5 +64,5 @@ int lk_peer_siconos_lcp(lk_peer_solver s, int n, const double *A, const double *
 	NM_free(M);
 	free(qq);
 	free(w);
-	return 0;
+	return LK_OK;
 }

@@ -2,6 +2,8 @@
 #ifndef LCPKIT_PEER_SICONOS_H
 #define LCPKIT_PEER_SICONOS_H
 
+#include "lcpkit/base.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -24,10 +26,10 @@ typedef struct lk_peer_result {
 
 const char *lk_peer_name(lk_peer_solver s);
 /* Solves LCP(q, A) (lambda >= 0, A lambda + q >= 0, complementary) for dense row-major A (n x n) with a
- * Siconos solver; z receives lambda (n entries). Returns 0 when the call ran (see res.info), -1 on bad
- * arguments or out of memory. */
-int lk_peer_siconos_lcp(lk_peer_solver s, int n, const double *A, const double *q, double *z, int max_iter,
-                        double tol, lk_peer_result *res);
+ * Siconos solver; z receives lambda (n entries). LK_OK when the call ran (Siconos's verdict is res.info),
+ * LK_ERR_INVALID_ARGUMENT or LK_ERR_NO_MEMORY otherwise. */
+lk_status lk_peer_siconos_lcp(lk_peer_solver s, int n, const double *A, const double *q, double *z, int max_iter,
+                              double tol, lk_peer_result *res);
 
 #ifdef __cplusplus
 }

@@ -35,7 +35,7 @@ static void text(cairo_t *cr, double x, double y, const char *s, double align_x,
 	cairo_show_text(cr, s);
 }
 
-int lk_plot_png(const char *path, const lk_plot *plot, const lk_series *series, int nseries)
+lk_status lk_plot_png(const char *path, const lk_plot *plot, const lk_series *series, int nseries)
 {
 	int W = plot->width > 0 ? plot->width : 800, H = plot->height > 0 ? plot->height : 500;
 	cairo_surface_t *surf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, W, H);
@@ -175,7 +175,7 @@ int lk_plot_png(const char *path, const lk_plot *plot, const lk_series *series, 
 	cairo_status_t st = cairo_surface_write_to_png(surf, path);
 	cairo_destroy(cr);
 	cairo_surface_destroy(surf);
-	return st == CAIRO_STATUS_SUCCESS ? 0 : -1;
+	return st == CAIRO_STATUS_SUCCESS ? LK_OK : LK_ERR_IO;
 }
 
 /* ------------------------------------------------------------------------------------------- pictures */
@@ -223,7 +223,7 @@ static int box_outline(const lk_scene_body *b, const lk_pose *pose, double pts[8
 	return n;
 }
 
-int lk_render_grid_png(const char *path, const lk_scene *scene, int rows, int cols, const char *const *col_titles,
+lk_status lk_render_grid_png(const char *path, const lk_scene *scene, int rows, int cols, const char *const *col_titles,
                        const char *const *row_titles, const lk_pose *poses, int cell_px)
 {
 	int cell = cell_px > 0 ? cell_px : 240, head = 28, side = 60;
@@ -305,5 +305,5 @@ int lk_render_grid_png(const char *path, const lk_scene *scene, int rows, int co
 	cairo_status_t st = cairo_surface_write_to_png(surf, path);
 	cairo_destroy(cr);
 	cairo_surface_destroy(surf);
-	return st == CAIRO_STATUS_SUCCESS ? 0 : -1;
+	return st == CAIRO_STATUS_SUCCESS ? LK_OK : LK_ERR_IO;
 }

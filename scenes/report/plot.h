@@ -19,12 +19,13 @@ typedef struct lk_plot {
 	int width, height;  /* pixels */
 } lk_plot;
 
-/* Draws the series into a PNG file. Returns 0 on success, -1 if the file cannot be written. */
-int lk_plot_png(const char *path, const lk_plot *plot, const lk_series *series, int nseries);
+/* Draws the series into a PNG file. LK_OK, or LK_ERR_IO if the file cannot be written. */
+lk_status lk_plot_png(const char *path, const lk_plot *plot, const lk_series *series, int nseries);
 
 /* A grid of side views (x-z plane, orthographic) of a scene: columns are runs (solvers), rows are times.
- * poses[(row * cols + col) * nbodies + body]. Returns 0 on success. */
-int lk_render_grid_png(const char *path, const lk_scene *scene, int rows, int cols, const char *const *col_titles,
-                       const char *const *row_titles, const lk_pose *poses, int cell_px);
+ * poses[(row * cols + col) * nbodies + body]. LK_OK, or LK_ERR_IO if the file cannot be written. */
+lk_status lk_render_grid_png(const char *path, const lk_scene *scene, int rows, int cols,
+                             const char *const *col_titles, const char *const *row_titles, const lk_pose *poses,
+                             int cell_px);
 
 #endif

@@ -17,7 +17,7 @@ lk_status lk_record(const lk_recording_def *def, int *written, char *err, size_t
 {
 	*written = 0;
 	if (!def || !def->scene || !def->dir || def->first < 1 || def->last < def->first) {
-		snprintf(err, esz, "record: bad definition");
+		snprintf(err, esz, "lk_record: bad definition");
 		return LK_ERR_INVALID_ARGUMENT;
 	}
 	if (lk_cli_mkdirs(def->dir) != 0) {
@@ -377,7 +377,7 @@ static void peer_report(FILE *out, const char *file, lk_problem *p)
 		const lk_peer_solver peers[] = {LK_PEER_PGS, LK_PEER_PSOR, LK_PEER_NEWTON_FB, LK_PEER_LEMKE};
 		for (size_t k = 0; k < sizeof peers / sizeof peers[0]; ++k) {
 			lk_peer_result pr;
-			if (lk_peer_siconos_lcp(peers[k], m, A, q, z, 5000, 1e-8, &pr) != 0)
+			if (lk_peer_siconos_lcp(peers[k], m, A, q, z, 5000, 1e-8, &pr) != LK_OK)
 				continue;
 			lk_metrics mt;
 			lk_problem_metrics(lcp, z, &mt);

@@ -745,7 +745,7 @@ static void interactive_shot(app *a)
 		snprintf(m, sizeof m, "saved %s", path);
 	else
 		snprintf(m, sizeof m, "cannot write %s", path);
-	fprintf(stderr, "lcpkit view: %s\n", m);
+	lk_cli_error("view", "%s", m);
 	message(a, m);
 }
 
@@ -854,7 +854,7 @@ static void on_glfw_error(int code, const char *text)
 static void add_choice(app *a, lk_engine e, const char *solver)
 {
 	char err[400];
-	if (a->nchoices >= MAX_CHOICES || lk_sim_check_solver(e, solver, err, sizeof err) != 0)
+	if (a->nchoices >= MAX_CHOICES || lk_sim_check_solver(e, solver, err, sizeof err) != LK_OK)
 		return;
 	a->choices[a->nchoices].engine = e;
 	snprintf(a->choices[a->nchoices].solver, sizeof a->choices[0].solver, "%s", solver);
@@ -934,7 +934,7 @@ int lk__view_run(const lk_view_options *opt)
 	restart(a);
 	for (int k = 0; k < 2; ++k)
 		if (!a->s[k].sim)
-			fprintf(stderr, "lcpkit view: %s side: %s\n", k ? "right" : "left", a->s[k].status);
+			lk_cli_error("view", "%s side: %s", k ? "right" : "left", a->s[k].status);
 
 	int rc = LK_EXIT_OK;
 	double last = glfwGetTime();

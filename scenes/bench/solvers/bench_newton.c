@@ -308,7 +308,7 @@ static peer_run run_peer(lk_problem *p, lk_peer_solver s, int max_iter, double t
 		int k;
 		int saved = quiet_begin();
 		for (k = 0; k < repeat; ++k) {
-			if (lk_peer_siconos_lcp(s, n, A, q, z, max_iter, tol, &out.r) != 0)
+			if (lk_peer_siconos_lcp(s, n, A, q, z, max_iter, tol, &out.r) != LK_OK)
 				break;
 			t[k] = out.r.seconds;
 		}
