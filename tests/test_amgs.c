@@ -98,34 +98,21 @@ static lk_problem *matrix_copy(lk_problem *p)
 	return m;
 }
 
-static uint64_t mix(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
-static double sym(uint64_t *s)
-{
-	return (double)(mix(s) >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-}
-
 /* Random bodies and rows (more body freedoms than rows, so A is positive definite) with every kind of
  * fixed bounds: [0, inf), free, lo < 0 < hi, (-inf, hi], [lo > 0, hi], [lo, hi < 0], lo = hi. */
 static lk_problem *boxed_rows(int nbodies, int nrows, uint64_t seed)
 {
-	uint64_t s = seed;
+	lk__rng s = {seed};
 	lk_problem *p = lk_problem_create(LK_FORM_ROWS);
 	assert_non_null(p);
 	for (int b = 0; b < nbodies; ++b) {
 		lk_body_def d = lk_default_body_def();
-		double m = 0.5 + 2.0 * fabs(sym(&s));
+		double m = 0.5 + 2.0 * fabs(tu_rng_sym(&s));
 		for (int k = 0; k < 3; ++k) {
-			d.u[k] = sym(&s);
-			d.u[3 + k] = sym(&s);
+			d.u[k] = tu_rng_sym(&s);
+			d.u[3 + k] = tu_rng_sym(&s);
 			d.inv_mass[k] = 1.0 / m;
-			d.inv_inertia[4 * k] = 1.0 / (0.2 + fabs(sym(&s)));
+			d.inv_inertia[4 * k] = 1.0 / (0.2 + fabs(tu_rng_sym(&s)));
 		}
 		assert_int_equal(lk_problem_add_body(p, &d, NULL), LK_OK);
 	}
@@ -135,13 +122,13 @@ static lk_problem *boxed_rows(int nbodies, int nrows, uint64_t seed)
 	};
 	for (int r = 0; r < nrows; ++r) {
 		lk_row_def d = lk_default_row_def();
-		d.body[0] = (int)(mix(&s) % (uint64_t)nbodies);
-		d.body[1] = (int)(mix(&s) % (uint64_t)(nbodies + 1)) - 1;
+		d.body[0] = (int)(lk__rng_next(&s) % (uint64_t)nbodies);
+		d.body[1] = (int)(lk__rng_next(&s) % (uint64_t)(nbodies + 1)) - 1;
 		if (d.body[1] == d.body[0])
 			d.body[1] = LK_STATIC;
 		for (int k = 0; k < 12; ++k)
-			d.J[k / 6][k % 6] = sym(&s);
-		d.c = 2.0 * sym(&s);
+			d.J[k / 6][k % 6] = tu_rng_sym(&s);
+		d.c = 2.0 * tu_rng_sym(&s);
 		d.lo = bounds[r % 7][0];
 		d.hi = bounds[r % 7][1];
 		d.kind = r % 7 == 0 ? LK_ROW_NORMAL : LK_ROW_JOINT;
@@ -412,7 +399,7 @@ static void check_theorem(lk_problem *p, const theo_case *tc, int *contracted_ca
 
 	/* x* = (gamma lambda* - Omega^-1 w*) / 2 from Lemke's lambda* (proof of Theorem 4.2) */
 	lk_peer_result pr;
-	assert_int_equal(lk_peer_siconos_lcp(LK_PEER_LEMKE, n, A, q, ls, 0, 1e-14, &pr), 0);
+	assert_int_equal(lk_peer_siconos_lcp(LK_PEER_LEMKE, n, A, q, ls, 0, 1e-14, &pr), LK_OK);
 	assert_int_equal(pr.info, 0);
 	for (int i = 0; i < n; ++i) {
 		double w = q[i];
@@ -625,7 +612,7 @@ static void test_siconos_lemke(void **state)
 		double *z = malloc((size_t)n * sizeof(double)), *l = malloc((size_t)n * sizeof(double));
 		assert_true(z && l);
 		lk_peer_result pr;
-		assert_int_equal(lk_peer_siconos_lcp(LK_PEER_LEMKE, n, A, q, z, 0, 1e-14, &pr), 0);
+		assert_int_equal(lk_peer_siconos_lcp(LK_PEER_LEMKE, n, A, q, z, 0, 1e-14, &pr), LK_OK);
 		assert_int_equal(pr.info, 0);
 		const char *specs[] = {"amgs", "amgs:alpha=0.2", "amgs:omega=E", "amsor", "amgs-dense"};
 		for (int s = 0; s < 5; ++s) {

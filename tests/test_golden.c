@@ -109,7 +109,7 @@ static void test_golden_outcomes(void **state)
 			if (!lk_engine_available((lk_engine)e))
 				continue;
 			for (size_t v = 0; v < sizeof solvers / sizeof solvers[0]; ++v) {
-				const char *solver = strcmp(solvers[v], "own") ? solvers[v] : lk_engine_own_solvers((lk_engine)e)[0];
+				const char *solver = strcmp(solvers[v], "own") ? solvers[v] : lk_engine_default_solver((lk_engine)e);
 				run(sc, (lk_engine)e, solver, &out[n++]);
 			}
 		}

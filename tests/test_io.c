@@ -58,19 +58,11 @@ static char *slurp(const char *path, size_t *len)
 
 /* ------------------------------------------------------------------------------------- bitwise checks */
 
-static uint64_t rng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
 /* Any finite double, drawn from all bit patterns: subnormals, -0, huge and tiny exponents. */
-static double random_bits_double(uint64_t *s)
+static double random_bits_double(lk__rng *s)
 {
 	for (;;) {
-		uint64_t b = rng_next(s);
+		uint64_t b = lk__rng_next(s);
 		double d;
 		memcpy(&d, &b, sizeof d);
 		if (isfinite(d))
@@ -195,7 +187,7 @@ static void fill_random_lambda(lk_problem *p, uint64_t seed)
 	int n = lk_problem_row_count(p);
 	double *l = malloc(((size_t)n + 1) * sizeof(double));
 	assert_non_null(l);
-	uint64_t s = seed;
+	lk__rng s = {seed};
 	for (int i = 0; i < n; ++i)
 		l[i] = random_bits_double(&s);
 	if (n > 2) {
@@ -226,7 +218,7 @@ static void test_roundtrip_rows(void **state)
 	assert_true(friction > 0);
 
 	/* rows that exercise every field: infinite bounds both ways, odd bits, the largest id */
-	uint64_t s = 7;
+	lk__rng s = {7};
 	lk_row_def d = lk_default_row_def();
 	d.body[0] = 1;
 	d.body[1] = 0;
@@ -680,15 +672,15 @@ static void test_prefixes_and_mutations(void **state)
 			}
 			free(b);
 		}
-		uint64_t s = 99;
+		lk__rng s = {99};
 		static const char repl[] = "\0\n #x9.-e+ia\r\x80\xff";
 		for (int it = 0; it < 3000; ++it) {
 			char *b = malloc(len);
 			assert_non_null(b);
 			memcpy(b, src, len);
-			int edits = 1 + (int)(rng_next(&s) % 3);
+			int edits = 1 + (int)(lk__rng_next(&s) % 3);
 			for (int e = 0; e < edits; ++e)
-				b[rng_next(&s) % len] = repl[rng_next(&s) % (sizeof repl - 1)];
+				b[lk__rng_next(&s) % len] = repl[lk__rng_next(&s) % (sizeof repl - 1)];
 			lk_problem *p = NULL;
 			lk_problem_extra ex;
 			lk_status st = lk_problem_read_buffer(b, len, "t", NULL, &p, &ex, err, sizeof err);

@@ -10,24 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t rng(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
-static double sym(uint64_t *s)
-{
-	return (double)(rng(s) >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-}
-
 static void fill_du(lk_problem *p, uint64_t seed)
 {
-	uint64_t s = seed;
+	lk__rng s = {seed};
 	for (int k = 0; k < 6 * p->nbodies; ++k)
-		p->du[k] = sym(&s) * 10.0;
+		p->du[k] = tu_rng_sym(&s) * 10.0;
 	memset(p->du + 6 * (size_t)p->nbodies, 0, 6 * sizeof(double));
 }
 
@@ -38,11 +25,11 @@ static void test_row_w_matches_reference(void **state)
 	(void)state;
 	lk_problem *p = tu_random_rows(40, 300, 11, 0.5);
 	fill_du(p, 3);
-	uint64_t s = 5;
+	lk__rng s = {5};
 	int differ = 0;
 	for (int i = 0; i < p->nrows; ++i) {
 		const lk__row *r = &p->rows[i];
-		double l = sym(&s);
+		double l = tu_rng_sym(&s);
 		double w = lk__row_w(r, p->du, l), wr = lk__row_w_ref(r, p->du, l);
 		const double *da = p->du + 6 * (size_t)r->a, *db = p->du + 6 * (size_t)r->b;
 		double mag = fabs(r->q) + fabs(r->s * l);
@@ -68,9 +55,9 @@ static void test_row_apply_bitwise(void **state)
 	fill_du(p, 9);
 	memcpy(a, p->du, nd * sizeof *a);
 	memcpy(b, p->du, nd * sizeof *b);
-	uint64_t s = 1;
+	lk__rng s = {1};
 	for (int i = 0; i < p->nrows; ++i) {
-		double dl = sym(&s) * 3.0;
+		double dl = tu_rng_sym(&s) * 3.0;
 		lk__row_apply(&p->rows[i], a, dl);
 		lk__row_apply_ref(&p->rows[i], b, dl);
 	}

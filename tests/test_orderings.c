@@ -630,7 +630,7 @@ static void test_orders_converge_frictionless(void **state)
 	double *z = malloc(sizeof(double) * (size_t)nr), *pgs = malloc(sizeof(double) * (size_t)nr);
 	assert_int_equal(lk_problem_assemble_dense(p, nr, A, q), LK_OK);
 	lk_peer_result res;
-	assert_int_equal(lk_peer_siconos_lcp(LK_PEER_LEMKE, nr, A, q, z, 0, 0, &res), 0);
+	assert_int_equal(lk_peer_siconos_lcp(LK_PEER_LEMKE, nr, A, q, z, 0, 0, &res), LK_OK);
 	assert_int_equal(res.info, 0);
 	for (int o = 0; o < NORDERS; ++o) {
 		for (int desc = 0; desc < 2; ++desc) {

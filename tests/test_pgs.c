@@ -28,7 +28,7 @@ static void test_pgs_matches_siconos_lemke(void **state)
 		double *q, *A = dense_of(p, &q);
 		double *z = malloc(sizeof(double) * (size_t)nr);
 		lk_peer_result res;
-		assert_int_equal(lk_peer_siconos_lcp(LK_PEER_LEMKE, nr, A, q, z, 0, 0, &res), 0);
+		assert_int_equal(lk_peer_siconos_lcp(LK_PEER_LEMKE, nr, A, q, z, 0, 0, &res), LK_OK);
 		assert_int_equal(res.info, 0);
 
 		lk_solver_config cfg = lk_default_config(LK_METHOD_PGS);

@@ -341,7 +341,7 @@ static void test_matches_siconos_lemke(void **state)
 		double *q, *A = dense_of(p, &q);
 		double *z = malloc(sizeof(double) * (size_t)n);
 		lk_peer_result res;
-		assert_int_equal(lk_peer_siconos_lcp(LK_PEER_LEMKE, n, A, q, z, 0, 0, &res), 0);
+		assert_int_equal(lk_peer_siconos_lcp(LK_PEER_LEMKE, n, A, q, z, 0, 0, &res), LK_OK);
 		assert_int_equal(res.info, 0);
 
 		lk_solver_config cfg = sm_config();

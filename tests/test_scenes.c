@@ -32,7 +32,7 @@ static void test_every_scene_every_engine(void **state)
 			if (!lk_engine_available((lk_engine)e))
 				continue;
 			++engines;
-			const char *solvers[2] = {lk_engine_own_solvers((lk_engine)e)[0], "pgs"};
+			const char *solvers[2] = {lk_engine_default_solver((lk_engine)e), "pgs"};
 			for (int v = 0; v < 2; ++v) {
 				lk_sim_def def = {sc, (lk_engine)e, solvers[v], 10, 0};
 				lk_sim *sim = NULL;

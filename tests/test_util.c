@@ -5,45 +5,37 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t next(uint64_t *s)
+double tu_rng_sym(lk__rng *r)
 {
-	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
-static double uni(uint64_t *s)
-{
-	return (double)(next(s) >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+	return lk__rng_uniform(r) * 2.0 - 1.0;
 }
 
 lk_problem *tu_random_rows(int nbodies, int nrows, uint64_t seed, double mu)
 {
-	uint64_t s = seed;
+	lk__rng s = {seed};
 	lk_problem *p = lk_problem_create(LK_FORM_ROWS);
 	assert_non_null(p);
 	for (int b = 0; b < nbodies; ++b) {
 		lk_body_def d = lk_default_body_def();
-		double m = 0.5 + 2.0 * fabs(uni(&s));
+		double m = 0.5 + 2.0 * fabs(tu_rng_sym(&s));
 		for (int k = 0; k < 3; ++k) {
-			d.u[k] = uni(&s);
-			d.u[3 + k] = uni(&s);
+			d.u[k] = tu_rng_sym(&s);
+			d.u[3 + k] = tu_rng_sym(&s);
 			d.inv_mass[k] = 1.0 / m;
-			d.inv_inertia[4 * k] = 1.0 / (0.2 + fabs(uni(&s)));
+			d.inv_inertia[4 * k] = 1.0 / (0.2 + fabs(tu_rng_sym(&s)));
 		}
 		assert_int_equal(lk_problem_add_body(p, &d, NULL), LK_OK);
 	}
 	int normal = -1;
 	for (int r = 0; r < nrows; ++r) {
 		lk_row_def d = lk_default_row_def();
-		d.body[0] = (int)(next(&s) % (uint64_t)nbodies);
-		d.body[1] = (int)(next(&s) % (uint64_t)(nbodies + 1)) - 1;
+		d.body[0] = (int)(lk__rng_next(&s) % (uint64_t)nbodies);
+		d.body[1] = (int)(lk__rng_next(&s) % (uint64_t)(nbodies + 1)) - 1;
 		if (d.body[1] == d.body[0])
 			d.body[1] = LK_STATIC;
 		for (int k = 0; k < 12; ++k)
-			d.J[k / 6][k % 6] = uni(&s);
-		d.c = uni(&s);
+			d.J[k / 6][k % 6] = tu_rng_sym(&s);
+		d.c = tu_rng_sym(&s);
 		d.lo = 0.0;
 		d.hi = INFINITY;
 		d.kind = LK_ROW_NORMAL;
@@ -67,14 +59,14 @@ lk_problem *tu_random_rows(int nbodies, int nrows, uint64_t seed, double mu)
 
 lk_problem *tu_random_spd_matrix(int n, uint64_t seed, double shift)
 {
-	uint64_t s = seed;
+	lk__rng s = {seed};
 	double *B = malloc((size_t)n * n * sizeof(double)), *A = malloc((size_t)n * n * sizeof(double));
 	double *q = malloc((size_t)n * sizeof(double));
 	assert_true(B && A && q);
 	for (int i = 0; i < n * n; ++i)
-		B[i] = uni(&s);
+		B[i] = tu_rng_sym(&s);
 	for (int i = 0; i < n; ++i) {
-		q[i] = uni(&s) * n;
+		q[i] = tu_rng_sym(&s) * n;
 		for (int j = 0; j < n; ++j) {
 			double a = i == j ? shift : 0.0;
 			for (int k = 0; k < n; ++k)

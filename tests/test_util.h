@@ -3,6 +3,7 @@
 #define LCPKIT_TEST_UTIL_H
 
 #include "lcpkit/lcpkit.h"
+#include "rng.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,9 @@
 /* cmocka 1.1 compares only floats; this compares doubles: |a - b| <= eps, NaN never passes. */
 #define assert_double_equal(a, b, eps) tu_assert_close((a), (b), (eps), __FILE__, __LINE__)
 void tu_assert_close(double a, double b, double eps, const char *file, int line);
+
+/* Uniform in [-1, 1), from lcpkit's generator (rng.h), so that a seed draws the same problem in every test. */
+double tu_rng_sym(lk__rng *r);
 
 /* A row-form problem: nbodies free bodies with random masses and inertias, nrows rows with random J between
  * random body pairs (or a body and the world) and random q in [-1, 1]. lo = 0, hi = inf on every row unless

@@ -1,4 +1,4 @@
-/* Fuzz target: the FCLIB importer (lk_fclib_import in scenes/fclib_io.c).
+/* Fuzz target: the FCLIB importer (lk_fclib_import in scenes/report/fclib_io.c).
  *
  * FCLIB files are HDF5 files, and the bytes of an HDF5 file are parsed by libhdf5 and libfclib, which
  * lcpkit does not own: libfclib calls exit(1) on any HDF5 error and trusts the sizes a file states

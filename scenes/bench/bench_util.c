@@ -1,0 +1,117 @@
+#include "bench_util.h"
+#include "cli_util.h"
+
+#include <errno.h>
+#include <string.h>
+
+int lk_bench_split(char *list, char **items, int max)
+{
+	int n = 0;
+	for (char *s = strtok(list, ","); s && n < max; s = strtok(NULL, ","))
+		items[n++] = s;
+	return n;
+}
+
+int lk_bench_engine_parse(const char *cmd, int argc, char **argv, lk_bench_engine_opts *o, void (*usage)(FILE *),
+                          int warmup_quick)
+{
+	for (int i = 1; i < argc; ++i) {
+		const char *a = argv[i], *v;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			return LK_EXIT_OK;
+		} else if (!strcmp(a, "--quick")) {
+			o->quick = 1;
+		} else if (!strcmp(a, "--steps") || !strcmp(a, "--warmup") || !strcmp(a, "--iterations")) {
+			int *dst = !strcmp(a, "--steps") ? &o->steps : !strcmp(a, "--warmup") ? &o->warmup : &o->iterations;
+			if (!(v = lk_cli_value(cmd, argc, argv, &i)))
+				return LK_EXIT_USAGE;
+			if (!lk_cli_int(v, !strcmp(a, "--warmup") ? 0 : 1, 100000, dst)) {
+				lk_cli_error(cmd, "%s needs a positive integer, got '%s'", a, v);
+				return LK_EXIT_USAGE;
+			}
+		} else if (!strcmp(a, "--solvers") || !strcmp(a, "--scenes")) {
+			if (!(v = lk_cli_value(cmd, argc, argv, &i)))
+				return LK_EXIT_USAGE;
+			char *dst = !strcmp(a, "--solvers") ? o->solvers : o->scenes;
+			if (strlen(v) >= sizeof o->solvers || !*v) {
+				lk_cli_error(cmd, "%s: empty or too long", a);
+				return LK_EXIT_USAGE;
+			}
+			snprintf(dst, sizeof o->solvers, "%s", v);
+		} else if (!strcmp(a, "--out")) {
+			if (!(o->out = lk_cli_value(cmd, argc, argv, &i)))
+				return LK_EXIT_USAGE;
+		} else {
+			lk_cli_error(cmd, "unknown option '%s'", a);
+			usage(stderr);
+			return LK_EXIT_USAGE;
+		}
+	}
+	if (o->steps < 0)
+		o->steps = o->quick ? 10 : 40;
+	if (o->warmup < 0)
+		o->warmup = o->quick ? warmup_quick : 20;
+	if (!o->scenes[0])
+		snprintf(o->scenes, sizeof o->scenes, "%s", o->quick ? "stack10,pool1k" : "stack10,pool1k,pool10k");
+	/* scene_names point at these literals, not into a buffer, so that o can be copied */
+	static const char *const known[] = {"stack10", "pool1k", "pool10k"};
+	char list[256], *names[8];
+	snprintf(list, sizeof list, "%s", o->scenes);
+	o->nscenes = lk_bench_split(list, names, 8);
+	for (int k = 0; k < o->nscenes; ++k) {
+		o->scene_names[k] = NULL;
+		for (size_t j = 0; j < sizeof known / sizeof known[0]; ++j)
+			if (!strcmp(names[k], known[j]))
+				o->scene_names[k] = known[j];
+		if (!o->scene_names[k]) {
+			lk_cli_error(cmd, "unknown scene '%s' (stack10, pool1k, pool10k)", names[k]);
+			return LK_EXIT_USAGE;
+		}
+	}
+	snprintf(list, sizeof list, "%s", o->solvers);
+	if (lk_bench_split(list, names, 8) < 1) {
+		lk_cli_error(cmd, "no solvers");
+		return LK_EXIT_USAGE;
+	}
+	return -1;
+}
+
+int lk_bench_make_out_dir(const char *cmd, const char *dir)
+{
+	if (lk_cli_mkdirs(dir) != 0) {
+		lk_cli_error(cmd, "cannot create directory '%s': %s", dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int lk_bench_open_csvs(const char *cmd, const char *dir, lk_bench_csv *csv, int n)
+{
+	for (int k = 0; k < n; ++k)
+		csv[k].f = NULL;
+	if (lk_bench_make_out_dir(cmd, dir) != 0)
+		return -1;
+	for (int k = 0; k < n; ++k) {
+		int len = snprintf(csv[k].path, sizeof csv[k].path, "%s/%s", dir, csv[k].name);
+		if (len < 0 || (size_t)len >= sizeof csv[k].path)
+			errno = ENAMETOOLONG; /* a cut path would name another file: refused as the system refuses it */
+		else
+			csv[k].f = fopen(csv[k].path, "w");
+		if (!csv[k].f) {
+			lk_cli_error(cmd, "cannot write '%s/%s': %s", dir, csv[k].name, strerror(errno));
+			lk_bench_close_csvs(csv, k);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void lk_bench_close_csvs(lk_bench_csv *csv, int n)
+{
+	for (int k = 0; k < n; ++k) {
+		if (csv[k].f)
+			fclose(csv[k].f);
+		csv[k].f = NULL;
+	}
+}

@@ -1,0 +1,29 @@
+/* The lcpkit command: its subcommands, one file each (cmd_NAME.c); the helpers they share are cli_util.h. */
+#ifndef LCPKIT_CLI_H
+#define LCPKIT_CLI_H
+
+#include "cli_util.h"
+#include "lcpkit/lcpkit.h"
+
+int lk_cmd_compare(int argc, char **argv);
+int lk_cmd_solve(int argc, char **argv);
+/* The command line of `lcpkit solve`, parsed without touching any file (tests/fuzz drives it). files point
+ * into argv; the caller frees files (also when the parse fails). */
+typedef struct lk_solve_args {
+	const char **files;
+	int nfiles;
+	const char *history_path;
+	int json;
+	lk_solver_config cfg;
+	char canon[256];
+} lk_solve_args;
+/* -1: parsed, go on; otherwise the exit status (--help printed, or a usage error printed). */
+int lk_solve_parse_args(int argc, char **argv, lk_solve_args *out);
+int lk_cmd_record(int argc, char **argv);
+int lk_cmd_regress(int argc, char **argv);
+int lk_cmd_fclib(int argc, char **argv);
+int lk_cmd_gen(int argc, char **argv);
+int lk_cmd_bench(int argc, char **argv);
+int lk_cmd_view(int argc, char **argv);
+
+#endif

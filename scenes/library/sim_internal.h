@@ -1,0 +1,30 @@
+/* The engine backends of sim.h. */
+#ifndef LCPKIT_SIM_INTERNAL_H
+#define LCPKIT_SIM_INTERNAL_H
+
+#include "sim.h"
+
+typedef struct lk_sim_ops {
+	void (*destroy)(lk_sim *s);
+	lk_status (*step)(lk_sim *s, lk_engine_step_stats *stats);
+	void (*pose)(const lk_sim *s, int i, lk_pose *pose);
+	void (*velocity)(const lk_sim *s, int i, double v[3], double w[3]);
+	lk_status (*add_body)(lk_sim *s, int i); /* builds scene body i, just appended by lk_sim_add_body */
+} lk_sim_ops;
+
+struct lk_sim {
+	const lk_sim_ops *ops;
+	const lk_scene *scene;
+	lk_engine engine;
+	double h;
+	double max_penetration;  /* of the last step */
+	int capture_next;
+	lk_problem *captured;
+	void *impl;
+	lk_scene *own_scene;  /* the sim's copy of the scene once bodies were added (scene points to it) */
+};
+
+lk_status lk__sim_create_ode(lk_sim *s, const lk_sim_def *def, char *err, size_t err_size);
+lk_status lk__sim_create_bullet(lk_sim *s, const lk_sim_def *def, char *err, size_t err_size);
+
+#endif

@@ -1,0 +1,364 @@
+/* Scenes in ODE: the scene's bodies, ODE's own collision detection and contact joints, and every step
+ * through lk_ode_world_step (which runs ODE's own steppers too, for A/B). */
+#include "sim_internal.h"
+#include "clock.h"
+#include "lcpkit/ode.h"
+
+#include <math.h>
+#include <ode/ode.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_CONTACTS 8
+
+typedef struct ode_sim {
+	dWorldID world;
+	dSpaceID space;
+	dJointGroupID contacts;
+	lk_ode *ctx;
+	dThreadingImplementationID threading; /* the world's own; see lk__sim_create_ode */
+	dBodyID *bodies;   /* per scene body; NULL for static ones */
+	dGeomID *geoms;
+	int plane2d;       /* scene (x, y, z) is ODE (x, z, -y): Plane2D keeps bodies in ODE's z = 0 plane */
+	double max_depth;
+} ode_sim;
+
+static const double S = 0.70710678118654752440; /* sin 45 deg */
+
+/* scene -> ODE for 2D scenes: a rotation by -90 deg about x, so scene z (up) is ODE y */
+static void to_ode(const ode_sim *o, const double in[3], double out[3])
+{
+	double x = in[0], y = in[1], z = in[2];
+	if (o->plane2d) {
+		out[0] = x;
+		out[1] = z;
+		out[2] = -y;
+	} else {
+		out[0] = x;
+		out[1] = y;
+		out[2] = z;
+	}
+}
+
+static void from_ode(const ode_sim *o, const double in[3], double out[3])
+{
+	double x = in[0], y = in[1], z = in[2];
+	if (o->plane2d) {
+		out[0] = x;
+		out[1] = -z;
+		out[2] = y;
+	} else {
+		out[0] = x;
+		out[1] = y;
+		out[2] = z;
+	}
+}
+
+static void qmul(const double a[4], const double b[4], double out[4])
+{
+	double r[4] = {a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
+	               a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+	               a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
+	               a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]};
+	memcpy(out, r, sizeof r);
+}
+
+static void quat_to_ode(const ode_sim *o, const double q[4], double out[4])
+{
+	const double r[4] = {S, -S, 0, 0};
+	if (o->plane2d)
+		qmul(r, q, out);
+	else
+		memcpy(out, q, 4 * sizeof(double));
+}
+
+static void quat_from_ode(const ode_sim *o, const double q[4], double out[4])
+{
+	const double rc[4] = {S, S, 0, 0};
+	if (o->plane2d)
+		qmul(rc, q, out);
+	else
+		memcpy(out, q, 4 * sizeof(double));
+}
+
+static void near_callback(void *data, dGeomID g1, dGeomID g2)
+{
+	lk_sim *s = data;
+	ode_sim *o = s->impl;
+	dBodyID b1 = dGeomGetBody(g1), b2 = dGeomGetBody(g2);
+	if (!b1 && !b2)
+		return;
+	if (b1 && b2 && dAreConnectedExcluding(b1, b2, dJointTypeContact))
+		return;
+	dContactGeom cg[MAX_CONTACTS];
+	int n = dCollide(g1, g2, MAX_CONTACTS, cg, sizeof cg[0]);
+	if (n <= 0)
+		return;
+	const lk_scene_body *m1 = &s->scene->bodies[(intptr_t)dGeomGetData(g1) - 1];
+	const lk_scene_body *m2 = &s->scene->bodies[(intptr_t)dGeomGetData(g2) - 1];
+	/* materials combine as geometric means, the same rule the Bullet scenes use */
+	double mu = sqrt(m1->friction * m2->friction), e = sqrt(m1->restitution * m2->restitution);
+	for (int i = 0; i < n; ++i) {
+		dContact c;
+		memset(&c, 0, sizeof c);
+		c.geom = cg[i];
+		c.surface.mode = dContactApprox1 | (e > 0 ? dContactBounce : 0);
+		c.surface.mu = mu;
+		c.surface.bounce = e;
+		c.surface.bounce_vel = 0.1;
+		if (cg[i].depth > o->max_depth)
+			o->max_depth = cg[i].depth;
+		dJointID j = dJointCreateContact(o->world, o->contacts, &c);
+		dJointAttach(j, b1, b2);
+	}
+}
+
+static void ode_destroy(lk_sim *s)
+{
+	ode_sim *o = s->impl;
+	if (!o)
+		return;
+	lk_ode_destroy(o->ctx);
+	if (o->contacts)
+		dJointGroupDestroy(o->contacts);
+	if (o->space)
+		dSpaceDestroy(o->space);
+	/* ODE frees the call-wait object it allocated from the implementation when the world lets go of it, so
+	 * the world detaches before the implementation is freed */
+	if (o->world && o->threading)
+		dWorldSetStepThreadingImplementation(o->world, NULL, NULL);
+	if (o->threading)
+		dThreadingFreeImplementation(o->threading);
+	if (o->world)
+		dWorldDestroy(o->world);
+	free(o->bodies);
+	free(o->geoms);
+	free(o);
+	s->impl = NULL;
+	dCloseODE();
+}
+
+static lk_status ode_step(lk_sim *s, lk_engine_step_stats *st)
+{
+	ode_sim *o = s->impl;
+	double t0 = lk__now();
+	o->max_depth = 0;
+	dSpaceCollide(o->space, s, near_callback);
+	if (s->capture_next) {
+		s->capture_next = 0;
+		lk_problem_destroy(s->captured);
+		s->captured = lk_problem_create(LK_FORM_ROWS);
+		if (s->captured && lk_ode_extract(o->ctx, s->h, s->captured) != LK_OK) {
+			lk_problem_destroy(s->captured);
+			s->captured = NULL;
+		}
+	}
+	lk_status rc = lk_ode_world_step(o->ctx, s->h);
+	dJointGroupEmpty(o->contacts);
+	double t1 = lk__now();
+	if (rc != LK_OK && rc != LK_ERR_UNSUPPORTED && lk_ode_get_stepper(o->ctx) != LK_ODE_LCPKIT)
+		return rc;
+	lk_ode_get_stats(o->ctx, st);
+	st->step_seconds = t1 - t0; /* the whole step, collision detection included */
+	s->max_penetration = o->max_depth;
+	return LK_OK;
+}
+
+static void ode_pose(const lk_sim *s, int i, lk_pose *p)
+{
+	const ode_sim *o = s->impl;
+	const lk_scene_body *b = &s->scene->bodies[i];
+	if (!o->bodies[i]) {
+		memcpy(p->pos, b->pos, sizeof p->pos);
+		memcpy(p->quat, b->quat, sizeof p->quat);
+		return;
+	}
+	const dReal *x = dBodyGetPosition(o->bodies[i]), *q = dBodyGetQuaternion(o->bodies[i]);
+	double xx[3] = {x[0], x[1], x[2]}, qq[4] = {q[0], q[1], q[2], q[3]};
+	from_ode(o, xx, p->pos);
+	quat_from_ode(o, qq, p->quat);
+}
+
+static void ode_velocity(const lk_sim *s, int i, double v[3], double w[3])
+{
+	const ode_sim *o = s->impl;
+	if (!o->bodies[i]) {
+		memset(v, 0, 3 * sizeof(double));
+		memset(w, 0, 3 * sizeof(double));
+		return;
+	}
+	const dReal *lv = dBodyGetLinearVel(o->bodies[i]), *av = dBodyGetAngularVel(o->bodies[i]);
+	double a[3] = {lv[0], lv[1], lv[2]}, b[3] = {av[0], av[1], av[2]};
+	from_ode(o, a, v);
+	from_ode(o, b, w);
+}
+
+/* A dynamic box or sphere added to the running world (lk_sim_add_body has validated it). lk_ode finds its
+ * bodies from the space every step, so the new body is solved from the next step on. */
+static lk_status ode_add_body(lk_sim *s, int i)
+{
+	ode_sim *o = s->impl;
+	const lk_scene_body *b = &s->scene->bodies[i];
+	dBodyID *nb = realloc(o->bodies, sizeof *nb * (size_t)(i + 1));
+	if (nb)
+		o->bodies = nb;
+	dGeomID *ng = realloc(o->geoms, sizeof *ng * (size_t)(i + 1));
+	if (ng)
+		o->geoms = ng;
+	if (!nb || !ng)
+		return LK_ERR_NO_MEMORY;
+	double pos[3], q[4], v[3], w[3];
+	to_ode(o, b->pos, pos);
+	quat_to_ode(o, b->quat, q);
+	to_ode(o, b->vel, v);
+	to_ode(o, b->angvel, w);
+	dMass m;
+	dGeomID geom;
+	if (b->shape == LK_SHAPE_SPHERE) {
+		geom = dCreateSphere(o->space, b->size[0]);
+		dMassSetSphereTotal(&m, b->mass, b->size[0]);
+	} else {
+		geom = dCreateBox(o->space, 2 * b->size[0], 2 * b->size[1], 2 * b->size[2]);
+		dMassSetBoxTotal(&m, b->mass, 2 * b->size[0], 2 * b->size[1], 2 * b->size[2]);
+	}
+	dGeomSetData(geom, (void *)(intptr_t)(i + 1));
+	dBodyID body = dBodyCreate(o->world);
+	dBodySetMass(body, &m);
+	dBodySetPosition(body, pos[0], pos[1], pos[2]);
+	dQuaternion dq = {q[0], q[1], q[2], q[3]};
+	dBodySetQuaternion(body, dq);
+	dBodySetLinearVel(body, v[0], v[1], v[2]);
+	dBodySetAngularVel(body, w[0], w[1], w[2]);
+	dGeomSetBody(geom, body);
+	o->geoms[i] = geom;
+	o->bodies[i] = body;
+	if (o->plane2d)
+		dJointAttach(dJointCreatePlane2D(o->world, 0), body, 0);
+	return LK_OK;
+}
+
+static const lk_sim_ops ode_ops = {ode_destroy, ode_step, ode_pose, ode_velocity, ode_add_body};
+
+lk_status lk__sim_create_ode(lk_sim *s, const lk_sim_def *def, char *err, size_t esz)
+{
+	const lk_scene *sc = def->scene;
+	dInitODE2(0);
+	/* quickstep reorders constraints with ODE's global random generator: a fixed seed per world makes
+	 * every run of a scene the same */
+	dRandSetSeed(0);
+	ode_sim *o = calloc(1, sizeof *o);
+	if (!o) {
+		dCloseODE();
+		snprintf(err, esz, "out of memory");
+		return LK_ERR_NO_MEMORY;
+	}
+	s->impl = o;
+	s->ops = &ode_ops;
+	o->plane2d = sc->plane2d;
+	o->bodies = calloc((size_t)sc->nbodies, sizeof *o->bodies);
+	o->geoms = calloc((size_t)sc->nbodies, sizeof *o->geoms);
+	o->world = dWorldCreate();
+	o->space = dHashSpaceCreate(0);
+	o->contacts = dJointGroupCreate(0);
+	/* Every world steps its islands through a threading implementation; without one of its own it uses
+	 * ODE's default, one object for all worlds, and two worlds stepping in two threads corrupt its job list
+	 * (ODE 0.16 aborts in ReleaseAJob). A self-threaded implementation per world runs the jobs in the
+	 * stepping thread, as the default does, so a world's steps are the same with or without it. */
+	o->threading = dThreadingAllocateSelfThreadedImplementation();
+	if (!o->bodies || !o->geoms || !o->threading) {
+		ode_destroy(s);
+		snprintf(err, esz, "out of memory");
+		return LK_ERR_NO_MEMORY;
+	}
+	dWorldSetStepThreadingImplementation(o->world, dThreadingImplementationGetFunctions(o->threading),
+	                                     o->threading);
+	double g[3];
+	to_ode(o, sc->gravity, g);
+	dWorldSetGravity(o->world, g[0], g[1], g[2]);
+	dWorldSetQuickStepNumIterations(o->world, def->iterations > 0 ? def->iterations : 20);
+	dWorldSetContactSurfaceLayer(o->world, 0.001);
+	dWorldSetAutoDisableFlag(o->world, 0);
+
+	for (int i = 0; i < sc->nbodies; ++i) {
+		const lk_scene_body *b = &sc->bodies[i];
+		double pos[3], q[4];
+		to_ode(o, b->pos, pos);
+		quat_to_ode(o, b->quat, q);
+		dGeomID geom;
+		if (b->shape == LK_SHAPE_PLANE) {
+			geom = o->plane2d ? dCreatePlane(o->space, 0, 1, 0, 0) : dCreatePlane(o->space, 0, 0, 1, 0);
+		} else if (b->shape == LK_SHAPE_SPHERE) {
+			geom = dCreateSphere(o->space, b->size[0]);
+		} else {
+			double sz[3] = {2 * b->size[0], 2 * b->size[1], 2 * b->size[2]};
+			/* box extents live in the body frame, which the 2D mapping does not change */
+			geom = dCreateBox(o->space, sz[0], sz[1], sz[2]);
+		}
+		dGeomSetData(geom, (void *)(intptr_t)(i + 1));
+		o->geoms[i] = geom;
+		if (b->shape == LK_SHAPE_PLANE)
+			continue;
+		dQuaternion dq = {q[0], q[1], q[2], q[3]};
+		if (b->mass <= 0) {
+			dGeomSetPosition(geom, pos[0], pos[1], pos[2]);
+			dGeomSetQuaternion(geom, dq);
+			continue;
+		}
+		dBodyID body = dBodyCreate(o->world);
+		dMass m;
+		if (b->shape == LK_SHAPE_SPHERE)
+			dMassSetSphereTotal(&m, b->mass, b->size[0]);
+		else
+			dMassSetBoxTotal(&m, b->mass, 2 * b->size[0], 2 * b->size[1], 2 * b->size[2]);
+		dBodySetMass(body, &m);
+		dBodySetPosition(body, pos[0], pos[1], pos[2]);
+		dBodySetQuaternion(body, dq);
+		double v[3], w[3];
+		to_ode(o, b->vel, v);
+		to_ode(o, b->angvel, w);
+		dBodySetLinearVel(body, v[0], v[1], v[2]);
+		dBodySetAngularVel(body, w[0], w[1], w[2]);
+		dGeomSetBody(geom, body);
+		o->bodies[i] = body;
+		if (o->plane2d) {
+			dJointID p2 = dJointCreatePlane2D(o->world, 0);
+			dJointAttach(p2, body, 0);
+		}
+	}
+	for (int k = 0; k < sc->njoints; ++k) {
+		const lk_scene_joint *j = &sc->joints[k];
+		dBodyID b0 = o->bodies[j->body[0]], b1 = j->body[1] >= 0 ? o->bodies[j->body[1]] : 0;
+		double a[3], ax[3];
+		to_ode(o, j->anchor, a);
+		to_ode(o, j->axis, ax);
+		if (j->type == LK_JOINT_BALL) {
+			dJointID jj = dJointCreateBall(o->world, 0);
+			dJointAttach(jj, b0, b1);
+			dJointSetBallAnchor(jj, a[0], a[1], a[2]);
+		} else {
+			dJointID jj = dJointCreateHinge(o->world, 0);
+			dJointAttach(jj, b0, b1);
+			dJointSetHingeAnchor(jj, a[0], a[1], a[2]);
+			dJointSetHingeAxis(jj, ax[0], ax[1], ax[2]);
+			if (j->lo <= j->hi) {
+				dJointSetHingeParam(jj, dParamLoStop, j->lo);
+				dJointSetHingeParam(jj, dParamHiStop, j->hi);
+			}
+		}
+	}
+
+	lk_ode_def od = lk_ode_default_def();
+	od.solver = def->solver;
+	if (lk_ode_create(o->world, &od, &o->ctx, err, esz) != LK_OK) {
+		ode_destroy(s);
+		return LK_ERR_UNSUPPORTED;
+	}
+	if (lk_ode_add_space(o->ctx, o->space) != LK_OK) {
+		snprintf(err, esz, "%s", lk_ode_error(o->ctx));
+		ode_destroy(s);
+		return LK_ERR_INVALID_ARGUMENT;
+	}
+	return LK_OK;
+}

@@ -1,0 +1,309 @@
+/* Plots and pictures with cairo (Debian libcairo2-dev). */
+#include "plot.h"
+
+#include <cairo.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+#ifndef M_PI_2
+#define M_PI_2 1.57079632679489661923
+#endif
+
+static const double palette[][3] = {
+	{0.122, 0.467, 0.706}, {0.839, 0.153, 0.157}, {0.173, 0.627, 0.173}, {1.000, 0.498, 0.055},
+	{0.580, 0.404, 0.741}, {0.549, 0.337, 0.294}, {0.890, 0.467, 0.761}, {0.498, 0.498, 0.498},
+	{0.737, 0.741, 0.133}, {0.090, 0.745, 0.812},
+};
+#define NPALETTE ((int)(sizeof palette / sizeof palette[0]))
+
+static double nice_step(double range, int target)
+{
+	double raw = range / target, mag = pow(10, floor(log10(raw))), f = raw / mag;
+	return (f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10) * mag;
+}
+
+static void text(cairo_t *cr, double x, double y, const char *s, double align_x, double align_y)
+{
+	cairo_text_extents_t e;
+	cairo_text_extents(cr, s, &e);
+	cairo_move_to(cr, x - align_x * e.width - e.x_bearing, y - align_y * e.height - e.y_bearing);
+	cairo_show_text(cr, s);
+}
+
+lk_status lk_plot_png(const char *path, const lk_plot *plot, const lk_series *series, int nseries)
+{
+	int W = plot->width > 0 ? plot->width : 800, H = plot->height > 0 ? plot->height : 500;
+	cairo_surface_t *surf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, W, H);
+	cairo_t *cr = cairo_create(surf);
+	cairo_set_source_rgb(cr, 1, 1, 1);
+	cairo_paint(cr);
+	cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+
+	double xmin = DBL_MAX, xmax = -DBL_MAX, ymin = DBL_MAX, ymax = -DBL_MAX;
+	for (int s = 0; s < nseries; ++s)
+		for (int i = 0; i < series[s].n; ++i) {
+			double x = series[s].x[i], y = series[s].y[i];
+			if (!isfinite(x) || !isfinite(y) || (plot->log_y && y <= 0))
+				continue;
+			if (plot->log_y)
+				y = log10(y);
+			xmin = fmin(xmin, x);
+			xmax = fmax(xmax, x);
+			ymin = fmin(ymin, y);
+			ymax = fmax(ymax, y);
+		}
+	if (xmin > xmax) {
+		xmin = 0;
+		xmax = 1;
+		ymin = 0;
+		ymax = 1;
+	}
+	if (xmax - xmin < 1e-300)
+		xmax = xmin + 1;
+	if (plot->log_y) {
+		ymin = floor(ymin);
+		ymax = ceil(ymax);
+	}
+	if (ymax - ymin < 1e-300) {
+		ymax += 0.5;
+		ymin -= 0.5;
+	}
+	double L = 80, R = 280, T = 40, B = 55;
+	double pw = W - L - R, ph = H - T - B;
+#define PX(x) (L + ((x) - xmin) / (xmax - xmin) * pw)
+#define PY(y) (T + ph - ((y) - ymin) / (ymax - ymin) * ph)
+
+	/* grid and ticks */
+	cairo_set_font_size(cr, 12);
+	cairo_set_line_width(cr, 1);
+	double xs = nice_step(xmax - xmin, 6);
+	char buf[64];
+	for (double x = ceil(xmin / xs) * xs; x <= xmax + 1e-9 * xs; x += xs) {
+		cairo_set_source_rgb(cr, 0.9, 0.9, 0.9);
+		cairo_move_to(cr, PX(x), T);
+		cairo_line_to(cr, PX(x), T + ph);
+		cairo_stroke(cr);
+		cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+		snprintf(buf, sizeof buf, "%g", x);
+		text(cr, PX(x), T + ph + 6, buf, 0.5, 0);
+	}
+	double ys = plot->log_y ? fmax(1, ceil((ymax - ymin) / 8)) : nice_step(ymax - ymin, 6);
+	for (double y = ceil(ymin / ys) * ys; y <= ymax + 1e-9 * ys; y += ys) {
+		cairo_set_source_rgb(cr, 0.9, 0.9, 0.9);
+		cairo_move_to(cr, L, PY(y));
+		cairo_line_to(cr, L + pw, PY(y));
+		cairo_stroke(cr);
+		cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+		if (plot->log_y)
+			snprintf(buf, sizeof buf, "1e%+d", (int)lround(y));
+		else
+			snprintf(buf, sizeof buf, "%g", y);
+		text(cr, L - 6, PY(y), buf, 1, 0.5);
+	}
+	cairo_set_source_rgb(cr, 0, 0, 0);
+	cairo_rectangle(cr, L, T, pw, ph);
+	cairo_stroke(cr);
+
+	/* series, clipped to the plot area */
+	cairo_save(cr);
+	cairo_rectangle(cr, L, T, pw, ph);
+	cairo_clip(cr);
+	cairo_set_line_width(cr, 1.6);
+	for (int s = 0; s < nseries; ++s) {
+		const double *c = palette[s % NPALETTE];
+		cairo_set_source_rgb(cr, c[0], c[1], c[2]);
+		int pen = 0;
+		for (int i = 0; i < series[s].n; ++i) {
+			double x = series[s].x[i], y = series[s].y[i];
+			if (!isfinite(x) || !isfinite(y) || (plot->log_y && y <= 0)) {
+				pen = 0;
+				continue;
+			}
+			if (plot->log_y)
+				y = log10(y);
+			if (pen)
+				cairo_line_to(cr, PX(x), PY(y));
+			else
+				cairo_move_to(cr, PX(x), PY(y));
+			pen = 1;
+		}
+		cairo_stroke(cr);
+	}
+	cairo_restore(cr);
+
+	/* legend, labels, title */
+	cairo_set_font_size(cr, 12);
+	for (int s = 0; s < nseries; ++s) {
+		const double *c = palette[s % NPALETTE];
+		double y = T + 10 + 20 * s;
+		cairo_set_source_rgb(cr, c[0], c[1], c[2]);
+		cairo_set_line_width(cr, 3);
+		cairo_move_to(cr, L + pw + 12, y);
+		cairo_line_to(cr, L + pw + 36, y);
+		cairo_stroke(cr);
+		cairo_set_source_rgb(cr, 0, 0, 0);
+		char label[40];
+		const char *nm = series[s].name ? series[s].name : "";
+		/* long specs are cut to fit the legend; the report's table has them whole */
+		if (strlen(nm) > 34)
+			snprintf(label, sizeof label, "%.31s...", nm);
+		else
+			snprintf(label, sizeof label, "%s", nm);
+		text(cr, L + pw + 42, y, label, 0, 0.5);
+	}
+	cairo_set_font_size(cr, 13);
+	if (plot->xlabel)
+		text(cr, L + pw / 2, H - 18, plot->xlabel, 0.5, 0.5);
+	if (plot->ylabel) {
+		cairo_save(cr);
+		cairo_translate(cr, 18, T + ph / 2);
+		cairo_rotate(cr, -M_PI_2);
+		text(cr, 0, 0, plot->ylabel, 0.5, 0.5);
+		cairo_restore(cr);
+	}
+	cairo_set_font_size(cr, 15);
+	if (plot->title)
+		text(cr, L + pw / 2, 18, plot->title, 0.5, 0.5);
+#undef PX
+#undef PY
+	cairo_surface_flush(surf);
+	cairo_status_t st = cairo_surface_write_to_png(surf, path);
+	cairo_destroy(cr);
+	cairo_surface_destroy(surf);
+	return st == CAIRO_STATUS_SUCCESS ? LK_OK : LK_ERR_IO;
+}
+
+/* ------------------------------------------------------------------------------------------- pictures */
+
+static void rotate(const double q[4], const double v[3], double out[3])
+{
+	double w = q[0], x = q[1], y = q[2], z = q[3];
+	double R[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w),
+	               2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w),
+	               2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)};
+	for (int k = 0; k < 3; ++k)
+		out[k] = R[3 * k] * v[0] + R[3 * k + 1] * v[1] + R[3 * k + 2] * v[2];
+}
+
+/* The silhouette of a box seen along y: the convex hull of its 8 projected corners. */
+static int box_outline(const lk_scene_body *b, const lk_pose *pose, double pts[8][2])
+{
+	double c[8][2];
+	for (int i = 0; i < 8; ++i) {
+		double v[3] = {(i & 1 ? 1 : -1) * b->size[0], (i & 2 ? 1 : -1) * b->size[1], (i & 4 ? 1 : -1) * b->size[2]};
+		double w[3];
+		rotate(pose->quat, v, w);
+		c[i][0] = pose->pos[0] + w[0];
+		c[i][1] = pose->pos[2] + w[2];
+	}
+	/* gift wrapping over 8 points */
+	int n = 0, start = 0;
+	for (int i = 1; i < 8; ++i)
+		if (c[i][0] < c[start][0] || (c[i][0] == c[start][0] && c[i][1] < c[start][1]))
+			start = i;
+	int p = start;
+	do {
+		pts[n][0] = c[p][0];
+		pts[n][1] = c[p][1];
+		++n;
+		int q = (p + 1) % 8;
+		for (int r = 0; r < 8; ++r) {
+			double cr = (c[q][0] - c[p][0]) * (c[r][1] - c[p][1]) - (c[q][1] - c[p][1]) * (c[r][0] - c[p][0]);
+			double dq = hypot(c[q][0] - c[p][0], c[q][1] - c[p][1]), dr = hypot(c[r][0] - c[p][0], c[r][1] - c[p][1]);
+			if (cr < -1e-12 || (fabs(cr) <= 1e-12 && dr > dq))
+				q = r;
+		}
+		p = q;
+	} while (p != start && n < 8);
+	return n;
+}
+
+lk_status lk_render_grid_png(const char *path, const lk_scene *scene, int rows, int cols, const char *const *col_titles,
+                       const char *const *row_titles, const lk_pose *poses, int cell_px)
+{
+	int cell = cell_px > 0 ? cell_px : 240, head = 28, side = 60;
+	int W = side + cols * cell, H = head + rows * cell;
+	cairo_surface_t *surf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, W, H);
+	cairo_t *cr = cairo_create(surf);
+	cairo_set_source_rgb(cr, 1, 1, 1);
+	cairo_paint(cr);
+	cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
+	cairo_set_font_size(cr, 13);
+	cairo_set_source_rgb(cr, 0, 0, 0);
+	for (int c = 0; c < cols; ++c) {
+		/* a title is cut to its cell's width */
+		char t[128];
+		snprintf(t, sizeof t, "%s", col_titles ? col_titles[c] : "");
+		cairo_text_extents_t e;
+		for (size_t len = strlen(t); len > 4; --len) {
+			cairo_text_extents(cr, t, &e);
+			if (e.width <= cell - 8)
+				break;
+			memcpy(t + len - 4, "...", 4);
+		}
+		text(cr, side + c * cell + cell / 2.0, head / 2.0, t, 0.5, 0.5);
+	}
+	for (int r = 0; r < rows; ++r)
+		text(cr, side / 2.0, head + r * cell + cell / 2.0, row_titles ? row_titles[r] : "", 0.5, 0.5);
+
+	double ext = scene->view_extent > 0 ? scene->view_extent : 5;
+	double scale = (cell - 16) / (2 * ext);
+	for (int r = 0; r < rows; ++r) {
+		for (int c = 0; c < cols; ++c) {
+			double ox = side + c * cell, oy = head + r * cell;
+			cairo_save(cr);
+			cairo_rectangle(cr, ox + 2, oy + 2, cell - 4, cell - 4);
+			cairo_clip_preserve(cr);
+			cairo_set_source_rgb(cr, 0.96, 0.97, 0.99);
+			cairo_fill(cr);
+			/* world (x, z) -> pixels: centred on the view centre, z up */
+			double cx = ox + cell / 2.0, cy = oy + cell / 2.0;
+#define WX(x) (cx + ((x) - scene->view_center[0]) * scale)
+#define WZ(z) (cy - ((z) - scene->view_center[2]) * scale)
+			const lk_pose *ps = poses + ((size_t)r * cols + c) * scene->nbodies;
+			for (int i = 0; i < scene->nbodies; ++i) {
+				const lk_scene_body *b = &scene->bodies[i];
+				if (b->shape == LK_SHAPE_PLANE) {
+					cairo_set_source_rgb(cr, 0.55, 0.55, 0.55);
+					cairo_rectangle(cr, ox, WZ(0), cell, oy + cell - WZ(0));
+					cairo_fill(cr);
+					continue;
+				}
+				double shade = b->mass <= 0 ? 0.6 : 0.35 + 0.5 * (double)(i % 7) / 6.0;
+				if (b->mass <= 0)
+					cairo_set_source_rgb(cr, shade, shade, shade);
+				else
+					cairo_set_source_rgb(cr, 0.95 * shade + 0.05, 0.55 * shade + 0.2, 0.25);
+				if (b->shape == LK_SHAPE_SPHERE) {
+					cairo_arc(cr, WX(ps[i].pos[0]), WZ(ps[i].pos[2]), b->size[0] * scale, 0, 2 * M_PI);
+				} else {
+					double pts[8][2];
+					int n = box_outline(b, &ps[i], pts);
+					for (int k = 0; k < n; ++k)
+						(k ? cairo_line_to : cairo_move_to)(cr, WX(pts[k][0]), WZ(pts[k][1]));
+					cairo_close_path(cr);
+				}
+				cairo_fill_preserve(cr);
+				cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
+				cairo_set_line_width(cr, 1);
+				cairo_stroke(cr);
+			}
+#undef WX
+#undef WZ
+			cairo_restore(cr);
+			cairo_set_source_rgb(cr, 0.7, 0.7, 0.7);
+			cairo_rectangle(cr, ox + 2, oy + 2, cell - 4, cell - 4);
+			cairo_stroke(cr);
+		}
+	}
+	cairo_surface_flush(surf);
+	cairo_status_t st = cairo_surface_write_to_png(surf, path);
+	cairo_destroy(cr);
+	cairo_surface_destroy(surf);
+	return st == CAIRO_STATUS_SUCCESS ? LK_OK : LK_ERR_IO;
+}

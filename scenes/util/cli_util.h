@@ -1,0 +1,35 @@
+/* What every part of the lcpkit command shares (the commands, the benchmark suites, the viewer, the recording):
+ * exit statuses, strict number parsing, JSON output, progress bars, error lines. It sits below all of them
+ * so that none of them needs the command itself. */
+#ifndef LCPKIT_CLI_UTIL_H
+#define LCPKIT_CLI_UTIL_H
+
+#include <stdio.h>
+
+/* Exit statuses of every subcommand. */
+enum { LK_EXIT_OK = 0, LK_EXIT_FAIL = 1, LK_EXIT_USAGE = 2 };
+
+/* 1 when f is a terminal (progress bars go to stderr only then). */
+int lk_cli_is_tty(FILE *f);
+/* Draws "label [#####     ] done/total" on stderr when it is a terminal; done == total ends the line. */
+void lk_cli_progress(const char *label, int done, int total);
+/* Strict number parsing: the whole string, finite, in range. Return 1 on success. */
+int lk_cli_int(const char *s, int lo, int hi, int *out);
+int lk_cli_double(const char *s, double *out);
+/* Prints s as a JSON string literal (with quotes). */
+void lk_cli_json_string(FILE *f, const char *s);
+/* Prints a double as JSON (null for NaN or Inf). */
+void lk_cli_json_number(FILE *f, double x);
+/* mkdir -p; returns 0 on success, else -1 with errno set. */
+int lk_cli_mkdirs(const char *path);
+/* Median of n values (reorders v). */
+double lk_cli_median(double *v, int n);
+/* Prints one line "lcpkit CMD: message" to stderr. */
+void lk_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The option value after argv[*i] (advancing *i), or NULL with an error printed. */
+const char *lk_cli_value(const char *cmd, int argc, char **argv, int *i);
+/* For a command whose first argument is a word (a suite, a kind): -1 when argv[1] is one to go on with; else
+ * the exit status after printing usage to stdout (--help, -h: LK_EXIT_OK) or to stderr (none: LK_EXIT_USAGE). */
+int lk_cli_first_word(int argc, char **argv, void (*usage)(FILE *));
+
+#endif
