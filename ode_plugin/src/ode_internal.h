@@ -1,4 +1,11 @@
-/* lcpkit ODE plugin internals: ODE's row generators reached through dlsym, the context and its scratch. */
+/* lcpkit ODE plugin internals: ODE's row generators reached through dlsym, the context and its scratch.
+ *
+ * The files and what each calls, one way only:
+ *     ode_abi.c      ODE's symbols (dlsym), joint class names            -> nothing
+ *     ode_rows.c     messages, pointer map, the walk, rows, the problem   -> ode_abi.c
+ *     ode_warm.c     warm start: contact matching, records                -> nothing
+ *     ode_step.c     the public API: context, configuration, the steps    -> ode_rows.c, ode_warm.c, ode_abi.c
+ *     ode_preload.c  the LD_PRELOAD interposers                           -> the public API (lcpkit/ode.h) */
 #ifndef LCPKIT_ODE_INTERNAL_H
 #define LCPKIT_ODE_INTERNAL_H
 
@@ -146,11 +153,16 @@ struct lk_ode {
 /* ode_rows.c */
 lk_status lk__ode_gather(lk_ode *ctx);
 lk_status lk__ode_extract_rows(lk_ode *ctx, double dt);
-lk_status lk__ode_build_problem(lk_ode *ctx, double dt, lk_problem *p, int warm);
+/* p from the extracted rows; lambda0 (extraction order) is its starting lambda, NULL for zero. */
+lk_status lk__ode_build_problem(lk_ode *ctx, double dt, lk_problem *p, const double *lambda0);
+/* A failed call: the message lk_ode_error returns, and st. */
 lk_status lk__ode_fail(lk_ode *ctx, lk_status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* What a successful call did instead of the expected (a fallback, a measurement left out): the same
+ * message slot, no status. */
+void lk__ode_note(lk_ode *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void lk__ode_count_kinds(const lk_ode *ctx, lk_engine_step_stats *st);
 
-/* ode_step.c */
+/* ode_warm.c (reads the rows of lk__ode_extract_rows; called by ode_step.c only) */
 void lk__ode_warm_store(lk_ode *ctx, double dt);
 void lk__ode_warm_lookup(lk_ode *ctx, double dt, double *lambda);
 

@@ -73,11 +73,13 @@ static void init(void)
 		return;
 	}
 	char err[300];
-	if (lcpkit && strcmp(solver, "ode-quickstep") != 0 && strcmp(solver, "ode-step") != 0) {
+	const lk_engine_solver *own = lcpkit ? lk_engine_solver_find(solver) : NULL;
+	if (lcpkit && !(own && own->engine == LK_ENGINE_ODE)) {
 		lk_solver_config cfg;
 		if (lk_config_parse(solver, &cfg, err, sizeof err) != LK_OK) {
-			fprintf(stderr, "lcpkit: unknown solver LCPKIT_SOLVER=%s: %s; using ODE's own stepper\n", solver,
-			        err);
+			char names[128];
+			fprintf(stderr, "lcpkit: unknown solver LCPKIT_SOLVER=%s: %s; ODE's own: %s; using ODE's own "
+			                "stepper\n", solver, err, lk_engine_solver_list(LK_ENGINE_ODE, names, sizeof names));
 			return;
 		}
 	}

@@ -15,13 +15,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void vmessage(lk_ode *ctx, const char *fmt, va_list ap)
+{
+	vsnprintf(ctx->error, sizeof ctx->error, fmt, ap);
+}
+
 lk_status lk__ode_fail(lk_ode *ctx, lk_status st, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(ctx->error, sizeof ctx->error, fmt, ap);
+	vmessage(ctx, fmt, ap);
 	va_end(ap);
 	return st;
+}
+
+void lk__ode_note(lk_ode *ctx, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmessage(ctx, fmt, ap);
+	va_end(ap);
 }
 
 /* ----------------------------------------------------------------------------------------- pointer map */
@@ -471,7 +484,7 @@ void lk__ode_count_kinds(const lk_ode *ctx, lk_engine_step_stats *st)
 	st->bodies = ctx->nbodies;
 }
 
-lk_status lk__ode_build_problem(lk_ode *ctx, double h, lk_problem *p, int warm)
+lk_status lk__ode_build_problem(lk_ode *ctx, double h, lk_problem *p, const double *lambda0)
 {
 	lk_problem_clear(p);
 	lk_status st = lk_problem_reserve(p, ctx->nbodies, ctx->nrows);
@@ -524,12 +537,8 @@ lk_status lk__ode_build_problem(lk_ode *ctx, double h, lk_problem *p, int warm)
 			                    lk_problem_error(p));
 	}
 	if (ctx->nrows > 0) {
-		if (warm)
-			lk__ode_warm_lookup(ctx, h, ctx->lambda);
-		else
-			memset(ctx->lambda, 0, (size_t)ctx->nrows * sizeof(double));
 		for (int k = 0; k < ctx->nrows; ++k)
-			ctx->plambda[k] = ctx->lambda[ctx->prow[k]];
+			ctx->plambda[k] = lambda0 ? lambda0[ctx->prow[k]] : 0.0;
 		st = lk_problem_set_lambda(p, ctx->plambda, ctx->nrows);
 		if (st != LK_OK)
 			return lk__ode_fail(ctx, st, "ode: warm start: %s", lk_problem_error(p));

@@ -60,7 +60,9 @@ LK_API lk_status lk_ode_check(char *err, size_t err_size);
 LK_API lk_status lk_ode_create(dWorldID world, const lk_ode_def *def, lk_ode **out, char *err, size_t err_size);
 /* Restores anything the context changed in ODE (nothing outlives a step) and frees it. NULL is ignored. */
 LK_API void lk_ode_destroy(lk_ode *ctx);
-/* The message of the last failed call on ctx ("" if none). Owned by ctx. */
+/* The message of the last failed call on ctx; after a step that returned LK_OK, "" or a note on what it did
+ * instead of the expected (why it fell back to ODE's stepper, why a measurement was left out). Owned by
+ * ctx; every step starts it afresh. */
 LK_API const char *lk_ode_error(const lk_ode *ctx);
 
 /* Selects the solver by spec (see lk_ode_def.solver); on a bad spec nothing changes. */
@@ -80,11 +82,13 @@ LK_API lk_status lk_ode_remove_space(lk_ode *ctx, dSpaceID space);
 LK_API lk_status lk_ode_add_body(lk_ode *ctx, dBodyID body);
 LK_API lk_status lk_ode_remove_body(lk_ode *ctx, dBodyID body);
 
-/* Steps the world by dt with the selected solver; replaces dWorldQuickStep(world, dt). The world is stepped
- * whenever the return is LK_OK or a solver error: if the lcpkit solve fails or trips a guard (non-finite,
- * diverged, bad diagonal) ODE's dWorldQuickStep produces this step instead, the stats say fallback = 1 and
- * lk_ode_error says why; nothing non-finite is ever written into ODE. LK_ERR_INVALID_ARGUMENT, and LK_ERR_NONFINITE
- * for a body whose state the application made non-finite (ODE itself would assert on it): not stepped. */
+/* Steps the world by dt with the selected solver; replaces dWorldQuickStep(world, dt).
+ * LK_OK: the world was stepped. If the rows could not be turned into a problem, or the lcpkit solve failed or
+ * tripped a guard (non-finite, diverged, bad diagonal), ODE's dWorldQuickStep produced this step instead: still
+ * LK_OK, the stats say fallback = 1 and lk_ode_error says why. Nothing non-finite is ever written into ODE.
+ * Not stepped: LK_ERR_INVALID_ARGUMENT; LK_ERR_NONFINITE for a body whose state the application made
+ * non-finite (ODE itself would assert on it); LK_ERR_NO_MEMORY when ODE's own stepper failed (it returns 0
+ * when it cannot allocate its working memory). */
 LK_API lk_status lk_ode_world_step(lk_ode *ctx, double dt);
 
 /* Statistics of the last step (rows by kind, iterations, RES before and after, timings, fallbacks). */
