@@ -396,6 +396,9 @@ static void body_state(lk_ode *ctx, lk__ode_body *e, double h, double u[6])
  * as quickstep does, because a row generator may touch the force accumulators. */
 lk_status lk__ode_extract_rows(lk_ode *ctx, double h)
 {
+	if (ctx->njoints > 0 && !lk__ode_world_ready(&ctx->abi, ctx->world, h))
+		return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "ode: out of memory for the world's processing context, "
+		                    "which ODE's row generators need");
 	int total = 0;
 	for (int i = 0; i < ctx->njoints; ++i) {
 		lk__ode_joint *j = &ctx->joints[i];
@@ -473,6 +476,62 @@ lk_status lk__ode_extract_rows(lk_ode *ctx, double h)
 				ctx->pinv[g] = k++;
 			}
 	return LK_OK;
+}
+
+/* ----------------------------------------------------------------------------------- passive reads */
+
+/* What ODE 0.16's row generators change besides the rows:
+ *  - dxJointLimitMotor::addLimot and addTwoPointLimot add the motor force of a powered joint at its limit
+ *    to the bodies' accumulators (dBodyAddForce / dBodyAddTorque) inside getInfo2, so that a second read
+ *    in one step applies it twice;
+ *  - dxJointTransmission::getInfo2 advances its phase estimate and contact points (and on its first call
+ *    fixes its reference frames and ratio), so a second read moves the phase on;
+ *  - getInfo1 of the joints with limits records which limit is active (recomputed by every getInfo1).
+ * The accumulators are kept per body; the joints are kept whole, as bytes (dxJoint<Type>::size() says how
+ * many): a read only ever writes into the joint object itself, so putting its bytes back is exact for every
+ * joint type without knowing its fields. */
+lk_status lk__ode_state_save(lk_ode *ctx)
+{
+	size_t need = 0;
+	for (int i = 0; i < ctx->njoints; ++i)
+		need += ctx->abi.size[ctx->joints[i].type](ctx->joints[i].id);
+	if (need > ctx->cap_joint_bytes) {
+		unsigned char *b = realloc(ctx->joint_bytes, need);
+		if (!b)
+			return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "ode: out of memory for %zu bytes of joint state", need);
+		ctx->joint_bytes = b;
+		ctx->cap_joint_bytes = need;
+	}
+	size_t at = 0;
+	for (int i = 0; i < ctx->njoints; ++i) {
+		size_t n = ctx->abi.size[ctx->joints[i].type](ctx->joints[i].id);
+		memcpy(ctx->joint_bytes + at, (const void *)ctx->joints[i].id, n);
+		at += n;
+	}
+	for (int i = 0; i < ctx->nbodies; ++i) {
+		lk__ode_body *e = &ctx->bodies[i];
+		const dReal *f = dBodyGetForce(e->id), *t = dBodyGetTorque(e->id);
+		for (int k = 0; k < 3; ++k) {
+			e->saved_force[k] = f[k];
+			e->saved_force[3 + k] = t[k];
+		}
+	}
+	return LK_OK;
+}
+
+void lk__ode_state_restore(lk_ode *ctx)
+{
+	size_t at = 0;
+	for (int i = 0; i < ctx->njoints; ++i) {
+		size_t n = ctx->abi.size[ctx->joints[i].type](ctx->joints[i].id);
+		memcpy((void *)ctx->joints[i].id, ctx->joint_bytes + at, n);
+		at += n;
+	}
+	for (int i = 0; i < ctx->nbodies; ++i) {
+		const lk__ode_body *e = &ctx->bodies[i];
+		dBodySetForce(e->id, e->saved_force[0], e->saved_force[1], e->saved_force[2]);
+		dBodySetTorque(e->id, e->saved_force[3], e->saved_force[4], e->saved_force[5]);
+	}
 }
 
 void lk__ode_count_kinds(const lk_ode *ctx, lk_engine_step_stats *st)

@@ -137,6 +137,7 @@ void lk_ode_destroy(lk_ode *ctx)
 	free(ctx->prow);
 	free(ctx->pinv);
 	free(ctx->feedback_store);
+	free(ctx->joint_bytes);
 	free(ctx->warm);
 	free(ctx->warm_next);
 	free(ctx->warm_heads);
@@ -306,16 +307,31 @@ static lk_status extract_problem(lk_ode *ctx, double h, lk_problem *p, int warm)
 	return lk__ode_build_problem(ctx, h, p, warm ? ctx->lambda : NULL);
 }
 
-static lk_status prepare(lk_ode *ctx, double h, int warm, double *t_marks)
+/* Gather, rows and problem p, with the times after each in t_marks. A passive read leaves ODE as it found
+ * it (a read that is not the step's own: the step reads the rows again). */
+static lk_status read_problem(lk_ode *ctx, double h, lk_problem *p, int warm, int passive, double *t_marks)
 {
 	lk_status st = lk__ode_gather(ctx);
 	t_marks[0] = lk__now();
-	if (st == LK_OK)
+	if (st == LK_OK && passive)
+		st = lk__ode_state_save(ctx);
+	if (st == LK_OK) {
 		st = lk__ode_extract_rows(ctx, h);
-	t_marks[1] = lk__now();
-	if (st == LK_OK)
-		st = extract_problem(ctx, h, ctx->problem, warm);
+		t_marks[1] = lk__now();
+		if (st == LK_OK)
+			st = extract_problem(ctx, h, p, warm);
+		if (passive)
+			lk__ode_state_restore(ctx);
+	} else {
+		t_marks[1] = t_marks[0];
+	}
 	t_marks[2] = lk__now();
+	return st;
+}
+
+static lk_status prepare(lk_ode *ctx, double h, int warm, int passive, double *t_marks)
+{
+	lk_status st = read_problem(ctx, h, ctx->problem, warm, passive, t_marks);
 	if (st == LK_OK)
 		lk__ode_count_kinds(ctx, &ctx->stats);
 	return st;
@@ -400,7 +416,7 @@ static lk_status ode_own_step(lk_ode *ctx, double h, double t0)
 	double marks[3];
 	int measure = ctx->def.ode_residual;
 	if (measure) {
-		lk_status st = prepare(ctx, h, 0, marks);
+		lk_status st = prepare(ctx, h, 0, 1, marks);
 		if (st != LK_OK)
 			measure = 0; /* the step itself still runs: the measurement is optional */
 		ctx->timing.gather = marks[0] - t0;
@@ -578,7 +594,7 @@ static lk_status lcpkit_step(lk_ode *ctx, double h, double t0)
 {
 	lk_solver_config cfg = lk_ode_get_config(ctx);
 	double marks[3];
-	lk_status st = prepare(ctx, h, cfg.warm_start, marks);
+	lk_status st = prepare(ctx, h, cfg.warm_start, 0, marks);
 	ctx->timing.gather = marks[0] - t0;
 	ctx->timing.extract = marks[1] - marks[0];
 	ctx->timing.build = marks[2] - marks[1];
@@ -672,12 +688,8 @@ lk_status lk_ode_extract(lk_ode *ctx, double dt, lk_problem *p)
 	if (lk_problem_form(p) != LK_FORM_ROWS)
 		return lk__ode_fail(ctx, LK_ERR_FORM, "lk_ode_extract: the problem is in matrix form");
 	ctx->error[0] = '\0';
-	lk_status st = lk__ode_gather(ctx);
-	if (st == LK_OK)
-		st = lk__ode_extract_rows(ctx, dt);
-	if (st == LK_OK)
-		st = extract_problem(ctx, dt, p, ctx->stepper == LK_ODE_LCPKIT && ctx->cfg.warm_start);
-	return st;
+	double marks[3];
+	return read_problem(ctx, dt, p, ctx->stepper == LK_ODE_LCPKIT && ctx->cfg.warm_start, 1, marks);
 }
 
 dBodyID lk_ode_problem_body(const lk_ode *ctx, int i)

@@ -46,14 +46,16 @@ typedef struct lk_ode_def {
 	const char *solver;
 	double warm_distance;    /* two steps' contacts of one body pair match within this distance (m) */
 	double warm_normal_cos;  /* ... and when the cosine of the angle between their normals is at least this */
-	int ode_residual;        /* ODE's steppers: extract the rows too and report RES of ODE's impulses on them */
+	int ode_residual;        /* ODE's steppers: extract the rows too and report RES of ODE's impulses on them
+	                          * (a read that changes nothing: the trajectory stays ODE's bit for bit) */
 } lk_ode_def;
 
 /* Defaults: solver "pgs", warm_distance 0.01 m, warm_normal_cos 0.95, ode_residual 1. */
 LK_API lk_ode_def lk_ode_default_def(void);
 
-/* Checks the loaded libode: double precision, and every symbol the plugin calls (the 0.16 row generators of
- * all 17 joint types, dWorldQuickStep, dWorldStep) resolves. On failure writes which one into err. */
+/* Checks the loaded libode: double precision, and every symbol the plugin calls resolves (the 0.16 row
+ * generators and object sizes of all 17 joint types, dWorldQuickStep, dWorldStep, and the members of ODE's
+ * world processing context the row generators need). On failure writes which one into err. */
 LK_API lk_status lk_ode_check(char *err, size_t err_size);
 
 /* Makes a context for one world; def may be NULL (defaults). On failure *out is NULL and err says why. */
@@ -106,11 +108,11 @@ typedef struct lk_ode_timing {
 } lk_ode_timing;
 LK_API lk_status lk_ode_get_timing(const lk_ode *ctx, lk_ode_timing *out);
 
-/* Fills p (row form, cleared first) with the rows a step of dt would solve now, without stepping: bodies in
- * walk order with u* = u + h M^-1 (f + gravity, gyroscopic term); rows in the order of ODE's quickstep
- * (joint by joint, ODE's order within a joint, the rows without a friction index first and the friction
- * rows after them); lambda = the warm start. This is also the order lcpkit's solvers sweep. For tests and
- * recording. */
+/* Fills p (row form, cleared first) with the rows a step of dt would solve now, without stepping and without
+ * changing anything in ODE (the side effects of ODE's row generators are undone): bodies in walk order with
+ * u* = u + h M^-1 (f + gravity, gyroscopic term); rows in the order of ODE's quickstep (joint by joint, ODE's
+ * order within a joint, the rows without a friction index first and the friction rows after them); lambda =
+ * the warm start. This is also the order lcpkit's solvers sweep. For tests and recording. */
 LK_API lk_status lk_ode_extract(lk_ode *ctx, double dt, lk_problem *p);
 /* After lk_ode_extract or a step: the ODE body of problem body i, and the joint and row-within-joint of
  * problem row r (NULL / -1 when out of range). Valid until the next extract or step. */
