@@ -103,7 +103,7 @@ typedef struct lk__ode_body {
 	double inv_mass;
 	double inv_inertia[12]; /* world frame, ODE's 3x4 layout */
 	double user_force[6];   /* the application's force and torque accumulators before the step */
-	double saved_force[6];  /* the accumulators before a passive read (lk__ode_state_save) */
+	double saved_force[6];  /* the accumulators before the last read (lk__ode_state_save) */
 	double force[6];        /* constraint force and torque the step applies: (J^T lambda) / h */
 } lk__ode_body;
 
@@ -123,6 +123,7 @@ struct lk_ode {
 	lk__ode_abi abi;
 	lk_ode_def def;
 	lk_ode_stepper stepper;
+	lk_ode_stepper fallback; /* ODE's stepper for a step lcpkit's solver cannot make */
 	lk_solver_config cfg;
 	int iters_from_world;
 	char spec[160];
@@ -152,8 +153,9 @@ struct lk_ode {
 	double *plambda;   /* lambda in problem order (scratch) */
 	dJointFeedback *feedback_store;
 	int cap_feedback;
-	unsigned char *joint_bytes; /* every joint object as it was before a passive read */
+	unsigned char *joint_bytes; /* every joint object as it was before the last read of the rows */
 	size_t cap_joint_bytes;
+	int state_saved;   /* joint_bytes and the bodies' saved_force hold that state */
 	int need_islands;  /* auto-disable or sleeping bodies: keep ODE's islands with null joints */
 	dJointGroupID island_group;
 	lk_problem *problem;
@@ -181,8 +183,9 @@ lk_status lk__ode_fail(lk_ode *ctx, lk_status st, const char *fmt, ...) __attrib
  * message slot, no status. */
 void lk__ode_note(lk_ode *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void lk__ode_count_kinds(const lk_ode *ctx, lk_engine_step_stats *st);
-/* Around a read of the rows that is not the step's own: keeps and puts back what ODE's getInfo1/getInfo2
- * change (the bodies' force accumulators, the joints' own state). After lk__ode_gather. */
+/* Around a read of the rows: keeps and puts back what ODE's getInfo1/getInfo2 change (the bodies' force
+ * accumulators, the joints' own state), for a read that is not the step's own and for a step that ODE's
+ * stepper makes after all. After lk__ode_gather; restoring twice restores once. */
 lk_status lk__ode_state_save(lk_ode *ctx);
 void lk__ode_state_restore(lk_ode *ctx);
 

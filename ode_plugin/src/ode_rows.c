@@ -508,6 +508,7 @@ lk_status lk__ode_state_save(lk_ode *ctx)
 		memcpy(ctx->joint_bytes + at, (const void *)ctx->joints[i].id, n);
 		at += n;
 	}
+	ctx->state_saved = 1;
 	for (int i = 0; i < ctx->nbodies; ++i) {
 		lk__ode_body *e = &ctx->bodies[i];
 		const dReal *f = dBodyGetForce(e->id), *t = dBodyGetTorque(e->id);
@@ -521,6 +522,9 @@ lk_status lk__ode_state_save(lk_ode *ctx)
 
 void lk__ode_state_restore(lk_ode *ctx)
 {
+	if (!ctx->state_saved)
+		return;
+	ctx->state_saved = 0;
 	size_t at = 0;
 	for (int i = 0; i < ctx->njoints; ++i) {
 		size_t n = ctx->abi.size[ctx->joints[i].type](ctx->joints[i].id);
@@ -562,7 +566,7 @@ lk_status lk__ode_build_problem(lk_ode *ctx, double h, lk_problem *p, const doub
 		}
 		st = lk_problem_add_body(p, &d, NULL);
 		if (st != LK_OK)
-			return lk__ode_fail(ctx, st, "ode: body %p: %s", (void *)e->id, lk_problem_error(p));
+			return lk__ode_fail(ctx, st, "ode: body %p rejected (%s)", (void *)e->id, lk_problem_error(p));
 	}
 	for (int k = 0; k < ctx->nrows; ++k) {
 		int g = ctx->prow[k];
@@ -592,8 +596,8 @@ lk_status lk__ode_build_problem(lk_ode *ctx, double h, lk_problem *p, const doub
 		memcpy(d.point, ctx->row_point + 3 * (size_t)g, sizeof d.point);
 		st = lk_problem_add_row(p, &d, NULL);
 		if (st != LK_OK)
-			return lk__ode_fail(ctx, st, "ode: %s row %d: %s", lk__ode_joint_class(j->type), g - j->row0,
-			                    lk_problem_error(p));
+			return lk__ode_fail(ctx, st, "ode: %s %p row %d rejected (problem %s)", lk__ode_joint_class(j->type),
+			                    (void *)j->id, g - j->row0, lk_problem_error(p));
 	}
 	if (ctx->nrows > 0) {
 		for (int k = 0; k < ctx->nrows; ++k)

@@ -96,6 +96,7 @@ lk_status lk_ode_create(dWorldID world, const lk_ode_def *def, lk_ode **out, cha
 	}
 	ctx->world = world;
 	ctx->def = d;
+	ctx->fallback = LK_ODE_QUICKSTEP;
 	st = parse_solver(d.solver, &ctx->stepper, &ctx->cfg, &ctx->iters_from_world, err, err_size);
 	if (st != LK_OK) {
 		free(ctx);
@@ -194,6 +195,18 @@ lk_status lk_ode_set_ode_residual(lk_ode *ctx, int on)
 	if (!ctx)
 		return LK_ERR_INVALID_ARGUMENT;
 	ctx->def.ode_residual = on != 0;
+	return LK_OK;
+}
+
+lk_status lk_ode_set_fallback(lk_ode *ctx, lk_ode_stepper stepper)
+{
+	if (!ctx)
+		return LK_ERR_INVALID_ARGUMENT;
+	if (stepper != LK_ODE_QUICKSTEP && stepper != LK_ODE_STEP)
+		return lk__ode_fail(ctx, LK_ERR_INVALID_ARGUMENT,
+		                    "lk_ode_set_fallback: %d is not one of ODE's steppers (LK_ODE_QUICKSTEP, LK_ODE_STEP)",
+		                    (int)stepper);
+	ctx->fallback = stepper;
 	return LK_OK;
 }
 
@@ -308,12 +321,14 @@ static lk_status extract_problem(lk_ode *ctx, double h, lk_problem *p, int warm)
 }
 
 /* Gather, rows and problem p, with the times after each in t_marks. A passive read leaves ODE as it found
- * it (a read that is not the step's own: the step reads the rows again). */
+ * it (a read that is not the step's own: the step reads the rows again); any other read can be undone with
+ * lk__ode_state_restore until the next read (when ODE's stepper steps instead). */
 static lk_status read_problem(lk_ode *ctx, double h, lk_problem *p, int warm, int passive, double *t_marks)
 {
+	ctx->state_saved = 0;
 	lk_status st = lk__ode_gather(ctx);
 	t_marks[0] = lk__now();
-	if (st == LK_OK && passive)
+	if (st == LK_OK)
 		st = lk__ode_state_save(ctx);
 	if (st == LK_OK) {
 		st = lk__ode_extract_rows(ctx, h);
@@ -342,18 +357,22 @@ static lk_status prepare(lk_ode *ctx, double h, int warm, int passive, double *t
  * failing (it returns 0 when it cannot allocate its working memory) fails the step. */
 static lk_status fallback(lk_ode *ctx, double h)
 {
+	/* ODE's stepper reads the rows again: what the plugin's read changed goes first */
+	lk__ode_state_restore(ctx);
 	ctx->stats.fallback = 1;
 	ctx->stats.fallback_total++;
+	int step = ctx->fallback == LK_ODE_STEP;
+	const char *name = step ? "dWorldStep" : "dWorldQuickStep";
 	double t = lk__now();
-	int ok = ctx->abi.quickstep(ctx->world, h);
+	int ok = step ? ctx->abi.step(ctx->world, h) : ctx->abi.quickstep(ctx->world, h);
 	ctx->timing.integrate = lk__now() - t;
 	ctx->nwarm = 0;
 	char why[sizeof ctx->error];
 	snprintf(why, sizeof why, "%s", ctx->error);
 	if (!ok)
-		return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "%s; ODE's dWorldQuickStep, stepping instead, failed too "
-		                    "(out of memory)", why);
-	lk__ode_note(ctx, "%s; ODE's dWorldQuickStep stepped instead", why);
+		return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "%s; ODE's %s, stepping instead, failed too (out of memory)",
+		                    why, name);
+	lk__ode_note(ctx, "%s; ODE's %s stepped instead", why, name);
 	return LK_OK;
 }
 
@@ -601,6 +620,7 @@ static lk_status lcpkit_step(lk_ode *ctx, double h, double t0)
 	if (st == LK_ERR_NONFINITE) {
 		/* a NaN or Inf in a body's state from the application: ODE's own stepper would assert on it
 		 * (dxNormalize4), so the world is not stepped at all; the application can repair the body */
+		lk__ode_state_restore(ctx);
 		return st;
 	}
 	if (st != LK_OK)

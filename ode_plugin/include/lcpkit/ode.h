@@ -72,6 +72,9 @@ LK_API lk_status lk_ode_set_solver(lk_ode *ctx, const char *spec);
 /* Selects an lcpkit solver by configuration (copied; its max_iterations is used as given). */
 LK_API lk_status lk_ode_set_config(lk_ode *ctx, const lk_solver_config *cfg);
 LK_API lk_ode_stepper lk_ode_get_stepper(const lk_ode *ctx);
+/* Which of ODE's steppers makes a step that lcpkit's solver cannot (see lk_ode_world_step): LK_ODE_QUICKSTEP
+ * (the default) or LK_ODE_STEP, for a program written for dWorldStep. */
+LK_API lk_status lk_ode_set_fallback(lk_ode *ctx, lk_ode_stepper stepper);
 /* Switches lk_ode_def.ode_residual (RES of ODE's own steppers, at the cost of an extraction per step). */
 LK_API lk_status lk_ode_set_ode_residual(lk_ode *ctx, int on);
 /* The lcpkit configuration in use (meaningful for LK_ODE_LCPKIT). */
@@ -86,8 +89,9 @@ LK_API lk_status lk_ode_remove_body(lk_ode *ctx, dBodyID body);
 
 /* Steps the world by dt with the selected solver; replaces dWorldQuickStep(world, dt).
  * LK_OK: the world was stepped. If the rows could not be turned into a problem, or the lcpkit solve failed or
- * tripped a guard (non-finite, diverged, bad diagonal), ODE's dWorldQuickStep produced this step instead: still
- * LK_OK, the stats say fallback = 1 and lk_ode_error says why. Nothing non-finite is ever written into ODE.
+ * tripped a guard (non-finite, diverged, bad diagonal), ODE's stepper (dWorldQuickStep unless
+ * lk_ode_set_fallback says otherwise) produced this step instead: still LK_OK, the stats say fallback = 1 and
+ * lk_ode_error says why. Nothing non-finite is ever written into ODE.
  * Not stepped: LK_ERR_INVALID_ARGUMENT; LK_ERR_NONFINITE for a body whose state the application made
  * non-finite (ODE itself would assert on it); LK_ERR_NO_MEMORY when ODE's own stepper failed (it returns 0
  * when it cannot allocate its working memory). */
