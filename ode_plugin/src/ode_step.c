@@ -233,6 +233,9 @@ lk_status lk_ode_add_space(lk_ode *ctx, dSpaceID space)
 		return LK_ERR_INVALID_ARGUMENT;
 	if (!space)
 		return lk__ode_fail(ctx, LK_ERR_INVALID_ARGUMENT, "lk_ode_add_space: space is NULL");
+	if (!dGeomIsSpace((dGeomID)space))
+		return lk__ode_fail(ctx, LK_ERR_INVALID_ARGUMENT, "lk_ode_add_space: %p is a geom, not a space",
+		                    (void *)space);
 	for (int i = 0; i < ctx->nspaces; ++i)
 		if (ctx->spaces[i] == space)
 			return LK_OK;
@@ -252,6 +255,8 @@ lk_status lk_ode_remove_space(lk_ode *ctx, dSpaceID space)
 {
 	if (!ctx)
 		return LK_ERR_INVALID_ARGUMENT;
+	if (!space)
+		return lk__ode_fail(ctx, LK_ERR_INVALID_ARGUMENT, "lk_ode_remove_space: space is NULL");
 	for (int i = 0; i < ctx->nspaces; ++i)
 		if (ctx->spaces[i] == space) {
 			ctx->spaces[i] = ctx->spaces[--ctx->nspaces];
@@ -266,6 +271,10 @@ lk_status lk_ode_add_body(lk_ode *ctx, dBodyID body)
 		return LK_ERR_INVALID_ARGUMENT;
 	if (!body)
 		return lk__ode_fail(ctx, LK_ERR_INVALID_ARGUMENT, "lk_ode_add_body: body is NULL");
+	if (dBodyGetWorld(body) != ctx->world)
+		return lk__ode_fail(ctx, LK_ERR_INVALID_ARGUMENT,
+		                    "lk_ode_add_body: body %p belongs to world %p, not to the context's world %p",
+		                    (void *)body, (void *)dBodyGetWorld(body), (void *)ctx->world);
 	if (lk__ptrmap_get(&ctx->reg_map, body) >= 0)
 		return LK_OK;
 	if (ctx->nreg == ctx->cap_reg) {
@@ -286,6 +295,8 @@ lk_status lk_ode_remove_body(lk_ode *ctx, dBodyID body)
 {
 	if (!ctx)
 		return LK_ERR_INVALID_ARGUMENT;
+	if (!body)
+		return lk__ode_fail(ctx, LK_ERR_INVALID_ARGUMENT, "lk_ode_remove_body: body is NULL");
 	int i = lk__ptrmap_get(&ctx->reg_map, body);
 	if (i < 0)
 		return LK_OK;
@@ -672,7 +683,8 @@ lk_status lk_ode_world_step(lk_ode *ctx, double dt)
 	if (!ctx)
 		return LK_ERR_INVALID_ARGUMENT;
 	if (!(dt > 0) || !isfinite(dt))
-		return lk__ode_fail(ctx, LK_ERR_INVALID_ARGUMENT, "lk_ode_world_step: dt %g is not positive", dt);
+		return lk__ode_fail(ctx, LK_ERR_INVALID_ARGUMENT, "lk_ode_world_step: dt %g must be positive and finite",
+		                    dt);
 	double t0 = lk__now();
 	reset_stats(ctx);
 	lk_status st = ctx->stepper == LK_ODE_LCPKIT ? lcpkit_step(ctx, dt, t0) : ode_own_step(ctx, dt, t0);
@@ -684,7 +696,7 @@ lk_status lk_ode_world_step(lk_ode *ctx, double dt)
 lk_status lk_ode_get_stats(const lk_ode *ctx, lk_engine_step_stats *out)
 {
 	if (!ctx || !out)
-		return LK_ERR_INVALID_ARGUMENT;
+		return LK_ERR_INVALID_ARGUMENT; /* ctx is const: the return says it all */
 	*out = ctx->stats;
 	return LK_OK;
 }
@@ -704,7 +716,7 @@ lk_status lk_ode_extract(lk_ode *ctx, double dt, lk_problem *p)
 	if (!p)
 		return lk__ode_fail(ctx, LK_ERR_INVALID_ARGUMENT, "lk_ode_extract: problem is NULL");
 	if (!(dt > 0) || !isfinite(dt))
-		return lk__ode_fail(ctx, LK_ERR_INVALID_ARGUMENT, "lk_ode_extract: dt %g is not positive", dt);
+		return lk__ode_fail(ctx, LK_ERR_INVALID_ARGUMENT, "lk_ode_extract: dt %g must be positive and finite", dt);
 	if (lk_problem_form(p) != LK_FORM_ROWS)
 		return lk__ode_fail(ctx, LK_ERR_FORM, "lk_ode_extract: the problem is in matrix form");
 	ctx->error[0] = '\0';

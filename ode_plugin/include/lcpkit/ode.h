@@ -16,6 +16,11 @@
  * Needs libode 0.16 in double precision (Debian's libode8). lk_ode_create checks it and fails with a message
  * naming what is missing; it never falls back silently. Units: SI; impulses N s; dt in s.
  * Not thread-safe per context; two contexts on two worlds may step in two threads.
+ *
+ * Errors: every function that takes a context and returns lk_status returns LK_ERR_INVALID_ARGUMENT for a
+ * NULL context (lk_ode_error(NULL) says that much); for any other invalid argument it also leaves in
+ * lk_ode_error a message naming the function and the argument (except lk_ode_get_stats and
+ * lk_ode_get_timing, whose context is const), and changes nothing. A failed step says why there too.
  */
 #ifndef LCPKIT_ODE_H
 #define LCPKIT_ODE_H
@@ -81,7 +86,9 @@ LK_API lk_status lk_ode_set_ode_residual(lk_ode *ctx, int on);
 LK_API lk_solver_config lk_ode_get_config(const lk_ode *ctx);
 
 /* Where the bodies are: every body of a registered space (and of the spaces inside it) and every registered
- * body is a starting point of the walk over the joint graph. Registering twice is harmless. */
+ * body is a starting point of the walk over the joint graph. Registering twice, or removing what is not
+ * registered, is harmless; NULL, a geom that is not a space, or a body of another world is
+ * LK_ERR_INVALID_ARGUMENT. */
 LK_API lk_status lk_ode_add_space(lk_ode *ctx, dSpaceID space);
 LK_API lk_status lk_ode_remove_space(lk_ode *ctx, dSpaceID space);
 LK_API lk_status lk_ode_add_body(lk_ode *ctx, dBodyID body);
