@@ -1,7 +1,8 @@
 /* lcpkit ODE plugin internals: ODE's row generators reached through dlsym, the context and its scratch.
  *
  * The files and what each calls, one way only:
- *     ode_abi.c      ODE's symbols (dlsym), joint class names            -> nothing
+ *     ode_abi.c      ODE's symbols (dlsym), joint class names, the world's
+ *                    processing context                                   -> nothing
  *     ode_rows.c     messages, pointer map, the walk, rows, the problem   -> ode_abi.c
  *     ode_warm.c     warm start: contact matching, records                -> nothing
  *     ode_step.c     the public API: context, configuration, the steps    -> ode_rows.c, ode_warm.c, ode_abi.c
