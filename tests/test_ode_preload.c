@@ -4,6 +4,7 @@
 #include "test_util.h"
 
 #include "lcpkit/ode.h"
+#include "ode_joints_scene.h"
 #include "ode_preload_scene.h"
 
 #include <stdio.h>
@@ -11,7 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Arguments of the test program for the next run(): "" (one world) or "threads N". */
+/* The test program of the next run() and its arguments: ode_preload_prog with "" (one world) or
+ * "threads N", or ode_joints_prog with "quickstep N" or "step N". */
+static const char *run_prog = LK_PRELOAD_PROG;
 static const char *run_args = "";
 
 /* Runs the test program with the environment prefix env; returns its stdout (malloc'd), stderr in *err. */
@@ -22,8 +25,8 @@ static char *run(const char *env, char **err)
 	assert_true(fd >= 0);
 	close(fd);
 	char cmd[4096];
-	snprintf(cmd, sizeof cmd, "env -u LCPKIT_SOLVER -u LCPKIT_STATS %s '%s' %s 2>'%s'", env, LK_PRELOAD_PROG,
-	         run_args, errpath);
+	snprintf(cmd, sizeof cmd, "env -u LCPKIT_SOLVER -u LCPKIT_STATS %s '%s' %s 2>'%s'", env, run_prog, run_args,
+	         errpath);
 	FILE *f = popen(cmd, "r");
 	assert_non_null(f);
 	size_t cap = 1 << 16, n = 0;
@@ -111,6 +114,32 @@ static double max_abs_diff(const char *a, const char *b)
 	return worst;
 }
 
+/* A fresh empty file for a statistics file: path is a mkstemp template. */
+static void temp_file(char *path)
+{
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+}
+
+/* How many data lines the statistics file at path has, each of which must name solver; removes the file. */
+static int stats_lines(const char *path, const char *solver)
+{
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	char line[1024], field[80];
+	snprintf(field, sizeof field, ",%s,", solver);
+	int lines = 0;
+	assert_non_null(fgets(line, sizeof line, f)); /* the header */
+	while (fgets(line, sizeof line, f)) {
+		assert_non_null(strstr(line, field));
+		++lines;
+	}
+	fclose(f);
+	unlink(path);
+	return lines;
+}
+
 static void test_without_solver_is_ode(void **state)
 {
 	(void)state;
@@ -129,27 +158,22 @@ static void test_without_solver_is_ode(void **state)
 	free(err);
 	/* statistics of ODE's own stepper (rows extracted, ODE's impulses read back) change nothing */
 	char path[] = "/tmp/lk_preload_odestatsXXXXXX";
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	close(fd);
+	temp_file(path);
 	char more[512];
 	snprintf(more, sizeof more, "LCPKIT_STATS='%s'", path);
 	pre = run(with_preload(more), &err);
 	assert_string_equal(pre, plain);
 	assert_string_equal(err, "");
-	FILE *f = fopen(path, "r");
-	assert_non_null(f);
-	char line[1024];
-	int lines = 0;
-	while (fgets(line, sizeof line, f))
-		lines += strstr(line, ",ode-quickstep,") != NULL;
-	fclose(f);
-	unlink(path);
-	assert_int_equal(lines, 150);
+	assert_int_equal(stats_lines(path, "ode-quickstep"), 150);
 	free(pre);
 	free(err);
 	free(plain);
 }
+
+/* The one line the first replaced step prints. */
+#define PGS_ANNOUNCED                                                                                        \
+	"lcpkit: dWorldQuickStep replaced by lcpkit's pgs, at most 20 iterations a step (the world's quickstep " \
+	"iterations); LCPKIT_QUIET=1 silences this\n"
 
 static void test_with_solver_is_lcpkit(void **state)
 {
@@ -157,7 +181,7 @@ static void test_with_solver_is_lcpkit(void **state)
 	char *plain = run("", NULL);
 	char *err = NULL;
 	char *pre = run(with_preload("LCPKIT_SOLVER=pgs"), &err);
-	assert_string_equal(err, "");
+	assert_string_equal(err, PGS_ANNOUNCED);
 	char *linked = run_linked("pgs");
 	/* lcpkit's result: what lk_ode_world_step gives, to the last digit printed ... */
 	assert_string_equal(pre, linked);
@@ -166,6 +190,13 @@ static void test_with_solver_is_lcpkit(void **state)
 	free(pre);
 	free(err);
 	pre = run(with_preload("LCPKIT_SOLVER='psor:w=1.2,iters=30'"), &err);
+	assert_string_equal(err, "lcpkit: dWorldQuickStep replaced by lcpkit's psor:w=1.2,iters=30, at most 30 "
+	                         "iterations a step (LCPKIT_SOLVER's iters); LCPKIT_QUIET=1 silences this\n");
+	free(err);
+	char *quiet = run(with_preload("LCPKIT_QUIET=1 LCPKIT_SOLVER='psor:w=1.2,iters=30'"), &err);
+	assert_string_equal(err, "");
+	assert_string_equal(quiet, pre);
+	free(quiet);
 	char *linked2 = run_linked("psor:w=1.2,iters=30");
 	assert_string_equal(pre, linked2);
 	assert_true(max_abs_diff(pre, linked) > 1e-9);
@@ -193,7 +224,8 @@ static void test_worlds_in_threads(void **state)
 	for (int rep = 0; rep < 5; ++rep) {
 		char *err = NULL;
 		char *out = run(with_preload("LCPKIT_SOLVER=pgs"), &err);
-		assert_string_equal(err, "");
+		/* one line for the process, not one per world */
+		assert_string_equal(err, PGS_ANNOUNCED);
 		assert_string_equal(out, expect);
 		free(out);
 		free(err);
@@ -223,9 +255,7 @@ static void test_stats_file(void **state)
 {
 	(void)state;
 	char path[] = "/tmp/lk_preload_statsXXXXXX";
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	close(fd);
+	temp_file(path);
 	char more[512];
 	snprintf(more, sizeof more, "LCPKIT_SOLVER=pgs LCPKIT_STATS='%s'", path);
 	char *pre = run(with_preload(more), NULL);
@@ -252,6 +282,152 @@ static void test_stats_file(void **state)
 	assert_int_equal(with_rows, 150);
 }
 
+/* ode_joints_prog with args, plainly and under the preload library with only LCPKIT_STATS: the same output
+ * to the last digit, nothing on stderr, one statistics line per step naming ODE's stepper `own`. Returns the
+ * plain output (malloc'd); the stats file is path (a mkstemp template). */
+static char *expect_stats_only_is_ode(const char *args, const char *own, int steps, char *path)
+{
+	run_prog = LK_JOINTS_PROG;
+	run_args = args;
+	char *plain = run("", NULL);
+	assert_true(strlen(plain) > 1000);
+	temp_file(path);
+	char more[512];
+	snprintf(more, sizeof more, "LCPKIT_STATS='%s'", path);
+	char *err = NULL;
+	char *pre = run(with_preload(more), &err);
+	assert_string_equal(err, "");
+	assert_string_equal(pre, plain);
+	assert_int_equal(stats_lines(path, own), steps);
+	free(pre);
+	free(err);
+	return plain;
+}
+
+/* Every joint type with its motor at its limit from the first step (ode_joints_prog): the first step's row
+ * extraction used to find no processing context in ODE's world and crash (run() asserts a clean exit);
+ * with only statistics on, the result is ODE's to the last digit over 600 steps; with a solver, lcpkit
+ * steps it. */
+static void test_joints_at_powered_limits(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/lk_preload_jointsXXXXXX";
+	char *plain = expect_stats_only_is_ode("quickstep 600", "ode-quickstep", 600, path);
+	char more[512];
+	snprintf(more, sizeof more, "LCPKIT_SOLVER=pgs LCPKIT_QUIET=1 LCPKIT_STATS='%s'", path);
+	char *err = NULL;
+	char *pre = run(with_preload(more), &err);
+	assert_string_equal(err, "");
+	assert_int_equal(stats_lines(path, "pgs"), 600);
+	assert_true(strcmp(pre, plain) != 0);
+	assert_null(strstr(pre, "nan"));
+	free(pre);
+	free(err);
+	free(plain);
+	run_prog = LK_PRELOAD_PROG;
+	run_args = "";
+}
+
+static int linked_step_ctx(dWorldID w, dReal h, void *user)
+{
+	(void)w;
+	return lk_ode_world_step(user, h) == LK_OK;
+}
+
+/* ode_joints_prog's scene in this process, stepped `steps` times by lk_ode_world_step with `spec` (the bodies
+ * registered in creation order, as the preload library registers them). */
+static char *run_linked_joints(const char *spec, int steps)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+	dInitODE2(0);
+	js_scene sc;
+	js_build(&sc);
+	lk_ode_def def = lk_ode_default_def();
+	def.solver = spec;
+	lk_ode *ctx = NULL;
+	assert_int_equal(lk_ode_create(sc.w, &def, &ctx, NULL, 0), LK_OK);
+	for (int i = 0; i < sc.nbody; ++i)
+		assert_int_equal(lk_ode_add_body(ctx, sc.body[i]), LK_OK);
+	for (int s = 0; s < steps; ++s)
+		assert_true(js_step(&sc, linked_step_ctx, ctx));
+	js_print(&sc, f);
+	fclose(f);
+	lk_ode_destroy(ctx);
+	js_done(&sc);
+	dCloseODE();
+	return buf;
+}
+
+/* A program that steps with dWorldStep is swapped too: with only statistics, ODE's dWorldStep measured and
+ * its trajectory unchanged; with a solver, one line says so, the statistics name it and the result is
+ * lk_ode_world_step's to the last digit; LCPKIT_SWAP=quickstep leaves dWorldStep to ODE; a bad LCPKIT_SWAP
+ * is one line and ODE's steppers. */
+static void test_dworldstep_swapped(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/lk_preload_stepXXXXXX";
+	char *plain = expect_stats_only_is_ode("step 300", "ode-step", 300, path);
+	char more[512];
+	snprintf(more, sizeof more, "LCPKIT_SOLVER=pgs LCPKIT_STATS='%s'", path);
+	char *err = NULL;
+	char *pre = run(with_preload(more), &err);
+	assert_string_equal(err, "lcpkit: dWorldStep replaced by lcpkit's pgs, at most 20 iterations a step (the "
+	                         "world's quickstep iterations); LCPKIT_QUIET=1 silences this\n");
+	assert_int_equal(stats_lines(path, "pgs"), 300);
+	char *linked = run_linked_joints("pgs", 300);
+	assert_string_equal(pre, linked);
+	assert_true(strcmp(pre, plain) != 0);
+	free(linked);
+	free(pre);
+	free(err);
+
+	snprintf(more, sizeof more, "LCPKIT_SOLVER=pgs LCPKIT_SWAP=quickstep LCPKIT_STATS='%s'", path);
+	pre = run(with_preload(more), &err);
+	assert_string_equal(err, "");
+	assert_string_equal(pre, plain);
+	assert_int_equal(stats_lines(path, "pgs"), 0);
+	free(pre);
+	free(err);
+
+	pre = run(with_preload("LCPKIT_SOLVER=pgs LCPKIT_SWAP=stpe"), &err);
+	assert_string_equal(err, "lcpkit: LCPKIT_SWAP=stpe: expected a comma-separated list of quickstep and step; "
+	                         "using ODE's own steppers\n");
+	assert_string_equal(pre, plain);
+	free(pre);
+	free(err);
+	free(plain);
+	run_prog = LK_PRELOAD_PROG;
+	run_args = "";
+}
+
+/* Steps that fall back to ODE's stepper (a negative world CFM, which lcpkit rejects): ODE's result to the
+ * last digit, one line at the first fallback saying why, one line at exit counting them. */
+static void test_fallback_lines(void **state)
+{
+	(void)state;
+	run_prog = LK_JOINTS_PROG;
+	run_args = "step 40 negcfm";
+	char *plain = run("", NULL);
+	char *err = NULL;
+	char *pre = run(with_preload("LCPKIT_SOLVER=pgs LCPKIT_QUIET=1"), &err);
+	assert_string_equal(pre, plain);
+	/* "lcpkit: step 0 of world 0x...: ode: dxJointContact 0x... row 0 rejected (... negative constraint force
+	 * mixing ...); ODE's dWorldStep stepped instead", then the count */
+	const char *tail = "; ODE's dWorldStep stepped instead\nlcpkit: 40 of 40 steps fell back to ODE's own stepper\n";
+	assert_true(!strncmp(err, "lcpkit: step 0 of world 0x", 26));
+	assert_non_null(strstr(err, "negative constraint force mixing"));
+	assert_true(strlen(err) > strlen(tail));
+	assert_string_equal(err + strlen(err) - strlen(tail), tail);
+	assert_ptr_equal(strchr(err, '\n') + 1, err + strlen(err) - strlen(tail) + 35);
+	free(pre);
+	free(err);
+	free(plain);
+	run_prog = LK_PRELOAD_PROG;
+	run_args = "";
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -260,6 +436,9 @@ int main(void)
 		cmocka_unit_test(test_worlds_in_threads),
 		cmocka_unit_test(test_unknown_solver),
 		cmocka_unit_test(test_stats_file),
+		cmocka_unit_test(test_joints_at_powered_limits),
+		cmocka_unit_test(test_dworldstep_swapped),
+		cmocka_unit_test(test_fallback_lines),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -957,6 +957,67 @@ static void test_create_and_spec_errors(void **state)
 	dWorldDestroy(w);
 }
 
+/* Every invalid argument of ode.h is refused with LK_ERR_INVALID_ARGUMENT and, where there is a context to
+ * hold it, a message that names the function and what is wrong. */
+static void expect_refused(lk_status st, const lk_ode *ctx, const char *function, const char *what)
+{
+	assert_int_equal(st, LK_ERR_INVALID_ARGUMENT);
+	if (!strstr(lk_ode_error(ctx), function) || !strstr(lk_ode_error(ctx), what))
+		fail_msg("\"%s\" does not name %s and %s", lk_ode_error(ctx), function, what);
+}
+
+static void test_argument_messages(void **state)
+{
+	(void)state;
+	dWorldID w = dWorldCreate(), other = dWorldCreate();
+	dSpaceID s = dSimpleSpaceCreate(0);
+	dGeomID g = dCreateSphere(s, 1);
+	dBodyID stranger = dBodyCreate(other);
+	lk_ode *ctx = NULL;
+	char err[300];
+	lk_ode_def def = lk_ode_default_def();
+	def.warm_distance = -1;
+	assert_int_equal(lk_ode_create(w, &def, &ctx, err, sizeof err), LK_ERR_INVALID_ARGUMENT);
+	assert_non_null(strstr(err, "warm_distance"));
+	assert_int_equal(lk_ode_create(w, NULL, NULL, err, sizeof err), LK_ERR_INVALID_ARGUMENT);
+	assert_non_null(strstr(err, "out is NULL"));
+	assert_int_equal(lk_ode_create(w, NULL, &ctx, err, sizeof err), LK_OK);
+
+	expect_refused(lk_ode_add_space(ctx, NULL), ctx, "lk_ode_add_space", "NULL");
+	expect_refused(lk_ode_add_space(ctx, (dSpaceID)g), ctx, "lk_ode_add_space", "not a space");
+	expect_refused(lk_ode_remove_space(ctx, NULL), ctx, "lk_ode_remove_space", "NULL");
+	expect_refused(lk_ode_add_body(ctx, NULL), ctx, "lk_ode_add_body", "NULL");
+	expect_refused(lk_ode_add_body(ctx, stranger), ctx, "lk_ode_add_body", "belongs to world");
+	expect_refused(lk_ode_remove_body(ctx, NULL), ctx, "lk_ode_remove_body", "NULL");
+	expect_refused(lk_ode_set_solver(ctx, NULL), ctx, "lk_ode_set_solver", "NULL");
+	expect_refused(lk_ode_set_config(ctx, NULL), ctx, "lk_ode_set_config", "NULL");
+	expect_refused(lk_ode_set_fallback(ctx, LK_ODE_LCPKIT), ctx, "lk_ode_set_fallback", "not one of ODE's");
+	expect_refused(lk_ode_world_step(ctx, -0.01), ctx, "lk_ode_world_step", "positive and finite");
+	expect_refused(lk_ode_world_step(ctx, INFINITY), ctx, "lk_ode_world_step", "positive and finite");
+	lk_problem *p = lk_problem_create(LK_FORM_ROWS);
+	expect_refused(lk_ode_extract(ctx, 0.0, p), ctx, "lk_ode_extract", "positive and finite");
+	expect_refused(lk_ode_extract(ctx, 0.01, NULL), ctx, "lk_ode_extract", "NULL");
+	assert_int_equal(lk_ode_get_stats(ctx, NULL), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_ode_get_timing(ctx, NULL), LK_ERR_INVALID_ARGUMENT);
+	/* the bad spec names the choices, ODE's own solvers from the engine table included */
+	assert_int_equal(lk_ode_set_solver(ctx, "bullet-si"), LK_ERR_PARSE);
+	assert_non_null(strstr(lk_ode_error(ctx), "another engine's own solver"));
+	assert_non_null(strstr(lk_ode_error(ctx), "ode-quickstep, ode-step"));
+	/* nothing changed: still the default solver and no registration */
+	assert_int_equal(lk_ode_get_stepper(ctx), LK_ODE_LCPKIT);
+	assert_int_equal(lk_ode_extract(ctx, 0.01, p), LK_OK);
+	assert_int_equal(lk_problem_body_count(p), 0);
+	/* no context: the return, and lk_ode_error(NULL) */
+	assert_int_equal(lk_ode_add_body(NULL, stranger), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_ode_world_step(NULL, 0.01), LK_ERR_INVALID_ARGUMENT);
+	assert_non_null(strstr(lk_ode_error(NULL), "NULL"));
+	lk_problem_destroy(p);
+	lk_ode_destroy(ctx);
+	dSpaceDestroy(s);
+	dWorldDestroy(other);
+	dWorldDestroy(w);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -975,6 +1036,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_create_and_spec_errors),
+		cmocka_unit_test(test_argument_messages),
 		cmocka_unit_test(test_ball),
 		cmocka_unit_test(test_hinge),
 		cmocka_unit_test(test_slider),

@@ -10,6 +10,7 @@
 #include "ode_internal.h"
 
 #include <dlfcn.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -79,11 +80,31 @@ lk_status lk__ode_abi_load(lk__ode_abi *abi, char *err, size_t err_size)
 		LOAD_FN(abi->info1[t], h, name);
 		snprintf(name, sizeof name, "_ZN%zu%s8getInfo2EddiPdS0_iS0_S0_Pi", strlen(cls), cls);
 		LOAD_FN(abi->info2[t], h, name);
+		snprintf(name, sizeof name, "_ZNK%zu%s4sizeEv", strlen(cls), cls);
+		LOAD_FN(abi->size[t], h, name);
 	}
-	snprintf(name, sizeof name, "dWorldQuickStep");
-	LOAD_FN(abi->quickstep, h, name);
-	snprintf(name, sizeof name, "dWorldStep");
-	LOAD_FN(abi->step, h, name);
+	static const struct {
+		size_t offset;
+		const char *name;
+	} other[] = {
+		{offsetof(lk__ode_abi, quickstep), "dWorldQuickStep"},
+		{offsetof(lk__ode_abi, step), "dWorldStep"},
+		{offsetof(lk__ode_abi, world_destroy), "dWorldDestroy"},
+		{offsetof(lk__ode_abi, world_context), "_ZNK7dxWorld31unsafeGetWorldProcessingContextEv"},
+		{offsetof(lk__ode_abi, context_sync),
+		 "_ZN21dxWorldProcessContext36EnsureStepperSyncObjectsAreAllocatedEP7dxWorld"},
+		{offsetof(lk__ode_abi, realloc_context),
+		 "_Z31dxReallocateWorldProcessContextP7dxWorldR25dxWorldProcessIslandsInfodPFmPKP6dxBodyjPKP7dxJointjE"},
+		{offsetof(lk__ode_abi, quickstep_estimate), "_Z37dxEstimateQuickStepMemoryRequirementsPKP6dxBodyjPKP7dxJointj"},
+	};
+	for (size_t i = 0; i < sizeof other / sizeof other[0]; ++i) {
+		snprintf(name, sizeof name, "%s", other[i].name);
+		void *s_ = dlsym(h, name);
+		if (!s_)
+			goto missing;
+		/* every entry is a function pointer of the same size */
+		memcpy((char *)abi + other[i].offset, &s_, sizeof s_);
+	}
 	dlclose(h); /* RTLD_NOLOAD took a reference; the library stays loaded by the program */
 	return LK_OK;
 missing:
@@ -106,4 +127,34 @@ lk_status lk_ode_check(char *err, size_t err_size)
 	err[0] = '\0';
 	lk__ode_abi abi;
 	return lk__ode_abi_load(&abi, err, err_size);
+}
+
+/* ODE 0.16's dxJointLimitMotor::addLimot applies, for a powered joint at its limit, the motor force to the
+ * bodies inside getInfo2, under a lock of the world's processing context
+ * (dxWorld::unsafeGetWorldProcessingContext()->LockForAddLimotSerialization()). ODE makes that context only
+ * in its steppers (dxReallocateWorldProcessContext, the first thing dWorldStep and dWorldQuickStep do), so
+ * before the world's first step, or after dWorldCleanupWorkingMemory or dWorldUseSharedWorkingMemory(world,
+ * NULL), getInfo2 dereferences a NULL context. This makes the context as a stepper would, without the
+ * stepper's work on the world itself (auto-disable counters, islands):
+ *  - a probe world shares the world's working memory, which creates the world's if it has none (the
+ *    context lives in it; dxWorld::unsafeGetWorldProcessingContext may only be called when it exists);
+ *  - when there is no context, dxReallocateWorldProcessContext on the probe, an empty world, makes it;
+ *  - destroying the probe frees the synchronisation objects it allocated for the context
+ *    (dxWorld::~dxWorld -> CleanupWorldReferences), and EnsureStepperSyncObjectsAreAllocated allocates the
+ *    world's own, from the world's threading implementation, exactly as the world's next step would.
+ * Every step asks again: the application may have released the memory since. */
+int lk__ode_world_ready(const lk__ode_abi *abi, dWorldID world, double h)
+{
+	dWorldID probe = dWorldCreate();
+	if (!probe)
+		return 0;
+	int ok = dWorldUseSharedWorkingMemory(probe, world) != 0;
+	if (ok && !abi->world_context(world)) {
+		/* dxWorldProcessIslandsInfo: an island count and three pointers, filled for the probe (nothing) */
+		void *islands_info[8] = {NULL};
+		ok = abi->realloc_context(probe, islands_info, h, abi->quickstep_estimate);
+	}
+	abi->world_destroy(probe);
+	void *context = ok ? abi->world_context(world) : NULL;
+	return context && abi->context_sync(context, world);
 }

@@ -1,4 +1,12 @@
-/* lcpkit ODE plugin internals: ODE's row generators reached through dlsym, the context and its scratch. */
+/* lcpkit ODE plugin internals: ODE's row generators reached through dlsym, the context and its scratch.
+ *
+ * The files and what each calls, one way only:
+ *     ode_abi.c      ODE's symbols (dlsym), joint class names, the world's
+ *                    processing context                                   -> nothing
+ *     ode_rows.c     messages, pointer map, the walk, rows, the problem   -> ode_abi.c
+ *     ode_warm.c     warm start: contact matching, records                -> nothing
+ *     ode_step.c     the public API: context, configuration, the steps    -> ode_rows.c, ode_warm.c, ode_abi.c
+ *     ode_preload.c  the LD_PRELOAD interposers                           -> the public API (lcpkit/ode.h) */
 #ifndef LCPKIT_ODE_INTERNAL_H
 #define LCPKIT_ODE_INTERNAL_H
 
@@ -20,19 +28,36 @@ typedef void (*lk__ode_info1_fn)(void *self, lk__ode_info1 *info);
 typedef void (*lk__ode_info2_fn)(void *self, double fps, double erp, int rowskip, double *J1, double *J2,
                                  int pairskip, double *pair_rhs_cfm, double *pair_lo_hi, int *findex);
 typedef int (*lk__ode_step_fn)(dWorldID w, dReal stepsize);
+/* dxJoint<Type>::size() const: sizeof the joint object. */
+typedef size_t (*lk__ode_size_fn)(const void *self);
+/* The world's processing context (see lk__ode_world_ready). */
+typedef void *(*lk__ode_world_context_fn)(const void *world);
+typedef _Bool (*lk__ode_context_sync_fn)(void *context, void *world);
+typedef size_t (*lk__ode_estimate_fn)(void *const *bodies, unsigned nb, void *const *joints, unsigned nj);
+typedef _Bool (*lk__ode_realloc_context_fn)(void *world, void *islands_info, double h, lk__ode_estimate_fn est);
+typedef void (*lk__ode_world_destroy_fn)(dWorldID w);
 
 typedef struct lk__ode_abi {
 	lk__ode_info1_fn info1[LK__ODE_JOINT_TYPES];
 	lk__ode_info2_fn info2[LK__ODE_JOINT_TYPES];
-	/* ODE's own steppers, taken from libode itself so that an interposed dWorldQuickStep (the preload
-	 * library) is never reached from inside the plugin */
+	lk__ode_size_fn size[LK__ODE_JOINT_TYPES];
+	/* ODE's own steppers and dWorldDestroy, taken from libode itself so that the preload library's
+	 * interposers are never reached from inside the plugin */
 	lk__ode_step_fn quickstep;
 	lk__ode_step_fn step;
+	lk__ode_world_destroy_fn world_destroy;
+	lk__ode_world_context_fn world_context;
+	lk__ode_context_sync_fn context_sync;
+	lk__ode_realloc_context_fn realloc_context;
+	lk__ode_estimate_fn quickstep_estimate;
 } lk__ode_abi;
 
 /* Resolves everything; on failure writes which symbol (or what) is missing. */
 lk_status lk__ode_abi_load(lk__ode_abi *abi, char *err, size_t err_size);
 const char *lk__ode_joint_class(int type);
+/* Makes sure the world has the processing context ODE's row generators may lock (see ode_abi.c); 0 when ODE
+ * could not allocate it. */
+int lk__ode_world_ready(const lk__ode_abi *abi, dWorldID world, double h);
 
 /* Layout of one row in the extraction buffer, the same as ODE's quickstep: J1 (3 linear, 3 angular),
  * J2, then the (rhs, cfm) and (lo, hi) pairs, 16 doubles apart. */
@@ -79,6 +104,7 @@ typedef struct lk__ode_body {
 	double inv_mass;
 	double inv_inertia[12]; /* world frame, ODE's 3x4 layout */
 	double user_force[6];   /* the application's force and torque accumulators before the step */
+	double saved_force[6];  /* the accumulators before the last read (lk__ode_state_save) */
 	double force[6];        /* constraint force and torque the step applies: (J^T lambda) / h */
 } lk__ode_body;
 
@@ -98,6 +124,7 @@ struct lk_ode {
 	lk__ode_abi abi;
 	lk_ode_def def;
 	lk_ode_stepper stepper;
+	lk_ode_stepper fallback; /* ODE's stepper for a step lcpkit's solver cannot make */
 	lk_solver_config cfg;
 	int iters_from_world;
 	char spec[160];
@@ -127,6 +154,9 @@ struct lk_ode {
 	double *plambda;   /* lambda in problem order (scratch) */
 	dJointFeedback *feedback_store;
 	int cap_feedback;
+	unsigned char *joint_bytes; /* every joint object as it was before the last read of the rows */
+	size_t cap_joint_bytes;
+	int state_saved;   /* joint_bytes and the bodies' saved_force hold that state */
 	int need_islands;  /* auto-disable or sleeping bodies: keep ODE's islands with null joints */
 	dJointGroupID island_group;
 	lk_problem *problem;
@@ -146,11 +176,21 @@ struct lk_ode {
 /* ode_rows.c */
 lk_status lk__ode_gather(lk_ode *ctx);
 lk_status lk__ode_extract_rows(lk_ode *ctx, double dt);
-lk_status lk__ode_build_problem(lk_ode *ctx, double dt, lk_problem *p, int warm);
+/* p from the extracted rows; lambda0 (extraction order) is its starting lambda, NULL for zero. */
+lk_status lk__ode_build_problem(lk_ode *ctx, double dt, lk_problem *p, const double *lambda0);
+/* A failed call: the message lk_ode_error returns, and st. */
 lk_status lk__ode_fail(lk_ode *ctx, lk_status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* What a successful call did instead of the expected (a fallback, a measurement left out): the same
+ * message slot, no status. */
+void lk__ode_note(lk_ode *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void lk__ode_count_kinds(const lk_ode *ctx, lk_engine_step_stats *st);
+/* Around a read of the rows: keeps and puts back what ODE's getInfo1/getInfo2 change (the bodies' force
+ * accumulators, the joints' own state), for a read that is not the step's own and for a step that ODE's
+ * stepper makes after all. After lk__ode_gather; restoring twice restores once. */
+lk_status lk__ode_state_save(lk_ode *ctx);
+void lk__ode_state_restore(lk_ode *ctx);
 
-/* ode_step.c */
+/* ode_warm.c (reads the rows of lk__ode_extract_rows; called by ode_step.c only) */
 void lk__ode_warm_store(lk_ode *ctx, double dt);
 void lk__ode_warm_lookup(lk_ode *ctx, double dt, double *lambda);
 

@@ -2,10 +2,13 @@
  *
  *     LCPKIT_SOLVER=amgs LD_PRELOAD=/path/liblcpkit_ode_preload.so ./any_ode_program
  *
- * Interposes dWorldQuickStep (the step), dBodyCreate / dBodyDestroy (to know every body of a world: the
- * walk over the joint graph starts from them in creation order) and dWorldDestroy (to free the context).
- * LCPKIT_SOLVER unset or "ode": ODE's behaviour, untouched. An unknown solver or an ODE the plugin cannot
- * use: one line on stderr, and ODE's own stepper. LCPKIT_STATS=file.csv: one line of statistics per step. */
+ * Interposes dWorldQuickStep and dWorldStep (the steps), dBodyCreate / dBodyDestroy (to know every body of a
+ * world: the walk over the joint graph starts from them in creation order) and dWorldDestroy (to free the
+ * context). LCPKIT_SOLVER unset or "ode": ODE's behaviour, untouched. An unknown solver or an ODE the plugin
+ * cannot use: one line on stderr, and ODE's own stepper. LCPKIT_SWAP=quickstep,step (the default): which of
+ * ODE's steppers are replaced. LCPKIT_STATS=file.csv: one line of statistics per step. At the first
+ * replaced step one line on stderr says what runs instead (LCPKIT_QUIET=1: not), at the first fallback to
+ * ODE's stepper one line says why, and at exit one line counts the fallbacks. */
 #define _GNU_SOURCE 1
 #include "ode_internal.h"
 
@@ -21,10 +24,15 @@ typedef dBodyID (*body_create_fn)(dWorldID);
 typedef void (*body_destroy_fn)(dBodyID);
 typedef void (*world_destroy_fn)(dWorldID);
 
+/* ODE's two steppers, as LCPKIT_SWAP names them. */
+enum { SWAP_QUICKSTEP = 1, SWAP_STEP = 2 };
+
 typedef struct world_entry {
 	dWorldID world;
 	lk_ode *ctx;
 	int64_t steps;
+	int stepper;          /* SWAP_*: the stepper the program called last (0 before the first step) */
+	const char *solver;   /* the solver column of the statistics */
 } world_entry;
 
 static struct {
@@ -32,16 +40,24 @@ static struct {
 	pthread_mutex_t lock;
 	int active;           /* an lcpkit solver was asked for and is usable */
 	int stats_only;       /* LCPKIT_SOLVER unset/ode but LCPKIT_STATS set: ODE steps, we measure */
+	int swap;             /* SWAP_* of the steppers replaced */
+	int quiet;            /* LCPKIT_QUIET=1: no line about the replacement */
 	char solver[160];
 	FILE *stats;
 	lk__ode_step_fn real_quickstep;
+	lk__ode_step_fn real_step;
 	body_create_fn real_body_create;
 	body_destroy_fn real_body_destroy;
 	world_destroy_fn real_world_destroy;
 	world_entry **worlds; /* one allocation per world, so an entry stays where it is while others come and go */
 	int nworlds, cap_worlds;
-	int warned;           /* under lock */
-} G = {PTHREAD_ONCE_INIT, PTHREAD_MUTEX_INITIALIZER, 0, 0, "", NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0};
+	/* under lock */
+	int warned;           /* a failed step was reported */
+	int announced;        /* the replacement was reported */
+	int64_t swapped;      /* steps run by the plugin */
+	int64_t fallbacks;    /* ... of which ODE's own stepper made */
+} G = {PTHREAD_ONCE_INIT, PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, "", NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0,
+       0, 0, 0, 0};
 
 #define RESOLVE(dst, name)                                                                                   \
 	do {                                                                                                 \
@@ -57,9 +73,38 @@ static void close_stats(void)
 	}
 }
 
+static void report_fallbacks(void)
+{
+	pthread_mutex_lock(&G.lock);
+	if (G.fallbacks)
+		fprintf(stderr, "lcpkit: %lld of %lld steps fell back to ODE's own stepper\n", (long long)G.fallbacks,
+		        (long long)G.swapped);
+	pthread_mutex_unlock(&G.lock);
+}
+
+/* LCPKIT_SWAP: a comma-separated list of "quickstep" and "step"; unset means both. -1 for anything else. */
+static int parse_swap(const char *v)
+{
+	if (!v)
+		return SWAP_QUICKSTEP | SWAP_STEP;
+	int swap = 0;
+	while (*v) {
+		size_t n = strcspn(v, ",");
+		if (n == 9 && !strncmp(v, "quickstep", n))
+			swap |= SWAP_QUICKSTEP;
+		else if (n == 4 && !strncmp(v, "step", n))
+			swap |= SWAP_STEP;
+		else
+			return -1;
+		v += n + (v[n] == ',');
+	}
+	return swap;
+}
+
 static void init(void)
 {
 	RESOLVE(G.real_quickstep, "dWorldQuickStep");
+	RESOLVE(G.real_step, "dWorldStep");
 	RESOLVE(G.real_body_create, "dBodyCreate");
 	RESOLVE(G.real_body_destroy, "dBodyDestroy");
 	RESOLVE(G.real_world_destroy, "dWorldDestroy");
@@ -68,16 +113,29 @@ static void init(void)
 	int lcpkit = solver && *solver && strcmp(solver, "ode") != 0;
 	if (!lcpkit && !(stats && *stats))
 		return;
-	if (!G.real_quickstep || !G.real_body_create || !G.real_body_destroy || !G.real_world_destroy) {
-		fprintf(stderr, "lcpkit: this program does not use ODE's dWorldQuickStep; LCPKIT_SOLVER ignored\n");
+	if (!G.real_quickstep || !G.real_step || !G.real_body_create || !G.real_body_destroy ||
+	    !G.real_world_destroy) {
+		fprintf(stderr, "lcpkit: this program does not use ODE's dWorldQuickStep and dWorldStep; LCPKIT_SOLVER "
+		                "ignored\n");
 		return;
 	}
+	const char *swap = getenv("LCPKIT_SWAP");
+	G.swap = parse_swap(swap);
+	if (G.swap < 0) {
+		fprintf(stderr, "lcpkit: LCPKIT_SWAP=%s: expected a comma-separated list of quickstep and step; using "
+		                "ODE's own steppers\n", swap);
+		return;
+	}
+	const char *quiet = getenv("LCPKIT_QUIET");
+	G.quiet = quiet && !strcmp(quiet, "1");
 	char err[300];
-	if (lcpkit && strcmp(solver, "ode-quickstep") != 0 && strcmp(solver, "ode-step") != 0) {
+	const lk_engine_solver *own = lcpkit ? lk_engine_solver_find(solver) : NULL;
+	if (lcpkit && !(own && own->engine == LK_ENGINE_ODE)) {
 		lk_solver_config cfg;
 		if (lk_config_parse(solver, &cfg, err, sizeof err) != LK_OK) {
-			fprintf(stderr, "lcpkit: unknown solver LCPKIT_SOLVER=%s: %s; using ODE's own stepper\n", solver,
-			        err);
+			char names[128];
+			fprintf(stderr, "lcpkit: unknown solver LCPKIT_SOLVER=%s: %s; ODE's own: %s; using ODE's own "
+			                "stepper\n", solver, err, lk_engine_solver_list(LK_ENGINE_ODE, names, sizeof names));
 			return;
 		}
 	}
@@ -85,9 +143,10 @@ static void init(void)
 		fprintf(stderr, "%s; using ODE's own stepper\n", err);
 		return;
 	}
-	snprintf(G.solver, sizeof G.solver, "%s", lcpkit ? solver : "ode-quickstep");
+	snprintf(G.solver, sizeof G.solver, "%s", lcpkit ? solver : "");
 	G.active = 1;
 	G.stats_only = !lcpkit;
+	atexit(report_fallbacks);
 	if (stats && *stats) {
 		G.stats = fopen(stats, "w");
 		if (!G.stats) {
@@ -98,15 +157,6 @@ static void init(void)
 			atexit(close_stats);
 		}
 	}
-}
-
-/* Whether this is the first warning (only the first is printed). */
-static int first_warning(void)
-{
-	pthread_mutex_lock(&G.lock);
-	int first = G.warned++ == 0;
-	pthread_mutex_unlock(&G.lock);
-	return first;
 }
 
 /* The context of a world, made on first use; NULL when the plugin cannot serve it (then ODE steps). Called
@@ -132,7 +182,7 @@ static world_entry *entry_for(dWorldID w, int create)
 	if (!e)
 		return NULL;
 	lk_ode_def def = lk_ode_default_def();
-	def.solver = G.solver;
+	def.solver = G.stats_only ? "ode-quickstep" : G.solver;
 	def.ode_residual = G.stats != NULL;
 	char err[300];
 	if (lk_ode_create(w, &def, &e->ctx, err, sizeof err) != LK_OK) {
@@ -198,31 +248,99 @@ static void write_stats(const world_entry *e)
 	if (!G.stats || lk_ode_get_stats(e->ctx, &s) != LK_OK)
 		return;
 	fprintf(G.stats, "%p,%lld,%s,%d,%d,%d,%d,%d,%d,%d,%d,%.9g,%.9g,%.6g,%.6g,%.6g,%s,%d,%lld\n", (void *)e->world,
-	        (long long)e->steps, G.solver, s.bodies, s.rows, s.rows_by_kind[LK_ROW_NORMAL],
+	        (long long)e->steps, e->solver, s.bodies, s.rows, s.rows_by_kind[LK_ROW_NORMAL],
 	        s.rows_by_kind[LK_ROW_FRICTION], s.rows_by_kind[LK_ROW_JOINT], s.rows_by_kind[LK_ROW_LIMIT],
 	        s.rows_by_kind[LK_ROW_MOTOR], s.iterations, s.res_before, s.res_after, s.solve_seconds,
 	        s.convert_seconds, s.step_seconds, lk_stop_reason_name(s.stop_reason), s.fallback,
 	        (long long)s.fallback_total);
 }
 
-LK_PRELOAD_API int dWorldQuickStep(dWorldID w, dReal stepsize)
+static const char *stepper_function(int stepper)
+{
+	return stepper == SWAP_STEP ? "dWorldStep" : "dWorldQuickStep";
+}
+
+/* The stepper the program called decides what ODE's own stepper is: the one measured when only statistics
+ * are on, the one that makes a step lcpkit's solver cannot. */
+static void follow_stepper(world_entry *e, int stepper)
+{
+	if (e->stepper == stepper)
+		return;
+	e->stepper = stepper;
+	/* ODE's own solver names, as the engine table spells them */
+	const char *own = stepper == SWAP_STEP ? "ode-step" : "ode-quickstep";
+	if (G.stats_only)
+		lk_ode_set_solver(e->ctx, own);
+	lk_ode_set_fallback(e->ctx, stepper == SWAP_STEP ? LK_ODE_STEP : LK_ODE_QUICKSTEP);
+	e->solver = G.stats_only ? own : G.solver;
+}
+
+/* One line at the first step that something else than the program's stepper makes: what, and with which
+ * budget. Called under G.lock. */
+static void announce(const world_entry *e, int stepper)
+{
+	lk_ode_stepper s = lk_ode_get_stepper(e->ctx);
+	if (G.announced || G.quiet || s == (stepper == SWAP_STEP ? LK_ODE_STEP : LK_ODE_QUICKSTEP))
+		return;
+	G.announced = 1;
+	if (s != LK_ODE_LCPKIT) {
+		fprintf(stderr, "lcpkit: %s replaced by ODE's %s (LCPKIT_SOLVER=%s); LCPKIT_QUIET=1 silences this\n",
+		        stepper_function(stepper), s == LK_ODE_STEP ? "dWorldStep" : "dWorldQuickStep", G.solver);
+		return;
+	}
+	lk_solver_config c = lk_ode_get_config(e->ctx);
+	char tol[64] = "";
+	if (c.tol_abs > 0)
+		snprintf(tol, sizeof tol, ", or merit below %g", c.tol_abs);
+	fprintf(stderr, "lcpkit: %s replaced by lcpkit's %s, at most %d iterations a step (%s)%s; "
+	                "LCPKIT_QUIET=1 silences this\n",
+	        stepper_function(stepper), G.solver, c.max_iterations,
+	        lk_config_spec_sets(G.solver, "iters") ? "LCPKIT_SOLVER's iters" : "the world's quickstep iterations",
+	        tol);
+}
+
+/* The step of either of ODE's steppers, for the program's call of `stepper`. */
+static int step_world(dWorldID w, dReal stepsize, int stepper)
 {
 	pthread_once(&G.once, init);
-	if (!G.real_quickstep)
+	lk__ode_step_fn real = stepper == SWAP_STEP ? G.real_step : G.real_quickstep;
+	if (!real)
 		return 0;
-	if (!G.active)
-		return G.real_quickstep(w, stepsize);
+	if (!G.active || !(G.swap & stepper))
+		return real(w, stepsize);
 	pthread_mutex_lock(&G.lock);
 	world_entry *e = entry_for(w, 1);
+	if (e) {
+		follow_stepper(e, stepper);
+		announce(e, stepper);
+	}
 	pthread_mutex_unlock(&G.lock);
 	if (!e)
-		return G.real_quickstep(w, stepsize);
+		return real(w, stepsize);
 	lk_status st = lk_ode_world_step(e->ctx, stepsize);
 	if (st == LK_ERR_INVALID_ARGUMENT)
-		return G.real_quickstep(w, stepsize);
-	if (st != LK_OK && first_warning())
+		return real(w, stepsize);
+	lk_engine_step_stats s;
+	lk_ode_get_stats(e->ctx, &s);
+	pthread_mutex_lock(&G.lock);
+	G.swapped++;
+	if (s.fallback && G.fallbacks++ == 0)
+		fprintf(stderr, "lcpkit: step %lld of world %p fell back to ODE's own stepper: %s\n",
+		        (long long)e->steps, (void *)w, lk_ode_error(e->ctx));
+	if (st != LK_OK && !G.warned++)
 		fprintf(stderr, "lcpkit: %s\n", lk_ode_error(e->ctx));
+	pthread_mutex_unlock(&G.lock);
 	write_stats(e);
 	e->steps++;
-	return 1;
+	return st == LK_OK;
+}
+
+LK_PRELOAD_API int dWorldQuickStep(dWorldID w, dReal stepsize)
+{
+	return step_world(w, stepsize, SWAP_QUICKSTEP);
+}
+
+LK_PRELOAD_API int dWorldStep(dWorldID w, dReal stepsize)
+{
+	return step_world(w, stepsize, SWAP_STEP);
 }

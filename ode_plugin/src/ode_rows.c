@@ -15,13 +15,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void vmessage(lk_ode *ctx, const char *fmt, va_list ap)
+{
+	vsnprintf(ctx->error, sizeof ctx->error, fmt, ap);
+}
+
 lk_status lk__ode_fail(lk_ode *ctx, lk_status st, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(ctx->error, sizeof ctx->error, fmt, ap);
+	vmessage(ctx, fmt, ap);
 	va_end(ap);
 	return st;
+}
+
+void lk__ode_note(lk_ode *ctx, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmessage(ctx, fmt, ap);
+	va_end(ap);
 }
 
 /* ----------------------------------------------------------------------------------------- pointer map */
@@ -383,6 +396,9 @@ static void body_state(lk_ode *ctx, lk__ode_body *e, double h, double u[6])
  * as quickstep does, because a row generator may touch the force accumulators. */
 lk_status lk__ode_extract_rows(lk_ode *ctx, double h)
 {
+	if (ctx->njoints > 0 && !lk__ode_world_ready(&ctx->abi, ctx->world, h))
+		return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "ode: out of memory for the world's processing context, "
+		                    "which ODE's row generators need");
 	int total = 0;
 	for (int i = 0; i < ctx->njoints; ++i) {
 		lk__ode_joint *j = &ctx->joints[i];
@@ -462,6 +478,66 @@ lk_status lk__ode_extract_rows(lk_ode *ctx, double h)
 	return LK_OK;
 }
 
+/* ----------------------------------------------------------------------------------- passive reads */
+
+/* What ODE 0.16's row generators change besides the rows:
+ *  - dxJointLimitMotor::addLimot and addTwoPointLimot add the motor force of a powered joint at its limit
+ *    to the bodies' accumulators (dBodyAddForce / dBodyAddTorque) inside getInfo2, so that a second read
+ *    in one step applies it twice;
+ *  - dxJointTransmission::getInfo2 advances its phase estimate and contact points (and on its first call
+ *    fixes its reference frames and ratio), so a second read moves the phase on;
+ *  - getInfo1 of the joints with limits records which limit is active (recomputed by every getInfo1).
+ * The accumulators are kept per body; the joints are kept whole, as bytes (dxJoint<Type>::size() says how
+ * many): a read only ever writes into the joint object itself, so putting its bytes back is exact for every
+ * joint type without knowing its fields. */
+lk_status lk__ode_state_save(lk_ode *ctx)
+{
+	size_t need = 0;
+	for (int i = 0; i < ctx->njoints; ++i)
+		need += ctx->abi.size[ctx->joints[i].type](ctx->joints[i].id);
+	if (need > ctx->cap_joint_bytes) {
+		unsigned char *b = realloc(ctx->joint_bytes, need);
+		if (!b)
+			return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "ode: out of memory for %zu bytes of joint state", need);
+		ctx->joint_bytes = b;
+		ctx->cap_joint_bytes = need;
+	}
+	size_t at = 0;
+	for (int i = 0; i < ctx->njoints; ++i) {
+		size_t n = ctx->abi.size[ctx->joints[i].type](ctx->joints[i].id);
+		memcpy(ctx->joint_bytes + at, (const void *)ctx->joints[i].id, n);
+		at += n;
+	}
+	ctx->state_saved = 1;
+	for (int i = 0; i < ctx->nbodies; ++i) {
+		lk__ode_body *e = &ctx->bodies[i];
+		const dReal *f = dBodyGetForce(e->id), *t = dBodyGetTorque(e->id);
+		for (int k = 0; k < 3; ++k) {
+			e->saved_force[k] = f[k];
+			e->saved_force[3 + k] = t[k];
+		}
+	}
+	return LK_OK;
+}
+
+void lk__ode_state_restore(lk_ode *ctx)
+{
+	if (!ctx->state_saved)
+		return;
+	ctx->state_saved = 0;
+	size_t at = 0;
+	for (int i = 0; i < ctx->njoints; ++i) {
+		size_t n = ctx->abi.size[ctx->joints[i].type](ctx->joints[i].id);
+		memcpy((void *)ctx->joints[i].id, ctx->joint_bytes + at, n);
+		at += n;
+	}
+	for (int i = 0; i < ctx->nbodies; ++i) {
+		const lk__ode_body *e = &ctx->bodies[i];
+		dBodySetForce(e->id, e->saved_force[0], e->saved_force[1], e->saved_force[2]);
+		dBodySetTorque(e->id, e->saved_force[3], e->saved_force[4], e->saved_force[5]);
+	}
+}
+
 void lk__ode_count_kinds(const lk_ode *ctx, lk_engine_step_stats *st)
 {
 	memset(st->rows_by_kind, 0, sizeof st->rows_by_kind);
@@ -471,7 +547,7 @@ void lk__ode_count_kinds(const lk_ode *ctx, lk_engine_step_stats *st)
 	st->bodies = ctx->nbodies;
 }
 
-lk_status lk__ode_build_problem(lk_ode *ctx, double h, lk_problem *p, int warm)
+lk_status lk__ode_build_problem(lk_ode *ctx, double h, lk_problem *p, const double *lambda0)
 {
 	lk_problem_clear(p);
 	lk_status st = lk_problem_reserve(p, ctx->nbodies, ctx->nrows);
@@ -490,7 +566,7 @@ lk_status lk__ode_build_problem(lk_ode *ctx, double h, lk_problem *p, int warm)
 		}
 		st = lk_problem_add_body(p, &d, NULL);
 		if (st != LK_OK)
-			return lk__ode_fail(ctx, st, "ode: body %p: %s", (void *)e->id, lk_problem_error(p));
+			return lk__ode_fail(ctx, st, "ode: body %p rejected (%s)", (void *)e->id, lk_problem_error(p));
 	}
 	for (int k = 0; k < ctx->nrows; ++k) {
 		int g = ctx->prow[k];
@@ -520,16 +596,12 @@ lk_status lk__ode_build_problem(lk_ode *ctx, double h, lk_problem *p, int warm)
 		memcpy(d.point, ctx->row_point + 3 * (size_t)g, sizeof d.point);
 		st = lk_problem_add_row(p, &d, NULL);
 		if (st != LK_OK)
-			return lk__ode_fail(ctx, st, "ode: %s row %d: %s", lk__ode_joint_class(j->type), g - j->row0,
-			                    lk_problem_error(p));
+			return lk__ode_fail(ctx, st, "ode: %s %p row %d rejected (problem %s)", lk__ode_joint_class(j->type),
+			                    (void *)j->id, g - j->row0, lk_problem_error(p));
 	}
 	if (ctx->nrows > 0) {
-		if (warm)
-			lk__ode_warm_lookup(ctx, h, ctx->lambda);
-		else
-			memset(ctx->lambda, 0, (size_t)ctx->nrows * sizeof(double));
 		for (int k = 0; k < ctx->nrows; ++k)
-			ctx->plambda[k] = ctx->lambda[ctx->prow[k]];
+			ctx->plambda[k] = lambda0 ? lambda0[ctx->prow[k]] : 0.0;
 		st = lk_problem_set_lambda(p, ctx->plambda, ctx->nrows);
 		if (st != LK_OK)
 			return lk__ode_fail(ctx, st, "ode: warm start: %s", lk_problem_error(p));

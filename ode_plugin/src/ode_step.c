@@ -12,14 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+#include "clock.h"
 
 lk_ode_def lk_ode_default_def(void)
 {
@@ -34,49 +28,35 @@ lk_ode_def lk_ode_default_def(void)
 
 /* ----------------------------------------------------------------------------------- configuration */
 
-static int spec_sets(const char *spec, const char *key)
-{
-	const char *colon = strchr(spec, ':');
-	if (!colon)
-		return 0;
-	size_t n = strlen(key);
-	for (const char *s = colon + 1; *s;) {
-		if (!strncmp(s, key, n) && s[n] == '=')
-			return 1;
-		const char *comma = strchr(s, ',');
-		if (!comma)
-			break;
-		s = comma + 1;
-	}
-	return 0;
-}
-
 static lk_status parse_solver(const char *spec, lk_ode_stepper *stepper, lk_solver_config *cfg, int *from_world,
                               char *err, size_t err_size)
 {
 	if (!spec)
 		spec = "pgs";
 	*from_world = 0;
-	if (!strcmp(spec, "ode-quickstep") || !strcmp(spec, "ode")) {
-		*stepper = LK_ODE_QUICKSTEP;
-		*cfg = lk_default_config(LK_METHOD_PGS);
-		return LK_OK;
-	}
-	if (!strcmp(spec, "ode-step")) {
-		*stepper = LK_ODE_STEP;
+	const lk_engine_solver *own = lk_engine_solver_find(spec);
+	if (!strcmp(spec, "ode") || (own && own->engine == LK_ENGINE_ODE)) {
+		*stepper = !strcmp(spec, "ode-step") ? LK_ODE_STEP : LK_ODE_QUICKSTEP;
 		*cfg = lk_default_config(LK_METHOD_PGS);
 		return LK_OK;
 	}
 	lk_status st = lk_config_parse(spec, cfg, err, err_size);
-	if (st != LK_OK)
+	if (st != LK_OK) {
+		char names[128];
+		lk_engine_solver_list(LK_ENGINE_ODE, names, sizeof names);
+		size_t used = strlen(err);
+		if (used < err_size)
+			snprintf(err + used, err_size - used, "%s; ODE's own: %s",
+			         own ? " (another engine's own solver)" : "", names);
 		return st;
+	}
 	*stepper = LK_ODE_LCPKIT;
-	*from_world = !spec_sets(spec, "iters");
+	*from_world = !lk_config_spec_sets(spec, "iters");
 	/* ODE's quickstep starts every step from zero; so does the plugin unless the spec says warm=1.
 	 * Warm starting pays off for joints and for contacts that persist, but ODE's box-box collider
 	 * regenerates a slightly different set of points every step and warm-started impulses on such
 	 * flickering sets make tall stacks jitter (measured: 10 boxes, PGS, 20 iterations). */
-	if (!spec_sets(spec, "warm"))
+	if (!lk_config_spec_sets(spec, "warm"))
 		cfg->warm_start = 0;
 	return LK_OK;
 }
@@ -116,6 +96,7 @@ lk_status lk_ode_create(dWorldID world, const lk_ode_def *def, lk_ode **out, cha
 	}
 	ctx->world = world;
 	ctx->def = d;
+	ctx->fallback = LK_ODE_QUICKSTEP;
 	st = parse_solver(d.solver, &ctx->stepper, &ctx->cfg, &ctx->iters_from_world, err, err_size);
 	if (st != LK_OK) {
 		free(ctx);
@@ -157,6 +138,7 @@ void lk_ode_destroy(lk_ode *ctx)
 	free(ctx->prow);
 	free(ctx->pinv);
 	free(ctx->feedback_store);
+	free(ctx->joint_bytes);
 	free(ctx->warm);
 	free(ctx->warm_next);
 	free(ctx->warm_heads);
@@ -177,7 +159,7 @@ lk_status lk_ode_set_solver(lk_ode *ctx, const char *spec)
 	lk_ode_stepper s;
 	lk_solver_config c;
 	int fw;
-	char err[200];
+	char err[200] = "";
 	lk_status st = parse_solver(spec, &s, &c, &fw, err, sizeof err);
 	if (st != LK_OK)
 		return lk__ode_fail(ctx, st, "%s", err);
@@ -216,6 +198,18 @@ lk_status lk_ode_set_ode_residual(lk_ode *ctx, int on)
 	return LK_OK;
 }
 
+lk_status lk_ode_set_fallback(lk_ode *ctx, lk_ode_stepper stepper)
+{
+	if (!ctx)
+		return LK_ERR_INVALID_ARGUMENT;
+	if (stepper != LK_ODE_QUICKSTEP && stepper != LK_ODE_STEP)
+		return lk__ode_fail(ctx, LK_ERR_INVALID_ARGUMENT,
+		                    "lk_ode_set_fallback: %d is not one of ODE's steppers (LK_ODE_QUICKSTEP, LK_ODE_STEP)",
+		                    (int)stepper);
+	ctx->fallback = stepper;
+	return LK_OK;
+}
+
 lk_ode_stepper lk_ode_get_stepper(const lk_ode *ctx)
 {
 	return ctx ? ctx->stepper : LK_ODE_QUICKSTEP;
@@ -239,6 +233,9 @@ lk_status lk_ode_add_space(lk_ode *ctx, dSpaceID space)
 		return LK_ERR_INVALID_ARGUMENT;
 	if (!space)
 		return lk__ode_fail(ctx, LK_ERR_INVALID_ARGUMENT, "lk_ode_add_space: space is NULL");
+	if (!dGeomIsSpace((dGeomID)space))
+		return lk__ode_fail(ctx, LK_ERR_INVALID_ARGUMENT, "lk_ode_add_space: %p is a geom, not a space",
+		                    (void *)space);
 	for (int i = 0; i < ctx->nspaces; ++i)
 		if (ctx->spaces[i] == space)
 			return LK_OK;
@@ -258,6 +255,8 @@ lk_status lk_ode_remove_space(lk_ode *ctx, dSpaceID space)
 {
 	if (!ctx)
 		return LK_ERR_INVALID_ARGUMENT;
+	if (!space)
+		return lk__ode_fail(ctx, LK_ERR_INVALID_ARGUMENT, "lk_ode_remove_space: space is NULL");
 	for (int i = 0; i < ctx->nspaces; ++i)
 		if (ctx->spaces[i] == space) {
 			ctx->spaces[i] = ctx->spaces[--ctx->nspaces];
@@ -272,6 +271,10 @@ lk_status lk_ode_add_body(lk_ode *ctx, dBodyID body)
 		return LK_ERR_INVALID_ARGUMENT;
 	if (!body)
 		return lk__ode_fail(ctx, LK_ERR_INVALID_ARGUMENT, "lk_ode_add_body: body is NULL");
+	if (dBodyGetWorld(body) != ctx->world)
+		return lk__ode_fail(ctx, LK_ERR_INVALID_ARGUMENT,
+		                    "lk_ode_add_body: body %p belongs to world %p, not to the context's world %p",
+		                    (void *)body, (void *)dBodyGetWorld(body), (void *)ctx->world);
 	if (lk__ptrmap_get(&ctx->reg_map, body) >= 0)
 		return LK_OK;
 	if (ctx->nreg == ctx->cap_reg) {
@@ -292,6 +295,8 @@ lk_status lk_ode_remove_body(lk_ode *ctx, dBodyID body)
 {
 	if (!ctx)
 		return LK_ERR_INVALID_ARGUMENT;
+	if (!body)
+		return lk__ode_fail(ctx, LK_ERR_INVALID_ARGUMENT, "lk_ode_remove_body: body is NULL");
 	int i = lk__ptrmap_get(&ctx->reg_map, body);
 	if (i < 0)
 		return LK_OK;
@@ -307,137 +312,6 @@ lk_status lk_ode_remove_body(lk_ode *ctx, dBodyID body)
 	return LK_OK;
 }
 
-/* ------------------------------------------------------------------------------------- warm start */
-
-static unsigned warm_hash(const void *a, const void *b, int cap)
-{
-	uint64_t x = (uint64_t)(uintptr_t)a * 0x9E3779B97F4A7C15ull;
-	x ^= ((uint64_t)(uintptr_t)b + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
-	x ^= x >> 31;
-	return (unsigned)(x & (uint64_t)(cap - 1));
-}
-
-static dBodyID joint_body(const lk_ode *ctx, const lk__ode_joint *j, int k)
-{
-	return j->body[k] >= 0 ? ctx->bodies[j->body[k]].id : NULL;
-}
-
-/* Contacts are new joints every step (and a joint group hands out the same addresses again), so they are
- * matched by body pair, contact point and normal; other joints by handle, type, bodies and row count.
- * Impulses scale with the step: lambda_prev * h / h_prev. */
-void lk__ode_warm_lookup(lk_ode *ctx, double h, double *lambda)
-{
-	memset(lambda, 0, (size_t)ctx->nrows * sizeof(double));
-	if (ctx->nwarm == 0 || !ctx->warm_heads)
-		return;
-	double scale = ctx->warm_dt > 0 ? h / ctx->warm_dt : 1.0;
-	double tol2 = ctx->def.warm_distance * ctx->def.warm_distance;
-	for (int i = 0; i < ctx->nwarm; ++i)
-		ctx->warm[i].used = 0;
-	for (int i = 0; i < ctx->njoints; ++i) {
-		const lk__ode_joint *j = &ctx->joints[i];
-		if (!j->m)
-			continue;
-		dBodyID b0 = joint_body(ctx, j, 0), b1 = joint_body(ctx, j, 1);
-		int best = -1;
-		if (j->type == dJointTypeContact) {
-			const double *n = ctx->rows + (size_t)j->row0 * LK__ODE_ROW + LK__ODE_J1;
-			const double *p = ctx->row_point + 3 * (size_t)j->row0;
-			double bestd = INFINITY;
-			for (int k = ctx->warm_heads[warm_hash(b0, b1, ctx->warm_hcap)]; k >= 0; k = ctx->warm[k].next) {
-				const lk__ode_warm *w = &ctx->warm[k];
-				if (w->key || w->used || w->body[0] != b0 || w->body[1] != b1)
-					continue;
-				double d2 = 0;
-				for (int c = 0; c < 3; ++c)
-					d2 += (p[c] - w->point[c]) * (p[c] - w->point[c]);
-				if (d2 > tol2 || d2 >= bestd || dCalcVectorDot3(n, w->normal) < ctx->def.warm_normal_cos)
-					continue;
-				bestd = d2;
-				best = k;
-			}
-		} else {
-			for (int k = ctx->warm_heads[warm_hash(j->id, NULL, ctx->warm_hcap)]; k >= 0; k = ctx->warm[k].next) {
-				const lk__ode_warm *w = &ctx->warm[k];
-				if (w->key == (const void *)j->id && w->type == j->type && w->m == j->m &&
-				    w->body[0] == b0 && w->body[1] == b1 && !w->used) {
-					best = k;
-					break;
-				}
-			}
-		}
-		if (best < 0)
-			continue;
-		lk__ode_warm *w = &ctx->warm[best];
-		w->used = 1;
-		int m = j->m < w->m ? j->m : w->m;
-		for (int r = 0; r < m; ++r)
-			lambda[j->row0 + r] = w->lambda[r] * scale;
-	}
-}
-
-void lk__ode_warm_store(lk_ode *ctx, double h)
-{
-	int n = 0;
-	for (int i = 0; i < ctx->njoints; ++i)
-		n += ctx->joints[i].m > 0;
-	if (n > ctx->cap_warm_next) {
-		int c = ctx->cap_warm_next ? ctx->cap_warm_next : 64;
-		while (c < n)
-			c *= 2;
-		lk__ode_warm *w = realloc(ctx->warm_next, (size_t)c * sizeof *w);
-		if (!w) {
-			ctx->nwarm = 0;
-			return;
-		}
-		ctx->warm_next = w;
-		ctx->cap_warm_next = c;
-	}
-	int hcap = 16;
-	while (hcap < 2 * n)
-		hcap *= 2;
-	if (hcap > ctx->warm_hcap) {
-		int *hd = realloc(ctx->warm_heads, (size_t)hcap * sizeof *hd);
-		if (!hd) {
-			ctx->nwarm = 0;
-			return;
-		}
-		ctx->warm_heads = hd;
-		ctx->warm_hcap = hcap;
-	}
-	for (int k = 0; k < ctx->warm_hcap; ++k)
-		ctx->warm_heads[k] = -1;
-	int k = 0;
-	for (int i = 0; i < ctx->njoints; ++i) {
-		const lk__ode_joint *j = &ctx->joints[i];
-		if (!j->m)
-			continue;
-		lk__ode_warm *w = &ctx->warm_next[k];
-		memset(w, 0, sizeof *w);
-		w->body[0] = joint_body(ctx, j, 0);
-		w->body[1] = joint_body(ctx, j, 1);
-		w->type = j->type;
-		w->m = j->m;
-		w->key = j->type == dJointTypeContact ? NULL : (const void *)j->id;
-		memcpy(w->point, ctx->row_point + 3 * (size_t)j->row0, sizeof w->point);
-		memcpy(w->normal, ctx->rows + (size_t)j->row0 * LK__ODE_ROW + LK__ODE_J1, sizeof w->normal);
-		memcpy(w->lambda, ctx->lambda + j->row0, (size_t)j->m * sizeof(double));
-		unsigned hb = w->key ? warm_hash(w->key, NULL, ctx->warm_hcap)
-		                     : warm_hash(w->body[0], w->body[1], ctx->warm_hcap);
-		w->next = ctx->warm_heads[hb];
-		ctx->warm_heads[hb] = k;
-		++k;
-	}
-	lk__ode_warm *t = ctx->warm;
-	ctx->warm = ctx->warm_next;
-	ctx->warm_next = t;
-	int tc = ctx->cap_warm;
-	ctx->cap_warm = ctx->cap_warm_next;
-	ctx->cap_warm_next = tc;
-	ctx->nwarm = k;
-	ctx->warm_dt = h;
-}
-
 /* --------------------------------------------------------------------------------------- the steps */
 
 static void reset_stats(lk_ode *ctx)
@@ -449,30 +323,68 @@ static void reset_stats(lk_ode *ctx)
 	ctx->error[0] = '\0';
 }
 
-static lk_status prepare(lk_ode *ctx, double h, int warm, double *t_marks)
+/* The rows ODE's joints give now, as an lcpkit problem whose lambda is the warm start (warm) or zero. */
+static lk_status extract_problem(lk_ode *ctx, double h, lk_problem *p, int warm)
 {
+	if (warm)
+		lk__ode_warm_lookup(ctx, h, ctx->lambda);
+	return lk__ode_build_problem(ctx, h, p, warm ? ctx->lambda : NULL);
+}
+
+/* Gather, rows and problem p, with the times after each in t_marks. A passive read leaves ODE as it found
+ * it (a read that is not the step's own: the step reads the rows again); any other read can be undone with
+ * lk__ode_state_restore until the next read (when ODE's stepper steps instead). */
+static lk_status read_problem(lk_ode *ctx, double h, lk_problem *p, int warm, int passive, double *t_marks)
+{
+	ctx->state_saved = 0;
 	lk_status st = lk__ode_gather(ctx);
-	t_marks[0] = now();
+	t_marks[0] = lk__now();
 	if (st == LK_OK)
+		st = lk__ode_state_save(ctx);
+	if (st == LK_OK) {
 		st = lk__ode_extract_rows(ctx, h);
-	t_marks[1] = now();
-	if (st == LK_OK)
-		st = lk__ode_build_problem(ctx, h, ctx->problem, warm);
-	t_marks[2] = now();
+		t_marks[1] = lk__now();
+		if (st == LK_OK)
+			st = extract_problem(ctx, h, p, warm);
+		if (passive)
+			lk__ode_state_restore(ctx);
+	} else {
+		t_marks[1] = t_marks[0];
+	}
+	t_marks[2] = lk__now();
+	return st;
+}
+
+static lk_status prepare(lk_ode *ctx, double h, int warm, int passive, double *t_marks)
+{
+	lk_status st = read_problem(ctx, h, ctx->problem, warm, passive, t_marks);
 	if (st == LK_OK)
 		lk__ode_count_kinds(ctx, &ctx->stats);
 	return st;
 }
 
-/* ODE's own solver produces this step; nothing has been applied yet. */
-static void fallback(lk_ode *ctx, double h)
+/* ODE's own solver produces this step (nothing of lcpkit's has been applied): the step succeeds, the stats
+ * count a fallback, and the note lk_ode_error returns (already saying why) says so. Only ODE's stepper
+ * failing (it returns 0 when it cannot allocate its working memory) fails the step. */
+static lk_status fallback(lk_ode *ctx, double h)
 {
+	/* ODE's stepper reads the rows again: what the plugin's read changed goes first */
+	lk__ode_state_restore(ctx);
 	ctx->stats.fallback = 1;
 	ctx->stats.fallback_total++;
-	double t = now();
-	ctx->abi.quickstep(ctx->world, h);
-	ctx->timing.integrate = now() - t;
+	int step = ctx->fallback == LK_ODE_STEP;
+	const char *name = step ? "dWorldStep" : "dWorldQuickStep";
+	double t = lk__now();
+	int ok = step ? ctx->abi.step(ctx->world, h) : ctx->abi.quickstep(ctx->world, h);
+	ctx->timing.integrate = lk__now() - t;
 	ctx->nwarm = 0;
+	char why[sizeof ctx->error];
+	snprintf(why, sizeof why, "%s", ctx->error);
+	if (!ok)
+		return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "%s; ODE's %s, stepping instead, failed too (out of memory)",
+		                    why, name);
+	lk__ode_note(ctx, "%s; ODE's %s stepped instead", why, name);
+	return LK_OK;
 }
 
 /* Each joint's force from ODE's dJointFeedback: f = J^T lambda_f with lambda = h lambda_f, recovered by
@@ -534,7 +446,7 @@ static lk_status ode_own_step(lk_ode *ctx, double h, double t0)
 	double marks[3];
 	int measure = ctx->def.ode_residual;
 	if (measure) {
-		lk_status st = prepare(ctx, h, 0, marks);
+		lk_status st = prepare(ctx, h, 0, 1, marks);
 		if (st != LK_OK)
 			measure = 0; /* the step itself still runs: the measurement is optional */
 		ctx->timing.gather = marks[0] - t0;
@@ -566,12 +478,9 @@ static lk_status ode_own_step(lk_ode *ctx, double h, double t0)
 			}
 		}
 	}
-	double t1 = now();
-	if (ctx->stepper == LK_ODE_STEP)
-		ctx->abi.step(ctx->world, h);
-	else
-		ctx->abi.quickstep(ctx->world, h);
-	double t2 = now();
+	double t1 = lk__now();
+	int ok = ctx->stepper == LK_ODE_STEP ? ctx->abi.step(ctx->world, h) : ctx->abi.quickstep(ctx->world, h);
+	double t2 = lk__now();
 	ctx->timing.solve = t2 - t1;
 	ctx->stats.solve_seconds = t2 - t1;
 	ctx->stats.iterations = ctx->stepper == LK_ODE_STEP ? 0 : dWorldGetQuickStepNumIterations(ctx->world);
@@ -596,6 +505,9 @@ static lk_status ode_own_step(lk_ode *ctx, double h, double t0)
 			ctx->stats.res_after = m.res;
 		ctx->stats.convert_seconds = ctx->timing.gather + ctx->timing.extract + ctx->timing.build;
 	}
+	if (!ok)
+		return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "ode: ODE's %s failed (out of memory for its working memory)",
+		                    ctx->stepper == LK_ODE_STEP ? "dWorldStep" : "dWorldQuickStep");
 	return LK_OK;
 }
 
@@ -683,14 +595,15 @@ static void keep_islands(lk_ode *ctx)
 	}
 }
 
-static void integrate(lk_ode *ctx, double h)
+/* 0 when ODE's stepper failed (no memory); then nothing moved and the accumulators are the application's. */
+static int integrate(lk_ode *ctx, double h)
 {
 	if (ctx->need_islands)
 		keep_islands(ctx);
 	for (int i = 0; i < ctx->njoints; ++i)
 		if (ctx->joints[i].m)
 			dJointDisable(ctx->joints[i].id);
-	ctx->abi.quickstep(ctx->world, h);
+	int ok = ctx->abi.quickstep(ctx->world, h);
 	for (int i = 0; i < ctx->njoints; ++i)
 		if (ctx->joints[i].m)
 			dJointEnable(ctx->joints[i].id);
@@ -699,39 +612,38 @@ static void integrate(lk_ode *ctx, double h)
 	/* a body ODE did not step (its whole island fell asleep) keeps the application's accumulators only */
 	for (int i = 0; i < ctx->nbodies; ++i) {
 		const lk__ode_body *e = &ctx->bodies[i];
-		if (dBodyIsEnabled(e->id))
+		if (ok && dBodyIsEnabled(e->id))
 			continue;
 		dBodySetForce(e->id, e->user_force[0], e->user_force[1], e->user_force[2]);
 		dBodySetTorque(e->id, e->user_force[3], e->user_force[4], e->user_force[5]);
 	}
+	return ok;
 }
 
 static lk_status lcpkit_step(lk_ode *ctx, double h, double t0)
 {
 	lk_solver_config cfg = lk_ode_get_config(ctx);
 	double marks[3];
-	lk_status st = prepare(ctx, h, cfg.warm_start, marks);
+	lk_status st = prepare(ctx, h, cfg.warm_start, 0, marks);
 	ctx->timing.gather = marks[0] - t0;
 	ctx->timing.extract = marks[1] - marks[0];
 	ctx->timing.build = marks[2] - marks[1];
 	if (st == LK_ERR_NONFINITE) {
 		/* a NaN or Inf in a body's state from the application: ODE's own stepper would assert on it
 		 * (dxNormalize4), so the world is not stepped at all; the application can repair the body */
+		lk__ode_state_restore(ctx);
 		return st;
 	}
-	if (st != LK_OK) {
-		fallback(ctx, h);
-		return st;
-	}
+	if (st != LK_OK)
+		return fallback(ctx, h);
 	lk_stats ls;
-	double t3 = now();
+	double t3 = lk__now();
 	st = lk_solve(ctx->problem, &cfg, &ls, NULL);
-	double t4 = now();
+	double t4 = lk__now();
 	ctx->timing.solve = t4 - t3;
 	if (st != LK_OK) {
-		lk__ode_fail(ctx, st, "ode: %s (ODE's quickstep stepped instead)", lk_problem_error(ctx->problem));
-		fallback(ctx, h);
-		return st;
+		lk__ode_note(ctx, "ode: %s", lk_problem_error(ctx->problem));
+		return fallback(ctx, h);
 	}
 	ctx->stats.iterations = ls.iterations;
 	ctx->stats.stop_reason = ls.stop_reason;
@@ -743,24 +655,24 @@ static lk_status lcpkit_step(lk_ode *ctx, double h, double t0)
 	for (int k = 0; k < ctx->nrows; ++k)
 		finite &= isfinite(lam[k]) != 0;
 	if (guard_tripped(ls.stop_reason) || !finite) {
-		lk__ode_fail(ctx, LK_OK, "ode: solver stopped (%s); ODE's quickstep stepped instead",
-		             lk_stop_reason_name(ls.stop_reason));
-		fallback(ctx, h);
-		return LK_OK;
+		lk__ode_note(ctx, "ode: solver stopped (%s)", lk_stop_reason_name(ls.stop_reason));
+		return fallback(ctx, h);
 	}
 	for (int k = 0; k < ctx->nrows; ++k)
 		ctx->lambda[ctx->prow[k]] = lam[k];
 	apply_forces(ctx, h);
-	double t5 = now();
+	double t5 = lk__now();
 	ctx->timing.apply = t5 - t4;
-	integrate(ctx, h);
-	double t6 = now();
+	if (!integrate(ctx, h))
+		return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "ode: ODE's dWorldQuickStep failed to integrate the step "
+		                    "(out of memory for its working memory); the world did not move");
+	double t6 = lk__now();
 	ctx->timing.integrate = t6 - t5;
 	if (cfg.warm_start)
 		lk__ode_warm_store(ctx, h);
 	else
 		ctx->nwarm = 0;
-	ctx->timing.apply += now() - t6;
+	ctx->timing.apply += lk__now() - t6;
 	ctx->stats.convert_seconds =
 	        ctx->timing.gather + ctx->timing.extract + ctx->timing.build + ctx->timing.apply;
 	return LK_OK;
@@ -771,11 +683,12 @@ lk_status lk_ode_world_step(lk_ode *ctx, double dt)
 	if (!ctx)
 		return LK_ERR_INVALID_ARGUMENT;
 	if (!(dt > 0) || !isfinite(dt))
-		return lk__ode_fail(ctx, LK_ERR_INVALID_ARGUMENT, "lk_ode_world_step: dt %g is not positive", dt);
-	double t0 = now();
+		return lk__ode_fail(ctx, LK_ERR_INVALID_ARGUMENT, "lk_ode_world_step: dt %g must be positive and finite",
+		                    dt);
+	double t0 = lk__now();
 	reset_stats(ctx);
 	lk_status st = ctx->stepper == LK_ODE_LCPKIT ? lcpkit_step(ctx, dt, t0) : ode_own_step(ctx, dt, t0);
-	ctx->timing.total = now() - t0;
+	ctx->timing.total = lk__now() - t0;
 	ctx->stats.step_seconds = ctx->timing.total;
 	return st;
 }
@@ -783,7 +696,7 @@ lk_status lk_ode_world_step(lk_ode *ctx, double dt)
 lk_status lk_ode_get_stats(const lk_ode *ctx, lk_engine_step_stats *out)
 {
 	if (!ctx || !out)
-		return LK_ERR_INVALID_ARGUMENT;
+		return LK_ERR_INVALID_ARGUMENT; /* ctx is const: the return says it all */
 	*out = ctx->stats;
 	return LK_OK;
 }
@@ -803,16 +716,12 @@ lk_status lk_ode_extract(lk_ode *ctx, double dt, lk_problem *p)
 	if (!p)
 		return lk__ode_fail(ctx, LK_ERR_INVALID_ARGUMENT, "lk_ode_extract: problem is NULL");
 	if (!(dt > 0) || !isfinite(dt))
-		return lk__ode_fail(ctx, LK_ERR_INVALID_ARGUMENT, "lk_ode_extract: dt %g is not positive", dt);
+		return lk__ode_fail(ctx, LK_ERR_INVALID_ARGUMENT, "lk_ode_extract: dt %g must be positive and finite", dt);
 	if (lk_problem_form(p) != LK_FORM_ROWS)
 		return lk__ode_fail(ctx, LK_ERR_FORM, "lk_ode_extract: the problem is in matrix form");
 	ctx->error[0] = '\0';
-	lk_status st = lk__ode_gather(ctx);
-	if (st == LK_OK)
-		st = lk__ode_extract_rows(ctx, dt);
-	if (st == LK_OK)
-		st = lk__ode_build_problem(ctx, dt, p, ctx->stepper == LK_ODE_LCPKIT && ctx->cfg.warm_start);
-	return st;
+	double marks[3];
+	return read_problem(ctx, dt, p, ctx->stepper == LK_ODE_LCPKIT && ctx->cfg.warm_start, 1, marks);
 }
 
 dBodyID lk_ode_problem_body(const lk_ode *ctx, int i)

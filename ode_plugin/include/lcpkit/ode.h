@@ -16,6 +16,11 @@
  * Needs libode 0.16 in double precision (Debian's libode8). lk_ode_create checks it and fails with a message
  * naming what is missing; it never falls back silently. Units: SI; impulses N s; dt in s.
  * Not thread-safe per context; two contexts on two worlds may step in two threads.
+ *
+ * Errors: every function that takes a context and returns lk_status returns LK_ERR_INVALID_ARGUMENT for a
+ * NULL context (lk_ode_error(NULL) says that much); for any other invalid argument it also leaves in
+ * lk_ode_error a message naming the function and the argument (except lk_ode_get_stats and
+ * lk_ode_get_timing, whose context is const), and changes nothing. A failed step says why there too.
  */
 #ifndef LCPKIT_ODE_H
 #define LCPKIT_ODE_H
@@ -46,21 +51,25 @@ typedef struct lk_ode_def {
 	const char *solver;
 	double warm_distance;    /* two steps' contacts of one body pair match within this distance (m) */
 	double warm_normal_cos;  /* ... and when the cosine of the angle between their normals is at least this */
-	int ode_residual;        /* ODE's steppers: extract the rows too and report RES of ODE's impulses on them */
+	int ode_residual;        /* ODE's steppers: extract the rows too and report RES of ODE's impulses on them
+	                          * (a read that changes nothing: the trajectory stays ODE's bit for bit) */
 } lk_ode_def;
 
 /* Defaults: solver "pgs", warm_distance 0.01 m, warm_normal_cos 0.95, ode_residual 1. */
 LK_API lk_ode_def lk_ode_default_def(void);
 
-/* Checks the loaded libode: double precision, and every symbol the plugin calls (the 0.16 row generators of
- * all 17 joint types, dWorldQuickStep, dWorldStep) resolves. On failure writes which one into err. */
+/* Checks the loaded libode: double precision, and every symbol the plugin calls resolves (the 0.16 row
+ * generators and object sizes of all 17 joint types, dWorldQuickStep, dWorldStep, and the members of ODE's
+ * world processing context the row generators need). On failure writes which one into err. */
 LK_API lk_status lk_ode_check(char *err, size_t err_size);
 
 /* Makes a context for one world; def may be NULL (defaults). On failure *out is NULL and err says why. */
 LK_API lk_status lk_ode_create(dWorldID world, const lk_ode_def *def, lk_ode **out, char *err, size_t err_size);
 /* Restores anything the context changed in ODE (nothing outlives a step) and frees it. NULL is ignored. */
 LK_API void lk_ode_destroy(lk_ode *ctx);
-/* The message of the last failed call on ctx ("" if none). Owned by ctx. */
+/* The message of the last failed call on ctx; after a step that returned LK_OK, "" or a note on what it did
+ * instead of the expected (why it fell back to ODE's stepper, why a measurement was left out). Owned by
+ * ctx; every step starts it afresh. */
 LK_API const char *lk_ode_error(const lk_ode *ctx);
 
 /* Selects the solver by spec (see lk_ode_def.solver); on a bad spec nothing changes. */
@@ -68,23 +77,31 @@ LK_API lk_status lk_ode_set_solver(lk_ode *ctx, const char *spec);
 /* Selects an lcpkit solver by configuration (copied; its max_iterations is used as given). */
 LK_API lk_status lk_ode_set_config(lk_ode *ctx, const lk_solver_config *cfg);
 LK_API lk_ode_stepper lk_ode_get_stepper(const lk_ode *ctx);
+/* Which of ODE's steppers makes a step that lcpkit's solver cannot (see lk_ode_world_step): LK_ODE_QUICKSTEP
+ * (the default) or LK_ODE_STEP, for a program written for dWorldStep. */
+LK_API lk_status lk_ode_set_fallback(lk_ode *ctx, lk_ode_stepper stepper);
 /* Switches lk_ode_def.ode_residual (RES of ODE's own steppers, at the cost of an extraction per step). */
 LK_API lk_status lk_ode_set_ode_residual(lk_ode *ctx, int on);
 /* The lcpkit configuration in use (meaningful for LK_ODE_LCPKIT). */
 LK_API lk_solver_config lk_ode_get_config(const lk_ode *ctx);
 
 /* Where the bodies are: every body of a registered space (and of the spaces inside it) and every registered
- * body is a starting point of the walk over the joint graph. Registering twice is harmless. */
+ * body is a starting point of the walk over the joint graph. Registering twice, or removing what is not
+ * registered, is harmless; NULL, a geom that is not a space, or a body of another world is
+ * LK_ERR_INVALID_ARGUMENT. */
 LK_API lk_status lk_ode_add_space(lk_ode *ctx, dSpaceID space);
 LK_API lk_status lk_ode_remove_space(lk_ode *ctx, dSpaceID space);
 LK_API lk_status lk_ode_add_body(lk_ode *ctx, dBodyID body);
 LK_API lk_status lk_ode_remove_body(lk_ode *ctx, dBodyID body);
 
-/* Steps the world by dt with the selected solver; replaces dWorldQuickStep(world, dt). The world is stepped
- * whenever the return is LK_OK or a solver error: if the lcpkit solve fails or trips a guard (non-finite,
- * diverged, bad diagonal) ODE's dWorldQuickStep produces this step instead, the stats say fallback = 1 and
- * lk_ode_error says why; nothing non-finite is ever written into ODE. LK_ERR_INVALID_ARGUMENT, and LK_ERR_NONFINITE
- * for a body whose state the application made non-finite (ODE itself would assert on it): not stepped. */
+/* Steps the world by dt with the selected solver; replaces dWorldQuickStep(world, dt).
+ * LK_OK: the world was stepped. If the rows could not be turned into a problem, or the lcpkit solve failed or
+ * tripped a guard (non-finite, diverged, bad diagonal), ODE's stepper (dWorldQuickStep unless
+ * lk_ode_set_fallback says otherwise) produced this step instead: still LK_OK, the stats say fallback = 1 and
+ * lk_ode_error says why. Nothing non-finite is ever written into ODE.
+ * Not stepped: LK_ERR_INVALID_ARGUMENT; LK_ERR_NONFINITE for a body whose state the application made
+ * non-finite (ODE itself would assert on it); LK_ERR_NO_MEMORY when ODE's own stepper failed (it returns 0
+ * when it cannot allocate its working memory). */
 LK_API lk_status lk_ode_world_step(lk_ode *ctx, double dt);
 
 /* Statistics of the last step (rows by kind, iterations, RES before and after, timings, fallbacks). */
@@ -102,11 +119,11 @@ typedef struct lk_ode_timing {
 } lk_ode_timing;
 LK_API lk_status lk_ode_get_timing(const lk_ode *ctx, lk_ode_timing *out);
 
-/* Fills p (row form, cleared first) with the rows a step of dt would solve now, without stepping: bodies in
- * walk order with u* = u + h M^-1 (f + gravity, gyroscopic term); rows in the order of ODE's quickstep
- * (joint by joint, ODE's order within a joint, the rows without a friction index first and the friction
- * rows after them); lambda = the warm start. This is also the order lcpkit's solvers sweep. For tests and
- * recording. */
+/* Fills p (row form, cleared first) with the rows a step of dt would solve now, without stepping and without
+ * changing anything in ODE (the side effects of ODE's row generators are undone): bodies in walk order with
+ * u* = u + h M^-1 (f + gravity, gyroscopic term); rows in the order of ODE's quickstep (joint by joint, ODE's
+ * order within a joint, the rows without a friction index first and the friction rows after them); lambda =
+ * the warm start. This is also the order lcpkit's solvers sweep. For tests and recording. */
 LK_API lk_status lk_ode_extract(lk_ode *ctx, double dt, lk_problem *p);
 /* After lk_ode_extract or a step: the ODE body of problem body i, and the joint and row-within-joint of
  * problem row r (NULL / -1 when out of range). Valid until the next extract or step. */

@@ -1,0 +1,140 @@
+/* Warm start across steps: the previous step's impulses found again for this step's joints.
+ *
+ * Contacts are new joints every step (and a joint group hands out the same addresses again), so they are
+ * matched by body pair, contact point and normal; other joints by handle, type, bodies and row count.
+ * Impulses scale with the step: lambda_prev * h / h_prev. Reads the rows lk__ode_extract_rows left in the
+ * context and nothing else of the plugin. */
+#include "ode_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static unsigned warm_hash(const void *a, const void *b, int cap)
+{
+	uint64_t x = (uint64_t)(uintptr_t)a * 0x9E3779B97F4A7C15ull;
+	x ^= ((uint64_t)(uintptr_t)b + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
+	x ^= x >> 31;
+	return (unsigned)(x & (uint64_t)(cap - 1));
+}
+
+static dBodyID joint_body(const lk_ode *ctx, const lk__ode_joint *j, int k)
+{
+	return j->body[k] >= 0 ? ctx->bodies[j->body[k]].id : NULL;
+}
+
+/* lambda (extraction order) from the records of the previous step; zero where nothing matches. Each record
+ * serves one joint at most. */
+void lk__ode_warm_lookup(lk_ode *ctx, double h, double *lambda)
+{
+	memset(lambda, 0, (size_t)ctx->nrows * sizeof(double));
+	if (ctx->nwarm == 0 || !ctx->warm_heads)
+		return;
+	double scale = ctx->warm_dt > 0 ? h / ctx->warm_dt : 1.0;
+	double tol2 = ctx->def.warm_distance * ctx->def.warm_distance;
+	for (int i = 0; i < ctx->nwarm; ++i)
+		ctx->warm[i].used = 0;
+	for (int i = 0; i < ctx->njoints; ++i) {
+		const lk__ode_joint *j = &ctx->joints[i];
+		if (!j->m)
+			continue;
+		dBodyID b0 = joint_body(ctx, j, 0), b1 = joint_body(ctx, j, 1);
+		int best = -1;
+		if (j->type == dJointTypeContact) {
+			const double *n = ctx->rows + (size_t)j->row0 * LK__ODE_ROW + LK__ODE_J1;
+			const double *p = ctx->row_point + 3 * (size_t)j->row0;
+			double bestd = INFINITY;
+			for (int k = ctx->warm_heads[warm_hash(b0, b1, ctx->warm_hcap)]; k >= 0; k = ctx->warm[k].next) {
+				const lk__ode_warm *w = &ctx->warm[k];
+				if (w->key || w->used || w->body[0] != b0 || w->body[1] != b1)
+					continue;
+				double d2 = 0;
+				for (int c = 0; c < 3; ++c)
+					d2 += (p[c] - w->point[c]) * (p[c] - w->point[c]);
+				if (d2 > tol2 || d2 >= bestd || dCalcVectorDot3(n, w->normal) < ctx->def.warm_normal_cos)
+					continue;
+				bestd = d2;
+				best = k;
+			}
+		} else {
+			for (int k = ctx->warm_heads[warm_hash(j->id, NULL, ctx->warm_hcap)]; k >= 0; k = ctx->warm[k].next) {
+				const lk__ode_warm *w = &ctx->warm[k];
+				if (w->key == (const void *)j->id && w->type == j->type && w->m == j->m &&
+				    w->body[0] == b0 && w->body[1] == b1 && !w->used) {
+					best = k;
+					break;
+				}
+			}
+		}
+		if (best < 0)
+			continue;
+		lk__ode_warm *w = &ctx->warm[best];
+		w->used = 1;
+		int m = j->m < w->m ? j->m : w->m;
+		for (int r = 0; r < m; ++r)
+			lambda[j->row0 + r] = w->lambda[r] * scale;
+	}
+}
+
+/* Replaces the records by this step's joints and their impulses ctx->lambda. Out of memory forgets them. */
+void lk__ode_warm_store(lk_ode *ctx, double h)
+{
+	int n = 0;
+	for (int i = 0; i < ctx->njoints; ++i)
+		n += ctx->joints[i].m > 0;
+	if (n > ctx->cap_warm_next) {
+		int c = ctx->cap_warm_next ? ctx->cap_warm_next : 64;
+		while (c < n)
+			c *= 2;
+		lk__ode_warm *w = realloc(ctx->warm_next, (size_t)c * sizeof *w);
+		if (!w) {
+			ctx->nwarm = 0;
+			return;
+		}
+		ctx->warm_next = w;
+		ctx->cap_warm_next = c;
+	}
+	int hcap = 16;
+	while (hcap < 2 * n)
+		hcap *= 2;
+	if (hcap > ctx->warm_hcap) {
+		int *hd = realloc(ctx->warm_heads, (size_t)hcap * sizeof *hd);
+		if (!hd) {
+			ctx->nwarm = 0;
+			return;
+		}
+		ctx->warm_heads = hd;
+		ctx->warm_hcap = hcap;
+	}
+	for (int k = 0; k < ctx->warm_hcap; ++k)
+		ctx->warm_heads[k] = -1;
+	int k = 0;
+	for (int i = 0; i < ctx->njoints; ++i) {
+		const lk__ode_joint *j = &ctx->joints[i];
+		if (!j->m)
+			continue;
+		lk__ode_warm *w = &ctx->warm_next[k];
+		memset(w, 0, sizeof *w);
+		w->body[0] = joint_body(ctx, j, 0);
+		w->body[1] = joint_body(ctx, j, 1);
+		w->type = j->type;
+		w->m = j->m;
+		w->key = j->type == dJointTypeContact ? NULL : (const void *)j->id;
+		memcpy(w->point, ctx->row_point + 3 * (size_t)j->row0, sizeof w->point);
+		memcpy(w->normal, ctx->rows + (size_t)j->row0 * LK__ODE_ROW + LK__ODE_J1, sizeof w->normal);
+		memcpy(w->lambda, ctx->lambda + j->row0, (size_t)j->m * sizeof(double));
+		unsigned hb = w->key ? warm_hash(w->key, NULL, ctx->warm_hcap)
+		                     : warm_hash(w->body[0], w->body[1], ctx->warm_hcap);
+		w->next = ctx->warm_heads[hb];
+		ctx->warm_heads[hb] = k;
+		++k;
+	}
+	lk__ode_warm *t = ctx->warm;
+	ctx->warm = ctx->warm_next;
+	ctx->warm_next = t;
+	int tc = ctx->cap_warm;
+	ctx->cap_warm = ctx->cap_warm_next;
+	ctx->cap_warm_next = tc;
+	ctx->nwarm = k;
+	ctx->warm_dt = h;
+}
