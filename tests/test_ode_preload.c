@@ -172,8 +172,8 @@ static void test_without_solver_is_ode(void **state)
 
 /* The one line the first replaced step prints. */
 #define PGS_ANNOUNCED                                                                                        \
-	"lcpkit: dWorldQuickStep replaced by lcpkit's pgs, at most 20 iterations a step (the world's quickstep " \
-	"iterations); LCPKIT_QUIET=1 silences this\n"
+	"lcpkit: dWorldQuickStep replaced by lcpkit's pgs, a budget of 20 sweep-equivalents a step (the world's " \
+	"quickstep iterations); LCPKIT_QUIET=1 silences this\n"
 
 static void test_with_solver_is_lcpkit(void **state)
 {
@@ -373,8 +373,8 @@ static void test_dworldstep_swapped(void **state)
 	snprintf(more, sizeof more, "LCPKIT_SOLVER=pgs LCPKIT_STATS='%s'", path);
 	char *err = NULL;
 	char *pre = run(with_preload(more), &err);
-	assert_string_equal(err, "lcpkit: dWorldStep replaced by lcpkit's pgs, at most 20 iterations a step (the "
-	                         "world's quickstep iterations); LCPKIT_QUIET=1 silences this\n");
+	assert_string_equal(err, "lcpkit: dWorldStep replaced by lcpkit's pgs, a budget of 20 sweep-equivalents a step "
+	                         "(the world's quickstep iterations); LCPKIT_QUIET=1 silences this\n");
 	assert_int_equal(stats_lines(path, "pgs"), 300);
 	char *linked = run_linked_joints("pgs", 300);
 	assert_string_equal(pre, linked);

@@ -942,9 +942,12 @@ static void test_create_and_spec_errors(void **state)
 	assert_int_equal(lk_ode_get_stepper(ctx), LK_ODE_STEP);
 	assert_int_equal(lk_ode_set_solver(ctx, "psor:w=1.3"), LK_OK);
 	assert_int_equal(lk_ode_get_stepper(ctx), LK_ODE_LCPKIT);
-	/* no "iters" in the spec: the world's quickstep iteration count */
+	/* no "iters" or "budget" in the spec: the world's quickstep iteration count is the budget */
 	dWorldSetQuickStepNumIterations(w, 37);
-	assert_int_equal(lk_ode_get_config(ctx).max_iterations, 37);
+	assert_true(lk_ode_get_config(ctx).budget == 37.0);
+	assert_int_equal(lk_ode_set_solver(ctx, "pgs:budget=5"), LK_OK);
+	assert_true(lk_ode_get_config(ctx).budget == 5.0);
+	assert_int_equal(lk_ode_set_solver(ctx, "psor:w=1.3"), LK_OK);
 	assert_double_equal(lk_ode_get_config(ctx).sor_w, 1.3, 0);
 	assert_int_equal(lk_ode_set_solver(ctx, "pgs:iters=7"), LK_OK);
 	assert_int_equal(lk_ode_get_config(ctx).max_iterations, 7);

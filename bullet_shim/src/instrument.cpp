@@ -46,7 +46,7 @@ lk_status RowMap::addBody(const btSolverBody &sb, int solverIndex)
 {
 	lk_body_def d = lk_default_body_def();
 	/* Bullet's solver body velocity before the constraints: the velocity plus the external force impulse
-	 * h M^-1 f_ext (btSolverBody::getVelocityInLocalPointNoDelta), i.e. DESIGN's u* */
+	 * h M^-1 f_ext (btSolverBody::getVelocityInLocalPointNoDelta), i.e. the u* of docs/maths.md */
 	const btVector3 v = sb.m_linearVelocity + sb.m_externalForceImpulse;
 	const btVector3 w = sb.m_angularVelocity + sb.m_externalTorqueImpulse;
 	const btMatrix3x3 &I = sb.m_originalBody->getInvInertiaTensorWorld();

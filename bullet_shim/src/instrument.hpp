@@ -26,7 +26,7 @@ struct Pools {
 };
 
 /*
- * One island's rows as an lk_problem (DESIGN section 2), in Bullet's sweep order: joint rows, contact
+ * One island's rows as an lk_problem (docs/maths.md), in Bullet's sweep order: joint rows, contact
  * normals, friction, rolling friction.
  *
  * Bullet's row update (btSequentialImpulseConstraintSolver, resolveSingleConstraintRowGeneric) is

@@ -292,11 +292,15 @@ static void announce(const world_entry *e, int stepper)
 	char tol[64] = "";
 	if (c.tol_abs > 0)
 		snprintf(tol, sizeof tol, ", or merit below %g", c.tol_abs);
-	fprintf(stderr, "lcpkit: %s replaced by lcpkit's %s, at most %d iterations a step (%s)%s; "
-	                "LCPKIT_QUIET=1 silences this\n",
-	        stepper_function(stepper), G.solver, c.max_iterations,
-	        lk_config_spec_sets(G.solver, "iters") ? "LCPKIT_SOLVER's iters" : "the world's quickstep iterations",
-	        tol);
+	char budget[96];
+	if (c.budget > 0)
+		snprintf(budget, sizeof budget, "a budget of %g sweep-equivalents a step (%s)", c.budget,
+		         lk_config_spec_sets(G.solver, "budget") ? "LCPKIT_SOLVER's budget"
+		                                                  : "the world's quickstep iterations");
+	else
+		snprintf(budget, sizeof budget, "at most %d iterations a step (LCPKIT_SOLVER's iters)", c.max_iterations);
+	fprintf(stderr, "lcpkit: %s replaced by lcpkit's %s, %s%s; LCPKIT_QUIET=1 silences this\n",
+	        stepper_function(stepper), G.solver, budget, tol);
 }
 
 /* The step of either of ODE's steppers, for the program's call of `stepper`. */

@@ -1,6 +1,6 @@
 /* Finding the bodies and joints of a step and turning ODE's rows into lcpkit's problem.
  *
- * Conversion (DESIGN section 2). ODE's quickstep solves, in force units,
+ * Conversion (docs/maths.md). ODE's quickstep solves, in force units,
  *     (J M^-1 J^T + cfm/h) lambda_f = c/h - J (u/h + M^-1 f)
  * with c, cfm as getInfo2 returns them (c is already a velocity: fps * erp * error, motor speed, ...; cfm is
  * ODE's force-level CFM) and lo, hi forces. With lambda = h lambda_f and u* = u + h M^-1 f this is
