@@ -285,6 +285,7 @@ btScalar BulletSolver::solveGroupCacheFriendlyIterations(btCollisionObject **bod
 				g.convert_seconds += lk__now() - t2;
 				solved = true;
 				g.iterations = ls.iterations;
+				g.work = ls.work;
 				g.res_before = ls.res_initial;
 				g.res_after = ls.res_final;
 				g.stop_reason = ls.stop_reason;
@@ -317,6 +318,7 @@ btScalar BulletSolver::solveGroupCacheFriendlyIterations(btCollisionObject **bod
 		}
 		g.solve_seconds += lk__now() - t;
 		g.iterations = used;
+		g.work = used;
 		if (g.stop_reason == LK_STOP_NONE)
 			g.stop_reason = LK_STOP_ITERATIONS;
 		g.fallback = 1;

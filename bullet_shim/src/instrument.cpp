@@ -319,6 +319,9 @@ void mergeStats(lk_engine_step_stats &into, const lk_engine_step_stats &g)
 		into.rows_by_kind[k] += g.rows_by_kind[k];
 	if (g.iterations > into.iterations)
 		into.iterations = g.iterations;
+	/* islands are solved one after the other: the work of the step is their rows' work together */
+	const int rows = into.rows; /* already including g's */
+	into.work = rows > 0 ? (into.work * (rows - g.rows) + g.work * g.rows) / rows : 0.0;
 	into.res_before = std::sqrt(into.res_before * into.res_before + g.res_before * g.res_before);
 	into.res_after = std::sqrt(into.res_after * into.res_after + g.res_after * g.res_after);
 	into.solve_seconds += g.solve_seconds;

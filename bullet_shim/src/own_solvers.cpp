@@ -66,6 +66,7 @@ protected:
 		g.iterations = run(bodies, numBodies, manifoldPtr, numManifolds, constraints, numConstraints, info, dd,
 		                   &fallbacks);
 		g.solve_seconds = lk__now() - t1;
+		g.work = m_kind == OwnKind::MlcpDirect ? 0.0 : g.iterations;
 		/* Bullet's loop stops early only when no impulse changed (its least-squares threshold is 0) */
 		const int maxIt = this->m_maxOverrideNumSolverIterations > info.m_numIterations
 		                      ? this->m_maxOverrideNumSolverIterations

@@ -486,6 +486,7 @@ static lk_status ode_own_step(lk_ode *ctx, double h, double t0)
 	ctx->timing.solve = t2 - t1;
 	ctx->stats.solve_seconds = t2 - t1;
 	ctx->stats.iterations = ctx->stepper == LK_ODE_STEP ? 0 : dWorldGetQuickStepNumIterations(ctx->world);
+	ctx->stats.work = ctx->stats.iterations;
 	ctx->stats.stop_reason = ctx->stepper == LK_ODE_STEP ? LK_STOP_NONE : LK_STOP_ITERATIONS;
 	if (measure) {
 		for (int i = 0; i < ctx->njoints; ++i) {
@@ -648,6 +649,7 @@ static lk_status lcpkit_step(lk_ode *ctx, double h, double t0)
 		return fallback(ctx, h);
 	}
 	ctx->stats.iterations = ls.iterations;
+	ctx->stats.work = ls.work;
 	ctx->stats.stop_reason = ls.stop_reason;
 	ctx->stats.res_before = ls.res_initial;
 	ctx->stats.res_after = ls.res_final;

@@ -33,6 +33,8 @@ typedef struct lk_engine_step_stats {
 	int rows;                  /* all rows the step solved */
 	int rows_by_kind[LK_ROW_KIND_COUNT];
 	int iterations;            /* solver iterations (the engine's own for its solvers) */
+	double work;               /* sweep-equivalents spent (lk_stats.work; an engine's own iterative solver:
+	                            * its iterations, each one sweep; a direct solver: 0) */
 	double res_before;         /* RES of the warm start (or zero start) on the extracted rows */
 	double res_after;          /* RES of the impulses the solver produced, on the same rows */
 	double solve_seconds;      /* the solver proper */
