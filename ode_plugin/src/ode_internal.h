@@ -150,7 +150,7 @@ struct lk_ode {
 	int *row_kind;
 	double *lambda;    /* solution (impulses), nrows, in extraction (joint) order */
 	int *prow;         /* problem row k is extraction row prow[k] */
-	int *pinv;         /* and extraction row g is problem row pinv[g] */
+	int *problem_row_of;         /* and extraction row g is problem row problem_row_of[g] */
 	double *plambda;   /* lambda in problem order (scratch) */
 	dJointFeedback *feedback_store;
 	int cap_feedback;

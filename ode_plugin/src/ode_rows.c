@@ -423,7 +423,7 @@ lk_status lk__ode_extract_rows(lk_ode *ctx, double h)
 	ok = ok && (ctx->lambda = realloc(ctx->lambda, (size_t)cap * sizeof(double) + 8)) != NULL;
 	ok = ok && (ctx->plambda = realloc(ctx->plambda, (size_t)cap * sizeof(double) + 8)) != NULL;
 	ok = ok && (ctx->prow = realloc(ctx->prow, (size_t)cap * sizeof(int))) != NULL;
-	ok = ok && (ctx->pinv = realloc(ctx->pinv, (size_t)cap * sizeof(int))) != NULL;
+	ok = ok && (ctx->problem_row_of = realloc(ctx->problem_row_of, (size_t)cap * sizeof(int))) != NULL;
 	if (!ok)
 		return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "ode: out of memory for %d rows", total);
 	ctx->nrows = total;
@@ -473,7 +473,7 @@ lk_status lk__ode_extract_rows(lk_ode *ctx, double h)
 		for (int g = 0; g < total; ++g)
 			if ((ctx->findex[g] >= 0) == pass) {
 				ctx->prow[k] = g;
-				ctx->pinv[g] = k++;
+				ctx->problem_row_of[g] = k++;
 			}
 	return LK_OK;
 }
@@ -580,7 +580,7 @@ lk_status lk__ode_build_problem(lk_ode *ctx, double h, lk_problem *p, const doub
 			memcpy(d.J[1], x + LK__ODE_J2, 6 * sizeof(double));
 		d.c = x[LK__ODE_RHS];
 		d.s = x[LK__ODE_CFM] / h;
-		d.findex = ctx->findex[g] >= 0 ? ctx->pinv[ctx->findex[g]] : -1;
+		d.findex = ctx->findex[g] >= 0 ? ctx->problem_row_of[ctx->findex[g]] : -1;
 		if (d.findex >= 0 && isfinite(x[LK__ODE_HI])) {
 			d.mu = fabs(x[LK__ODE_HI]);
 			d.lo = -d.mu;

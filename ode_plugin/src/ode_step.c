@@ -138,7 +138,7 @@ void lk_ode_destroy(lk_ode *ctx)
 	free(ctx->lambda);
 	free(ctx->plambda);
 	free(ctx->prow);
-	free(ctx->pinv);
+	free(ctx->problem_row_of);
 	free(ctx->feedback_store);
 	free(ctx->joint_bytes);
 	free(ctx->warm);
