@@ -13,15 +13,6 @@
 
 /* ------------------------------------------------------------------------------------------ helpers */
 
-static lk_solver_config spec(const char *s)
-{
-	lk_solver_config c;
-	char err[256];
-	if (lk_config_parse(s, &c, err, sizeof err) != LK_OK)
-		fail_msg("spec '%s': %s", s, err);
-	return c;
-}
-
 /* Runs cfg for exactly `iters` sweeps (no tolerance) from zero, or from `start` when given; copies lambda. */
 static lk_stats run_sweeps(lk_problem *p, lk_solver_config cfg, int iters, const double *start, double *out)
 {
@@ -144,7 +135,7 @@ static void check_dense_equals_rows(lk_problem *p, const char *sparse, const cha
 	int n = lk_problem_row_count(p);
 	double *a = malloc((size_t)n * sizeof(double)), *b = malloc((size_t)n * sizeof(double));
 	assert_true(a && b);
-	lk_solver_config cs = spec(sparse), cd = spec(dense);
+	lk_solver_config cs = tu_spec(sparse), cd = tu_spec(dense);
 	for (int k = 1; k <= 50; ++k) {
 		run_sweeps(p, cs, k, start, a);
 		run_sweeps(p, cd, k, start, b);
@@ -220,16 +211,16 @@ static void test_half_d_is_pgs(void **state)
 		const char *specs[] = {"amgs:alpha=0.5", "amgs:alpha=0.8,gamma=1.25", "amgs-dense:alpha=2,gamma=0.5"};
 		for (int s = 0; s < 3; ++s) {
 			for (int k = 1; k <= 40; k += 13) {
-				run_sweeps(p, spec("pgs"), k, start, a);
-				run_sweeps(p, spec(specs[s]), k, start, b);
+				run_sweeps(p, tu_spec("pgs"), k, start, a);
+				run_sweeps(p, tu_spec(specs[s]), k, start, b);
 				double diff = tu_max_diff(a, b, n);
 				if (!(diff <= 1e-10 * (1.0 + max_abs(a, n))))
 					fail_msg("problem %d, %s: sweep %d differs from PGS by %g", t, specs[s], k, diff);
 			}
 		}
 		/* and any other alpha does not: the comparison can fail */
-		run_sweeps(p, spec("pgs"), 10, start, a);
-		run_sweeps(p, spec("amgs:alpha=0.2"), 10, start, b);
+		run_sweeps(p, tu_spec("pgs"), 10, start, a);
+		run_sweeps(p, tu_spec("amgs:alpha=0.2"), 10, start, b);
 		assert_true(tu_max_diff(a, b, n) > 1e-6);
 		free(a);
 		free(b);
@@ -413,7 +404,7 @@ static void check_theorem(lk_problem *p, const theo_case *tc, int *contracted_ca
 	err_prev = sqrt(err_prev);
 	assert_true(err_prev > 1e-3);
 
-	lk_solver_config cfg = spec(tc->spec);
+	lk_solver_config cfg = tu_spec(tc->spec);
 	int sweeps = 40;
 	for (int k = 1; k <= sweeps; ++k) {
 		eq11_sweep(A, q, Om, g, tc->amsor_w, n, x);
@@ -488,12 +479,12 @@ static void test_friction_boxstack(void **state)
 	int n = lk_problem_row_count(p), nb = lk_problem_body_count(p);
 	double *ref_du = malloc((size_t)nb * 6 * sizeof(double));
 	assert_non_null(ref_du);
-	run_to(p, spec("pgs"), 1e-10, 200000, NULL);
+	run_to(p, tu_spec("pgs"), 1e-10, 200000, NULL);
 	for (int b = 0; b < nb; ++b)
 		assert_int_equal(lk_problem_delta_velocity(p, b, ref_du + 6 * b), LK_OK);
 	const char *specs[] = {"amgs", "amgs:omega=E", "amgs:alpha=0.2", "amsor", "amgs-dense:alpha=0.3"};
 	for (int s = 0; s < 5; ++s) {
-		run_to(p, spec(specs[s]), 1e-10, 200000, NULL);
+		run_to(p, tu_spec(specs[s]), 1e-10, 200000, NULL);
 		tu_assert_complementarity(p, lk_problem_lambda(p), 1e-8);
 		/* four coplanar contacts per face make lambda non-unique; the body velocities are not */
 		for (int b = 0; b < nb; ++b) {
@@ -526,11 +517,11 @@ static void test_friction_random_rows(void **state)
 		int n = lk_problem_row_count(p);
 		double *ref = malloc((size_t)n * sizeof(double)), *l = malloc((size_t)n * sizeof(double));
 		assert_true(ref && l);
-		run_to(p, spec("pgs"), 1e-11, 200000, ref);
+		run_to(p, tu_spec("pgs"), 1e-11, 200000, ref);
 		tu_assert_complementarity(p, ref, 1e-8);
 		const char *specs[] = {"amgs", "amgs:alpha=0.5", "amgs:omega=E", "amsor:w=1.1", "amgs:order=random"};
 		for (int s = 0; s < 5; ++s) {
-			run_to(p, spec(specs[s]), 1e-11, 200000, l);
+			run_to(p, tu_spec(specs[s]), 1e-11, 200000, l);
 			tu_assert_complementarity(p, l, 1e-8);
 			double diff = tu_max_diff(ref, l, n);
 			if (!(diff < 1e-7))
@@ -551,10 +542,10 @@ static void test_unbounded_and_general_boxes(void **state)
 	int n = lk_problem_row_count(p);
 	double *ref = malloc((size_t)n * sizeof(double)), *l = malloc((size_t)n * sizeof(double));
 	assert_true(ref && l);
-	run_to(p, spec("pgs"), 1e-11, 200000, ref);
+	run_to(p, tu_spec("pgs"), 1e-11, 200000, ref);
 	const char *specs[] = {"amgs", "amgs:alpha=0.15", "amgs:omega=E", "amsor:w=1.4", "amgs-dense"};
 	for (int s = 0; s < 5; ++s) {
-		run_to(p, spec(specs[s]), 1e-11, 200000, l);
+		run_to(p, tu_spec(specs[s]), 1e-11, 200000, l);
 		tu_assert_complementarity(p, l, 1e-8);
 		assert_true(tu_max_diff(ref, l, n) < 1e-7);
 	}
@@ -590,7 +581,7 @@ static void test_unbounded_and_general_boxes(void **state)
 	assert_true(l && w);
 	const char *chain_specs[] = {"amgs", "amgs:alpha=0.1", "amgs:omega=E", "amsor"};
 	for (int s = 0; s < 4; ++s) {
-		run_to(p, spec(chain_specs[s]), 1e-11, 100000, l);
+		run_to(p, tu_spec(chain_specs[s]), 1e-11, 100000, l);
 		assert_int_equal(lk_problem_apply(p, l, w, 1), LK_OK);
 		assert_true(max_abs(w, n) < 1e-10);
 		assert_true(max_abs(l, n) > 1e-3);
@@ -616,7 +607,7 @@ static void test_siconos_lemke(void **state)
 		assert_int_equal(pr.info, 0);
 		const char *specs[] = {"amgs", "amgs:alpha=0.2", "amgs:omega=E", "amsor", "amgs-dense"};
 		for (int s = 0; s < 5; ++s) {
-			run_to(p, spec(specs[s]), 1e-12, 200000, l);
+			run_to(p, tu_spec(specs[s]), 1e-12, 200000, l);
 			double diff = tu_max_diff(z, l, n);
 			if (!(diff < 1e-8))
 				fail_msg("seed %d %s: differs from Lemke by %g", (int)seed, specs[s], diff);
@@ -642,8 +633,8 @@ static void test_matrix_form_equals_row_form(void **state)
 		const char *specs[] = {"amgs", "amgs:omega=E", "amsor:w=1.3", "amgs:order=random,seed=3"};
 		for (int s = 0; s < 4; ++s)
 			for (int k = 1; k <= 50; k += 7) {
-				run_sweeps(p, spec(specs[s]), k, NULL, a);
-				run_sweeps(m, spec(specs[s]), k, NULL, b);
+				run_sweeps(p, tu_spec(specs[s]), k, NULL, a);
+				run_sweeps(m, tu_spec(specs[s]), k, NULL, b);
 				double diff = tu_max_diff(a, b, n);
 				if (!(diff <= 1e-10 * (1.0 + max_abs(a, n))))
 					fail_msg("problem %d %s: sweep %d: row and matrix forms differ by %g", t, specs[s], k, diff);
@@ -669,15 +660,15 @@ static void test_determinism(void **state)
 	assert_true(a && b);
 	const char *specs[] = {"amgs", "amgs:order=random,seed=9", "amsor", "amgs-dense:omega=E"};
 	for (int s = 0; s < 4; ++s) {
-		lk_stats s1 = run_sweeps(p, spec(specs[s]), 30, NULL, a);
-		lk_stats s2 = run_sweeps(p, spec(specs[s]), 30, NULL, b);
+		lk_stats s1 = run_sweeps(p, tu_spec(specs[s]), 30, NULL, a);
+		lk_stats s2 = run_sweeps(p, tu_spec(specs[s]), 30, NULL, b);
 		assert_memory_equal(a, b, (size_t)n * sizeof(double));
 		assert_true(s1.res_final == s2.res_final);
 		assert_int_equal(s1.row_updates, (int64_t)30 * n);
 	}
 	/* a different seed gives a different random order, hence different iterates */
-	run_sweeps(p, spec("amgs:order=random,seed=10"), 30, NULL, b);
-	run_sweeps(p, spec("amgs:order=random,seed=9"), 30, NULL, a);
+	run_sweeps(p, tu_spec("amgs:order=random,seed=10"), 30, NULL, b);
+	run_sweeps(p, tu_spec("amgs:order=random,seed=9"), 30, NULL, a);
 	assert_true(tu_max_diff(a, b, n) > 0);
 	free(a);
 	free(b);
@@ -691,10 +682,10 @@ static void test_amsor_w1_is_amgs(void **state)
 	int n = lk_problem_row_count(p);
 	double *a = malloc((size_t)n * sizeof(double)), *b = malloc((size_t)n * sizeof(double));
 	assert_true(a && b);
-	run_sweeps(p, spec("amgs:alpha=0.3"), 25, NULL, a);
-	run_sweeps(p, spec("amsor:alpha=0.3,w=1"), 25, NULL, b);
+	run_sweeps(p, tu_spec("amgs:alpha=0.3"), 25, NULL, a);
+	run_sweeps(p, tu_spec("amsor:alpha=0.3,w=1"), 25, NULL, b);
 	assert_memory_equal(a, b, (size_t)n * sizeof(double));
-	run_sweeps(p, spec("amsor:alpha=0.3,w=1.3"), 25, NULL, b);
+	run_sweeps(p, tu_spec("amsor:alpha=0.3,w=1.3"), 25, NULL, b);
 	assert_true(tu_max_diff(a, b, n) > 1e-8);
 	free(a);
 	free(b);
@@ -713,7 +704,7 @@ static void test_dense_limit(void **state)
 	for (int i = 0; i < n; ++i)
 		start[i] = 0.01 * (i % 5);
 	assert_int_equal(lk_problem_set_lambda(p, start, n), LK_OK);
-	lk_solver_config c = spec("amgs-dense");
+	lk_solver_config c = tu_spec("amgs-dense");
 	lk_stats st;
 	assert_int_equal(lk_solve(p, &c, &st, NULL), LK_ERR_LIMIT);
 	assert_non_null(strstr(lk_problem_error(p), "4096"));
@@ -731,7 +722,7 @@ static void test_bad_diagonal(void **state)
 	assert_int_equal(lk_problem_set_dense(p, 2, A, q, NULL, NULL, NULL, NULL), LK_OK);
 	const char *specs[] = {"amgs", "amgs-dense", "amsor"};
 	for (int s = 0; s < 3; ++s) {
-		lk_solver_config c = spec(specs[s]);
+		lk_solver_config c = tu_spec(specs[s]);
 		lk_stats st;
 		assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
 		assert_int_equal(st.stop_reason, LK_STOP_BAD_DIAGONAL);
@@ -747,7 +738,7 @@ static void test_divergence_guard(void **state)
 	(void)state;
 	lk_problem *p = boxed_rows(12, 42, 101);
 	int n = lk_problem_row_count(p);
-	lk_solver_config c = spec("amsor:w=1.9,alpha=0.001");
+	lk_solver_config c = tu_spec("amsor:w=1.9,alpha=0.001");
 	c.max_iterations = 100000;
 	c.tol_abs = 1e-12;
 	c.warm_start = 0;

@@ -11,22 +11,7 @@
 
 static lk_problem *packing(void)
 {
-	lk_gen_params g = lk_default_gen_params(LK_GEN_PACKING);
-	g.n = 60;
-	g.mu = 0.5;
-	lk_problem *p = NULL;
-	char err[256];
-	assert_int_equal(lk_generate(&g, &p, err, sizeof err), LK_OK);
-	return p;
-}
-
-static lk_solver_config spec(const char *s)
-{
-	lk_solver_config c;
-	char err[256];
-	if (lk_config_parse(s, &c, err, sizeof err) != LK_OK)
-		fail_msg("%s: %s", s, err);
-	return c;
+	return tu_generate("packing", 60, 0.5);
 }
 
 /* Every method, with an iteration limit far beyond what the budget pays for, so that the budget binds. The
@@ -54,7 +39,7 @@ static void test_budget_binds(void **state)
 		for (size_t b = 0; b < sizeof budgets / sizeof budgets[0]; ++b) {
 			char s[160];
 			snprintf(s, sizeof s, "%s,budget=%g,warm=0", cases[k].spec, budgets[b]);
-			lk_solver_config c = spec(s);
+			lk_solver_config c = tu_spec(s);
 			lk_problem *p = packing();
 			lk_stats st;
 			assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
@@ -77,7 +62,7 @@ static void test_budget_is_iterations_for_pgs(void **state)
 {
 	(void)state;
 	lk_problem *a = packing(), *b = packing();
-	lk_solver_config ci = spec("pgs:iters=17,warm=0"), cb = spec("pgs:iters=1000,budget=17,warm=0");
+	lk_solver_config ci = tu_spec("pgs:iters=17,warm=0"), cb = tu_spec("pgs:iters=1000,budget=17,warm=0");
 	lk_stats si, sb;
 	assert_int_equal(lk_solve(a, &ci, &si, NULL), LK_OK);
 	assert_int_equal(lk_solve(b, &cb, &sb, NULL), LK_OK);
@@ -98,7 +83,7 @@ static void test_time_budget(void **state)
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
 		char s[160];
 		snprintf(s, sizeof s, "%s,time_us=1,warm=0", cases[k].spec);
-		lk_solver_config c = spec(s);
+		lk_solver_config c = tu_spec(s);
 		lk_problem *p = packing();
 		lk_stats st;
 		assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);

@@ -102,14 +102,7 @@ static int print_mode(void)
 
 static lk_problem *make_problem(const problem_case *pc)
 {
-	lk_gen_params g = lk_default_gen_params(pc->kind);
-	g.n = pc->n;
-	g.mu = pc->mu;
-	lk_problem *p = NULL;
-	char err[256];
-	if (lk_generate(&g, &p, err, sizeof err) != LK_OK)
-		fail_msg("%s: %s", pc->name, err);
-	return p;
+	return tu_generate(lk_gen_kind_name(pc->kind), pc->n, pc->mu);
 }
 
 /* lambda inside its box: lo <= lambda <= hi to rounding; a friction row within mu |lambda_normal| up to
@@ -135,10 +128,7 @@ static void run_one(const problem_case *pc, const char *method, const merit_case
 	char spec[200], what[300];
 	snprintf(spec, sizeof spec, "%s,merit=%s,tol=%g,warm=0", method, mc->name, mc->tol);
 	snprintf(what, sizeof what, "%s with %s", pc->name, spec);
-	lk_solver_config cfg;
-	char err[256];
-	if (lk_config_parse(spec, &cfg, err, sizeof err) != LK_OK)
-		fail_msg("%s: %s", spec, err);
+	lk_solver_config cfg = tu_spec(spec);
 	lk_problem *p = make_problem(pc);
 	lk_stats st;
 	lk_status s = lk_solve(p, &cfg, &st, NULL);

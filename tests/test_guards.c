@@ -42,15 +42,6 @@ static const char *const gs_family[] = {
 static const char *const newton_family[] = {"newton-minmap", "newton-fischer", "newton-fischer:krylov=cg"};
 #define N_NEWTON (int)(sizeof newton_family / sizeof newton_family[0])
 
-static lk_solver_config spec(const char *s)
-{
-	lk_solver_config c;
-	char err[256];
-	if (lk_config_parse(s, &c, err, sizeof err) != LK_OK)
-		fail_msg("%s: %s", s, err);
-	return c;
-}
-
 static void assert_all_finite(const lk_problem *p, const char *what)
 {
 	const double *l = lk_problem_lambda(p);
@@ -97,7 +88,7 @@ static void test_nonfinite_gauss_seidel(void **state)
 	for (int with_tol = 0; with_tol <= 1; ++with_tol) {
 		for (int k = 0; k < N_GS; ++k) {
 			lk_problem *p = overflow_problem(warm);
-			lk_solver_config c = spec(gs_family[k]);
+			lk_solver_config c = tu_spec(gs_family[k]);
 			c.max_iterations = 100;
 			if (with_tol) /* the monitor evaluates the merit every sweep: its merit path of the guard */
 				c.tol_abs = 1e-12;
@@ -126,7 +117,7 @@ static void test_nonfinite_newton(void **state)
 	const double warm[2] = {0.5, -0.25};
 	for (int k = 0; k < N_NEWTON; ++k) {
 		lk_problem *p = overflow_problem(warm);
-		lk_solver_config c = spec(newton_family[k]);
+		lk_solver_config c = tu_spec(newton_family[k]);
 		lk_stats st;
 		assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
 		assert_true(st.stop_reason != LK_STOP_NONE && st.stop_reason != LK_STOP_ITERATIONS);
@@ -182,7 +173,7 @@ static void test_bad_diagonal_gauss_seidel(void **state)
 		for (int k = 0; k < N_GS; ++k) {
 			lk_problem *p = form ? negative_diagonal_matrix() : zero_diagonal_rows();
 			assert_int_equal(lk_problem_set_lambda(p, warm, 2), LK_OK);
-			lk_solver_config c = spec(gs_family[k]);
+			lk_solver_config c = tu_spec(gs_family[k]);
 			lk_stats st;
 			assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
 			if (st.stop_reason != LK_STOP_BAD_DIAGONAL)
@@ -210,7 +201,7 @@ static void test_bad_diagonal_newton(void **state)
 	for (int k = 0; k < N_NEWTON; ++k) {
 		lk_problem *p = zero_diagonal_rows();
 		assert_int_equal(lk_problem_set_lambda(p, warm, 2), LK_OK);
-		lk_solver_config c = spec(newton_family[k]);
+		lk_solver_config c = tu_spec(newton_family[k]);
 		lk_stats st;
 		assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
 		if (st.stop_reason != LK_STOP_BAD_DIAGONAL)
@@ -318,7 +309,7 @@ static void test_divergence_newton(void **state)
 	                               "newton-fischer:merit=fischer"};
 	for (int k = 0; k < 4; ++k) {
 		lk_problem *p = squeeze(0);
-		lk_solver_config c = spec(fischer[k]);
+		lk_solver_config c = tu_spec(fischer[k]);
 		lk_stats st;
 		assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
 		if (st.stop_reason != LK_STOP_DIVERGED)
@@ -336,7 +327,7 @@ static void test_divergence_newton(void **state)
 	}
 	for (int k = 0; k < 2; ++k) {
 		lk_problem *p = squeeze(0);
-		lk_solver_config c = spec(k ? "newton-minmap:krylov=cg" : "newton-minmap");
+		lk_solver_config c = tu_spec(k ? "newton-minmap:krylov=cg" : "newton-minmap");
 		lk_stats st;
 		assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
 		assert_int_equal(st.stop_reason, LK_STOP_LOCAL_MINIMUM);
@@ -345,7 +336,7 @@ static void test_divergence_newton(void **state)
 	}
 	for (int k = 0; k < N_NEWTON; ++k) {
 		lk_problem *p = squeeze(1e-12);
-		lk_solver_config c = spec(newton_family[k]);
+		lk_solver_config c = tu_spec(newton_family[k]);
 		lk_stats st;
 		assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
 		if (st.stop_reason != LK_STOP_ABSOLUTE && st.stop_reason != LK_STOP_STAGNATION)
@@ -371,7 +362,7 @@ static void test_divergence_monitor_newton(void **state)
 		assert_int_equal(lk_problem_set_lambda(p, warm, 2), LK_OK);
 		lk_metrics m0;
 		assert_int_equal(lk_problem_metrics(p, NULL, &m0), LK_OK);
-		lk_solver_config c = spec(k ? "newton-fischer:merit=modified" : "newton-fischer");
+		lk_solver_config c = tu_spec(k ? "newton-fischer:merit=modified" : "newton-fischer");
 		assert_true(c.tol_abs == 0 && c.tol_rel == 0);
 		lk_stats st;
 		assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
@@ -418,7 +409,7 @@ static void test_divergence_modified_merit_cold(void **state)
 	                       "amgs:merit=modified,tol=1e-12,iters=200,warm=0",
 	                       "newton-fischer:merit=modified,iters=30,warm=0"};
 	for (size_t k = 0; k < sizeof specs / sizeof specs[0]; ++k) {
-		lk_solver_config c = spec(specs[k]);
+		lk_solver_config c = tu_spec(specs[k]);
 		lk_stats st;
 		assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
 		if (st.stop_reason == LK_STOP_DIVERGED)
@@ -442,7 +433,7 @@ static void test_unstable_amgs_small_alpha(void **state)
 		lk_problem *p = boxstack();
 		int n = lk_problem_row_count(p);
 		double *start = calloc((size_t)n, sizeof(double));
-		lk_solver_config c = spec(specs[k]);
+		lk_solver_config c = tu_spec(specs[k]);
 		c.max_iterations = 50;
 		c.warm_start = 0;
 		lk_stats st;
@@ -467,7 +458,7 @@ static void test_unstable_amgs_best_iterate(void **state)
 {
 	(void)state;
 	lk_problem *p = boxstack();
-	lk_solver_config c = spec("amgs:alpha=1e-4");
+	lk_solver_config c = tu_spec("amgs:alpha=1e-4");
 	c.max_iterations = 50;
 	c.warm_start = 0;
 	c.tol_abs = 1e-14;
@@ -485,7 +476,7 @@ static void test_unstable_amgs_best_iterate(void **state)
 	lk_problem_destroy(p);
 
 	p = boxstack();
-	c = spec("amgs:alpha=0.3");
+	c = tu_spec("amgs:alpha=0.3");
 	c.max_iterations = 50;
 	c.warm_start = 0;
 	assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
@@ -522,7 +513,7 @@ static void test_reduced_system_cg(void **state)
 	}
 	const double warm[4] = {0.1, 0.2, 0.3, 0.4};
 	assert_int_equal(lk_problem_set_lambda(p, warm, 4), LK_OK);
-	lk_solver_config c = spec("pgs-sm:kpgs=1,ksm=5,best=0");
+	lk_solver_config c = tu_spec("pgs-sm:kpgs=1,ksm=5,best=0");
 	lk_stats st;
 	assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
 	assert_true(st.subspace_steps > 0);

@@ -1,4 +1,5 @@
 #include "test_util.h"
+#include "lcpkit/generate.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -137,4 +138,28 @@ void tu_assert_close(double a, double b, double eps, const char *file, int line)
 		print_error("%.17g != %.17g (difference %.3g > %.3g)\n", a, b, fabs(a - b), eps);
 		_fail(file, line);
 	}
+}
+
+lk_solver_config tu_spec(const char *spec)
+{
+	lk_solver_config c;
+	char err[256];
+	if (lk_config_parse(spec, &c, err, sizeof err) != LK_OK)
+		fail_msg("spec '%s': %s", spec, err);
+	return c;
+}
+
+lk_problem *tu_generate(const char *kind, int n, double mu)
+{
+	int k = lk_gen_kind_from_name(kind);
+	if (k < 0)
+		fail_msg("no generator '%s'", kind);
+	lk_gen_params g = lk_default_gen_params((lk_gen_kind)k);
+	g.n = n;
+	g.mu = mu;
+	lk_problem *p = NULL;
+	char err[256];
+	if (lk_generate(&g, &p, err, sizeof err) != LK_OK)
+		fail_msg("%s: %s", kind, err);
+	return p;
 }

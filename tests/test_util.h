@@ -27,6 +27,11 @@ lk_problem *tu_random_spd_matrix(int n, uint64_t seed, double shift);
 void tu_assert_complementarity(lk_problem *p, const double *lambda, double tol);
 /* max_i |a_i - b_i| */
 double tu_max_diff(const double *a, const double *b, int n);
+/* The configuration of a solver spec; fails the test with the parser's message if it is not valid. */
+lk_solver_config tu_spec(const char *spec);
+/* A generated problem (lcpkit/generate.h) of `kind` ("boxstack", ...) with n bodies and friction mu, the
+ * other parameters at their defaults; fails the test if it cannot be made. */
+lk_problem *tu_generate(const char *kind, int n, double mu);
 /* Path of a file in tests/data. */
 const char *tu_data_path(const char *name);
 
