@@ -1,9 +1,17 @@
 /* lk::BulletSolver in a plain Bullet world: what the world's btContactSolverInfo sets (iterations, random
  * order, SOR relaxation) reaches the lcpkit method unless the spec says otherwise, and the settings the adapter
- * cannot honour are reported once each. C++ because the adapter is a C++ class. */
+ * cannot honour are reported once each. lk::BulletMultiBodySolver in a multibody world. C++ because the
+ * adapters are C++ classes. */
+#include "lcpkit/bullet_multibody_solver.hpp"
 #include "lcpkit/bullet_solver.hpp"
 
+#include <BulletDynamics/Featherstone/btMultiBody.h>
+#include <BulletDynamics/Featherstone/btMultiBodyDynamicsWorld.h>
+#include <BulletDynamics/Featherstone/btMultiBodyJointMotor.h>
+#include <BulletDynamics/Featherstone/btMultiBodyLinkCollider.h>
 #include <btBulletDynamicsCommon.h>
+
+#include <cmath>
 
 #include <cstdarg>
 #include <cstddef>
@@ -18,6 +26,21 @@ extern "C" {
 }
 
 namespace {
+
+/* A body that never sleeps, owned by bodies. */
+void addBody(btDiscreteDynamicsWorld &world, std::vector<std::unique_ptr<btRigidBody>> &bodies,
+             btCollisionShape *shape, double mass, const btVector3 &at)
+{
+	btVector3 inertia(0, 0, 0);
+	if (mass > 0)
+		shape->calculateLocalInertia(mass, inertia);
+	btRigidBody::btRigidBodyConstructionInfo info(mass, nullptr, shape, inertia);
+	info.m_startWorldTransform.setIdentity();
+	info.m_startWorldTransform.setOrigin(at);
+	bodies.emplace_back(new btRigidBody(info));
+	bodies.back()->setActivationState(DISABLE_DEACTIVATION);
+	world.addRigidBody(bodies.back().get());
+}
 
 /* A ground plane and a stack of three unit boxes. */
 struct Scene {
@@ -46,15 +69,7 @@ struct Scene {
 	}
 	void add(btCollisionShape *shape, double mass, double z)
 	{
-		btVector3 inertia(0, 0, 0);
-		if (mass > 0)
-			shape->calculateLocalInertia(mass, inertia);
-		btRigidBody::btRigidBodyConstructionInfo info(mass, nullptr, shape, inertia);
-		info.m_startWorldTransform.setIdentity();
-		info.m_startWorldTransform.setOrigin(btVector3(0, 0, z));
-		bodies.emplace_back(new btRigidBody(info));
-		bodies.back()->setActivationState(DISABLE_DEACTIVATION);
-		world.addRigidBody(bodies.back().get());
+		addBody(world, bodies, shape, mass, btVector3(0, 0, z));
 	}
 	void step(int n)
 	{
@@ -169,6 +184,171 @@ void test_unmapped_settings_noted_once(void **)
 	assert_true(sc.bodies.back()->getWorldTransform().getOrigin().z() > 2.45);
 }
 
+/* lk::BulletMultiBodySolver in a btMultiBodyDynamicsWorld: boxes on the ground are lcpkit's rows, a two-link
+ * pendulum with a friction motor is Bullet's; and lk::BulletSolver, which such a world never calls, says so. */
+const double kLink = 1.0;           /* pivot to centre of mass of each link */
+const btVector3 kPivot(0, 10, 4);   /* far from the boxes: its own island */
+
+/* A ground plane, three unit boxes resting on it side by side and a two-link pendulum starting horizontal,
+ * whose second joint has a motor holding zero relative speed with a small impulse (joint friction). */
+struct MultiBodyScene {
+	btDefaultCollisionConfiguration collision;
+	btCollisionDispatcher dispatcher{&collision};
+	btDbvtBroadphase broadphase;
+	btMultiBodyConstraintSolver own;
+	btMultiBodyDynamicsWorld world{&dispatcher, &broadphase, &own, &collision};
+	btStaticPlaneShape groundShape{btVector3(0, 0, 1), 0};
+	btBoxShape boxShape{btVector3(0.5, 0.5, 0.5)};
+	std::vector<std::unique_ptr<btRigidBody>> bodies;
+	std::unique_ptr<btMultiBody> pendulum;
+	btSphereShape bobShape{0.1};
+	/* a multibody without colliders is in no island, and the world then hands its constraints to no solver */
+	std::vector<std::unique_ptr<btMultiBodyLinkCollider>> colliders;
+	std::unique_ptr<btMultiBodyJointMotor> motor;
+
+	MultiBodyScene()
+	{
+		world.setGravity(btVector3(0, 0, -9.81));
+		world.getSolverInfo().m_numIterations = 10;
+		add(&groundShape, 0.0, btVector3(0, 0, 0));
+		for (int i = 0; i < 3; ++i)
+			add(&boxShape, 1.0, btVector3(2.0 * i, 0, 0.5));
+
+		pendulum.reset(new btMultiBody(2, 0, btVector3(0, 0, 0), true, false));
+		pendulum->setBasePos(kPivot);
+		pendulum->setWorldToBaseRot(btQuaternion::getIdentity());
+		const btVector3 inertia(0.01, 0.01, 0.01);
+		pendulum->setupRevolute(0, 1.0, inertia, -1, btQuaternion::getIdentity(), btVector3(0, 1, 0),
+		                        btVector3(0, 0, 0), btVector3(kLink, 0, 0), true);
+		pendulum->setupRevolute(1, 1.0, inertia, 0, btQuaternion::getIdentity(), btVector3(0, 1, 0),
+		                        btVector3(0, 0, 0), btVector3(kLink, 0, 0), true);
+		pendulum->finalizeMultiDof();
+		pendulum->setLinearDamping(0);
+		pendulum->setAngularDamping(0);
+		pendulum->setCanSleep(false);
+		world.addMultiBody(pendulum.get());
+		for (int i = 0; i < 2; ++i) {
+			colliders.emplace_back(new btMultiBodyLinkCollider(pendulum.get(), i));
+			btTransform tr;
+			tr.setIdentity();
+			tr.setOrigin(kPivot + btVector3(kLink * (i + 1), 0, 0));
+			colliders.back()->setWorldTransform(tr);
+			colliders.back()->setCollisionShape(&bobShape);
+			world.addCollisionObject(colliders.back().get());
+			pendulum->getLink(i).m_collider = colliders.back().get();
+		}
+		motor.reset(new btMultiBodyJointMotor(pendulum.get(), 1, 0.0, 0.02));
+		world.addMultiBodyConstraint(motor.get());
+	}
+	~MultiBodyScene()
+	{
+		world.setMultiBodyConstraintSolver(&own);
+		world.removeMultiBodyConstraint(motor.get());
+		for (auto &c : colliders)
+			world.removeCollisionObject(c.get());
+		world.removeMultiBody(pendulum.get());
+		for (auto &b : bodies)
+			world.removeRigidBody(b.get());
+	}
+	void add(btCollisionShape *shape, double mass, const btVector3 &at) { addBody(world, bodies, shape, mass, at); }
+	void step(int n)
+	{
+		for (int i = 0; i < n; ++i)
+			world.stepSimulation(1.0 / 60.0, 1, 1.0 / 60.0);
+	}
+	/* World positions of the pivot and the two links' centres of mass, from the current joint angles. */
+	std::vector<btVector3> chain()
+	{
+		btAlignedObjectArray<btQuaternion> rot;
+		btAlignedObjectArray<btVector3> at;
+		rot.resize(3);
+		at.resize(3);
+		pendulum->forwardKinematics(rot, at);
+		return {at[0], at[1], at[2]};
+	}
+};
+
+void test_rigid_rows_to_lcpkit_multibody_to_bullet(void **)
+{
+	MultiBodyScene sc, ref; /* ref: Bullet's own btMultiBodyConstraintSolver for everything */
+	lk::BulletMultiBodySolver solver("pgs");
+	assert_string_equal(solver.error(), "");
+	assert_int_equal(solver.getSolverType(), BT_MULTIBODY_SOLVER);
+	sc.world.setMultiBodyConstraintSolver(&solver);
+
+	const double q0 = sc.pendulum->getJointPos(0);
+	for (int i = 0; i < 120; ++i) {
+		sc.step(1);
+		ref.step(1);
+		const lk_engine_step_stats &s = solver.lastStepStats();
+		assert_true(s.rows_by_kind[LK_ROW_NORMAL] >= 3);
+		assert_int_equal(s.iterations, 10); /* m_numIterations; pgs has no tolerance by default */
+		assert_int_equal(s.fallback, 0);
+	}
+	/* settled, three boxes on the ground: 4 contact points each, a normal and two friction rows per point */
+	const lk_engine_step_stats &s = solver.lastStepStats();
+	assert_int_equal(s.rows_by_kind[LK_ROW_NORMAL], 12);
+	assert_int_equal(s.rows_by_kind[LK_ROW_FRICTION], 24);
+	assert_int_equal(s.rows, 36);
+	assert_true(solver.lastConfig().budget == 10.0);
+	assert_int_equal(solver.fallbacks(), 0);
+
+	for (int i = 0; i < 3; ++i) {
+		const btRigidBody &b = *sc.bodies[i + 1];
+		assert_true(std::fabs(b.getWorldTransform().getOrigin().z() - 0.5) < 2e-3);
+		assert_true(std::fabs(b.getWorldTransform().getOrigin().x() - 2.0 * i) < 2e-3);
+		assert_true(b.getLinearVelocity().length() < 1e-2);
+		assert_true(b.getAngularVelocity().length() < 1e-2);
+	}
+
+	/* the pendulum swung, kept its links, and its rows were Bullet's: the boxes do not touch it, so it moved
+	 * exactly as under Bullet's own solver */
+	const double q[2] = {sc.pendulum->getJointPos(0), sc.pendulum->getJointPos(1)};
+	assert_true(std::isfinite(q[0]) && std::isfinite(q[1]));
+	assert_true(std::fabs(q[0] - q0) > 0.3);
+	for (int j = 0; j < 2; ++j) {
+		assert_true(std::fabs(q[j] - ref.pendulum->getJointPos(j)) < 1e-9);
+		assert_true(std::fabs(sc.pendulum->getJointVel(j) - ref.pendulum->getJointVel(j)) < 1e-9);
+	}
+	const std::vector<btVector3> c = sc.chain();
+	assert_true(std::fabs((c[0] - kPivot).length()) < 1e-12);
+	assert_true(std::fabs((c[1] - c[0]).length() - kLink) < 1e-9);
+	assert_true(std::fabs((c[2] - c[1]).length() - kLink) < 1e-9);
+	/* the motor's friction took energy: the second joint is not free */
+	assert_true(std::fabs(sc.motor->getAppliedImpulse(0)) > 0);
+
+	const std::string notes = solver.notes();
+	assert_int_equal(count(notes, "multibody constraints: 1 rows solved by Bullet's btMultiBodyConstraintSolver"),
+	                 1);
+	assert_int_equal(count(notes, "\n"), 1);
+}
+
+/* A multibody world keeps solving with its own solver whatever setConstraintSolver is given: the solver sees
+ * steps without rows and says so once. */
+void test_bullet_solver_in_multibody_world_says_so(void **)
+{
+	MultiBodyScene sc;
+	lk::BulletSolver solver("pgs");
+	sc.world.setConstraintSolver(&solver);
+	sc.step(30);
+	assert_int_equal(solver.lastStepStats().rows, 0);
+	const std::string notes = solver.notes();
+	assert_int_equal(count(notes, "no rows reached this solver in a step of 6 collision objects"), 1);
+	assert_int_equal(count(notes, "lk::BulletMultiBodySolver through setMultiBodyConstraintSolver"), 1);
+	assert_int_equal(count(notes, "\n"), 1);
+	/* Bullet's own solver still held the boxes up */
+	assert_true(std::fabs(sc.bodies[1]->getWorldTransform().getOrigin().z() - 0.5) < 2e-3);
+	sc.world.setConstraintSolver(&sc.own);
+
+	/* so does lk::BulletMultiBodySolver given through setConstraintSolver */
+	lk::BulletMultiBodySolver mb("pgs");
+	sc.world.setConstraintSolver(&mb);
+	sc.step(2);
+	assert_int_equal(count(mb.notes(), "no rows reached this solver"), 1);
+	assert_int_equal(mb.lastStepStats().rows, 0);
+	sc.world.setConstraintSolver(&sc.own);
+}
+
 } // namespace
 
 int main()
@@ -177,6 +357,8 @@ int main()
 		cmocka_unit_test(test_iterations_from_solver_info),
 		cmocka_unit_test(test_order_and_relaxation_from_solver_info),
 		cmocka_unit_test(test_unmapped_settings_noted_once),
+		cmocka_unit_test(test_rigid_rows_to_lcpkit_multibody_to_bullet),
+		cmocka_unit_test(test_bullet_solver_in_multibody_world_says_so),
 	};
 	return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -1,6 +1,6 @@
 /* The lcpkit Bullet C API: a box falls on the ground and a pendulum swings, solved by an lcpkit method.
  *
- *   build: cc hello_bullet.c -llcpkit_bullet -llcpkit $(pkg-config --libs bullet-float64) -lstdc++ -lm
+ *   build: cc hello_bullet.c -o hello_bullet $(pkg-config --cflags --libs lcpkit-bullet) -lm
  *   run:   ./hello_bullet [SPEC]        (SPEC: "bullet-si", "pgs", "amgs", ...; default "pgs")
  */
 #include <lcpkit/bullet.h>

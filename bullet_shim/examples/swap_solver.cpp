@@ -1,7 +1,6 @@
 // An ordinary Bullet program whose constraint solver is swapped for an lcpkit method in one line.
 //
-//   build: c++ -std=c++17 swap_solver.cpp -o swap_solver
-//              $(pkg-config --cflags --libs bullet-float64) -llcpkit_bullet -llcpkit
+//   build: c++ -std=c++17 swap_solver.cpp -o swap_solver $(pkg-config --cflags --libs lcpkit-bullet)
 //   run:   ./swap_solver [SPEC]        (SPEC: an lcpkit solver spec, default "pgs:iters=20")
 //
 // It drops a stack of ten boxes on the ground, runs two seconds with Bullet's sequential impulse solver and

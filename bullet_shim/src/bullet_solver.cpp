@@ -1,8 +1,7 @@
 /* lk::BulletSolver: Bullet's rows solved by an lcpkit method. */
-#include "lcpkit/bullet_solver.hpp"
+#include "solver_core.hpp"
 
-#include "instrument.hpp"
-
+#include <algorithm>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
@@ -14,16 +13,6 @@ namespace lk {
 
 namespace {
 
-/* The btContactSolverInfo settings reported through notes(), each once. */
-enum Note : unsigned {
-	NOTE_ITERATIONS = 1u << 0,
-	NOTE_RANDOM_ORDER = 1u << 1,
-	NOTE_SOR = 1u << 2,
-	NOTE_INTERLEAVE = 1u << 3,
-	NOTE_RESIDUAL_THRESHOLD = 1u << 4,
-	NOTE_INNER_ITERATIONS = 1u << 5,
-};
-
 /* The methods that sweep rows in an order (the ones lk_config_parse gives an order= key). */
 bool sweepsInOrder(lk_method m)
 {
@@ -33,24 +22,7 @@ bool sweepsInOrder(lk_method m)
 
 } // namespace
 
-struct BulletSolver::Impl {
-	lk_solver_config config;
-	lk_solver_config last;
-	/* constructed from a spec: what it leaves open comes from the btContactSolverInfo */
-	bool fromSpec = false;
-	std::string spec;
-	bool specSetsOrder = false, specSetsW = false;
-	detail::Instrument ins;
-	std::string error;
-	std::string notes;
-	unsigned noted = 0;
-	std::vector<double> lambda;
-
-	void note(Note which, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-	lk_solver_config effective(const btContactSolverInfo &info);
-};
-
-void BulletSolver::Impl::note(Note which, const char *fmt, ...)
+void BulletSolverCore::Impl::note(Note which, const char *fmt, ...)
 {
 	if (noted & which)
 		return;
@@ -66,7 +38,7 @@ void BulletSolver::Impl::note(Note which, const char *fmt, ...)
 
 /* The configuration of one solve: the given one, completed from the world's settings where the spec left
  * them open. */
-lk_solver_config BulletSolver::Impl::effective(const btContactSolverInfo &info)
+lk_solver_config BulletSolverCore::Impl::effective(const btContactSolverInfo &info)
 {
 	lk_solver_config cfg = config;
 	const lk_method m = cfg.method;
@@ -111,25 +83,25 @@ lk_solver_config BulletSolver::Impl::effective(const btContactSolverInfo &info)
 	return cfg;
 }
 
-BulletSolver::BulletSolver(const lk_solver_config &config) : m_impl(new Impl)
+BulletSolverCore::BulletSolverCore(const lk_solver_config &config) : m_impl(new Impl)
 {
 	m_impl->config = m_impl->last = lk_default_config(LK_METHOD_PGS);
 	setConfig(config);
 }
 
-BulletSolver::BulletSolver(const char *spec) : m_impl(new Impl)
+BulletSolverCore::BulletSolverCore(const char *spec) : m_impl(new Impl)
 {
 	m_impl->config = m_impl->last = lk_default_config(LK_METHOD_PGS);
 	m_impl->fromSpec = true;
 	setSpec(spec);
 }
 
-BulletSolver::~BulletSolver()
+BulletSolverCore::~BulletSolverCore()
 {
 	delete m_impl;
 }
 
-lk_status BulletSolver::setConfig(const lk_solver_config &config)
+lk_status BulletSolverCore::setConfig(const lk_solver_config &config)
 {
 	std::string msg;
 	lk_status st = detail::probeConfig(config, msg);
@@ -143,7 +115,7 @@ lk_status BulletSolver::setConfig(const lk_solver_config &config)
 	return LK_OK;
 }
 
-lk_status BulletSolver::setSpec(const char *spec)
+lk_status BulletSolverCore::setSpec(const char *spec)
 {
 	lk_solver_config cfg;
 	char err[256] = "";
@@ -166,47 +138,47 @@ lk_status BulletSolver::setSpec(const char *spec)
 	return LK_OK;
 }
 
-const lk_solver_config &BulletSolver::config() const
+const lk_solver_config &BulletSolverCore::config() const
 {
 	return m_impl->config;
 }
 
-const lk_solver_config &BulletSolver::lastConfig() const
+const lk_solver_config &BulletSolverCore::lastConfig() const
 {
 	return m_impl->last;
 }
 
-const char *BulletSolver::error() const
+const char *BulletSolverCore::error() const
 {
 	return m_impl->error.c_str();
 }
 
-const char *BulletSolver::notes() const
+const char *BulletSolverCore::notes() const
 {
 	return m_impl->notes.c_str();
 }
 
-const lk_engine_step_stats &BulletSolver::lastStepStats() const
+const lk_engine_step_stats &BulletSolverCore::lastStepStats() const
 {
 	return m_impl->ins.lastStep();
 }
 
-int64_t BulletSolver::fallbacks() const
+int64_t BulletSolverCore::fallbacks() const
 {
 	return m_impl->ins.fallbacks;
 }
 
-const char *BulletSolver::fallbackReason() const
+const char *BulletSolverCore::fallbackReason() const
 {
 	return m_impl->ins.fallbackReason.c_str();
 }
 
-void BulletSolver::setRecording(bool on)
+void BulletSolverCore::setRecording(bool on)
 {
 	m_impl->ins.recording = on;
 }
 
-lk_status BulletSolver::recordedProblem(lk_problem **out) const
+lk_status BulletSolverCore::recordedProblem(lk_problem **out) const
 {
 	if (!out)
 		return LK_ERR_INVALID_ARGUMENT;
@@ -218,40 +190,54 @@ lk_status BulletSolver::recordedProblem(lk_problem **out) const
 	}
 }
 
-const double *BulletSolver::recordedSolution(int *count) const
+const double *BulletSolverCore::recordedSolution(int *count) const
 {
 	if (count)
 		*count = (int)m_impl->ins.last.solution.size();
 	return m_impl->ins.last.solution.data();
 }
 
-void BulletSolver::prepareSolve(int, int)
+void BulletSolverCore::Impl::beginStep(int numBodies)
 {
-	m_impl->ins.beginStep();
+	stepObjects = numBodies;
+	stepIslands = 0;
+	ins.beginStep();
 }
 
-void BulletSolver::allSolved(const btContactSolverInfo &, btIDebugDraw *)
+void BulletSolverCore::Impl::endStep()
 {
-	m_impl->ins.endStep();
+	ins.endStep();
+	/* btDiscreteDynamicsWorld hands every step's islands to its solver (at least one call, even when empty);
+	 * a world that calls prepareSolve and allSolved but no solveGroup solves with a solver of its own */
+	if (stepIslands == 0 && stepObjects > 0)
+		note(NOTE_NO_ISLAND, "no rows reached this solver in a step of %d collision objects: the world solves "
+		                     "with another solver (a btMultiBodyDynamicsWorld with its btMultiBodyConstraintSolver: "
+		                     "use lk::BulletMultiBodySolver through setMultiBodyConstraintSolver)",
+		     stepObjects);
 }
 
-detail::Instrument *BulletSolver::instrument()
+detail::Instrument *BulletSolverCore::instrument()
 {
 	return &m_impl->ins;
 }
 
-btScalar BulletSolver::solveGroupCacheFriendlyIterations(btCollisionObject **bodies, int numBodies,
-                                                         btPersistentManifold **manifoldPtr, int numManifolds,
-                                                         btTypedConstraint **constraints, int numConstraints,
-                                                         const btContactSolverInfo &info, btIDebugDraw *debugDrawer)
+int runBulletIterations(int maxIterations, const btContactSolverInfo &info,
+                        const std::function<btScalar(int iteration)> &sweep)
 {
-	/* the position (split impulse) pass is Bullet's, exactly as in its own iterations */
-	solveGroupCacheFriendlySplitImpulseIterations(bodies, numBodies, manifoldPtr, numManifolds, constraints,
-	                                              numConstraints, info, debugDrawer);
+	int used = 0;
+	for (int it = 0; it < maxIterations; ++it) {
+		const btScalar r = sweep(it);
+		used = it + 1;
+		if (r <= info.m_leastSquaresResidualThreshold)
+			break;
+	}
+	return used;
+}
 
-	detail::Instrument &ins = m_impl->ins;
-	detail::Pools pools{m_tmpSolverBodyPool, m_tmpSolverNonContactConstraintPool, m_tmpSolverContactConstraintPool,
-	                    m_tmpSolverContactFrictionConstraintPool, m_tmpSolverContactRollingFrictionConstraintPool};
+bool BulletSolverCore::Impl::solveIsland(const detail::Pools &pools, const btContactSolverInfo &info,
+                                         const std::function<int()> &bulletIterations)
+{
+	++stepIslands;
 	lk_engine_step_stats g;
 	detail::clearStats(g);
 	std::string reason;
@@ -271,7 +257,7 @@ btScalar BulletSolver::solveGroupCacheFriendlyIterations(btCollisionObject **bod
 			built = true;
 			lk_stats ls;
 			const double t1 = lk__now();
-			const lk_solver_config cfg = m_impl->effective(info);
+			const lk_solver_config cfg = effective(info);
 			st = lk_solve(p, &cfg, &ls, nullptr);
 			g.solve_seconds = lk__now() - t1;
 			if (st != LK_OK) {
@@ -291,8 +277,8 @@ btScalar BulletSolver::solveGroupCacheFriendlyIterations(btCollisionObject **bod
 				g.stop_reason = ls.stop_reason;
 				if (ins.recording) {
 					const double *l = lk_problem_lambda(p);
-					m_impl->lambda.assign(l, l + lk_problem_row_count(p));
-					ins.current.append(p, ins.map.warmStart(), m_impl->lambda);
+					lambda.assign(l, l + lk_problem_row_count(p));
+					ins.current.append(p, ins.map.warmStart(), lambda);
 				}
 			}
 		}
@@ -303,22 +289,10 @@ btScalar BulletSolver::solveGroupCacheFriendlyIterations(btCollisionObject **bod
 	}
 
 	if (!solved) {
-		/* Bullet's own velocity iterations, as its solveGroupCacheFriendlyIterations runs them; nothing of
-		 * Bullet's state was touched before this point */
-		const int maxIt = m_maxOverrideNumSolverIterations > info.m_numIterations ? m_maxOverrideNumSolverIterations
-		                                                                          : info.m_numIterations;
 		const double t = lk__now();
-		int used = 0;
-		for (int it = 0; it < maxIt; ++it) {
-			const btScalar r = solveSingleIteration(it, bodies, numBodies, manifoldPtr, numManifolds, constraints,
-			                                        numConstraints, info, debugDrawer);
-			used = it + 1;
-			if (r <= info.m_leastSquaresResidualThreshold || it >= maxIt - 1)
-				break;
-		}
+		g.iterations = bulletIterations();
 		g.solve_seconds += lk__now() - t;
-		g.iterations = used;
-		g.work = used;
+		g.work = g.iterations;
 		if (g.stop_reason == LK_STOP_NONE)
 			g.stop_reason = LK_STOP_ITERATIONS;
 		g.fallback = 1;
@@ -328,13 +302,13 @@ btScalar BulletSolver::solveGroupCacheFriendlyIterations(btCollisionObject **bod
 			try {
 				lk_problem *p = ins.map.problem();
 				lk_metrics m;
-				ins.map.readImpulses(m_impl->lambda);
+				ins.map.readImpulses(lambda);
 				if (lk_problem_metrics(p, ins.map.warmStart().data(), &m) == LK_OK)
 					g.res_before = m.res;
-				if (lk_problem_metrics(p, m_impl->lambda.data(), &m) == LK_OK)
+				if (lk_problem_metrics(p, lambda.data(), &m) == LK_OK)
 					g.res_after = m.res;
 				if (ins.recording)
-					ins.current.append(p, ins.map.warmStart(), m_impl->lambda);
+					ins.current.append(p, ins.map.warmStart(), lambda);
 			} catch (...) {
 			}
 		}
@@ -347,6 +321,43 @@ btScalar BulletSolver::solveGroupCacheFriendlyIterations(btCollisionObject **bod
 	}
 	g.fallback_total = ins.fallbacks;
 	ins.addGroup(g);
+	return solved;
+}
+
+BulletSolver::BulletSolver(const lk_solver_config &config) : BulletSolverCore(config) {}
+
+BulletSolver::BulletSolver(const char *spec) : BulletSolverCore(spec) {}
+
+BulletSolver::~BulletSolver() = default;
+
+void BulletSolver::prepareSolve(int numBodies, int)
+{
+	m_impl->beginStep(numBodies);
+}
+
+void BulletSolver::allSolved(const btContactSolverInfo &, btIDebugDraw *)
+{
+	m_impl->endStep();
+}
+
+btScalar BulletSolver::solveGroupCacheFriendlyIterations(btCollisionObject **bodies, int numBodies,
+                                                         btPersistentManifold **manifoldPtr, int numManifolds,
+                                                         btTypedConstraint **constraints, int numConstraints,
+                                                         const btContactSolverInfo &info, btIDebugDraw *debugDrawer)
+{
+	/* the position (split impulse) pass is Bullet's, exactly as in its own iterations */
+	solveGroupCacheFriendlySplitImpulseIterations(bodies, numBodies, manifoldPtr, numManifolds, constraints,
+	                                              numConstraints, info, debugDrawer);
+	const detail::Pools pools{m_tmpSolverBodyPool, m_tmpSolverNonContactConstraintPool,
+	                          m_tmpSolverContactConstraintPool, m_tmpSolverContactFrictionConstraintPool,
+	                          m_tmpSolverContactRollingFrictionConstraintPool};
+	m_impl->solveIsland(pools, info, [&] {
+		return runBulletIterations(std::max(m_maxOverrideNumSolverIterations, info.m_numIterations), info,
+		                           [&](int it) {
+			                           return solveSingleIteration(it, bodies, numBodies, manifoldPtr, numManifolds,
+			                                                       constraints, numConstraints, info, debugDrawer);
+		                           });
+	});
 	return 0;
 }
 

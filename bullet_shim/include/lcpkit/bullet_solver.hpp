@@ -18,8 +18,10 @@
  * guard trips (non-finite, diverged, bad diagonal) or lk_solve fails, Bullet's own iterations solve that
  * island and the fallback is counted.
  *
+ * A btMultiBodyDynamicsWorld needs lk::BulletMultiBodySolver (lcpkit/bullet_multibody_solver.hpp) instead.
+ *
  * Needs Bullet's double-precision build (pkg-config bullet-float64, which defines BT_USE_DOUBLE_PRECISION).
- * Link with -llcpkit_bullet -llcpkit. One solver serves one world at a time (not thread-safe).
+ * Link with pkg-config lcpkit-bullet. One solver serves one world at a time (not thread-safe).
  */
 #ifndef LCPKIT_BULLET_SOLVER_HPP
 #define LCPKIT_BULLET_SOLVER_HPP
@@ -42,19 +44,12 @@ namespace detail {
 class Instrument;
 }
 
-class LK_API BulletSolver : public btSequentialImpulseConstraintSolver {
+/* The lcpkit side of the Bullet solvers (lk::BulletSolver, lk::BulletMultiBodySolver): the configuration, what
+ * could not be honoured, statistics and recording. Not constructed on its own. */
+class LK_API BulletSolverCore {
 public:
-	BT_DECLARE_ALIGNED_ALLOCATOR();
-
-	/* The configuration is copied; an invalid one is replaced by lk_default_config(LK_METHOD_PGS) and
-	 * reported by error(). Its max_iterations is the iteration count (Bullet's m_numIterations is not used). */
-	explicit BulletSolver(const lk_solver_config &config);
-	/* An lcpkit spec (lk_config_parse), completed from the world's btContactSolverInfo at each solve (above).
-	 * An invalid spec is replaced by "pgs" and reported by error(). */
-	explicit BulletSolver(const char *spec);
-	~BulletSolver() override;
-	BulletSolver(const BulletSolver &) = delete;
-	BulletSolver &operator=(const BulletSolver &) = delete;
+	BulletSolverCore(const BulletSolverCore &) = delete;
+	BulletSolverCore &operator=(const BulletSolverCore &) = delete;
 
 	/* Replaces the configuration (LK_ERR_INVALID_ARGUMENT, message in error(), if it does not validate); it
 	 * is then taken as it is, as by the constructor. */
@@ -67,12 +62,13 @@ public:
 	const lk_solver_config &lastConfig() const;
 	/* The last configuration or fallback message ("" if none). */
 	const char *error() const;
-	/* The btContactSolverInfo settings this solver could not honour, each said once ("" if none), one line
-	 * per setting. Bullet and lcpkit print nothing; an application shows these where it shows warnings. */
+	/* What this solver could not do as asked, each said once ("" if none), one line each: btContactSolverInfo
+	 * settings it does not honour, rows left to Bullet, a world that never hands it its rows. Bullet and
+	 * lcpkit print nothing; an application shows these where it shows warnings. */
 	const char *notes() const;
 
 	/* Statistics of the last simulation step (all islands): filled between prepareSolve and allSolved,
-	 * which btDiscreteDynamicsWorld calls around every internal step. step_seconds is 0 here. */
+	 * which the world calls around every internal step. step_seconds is 0 here. */
 	const lk_engine_step_stats &lastStepStats() const;
 	/* Islands that fell back to Bullet's iterations since construction, and why the last one did. */
 	int64_t fallbacks() const;
@@ -84,11 +80,37 @@ public:
 	lk_status recordedProblem(lk_problem **out) const;
 	const double *recordedSolution(int *count) const;
 
-	void prepareSolve(int numBodies, int numManifolds) override;
-	void allSolved(const btContactSolverInfo &info, btIDebugDraw *debugDrawer) override;
-
 	/* For the C API of lcpkit/bullet.h; not for applications. */
 	detail::Instrument *instrument();
+
+protected:
+	struct Impl;
+
+	/* An invalid configuration or spec is replaced by "pgs" and reported by error(). */
+	explicit BulletSolverCore(const lk_solver_config &config);
+	explicit BulletSolverCore(const char *spec);
+	~BulletSolverCore();
+
+	Impl *m_impl;
+};
+
+class LK_API BulletSolver : public btSequentialImpulseConstraintSolver, public BulletSolverCore {
+public:
+	BT_DECLARE_ALIGNED_ALLOCATOR();
+
+	/* The configuration is copied; an invalid one is replaced by lk_default_config(LK_METHOD_PGS) and
+	 * reported by error(). Its max_iterations is the iteration count (Bullet's m_numIterations is not used). */
+	explicit BulletSolver(const lk_solver_config &config);
+	/* An lcpkit spec (lk_config_parse), completed from the world's btContactSolverInfo at each solve (above).
+	 * An invalid spec is replaced by "pgs" and reported by error(). */
+	explicit BulletSolver(const char *spec);
+	~BulletSolver() override;
+
+	/* Around every internal step. A step in which the world handed this solver no island (a
+	 * btMultiBodyDynamicsWorld solves with its btMultiBodyConstraintSolver, whatever setConstraintSolver was
+	 * given) is said once in notes(). */
+	void prepareSolve(int numBodies, int numManifolds) override;
+	void allSolved(const btContactSolverInfo &info, btIDebugDraw *debugDrawer) override;
 
 protected:
 	btScalar solveGroupCacheFriendlyIterations(btCollisionObject **bodies, int numBodies,
@@ -96,10 +118,6 @@ protected:
 	                                           btTypedConstraint **constraints, int numConstraints,
 	                                           const btContactSolverInfo &infoGlobal,
 	                                           btIDebugDraw *debugDrawer) override;
-
-private:
-	struct Impl;
-	Impl *m_impl;
 };
 
 } // namespace lk

@@ -1,0 +1,64 @@
+/* Internal: the lcpkit side shared by lk::BulletSolver and lk::BulletMultiBodySolver. */
+#ifndef LCPKIT_BULLET_SOLVER_CORE_HPP
+#define LCPKIT_BULLET_SOLVER_CORE_HPP
+
+#include "lcpkit/bullet_solver.hpp"
+
+#include "instrument.hpp"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace lk {
+
+/* What notes() says, each once. */
+enum Note : unsigned {
+	NOTE_ITERATIONS = 1u << 0,
+	NOTE_RANDOM_ORDER = 1u << 1,
+	NOTE_SOR = 1u << 2,
+	NOTE_INTERLEAVE = 1u << 3,
+	NOTE_RESIDUAL_THRESHOLD = 1u << 4,
+	NOTE_INNER_ITERATIONS = 1u << 5,
+	NOTE_NO_ISLAND = 1u << 6,
+	NOTE_MULTIBODY = 1u << 7,
+};
+
+struct BulletSolverCore::Impl {
+	lk_solver_config config;
+	lk_solver_config last;
+	/* constructed from a spec: what it leaves open comes from the btContactSolverInfo */
+	bool fromSpec = false;
+	std::string spec;
+	bool specSetsOrder = false, specSetsW = false;
+	detail::Instrument ins;
+	std::string error;
+	std::string notes;
+	unsigned noted = 0;
+	std::vector<double> lambda;
+	/* the current internal step: collision objects in the world, islands handed to this solver */
+	int stepObjects = 0, stepIslands = 0;
+
+	void note(Note which, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+	lk_solver_config effective(const btContactSolverInfo &info);
+
+	/* btConstraintSolver::prepareSolve and allSolved. */
+	void beginStep(int numBodies);
+	void endStep();
+
+	/* One island: lcpkit on the rows of the pools and the impulses written back, or, when the rows cannot be
+	 * converted or a guard trips, bulletIterations() (Bullet's own velocity iterations, returning how many it
+	 * ran) with nothing of Bullet's state touched before. Records the island's statistics; true when lcpkit
+	 * solved it. */
+	bool solveIsland(const detail::Pools &pools, const btContactSolverInfo &info,
+	                 const std::function<int()> &bulletIterations);
+};
+
+/* Bullet's velocity iterations as its solveGroupCacheFriendlyIterations runs them: up to maxIterations
+ * sweeps, stopping early at m_leastSquaresResidualThreshold. Returns the sweeps run. */
+int runBulletIterations(int maxIterations, const btContactSolverInfo &info,
+                        const std::function<btScalar(int iteration)> &sweep);
+
+} // namespace lk
+
+#endif

@@ -1,0 +1,83 @@
+#!/bin/sh
+# Installs the build into a temporary prefix, moves it (the installation must not depend on where it was
+# put), and builds and runs the examples with nothing but `pkg-config --cflags --libs` and the compilers.
+# Programs link with a RUNPATH to the installed libdir and no LD_LIBRARY_PATH, so the libraries must find
+# each other by themselves.
+#
+#   install_test.sh BUILD_DIR SOURCE_DIR LIBDIR CC CXX WITH_ODE WITH_BULLET [EXTRA_FLAGS]
+#
+# LIBDIR is CMAKE_INSTALL_LIBDIR (lib, or lib/<multiarch> under /usr). EXTRA_FLAGS go to every compile
+# (the sanitizer build passes its -fsanitize flags, without which its libraries cannot be loaded).
+set -eu
+build=$1 src=$2 libdir=$3 cc=$4 cxx=$5 with_ode=$6 with_bullet=$7 extra=${8:-}
+
+case $libdir in /*)
+	echo "install_test: CMAKE_INSTALL_LIBDIR is absolute ($libdir); nothing to test in a temporary prefix"
+	exit 77 ;;
+esac
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/lcpkit-install.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+unset LD_LIBRARY_PATH
+
+fail() { echo "install_test: $*" >&2; exit 1; }
+
+cmake --install "$build" --prefix "$tmp/staged" >"$tmp/install.log" 2>&1 || { cat "$tmp/install.log"; fail "cmake --install failed"; }
+mv "$tmp/staged" "$tmp/prefix"
+prefix=$tmp/prefix
+PKG_CONFIG_PATH=$prefix/$libdir/pkgconfig
+export PKG_CONFIG_PATH
+
+pc_libdir=$(pkg-config --variable=libdir lcpkit)
+[ "$(cd "$pc_libdir" && pwd -P)" = "$(cd "$prefix/$libdir" && pwd -P)" ] ||
+	fail "lcpkit.pc's libdir $pc_libdir is not the moved prefix's $prefix/$libdir"
+rpath="-Wl,-rpath,$pc_libdir"
+
+# run NAME ARGS...: runs an example and shows its output only when it fails
+run() {
+	name=$1
+	shift
+	"$@" >"$tmp/$name.out" 2>&1 || { cat "$tmp/$name.out"; fail "$name exited with $?"; }
+	echo "install_test: $name ok"
+}
+
+if [ "$with_bullet" = ON ]; then
+	lib=$prefix/$libdir/liblcpkit_bullet.so
+	readelf -d "$lib" | grep -q 'NEEDED.*\[liblcpkit\.so\.0\]' || fail "$lib does not record liblcpkit.so.0"
+	# shellcheck disable=SC2016 # a literal $ORIGIN
+	readelf -d "$lib" | grep -q 'R.*PATH.*\[\$ORIGIN\]' || fail "$lib has no \$ORIGIN RUNPATH"
+
+	# shellcheck disable=SC2046,SC2086 # pkg-config's output is a list of words
+	$cc $extra -o "$tmp/hello_bullet" "$src/bullet_shim/examples/hello_bullet.c" \
+		$(pkg-config --cflags --libs lcpkit-bullet) -lm $rpath
+	run hello_bullet "$tmp/hello_bullet" pgs
+
+	# shellcheck disable=SC2046,SC2086
+	$cxx $extra -std=c++17 -o "$tmp/swap_solver" "$src/bullet_shim/examples/swap_solver.cpp" \
+		$(pkg-config --cflags --libs lcpkit-bullet) $rpath
+	run swap_solver "$tmp/swap_solver" "pgs:iters=10"
+
+	# A program that calls only lk_bt_* and so does not itself need liblcpkit.so.0 (--as-needed drops it):
+	# liblcpkit_bullet.so must bring the core along.
+	cat >"$tmp/only_bt.c" <<'PROG'
+#include <lcpkit/bullet.h>
+int main(void)
+{
+	lk_bt_world_def def = lk_bt_default_world_def();
+	lk_bt_world *w = 0;
+	if (lk_bt_world_create(&def, &w, 0, 0) != LK_OK)
+		return 1;
+	lk_bt_world_destroy(w);
+	return 0;
+}
+PROG
+	# shellcheck disable=SC2046,SC2086
+	$cc $extra -o "$tmp/only_bt" "$tmp/only_bt.c" -Wl,--as-needed $(pkg-config --cflags --libs lcpkit-bullet) $rpath
+	run only_bt "$tmp/only_bt"
+fi
+
+if [ "$with_ode" = ON ]; then
+	# shellcheck disable=SC2046,SC2086
+	$cc $extra -o "$tmp/stack" "$src/ode_plugin/examples/stack.c" $(pkg-config --cflags --libs lcpkit-ode) $rpath
+	run stack "$tmp/stack"
+fi
