@@ -109,11 +109,16 @@ static void test_scene_has_every_joint_type(void **state)
 static void test_powered_limits_from_step_one(void **state)
 {
 	(void)state;
-	const char *specs[] = {"pgs", "amgs", "ode-quickstep", "ode-step"};
+	/* every lcpkit method and schedule, and ODE's own steppers */
+	const char *specs[] = {"pgs",          "psor", "gsp",           "esp",           "amgs",          "amsor",
+	                       "amgs-dense",   "pgs-sm", "newton-minmap", "newton-fischer", "ode-quickstep", "ode-step"};
 	for (size_t k = 0; k < sizeof specs / sizeof specs[0]; ++k) {
 		runner r = {0};
 		char *text = run(specs[k], &r);
-		assert_int_equal(r.fallbacks, 0);
+		/* a guard may hand a step to ODE's stepper (that is a fallback, not a crash), but the Gauss-Seidel
+		 * family solves every step itself */
+		if (strncmp(specs[k], "newton", 6) != 0 && strcmp(specs[k], "amgs-dense") != 0 && r.fallbacks != 0)
+			fail_msg("%s: %d fallbacks", specs[k], r.fallbacks);
 		/* the twelve axes at a stop: hinge, two sliders, universal (axis 1), hinge2 (axis 1), angular
 		 * motor, PR (both), PU (axis 1 and the slide), piston (both) */
 		if (r.limit_rows_step1 != 12)

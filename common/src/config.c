@@ -92,6 +92,7 @@ lk_solver_config lk_default_config(lk_method method)
 	c.newton.ls_tau_min = 1e-12;
 	c.newton.perturbation = 1e-8;
 	c.newton.fd_h = 1e-7;
+	c.newton.pgs_warm = -1;
 	if (c.method == LK_METHOD_NEWTON_MINMAP || c.method == LK_METHOD_NEWTON_FISCHER)
 		c.max_iterations = 50;
 	return c;
@@ -461,7 +462,7 @@ lk_status lk_config_validate(const lk_solver_config *cfg, char *err, size_t err_
 	      "ls_beta must lie in (0, 1)");
 	CHECK(isfinite(cfg->newton.ls_tau_min) && cfg->newton.ls_tau_min > 0 && cfg->newton.ls_tau_min < 1,
 	      "tau_min must lie in (0, 1)");
-	CHECK(cfg->newton.pgs_warm >= 0, "pgs_warm must be non-negative");
+	CHECK(cfg->newton.pgs_warm >= -1, "pgs_warm must be -1 (automatic) or a number of sweeps");
 	CHECK(isfinite(cfg->newton.perturbation) && cfg->newton.perturbation > 0, "perturbation must be positive");
 	CHECK(isfinite(cfg->newton.fd_h) && cfg->newton.fd_h > 0, "fd_h must be positive");
 	return LK_OK;

@@ -227,7 +227,8 @@ typedef struct lk_newton_config {
 	double ls_alpha;        /* Armijo sufficient decrease (Erleben 2013 projected line search) */
 	double ls_beta;         /* back-tracking factor */
 	double ls_tau_min;      /* minimum step length guard */
-	int pgs_warm;           /* PGS sweeps before Newton (Erleben 2013 sec. 6); 0 = off */
+	int pgs_warm;           /* PGS sweeps before Newton (Erleben 2013 sec. 6); 0 = off; -1 (default) = a quarter
+	                         * of the budget when there is one (never Newton alone on a few products), else off */
 	double perturbation;    /* size of the perturbation strategy */
 	double fd_h;            /* finite-difference step of the approximation strategy */
 } lk_newton_config;
