@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <new>
 #include <string>
 #include <vector>
@@ -34,6 +36,11 @@ void BulletSolverCore::Impl::note(Note which, const char *fmt, ...)
 	va_end(ap);
 	notes += buf;
 	notes += '\n';
+	/* a setting the adapter cannot honour is said once where the app's developer sees it, as the ODE preload
+	 * library does; LCPKIT_QUIET=1 silences it (notes() keeps it either way) */
+	const char *quiet = std::getenv("LCPKIT_QUIET");
+	if (!quiet || std::strcmp(quiet, "1") != 0)
+		std::fprintf(stderr, "lcpkit: %s\n", buf);
 }
 
 /* The configuration of one solve: the given one, completed from the world's settings where the spec left
