@@ -11,7 +11,7 @@
 #include <string.h>
 
 static const char *const method_names[LK_METHOD_COUNT + 1] = {
-	"pgs", "psor", "amgs", "amgs-dense", "amsor", "pgs-sm", "newton-minmap", "newton-fischer", NULL,
+	"pgs", "psor", "amgs", "amgs-dense", "amsor", "pgs-sm", "newton-minmap", "newton-fischer", "nncg", NULL,
 };
 
 static const char *const order_names[LK_ORDER_COUNT] = {
@@ -108,7 +108,8 @@ typedef enum { P_INT, P_DOUBLE, P_BOOL, P_ENUM, P_U64 } ptype;
 #define M_AMGS ((1u << LK_METHOD_AMGS) | (1u << LK_METHOD_AMGS_DENSE) | (1u << LK_METHOD_AMSOR))
 #define M_SM (1u << LK_METHOD_PGS_SM)
 #define M_NEWTON ((1u << LK_METHOD_NEWTON_MINMAP) | (1u << LK_METHOD_NEWTON_FISCHER))
-#define M_ORDERED (M_GS | M_AMGS | M_SM)
+#define M_NNCG (1u << LK_METHOD_NNCG)
+#define M_ORDERED (M_GS | M_AMGS | M_SM | M_NNCG)
 
 static const char *const merit_names[] = {"res", "theta", "fischer", "modified", NULL};
 static const char *const omega_names[] = {"D", "E", NULL};
@@ -138,7 +139,7 @@ static const param params[] = {
 	{"check", P_INT, OFF(check_every), M_ALL, NULL, "evaluate the merit every N iterations"},
 	{"warm", P_BOOL, OFF(warm_start), M_ALL, NULL, "start from the incoming lambda"},
 	{"seed", P_U64, OFF(seed), M_ALL, NULL, "random seed"},
-	{"w", P_DOUBLE, OFF(sor_w), M_GS, NULL, "SOR relaxation"},
+	{"w", P_DOUBLE, OFF(sor_w), M_GS | M_NNCG, NULL, "SOR relaxation"},
 	{"order", P_ENUM, OFF(order), M_ORDERED, order_list, "sweep order"},
 	{"desc", P_BOOL, OFF(order_descending), M_ORDERED, NULL, "descending IPP/CP order"},
 	{"blocked", P_BOOL, OFF(order_blocked), M_ORDERED, NULL, "CP keeps normal rows before friction"},

@@ -74,6 +74,8 @@ int lk__merit_solved(const lk__ctx *c, const lk_metrics *m);
  * product (du recomputed over every body, then GMRES's orthogonalisation) 3.5-4.0. */
 #define LK_WORK_CG_ROW 1.6
 #define LK_WORK_NEWTON_ROW 3.7
+/* a row of NNCG's momentum step (a scatter into du, no gather) */
+#define LK_WORK_MOMENTUM_ROW 0.5
 
 /* Counts `rows` row updates of weight `weight` (1 for a sweep's row). */
 static inline void lk__count(lk__ctx *c, int64_t rows, double weight)

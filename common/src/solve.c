@@ -56,6 +56,8 @@ static lk_status dispatch(lk__ctx *c)
 	case LK_METHOD_NEWTON_MINMAP:
 	case LK_METHOD_NEWTON_FISCHER:
 		return lk__solve_newton(c);
+	case LK_METHOD_NNCG:
+		return lk__solve_nncg(c);
 	default:
 		break;
 	}

@@ -104,6 +104,7 @@ static const char *method_description(lk_method m)
 	case LK_METHOD_PGS_SM: return "PGS subspace minimization (Silcowitz, Niebe & Erleben)";
 	case LK_METHOD_NEWTON_MINMAP: return "minimum-map Newton (Erleben 2013, 5.4)";
 	case LK_METHOD_NEWTON_FISCHER: return "Fischer-Newton (Erleben 2013, 5.5)";
+	case LK_METHOD_NNCG: return "nonsmooth nonlinear CG (Silcowitz, Niebe & Erleben 2010)";
 	default: return "lcpkit";
 	}
 }
