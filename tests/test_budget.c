@@ -51,7 +51,7 @@ static void test_budget_binds(void **state)
 			if (!(st.work >= budgets[b] - 0.5 - 1e-12 && st.work <= budgets[b] + cases[k].overshoot + 1e-12))
 				fail_msg("%s: spent %g sweep-equivalents", s, st.work);
 			/* the weights of docs/solvers.md: a sweep's row 1, a CG row 1.6, a Newton row 3.7, an NNCG
-			 * momentum row 0.5 */
+			 * momentum row 0.7 */
 			if (!(st.work >= 0.5 * (double)st.row_updates / st.rows - 1e-9 &&
 			      st.work <= 3.7 * (double)st.row_updates / st.rows + 1e-9))
 				fail_msg("%s: work %g against %lld row updates", s, st.work, (long long)st.row_updates);

@@ -68,14 +68,15 @@ lk_stop_reason lk__checkpoint(lk__ctx *c, int iter, double max_change, unsigned 
 /* Whether the metrics m of the current iterate meet the absolute rule (Erleben 2013 eq. 107), a value the
  * configured merit is blind to excepted (monitor.c). */
 int lk__merit_solved(const lk__ctx *c, const lk_metrics *m);
-/* What a counted row costs against a row update of the PGS production sweep (weight 1), measured as CPU time
- * per counted row (docs/benchmarks.md, "Work"): a row of PGS-SM's reduced product (CG on the active rows; a
- * scatter and a gather without the sweep cursor, and the CG vector updates) 1.3-2.0, a row of a Newton
- * product (du recomputed over every body, then GMRES's orthogonalisation) 3.5-4.0. */
+/* What a counted row costs against a row update of the PGS production sweep (weight 1): thread CPU time per
+ * counted row measured by `lcpkit bench work` (docs/benchmarks.md, "work"): a row of PGS-SM's reduced product
+ * (CG on the active rows: a scatter and a gather without the sweep cursor, and the CG vector updates)
+ * 1.3-2.2, a row of a Newton product (du recomputed over every body, then GMRES's orthogonalisation)
+ * 3.4-4.0, a row of NNCG's momentum step with its vector updates 0.5-0.8. */
 #define LK_WORK_CG_ROW 1.6
 #define LK_WORK_NEWTON_ROW 3.7
 /* a row of NNCG's momentum step (a scatter into du, no gather) */
-#define LK_WORK_MOMENTUM_ROW 0.5
+#define LK_WORK_MOMENTUM_ROW 0.7
 
 /* Counts `rows` row updates of weight `weight` (1 for a sweep's row). */
 static inline void lk__count(lk__ctx *c, int64_t rows, double weight)

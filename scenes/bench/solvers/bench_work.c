@@ -1,0 +1,159 @@
+/* lcpkit bench work: what a counted row of each kind costs against a row update of the PGS production sweep,
+ * the weights of the work budget (common/src/context.h, docs/solvers.md "Work").
+ *
+ * For each problem, from the same warm start (60 PGS sweeps from zero, so that a subspace has active rows and
+ * Newton a direction), the minimum thread CPU time over the repeats of:
+ *   pgs      200 sweeps                                         -> time per row update
+ *   pgs-sm   one PGS sweep and one subspace step with CG capped at 10 and at 110 products; the difference
+ *            over the difference of counted rows                 -> time per reduced-product row
+ *   newton   one minimum-map Newton iteration with GMRES capped at 5 and at 45 products, the same way
+ *                                                                -> time per product row
+ *   nncg     100 NNCG iterations against 100 PGS sweeps, the difference over the momentum rows counted
+ *                                                                -> time per momentum row
+ * Each ratio to pgs is the measured weight; the weights in use are printed beside them. */
+#include "bench.h"
+#include "bench_util.h"
+#include "cli_util.h"
+#include "clock.h"
+#include "internal.h"
+#include "lcpkit/generate.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: lcpkit bench work [--quick] [--repeats N] [--out DIR]\n"
+	           "CPU time per counted row of each kind of work (a PGS sweep's row update, a PGS-SM reduced-product\n"
+	           "row, a Newton product row, an NNCG momentum row), on generated packings and a box stack; the\n"
+	           "ratios to the PGS row are the weights of the work budget. Minimum over N repeats (default 20).\n"
+	           "  --out DIR   CSV directory (default bench-out): bench_work.csv\n");
+}
+
+typedef struct timed {
+	double seconds;
+	lk_stats st;
+} timed;
+
+/* min CPU time of `spec` from `warm` over `repeats` runs, and the stats of the last */
+static int time_spec(lk_problem *p, const double *warm, const char *spec, int repeats, timed *out)
+{
+	lk_solver_config c;
+	char err[256];
+	if (lk_config_parse(spec, &c, err, sizeof err) != LK_OK) {
+		lk_cli_error("bench work", "%s", err);
+		return -1;
+	}
+	out->seconds = INFINITY;
+	for (int r = 0; r < repeats; ++r) {
+		lk_problem_set_lambda(p, warm, lk_problem_row_count(p));
+		double t0 = lk__cpu_now();
+		if (lk_solve(p, &c, &out->st, NULL) != LK_OK) {
+			lk_cli_error("bench work", "%s: %s", spec, lk_problem_error(p));
+			return -1;
+		}
+		double t = lk__cpu_now() - t0;
+		out->seconds = t < out->seconds ? t : out->seconds;
+	}
+	return 0;
+}
+
+/* time per counted row of the work two specs differ by */
+static double per_row(const timed *a, const timed *b)
+{
+	double rows = (double)(b->st.row_updates - a->st.row_updates);
+	return rows > 0 ? (b->seconds - a->seconds) / rows : NAN;
+}
+
+static int bench_problem(FILE *csv, const char *kind, int n, double mu, int repeats)
+{
+	lk_gen_params g = lk_default_gen_params((lk_gen_kind)lk_gen_kind_from_name(kind));
+	g.n = n;
+	g.mu = mu;
+	lk_problem *p = NULL;
+	char err[256];
+	if (lk_generate(&g, &p, err, sizeof err) != LK_OK) {
+		lk_cli_error("bench work", "%s", err);
+		return -1;
+	}
+	int rows = lk_problem_row_count(p);
+	double *warm = malloc((size_t)rows * sizeof(double));
+	timed t[8];
+	int bad = !warm;
+	if (!bad) {
+		lk_solver_config c = lk_default_config(LK_METHOD_PGS);
+		c.max_iterations = 60;
+		c.warm_start = 0;
+		bad = lk_solve(p, &c, NULL, NULL) != LK_OK;
+		if (!bad)
+			memcpy(warm, lk_problem_lambda(p), (size_t)rows * sizeof(double));
+	}
+	const char *specs[8] = {"pgs:iters=200",
+	                        "pgs-sm:kpgs=1,ksm=1,iters=1,cg_max=10,tol=0",
+	                        "pgs-sm:kpgs=1,ksm=1,iters=1,cg_max=110,tol=0",
+	                        "newton-minmap:iters=1,tol=0,krylov_max=5,pgs_warm=0",
+	                        "newton-minmap:iters=1,tol=0,krylov_max=45,pgs_warm=0",
+	                        "pgs:iters=100",
+	                        "nncg:iters=100"};
+	for (int k = 0; k < 7 && !bad; ++k)
+		bad = time_spec(p, warm, specs[k], repeats, &t[k]) != 0;
+	if (!bad) {
+		double pgs = t[0].seconds / (double)t[0].st.row_updates;
+		double cg = per_row(&t[1], &t[2]), newton = per_row(&t[3], &t[4]);
+		/* NNCG's sweeps are PGS's: what it spends beyond them is the momentum rows and the vector updates */
+		double moment_rows = (t[6].st.work - (double)t[6].st.iterations) * rows / LK_WORK_MOMENTUM_ROW;
+		double moment = moment_rows > 0 ? (t[6].seconds - t[5].seconds) / moment_rows : NAN;
+		printf("%-12s %7d %9.2f %9.2f %5.2f %9.2f %5.2f %9.2f %5.2f\n", kind, rows, 1e9 * pgs, 1e9 * cg,
+		       cg / pgs, 1e9 * newton, newton / pgs, 1e9 * moment, moment / pgs);
+		fprintf(csv, "%s,%d,%.4g,%.4g,%.4g,%.4g\n", kind, rows, 1e9 * pgs, cg / pgs, newton / pgs, moment / pgs);
+	}
+	free(warm);
+	lk_problem_destroy(p);
+	return bad ? -1 : 0;
+}
+
+int lk_bench_work(int argc, char **argv)
+{
+	int quick = 0, repeats = 20;
+	const char *out = "bench-out";
+	for (int i = 1; i < argc; ++i) {
+		const char *v;
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			return LK_EXIT_OK;
+		} else if (!strcmp(argv[i], "--quick")) {
+			quick = 1;
+		} else if (!strcmp(argv[i], "--repeats")) {
+			if (!(v = lk_cli_value("bench work", argc, argv, &i)))
+				return LK_EXIT_USAGE;
+			if (!lk_cli_int(v, 1, 1000, &repeats)) {
+				lk_cli_error("bench work", "--repeats needs an integer in 1..1000, got '%s'", v);
+				return LK_EXIT_USAGE;
+			}
+		} else if (!strcmp(argv[i], "--out")) {
+			if (!(out = lk_cli_value("bench work", argc, argv, &i)))
+				return LK_EXIT_USAGE;
+		} else {
+			lk_cli_error("bench work", "unknown option '%s'", argv[i]);
+			usage(stderr);
+			return LK_EXIT_USAGE;
+		}
+	}
+	if (quick)
+		repeats = repeats < 5 ? repeats : 5;
+	printf("weights in use: pgs-sm CG row %.2f, Newton product row %.2f, NNCG momentum row %.2f\n",
+	       LK_WORK_CG_ROW, LK_WORK_NEWTON_ROW, LK_WORK_MOMENTUM_ROW);
+	printf("%-12s %7s %9s %9s %5s %9s %5s %9s %5s\n", "problem", "rows", "pgs ns", "cg ns", "x", "newton ns", "x",
+	       "nncg ns", "x");
+	lk_bench_csv csv = {"bench_work.csv", "", NULL};
+	if (lk_bench_open_csvs("bench work", out, &csv, 1) != 0)
+		return LK_EXIT_FAIL;
+	fprintf(csv.f, "problem,rows,pgs_ns_per_row,cg_weight,newton_weight,momentum_weight\n");
+	int bad = bench_problem(csv.f, "boxstack", 20, 0.5, repeats) != 0;
+	bad |= bench_problem(csv.f, "packing", quick ? 100 : 400, 0.5, repeats) != 0;
+	if (!quick)
+		bad |= bench_problem(csv.f, "packing", 2000, 0.5, repeats) != 0;
+	lk_bench_close_csvs(&csv, 1);
+	return bad ? LK_EXIT_FAIL : LK_EXIT_OK;
+}
