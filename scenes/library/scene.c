@@ -1,5 +1,6 @@
 /* The built-in scenes, with the papers' set-ups as defaults. */
 #include "scene.h"
+#include "rng.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -289,6 +290,105 @@ static void build_bigpool(lk_scene *s, const double *v)
 	build_pool(s, w, 0);
 }
 
+
+/* A uniform draw in [-1, 1) from lcpkit's generator. */
+static double rng_sym(lk__rng *r)
+{
+	return 2.0 * lk__rng_uniform(r) - 1.0;
+}
+
+/* The unit quaternion (w, x, y, z) of a turn by angle about a unit axis. */
+static void axis_angle(double q[4], double ax, double ay, double az, double angle)
+{
+	double s = sin(angle / 2);
+	q[0] = cos(angle / 2);
+	q[1] = ax * s;
+	q[2] = ay * s;
+	q[3] = az * s;
+}
+
+/* Half the inner width of the pile's walls: the grid of columns and a margin for the heap to spread. */
+static double pile_half_width(int n, double size)
+{
+	int cols = (int)ceil(sqrt(n / 6.0));
+	return cols * 1.85 * size / 2 + 1.5 * size;
+}
+
+/* Bullet's "3000 boxes" benchmark, and the heaps of games: boxes dropped from a grid of columns, each one
+ * shifted and tilted a little so that the columns topple into a heap; low walls keep the heap compact. */
+static void build_pile(lk_scene *s, const double *v)
+{
+	int n = (int)v[0], walls = (int)v[3];
+	double size = v[1], mu = v[2];
+	int cols = (int)ceil(sqrt(n / 6.0));
+	int layers = (n + cols * cols - 1) / (cols * cols);
+	/* a turned box reaches out to its half diagonal, 0.87 size: columns and layers keep them apart */
+	double gap = 1.85 * size, rise = 1.8 * size, z0 = size;
+	double half = pile_half_width(n, size), wall_h = 2.5 * size;
+	ground(s, mu, 0);
+	if (walls) {
+		box(s, size / 4, half + size / 2, wall_h / 2, 0, -half - size / 4, 0, wall_h / 2, mu);
+		box(s, size / 4, half + size / 2, wall_h / 2, 0, half + size / 4, 0, wall_h / 2, mu);
+		box(s, half, size / 4, wall_h / 2, 0, 0, -half - size / 4, wall_h / 2, mu);
+		box(s, half, size / 4, wall_h / 2, 0, 0, half + size / 4, wall_h / 2, mu);
+	}
+	lk__rng rng = {20240519u};
+	for (int i = 0; i < n; ++i) {
+		int layer = i / (cols * cols), k = i % (cols * cols);
+		/* every other layer sits half a gap over, so boxes land on the edges of the ones below */
+		double shift = (layer % 2 ? 0.25 : -0.25) * gap;
+		double x = (k % cols - (cols - 1) / 2.0) * gap + shift + 0.05 * size * rng_sym(&rng);
+		double y = (k / cols - (cols - 1) / 2.0) * gap + shift + 0.05 * size * rng_sym(&rng);
+		lk_scene_body *b = box(s, size / 2, size / 2, size / 2, 1.0, x, y, z0 + layer * rise, mu);
+		/* any orientation: a box landing on a corner tumbles */
+		double u = lk__rng_uniform(&rng), a = 2 * LK_PI * lk__rng_uniform(&rng),
+		       c = 2 * LK_PI * lk__rng_uniform(&rng);
+		b->quat[0] = sqrt(1 - u) * sin(a);
+		b->quat[1] = sqrt(1 - u) * cos(a);
+		b->quat[2] = sqrt(u) * sin(c);
+		b->quat[3] = sqrt(u) * cos(c);
+	}
+	s->stack_top = -1;
+	s->time = 5.0;
+	double top = z0 + (layers - 1) * rise + size;
+	view(s, 0, top / 2, fmax(half + size, top / 2 + size / 2));
+}
+
+/* A house of cards: storeys of A-frames, two cards leaning on each other, with flat cards across
+ * neighbouring peaks carrying the next storey; the top A-frame is the stack's top. */
+static void build_cards(lk_scene *s, const double *v)
+{
+	int levels = (int)v[0];
+	double mu = v[1], tilt = v[2] * LK_PI / 180.0, t = v[3];
+	const double L = 1.2, W = 0.9, mass = 0.1;
+	double ca = cos(tilt), sa = sin(tilt);
+	/* a leaning card's top inner corner touches its partner at the frame's middle, its bottom inner corner
+	 * stands on the floor of the storey */
+	double cx = L / 2 * sa + t / 2 * ca, cz = L / 2 * ca + t / 2 * sa;
+	double peak = L * ca + t * sa, pitch = 2 * (L * sa + t * ca) + 0.12;
+	ground(s, mu, 0);
+	double floor_z = 0;
+	for (int level = 0; level < levels; ++level) {
+		int frames = levels - level;
+		for (int f = 0; f < frames; ++f) {
+			double x = (f - (frames - 1) / 2.0) * pitch;
+			for (int side = -1; side <= 1; side += 2) {
+				lk_scene_body *c = box(s, t / 2, W / 2, L / 2, mass, x + side * cx, 0, floor_z + cz, mu);
+				axis_angle(c->quat, 0, 1, 0, -side * tilt);
+			}
+		}
+		floor_z += peak;
+		if (frames > 1) {
+			for (int f = 0; f + 1 < frames; ++f)
+				box(s, L / 2, W / 2, t / 2, mass, (f - (frames - 2) / 2.0) * pitch, 0, floor_z + t / 2, mu);
+			floor_z += t;
+		}
+	}
+	track_top(s, s->nbodies - 1, 0.3 * L);
+	s->time = 5.0;
+	view(s, 0, floor_z / 2, fmax(levels * pitch / 2, floor_z / 2) + 0.5);
+}
+
 static const builder builders[] = {
 	{"boxstack", "n boxes stacked (Poulsen et al. 2010 Fig. 3): n, size, mu, ratio (top box mass)",
 	 {{"n", 10, 1, 1000}, {"size", 1, 0.01, 100}, {"mu", 0.5, 0, 10}, {"ratio", 1, 1e-3, 1e6}}, build_boxstack},
@@ -314,6 +414,11 @@ static const builder builders[] = {
 	 {{"n", 10, 2, 200}, {"heavy", 0, 0, 1}, {"limit", 0.2, 0, 3}, {"mass", 50, 1, 1e5}}, build_snake},
 	{"bigpool", "spheres in a square box, for scale: n, r, width",
 	 {{"n", 10000, 1, 1000000}, {"r", 0.1, 0.01, 10}, {"width", 5, 0.5, 1000}}, build_bigpool},
+	{"pile", "boxes dropped from a grid of columns into a heap (Bullet's 3000 boxes: n=3000): n, size, mu, walls",
+	 {{"n", 200, 1, 100000}, {"size", 1, 0.01, 100}, {"mu", 0.5, 0, 10}, {"walls", 1, 0, 1}}, build_pile},
+	{"cards", "a house of cards, A-frames under flat cards: levels, mu, tilt (degrees from vertical), thick",
+	 {{"levels", 3, 1, 30}, {"mu", 0.7, 0, 10}, {"tilt", 18, 5, 40}, {"thick", 0.02, 0.005, 0.2}},
+	 build_cards},
 };
 #define NBUILDERS ((int)(sizeof builders / sizeof builders[0]))
 
@@ -340,6 +445,19 @@ static int nparams(const builder *b)
 	while (k < MAX_PARAMS && b->params[k].key)
 		++k;
 	return k;
+}
+
+/* Bodies (and joints) a scene needs at most: its count parameter, plus walls and ground. */
+static int capacity(const char *name, const double *v)
+{
+	int n = (int)v[0];
+	if (!strcmp(name, "pyramid"))
+		return 16 + n * n;
+	if (!strcmp(name, "wall"))
+		return 16 + n * (int)v[1];
+	if (!strcmp(name, "cards"))
+		return 16 + 3 * n * (n + 1) / 2;
+	return 16 + n;
 }
 
 lk_status lk_scene_create(const char *spec, lk_scene **out, char *err, size_t esz)
@@ -408,10 +526,7 @@ lk_status lk_scene_create(const char *spec, lk_scene **out, char *err, size_t es
 		if (*s == ',')
 			++s;
 	}
-	/* capacity: the largest scene is bigpool's n spheres, plus walls and ground */
-	int cap = 16 + (int)v[0] * ((!strcmp(b->name, "pyramid")) ? (int)v[0] : 1);
-	if (!strcmp(b->name, "wall"))
-		cap = 16 + (int)v[0] * (int)v[1];
+	int cap = capacity(b->name, v);
 	lk_scene *sc = calloc(1, sizeof *sc);
 	if (!sc) {
 		snprintf(err, esz, "out of memory");
