@@ -180,12 +180,101 @@ static void test_cards_stand(void **state)
 		fail_msg("cards in bullet with pgs, 40 iterations: a card moved %g m", cards_moved[LK_ENGINE_BULLET]);
 }
 
+/* ------------------------------------------------------------------------------------------ joint state */
+
+static void qmul(const double a[4], const double b[4], double out[4])
+{
+	out[0] = a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3];
+	out[1] = a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2];
+	out[2] = a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1];
+	out[3] = a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0];
+}
+
+/* The turn of body i since the start, in the world frame: q q0^-1. */
+static void turn_since_start(const run *r, int i, double d[4])
+{
+	static const double none[4] = {1, 0, 0, 0};
+	if (i < 0) {
+		memcpy(d, none, sizeof none);
+		return;
+	}
+	lk_pose p;
+	lk_sim_pose(r->sim, i, &p);
+	const double *q0 = r->scene->bodies[i].quat;
+	const double inv[4] = {q0[0], -q0[1], -q0[2], -q0[3]};
+	qmul(p.quat, inv, d);
+}
+
+/* A hinge's angle from the poses alone: the turn of body[0] relative to body[1] since the start, about the
+ * axis as it was at the start. */
+static double hinge_angle(const run *r, const lk_scene_joint *j)
+{
+	double d0[4], d1[4], rel[4];
+	turn_since_start(r, j->body[0], d0);
+	turn_since_start(r, j->body[1], d1);
+	const double inv1[4] = {d1[0], -d1[1], -d1[2], -d1[3]};
+	qmul(inv1, d0, rel);
+	/* q and -q are the same turn; w >= 0 gives the angle in [-pi, pi] */
+	double sign = rel[0] < 0 ? -1 : 1;
+	double s = rel[1] * j->axis[0] + rel[2] * j->axis[1] + rel[3] * j->axis[2];
+	return 2 * atan2(sign * s, sign * rel[0]);
+}
+
+/* ---------------------------------------------------------------------------------------- motor-limit */
+
+static void motors_at_limits(lk_engine e, const char *solver)
+{
+	run r;
+	run_scene(&r, "motor-limit", e, solver, 20, 4.0);
+	const lk_scene *sc = r.scene;
+	int hinges = 0, sliders = 0, wheels = 0;
+	for (int k = 0; k < sc->njoints; ++k) {
+		const lk_scene_joint *j = &sc->joints[k];
+		assert_true(j->motor_fmax > 0);
+		assert_int_equal(j->body[1], -1);
+		double v[3], w[3];
+		lk_sim_velocity(r.sim, j->body[0], v, w);
+		if (j->lo > j->hi) {
+			/* the wheel turns at its motor's speed */
+			++wheels;
+			double spin = w[0] * j->axis[0] + w[1] * j->axis[1] + w[2] * j->axis[2];
+			if (fabs(spin - j->motor_vel) > 0.02 * fabs(j->motor_vel))
+				fail_msg("%s: the wheel turns at %g rad/s, its motor at %g", r.what, spin, j->motor_vel);
+			continue;
+		}
+		double stop = j->motor_vel > 0 ? j->hi : j->lo, at;
+		if (j->type == LK_JOINT_SLIDER) {
+			++sliders;
+			lk_pose p;
+			lk_sim_pose(r.sim, j->body[0], &p);
+			const double *p0 = sc->bodies[j->body[0]].pos;
+			at = (p.pos[0] - p0[0]) * j->axis[0] + (p.pos[1] - p0[1]) * j->axis[1] + (p.pos[2] - p0[2]) * j->axis[2];
+		} else {
+			++hinges;
+			at = hinge_angle(&r, j);
+		}
+		if (fabs(at - stop) > 0.05)
+			fail_msg("%s: joint %d ends at %g, its motor pushes it to the stop at %g", r.what, k, at, stop);
+	}
+	assert_int_equal(hinges, 4 + 1);
+	assert_int_equal(sliders, 1);
+	assert_int_equal(wheels, 1);
+	run_done(&r);
+}
+
+static void test_motors_hold_joints_at_limits(void **state)
+{
+	(void)state;
+	each_engine_solver(motors_at_limits);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pile_settles_inside_walls),
 		cmocka_unit_test(test_cards_layout),
 		cmocka_unit_test(test_cards_stand),
+		cmocka_unit_test(test_motors_hold_joints_at_limits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -389,6 +389,72 @@ static void build_cards(lk_scene *s, const double *v)
 	view(s, 0, floor_z / 2, fmax(levels * pitch / 2, floor_z / 2) + 0.5);
 }
 
+static lk_scene_joint *add_joint(lk_scene *s, lk_scene_joint_type type, int b0, int b1, double ax, double ay,
+                                 double az)
+{
+	lk_scene_joint *j = &s->joints[s->njoints++];
+	memset(j, 0, sizeof *j);
+	j->type = type;
+	j->body[0] = b0;
+	j->body[1] = b1;
+	j->axis[0] = ax;
+	j->axis[1] = ay;
+	j->axis[2] = az;
+	j->lo = 1;
+	j->hi = -1;
+	return j;
+}
+
+static void anchor(lk_scene_joint *j, double x, double y, double z)
+{
+	j->anchor[0] = x;
+	j->anchor[1] = y;
+	j->anchor[2] = z;
+}
+
+static void motor(lk_scene_joint *j, double lo, double hi, double vel, double fmax)
+{
+	j->lo = lo;
+	j->hi = hi;
+	j->motor_vel = vel;
+	j->motor_fmax = fmax;
+}
+
+/* Powered joints held at their limits, the load of a robot arm at its end stop: a row of hanging arms whose
+ * hinge motors push them up against stops from 0.4 to 1.2 rad (to either side in turn), a door whose motor
+ * shuts it against its stop, a slider pushed to its end and a wheel driven without a limit. */
+static void build_motor_limit(lk_scene *s, const double *v)
+{
+	int n = (int)v[0];
+	double force = v[1], speed = v[2], pitch = 2.2;
+	double x0 = -(pitch * (n - 1) + 7.0) / 2;
+	ground(s, 0.5, 0);
+	for (int i = 0; i < n; ++i) {
+		double x = x0 + i * pitch, a = 0.4 + 0.8 * (n > 1 ? (double)i / (n - 1) : 0.0);
+		box(s, 0.1, 0.1, 0.5, 1.0, x, 0, 1.5, 0.5);
+		lk_scene_joint *j = add_joint(s, LK_JOINT_HINGE, s->nbodies - 1, -1, 0, 1, 0);
+		anchor(j, x, 0, 2.0);
+		if (i % 2 == 0)
+			motor(j, -0.2, a, speed, force);
+		else
+			motor(j, -a, 0.2, -speed, force);
+	}
+	double x = x0 + n * pitch;
+	box(s, 0.5, 0.05, 0.8, 5.0, x, 0, 0.95, 0.5);
+	anchor(add_joint(s, LK_JOINT_HINGE, s->nbodies - 1, -1, 0, 0, 1), x - 0.5, 0, 0.95);
+	motor(&s->joints[s->njoints - 1], 0, 1.2, speed, force);
+	box(s, 0.3, 0.3, 0.3, 1.0, x + 2.5, 0, 0.5, 0.5);
+	anchor(add_joint(s, LK_JOINT_SLIDER, s->nbodies - 1, -1, 1, 0, 0), x + 2.5, 0, 0.5);
+	motor(&s->joints[s->njoints - 1], -0.5, 1.0, speed, force);
+	box(s, 0.5, 0.1, 0.5, 2.0, x + 5.5, 0, 1.5, 0.5);
+	anchor(add_joint(s, LK_JOINT_HINGE, s->nbodies - 1, -1, 0, 1, 0), x + 5.5, 0, 1.5);
+	motor(&s->joints[s->njoints - 1], 1, -1, 2 * speed, force);
+	s->stack_top = -1;
+	s->time = 5.0;
+	/* the row is wider than tall: the ground low in the picture */
+	view(s, 0, 0.7 * (-x0 + 1), -x0 + 1);
+}
+
 static const builder builders[] = {
 	{"boxstack", "n boxes stacked (Poulsen et al. 2010 Fig. 3): n, size, mu, ratio (top box mass)",
 	 {{"n", 10, 1, 1000}, {"size", 1, 0.01, 100}, {"mu", 0.5, 0, 10}, {"ratio", 1, 1e-3, 1e6}}, build_boxstack},
@@ -419,6 +485,9 @@ static const builder builders[] = {
 	{"cards", "a house of cards, A-frames under flat cards: levels, mu, tilt (degrees from vertical), thick",
 	 {{"levels", 3, 1, 30}, {"mu", 0.7, 0, 10}, {"tilt", 18, 5, 40}, {"thick", 0.02, 0.005, 0.2}},
 	 build_cards},
+	{"motor-limit", "hinge motors pushing arms and a door against their stops, a slider to its end, a wheel: "
+	 "n (arms), force, speed",
+	 {{"n", 4, 1, 100}, {"force", 50, 0.1, 1e5}, {"speed", 1, 0.01, 100}}, build_motor_limit},
 };
 #define NBUILDERS ((int)(sizeof builders / sizeof builders[0]))
 
@@ -457,6 +526,8 @@ static int capacity(const char *name, const double *v)
 		return 16 + n * (int)v[1];
 	if (!strcmp(name, "cards"))
 		return 16 + 3 * n * (n + 1) / 2;
+	if (!strcmp(name, "motor-limit"))
+		return 16 + n + 3;
 	return 16 + n;
 }
 

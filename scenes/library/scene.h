@@ -30,14 +30,22 @@ typedef struct lk_scene_body {
 	double restitution;
 } lk_scene_body;
 
-typedef enum lk_scene_joint_type { LK_JOINT_HINGE = 0, LK_JOINT_BALL } lk_scene_joint_type;
+typedef enum lk_scene_joint_type {
+	LK_JOINT_HINGE = 0,
+	LK_JOINT_BALL,
+	LK_JOINT_SLIDER      /* translation along axis, rotation locked */
+} lk_scene_joint_type;
 
 typedef struct lk_scene_joint {
 	lk_scene_joint_type type;
 	int body[2];         /* body indices; -1 for the world (body[1] only) */
 	double anchor[3];    /* world anchor at the start */
-	double axis[3];      /* hinge axis, world */
-	double lo, hi;       /* hinge limits in radians; lo > hi: no limit */
+	double axis[3];      /* hinge or slider axis, world */
+	double lo, hi;       /* hinge limits in radians, slider limits in metres; lo > hi: no limit */
+	/* Angles and positions are those of body[0] relative to body[1] (the world if -1), 0 at the start. */
+	/* hinge, slider: a motor driving the joint towards motor_vel (rad/s or m/s) with at most motor_fmax
+	 * (N m or N); motor_fmax 0: no motor */
+	double motor_vel, motor_fmax;
 } lk_scene_joint;
 
 typedef struct lk_scene {

@@ -239,6 +239,44 @@ static lk_status ode_add_body(lk_sim *s, int i)
 	return LK_OK;
 }
 
+/* A scene joint in ODE. Hinges and sliders take their limits and motor as the stops and motor of the joint;
+ * ODE measures both of body1 relative to body2, the scene's body[0] relative to body[1]. */
+static void ode_joint(ode_sim *o, const lk_scene_joint *j)
+{
+	dBodyID b0 = o->bodies[j->body[0]], b1 = j->body[1] >= 0 ? o->bodies[j->body[1]] : 0;
+	double a[3], ax[3];
+	to_ode(o, j->anchor, a);
+	to_ode(o, j->axis, ax);
+	dJointID jj;
+	void (*set)(dJointID, int, dReal);
+	if (j->type == LK_JOINT_BALL) {
+		jj = dJointCreateBall(o->world, 0);
+		dJointAttach(jj, b0, b1);
+		dJointSetBallAnchor(jj, a[0], a[1], a[2]);
+		return;
+	}
+	if (j->type == LK_JOINT_SLIDER) {
+		jj = dJointCreateSlider(o->world, 0);
+		dJointAttach(jj, b0, b1);
+		dJointSetSliderAxis(jj, ax[0], ax[1], ax[2]);
+		set = dJointSetSliderParam;
+	} else {
+		jj = dJointCreateHinge(o->world, 0);
+		dJointAttach(jj, b0, b1);
+		dJointSetHingeAnchor(jj, a[0], a[1], a[2]);
+		dJointSetHingeAxis(jj, ax[0], ax[1], ax[2]);
+		set = dJointSetHingeParam;
+	}
+	if (j->lo <= j->hi) {
+		set(jj, dParamLoStop, j->lo);
+		set(jj, dParamHiStop, j->hi);
+	}
+	if (j->motor_fmax > 0) {
+		set(jj, dParamVel, j->motor_vel);
+		set(jj, dParamFMax, j->motor_fmax);
+	}
+}
+
 static const lk_sim_ops ode_ops = {ode_destroy, ode_step, ode_pose, ode_velocity, ode_add_body};
 
 lk_status lk__sim_create_ode(lk_sim *s, const lk_sim_def *def, char *err, size_t esz)
@@ -327,27 +365,8 @@ lk_status lk__sim_create_ode(lk_sim *s, const lk_sim_def *def, char *err, size_t
 			dJointAttach(p2, body, 0);
 		}
 	}
-	for (int k = 0; k < sc->njoints; ++k) {
-		const lk_scene_joint *j = &sc->joints[k];
-		dBodyID b0 = o->bodies[j->body[0]], b1 = j->body[1] >= 0 ? o->bodies[j->body[1]] : 0;
-		double a[3], ax[3];
-		to_ode(o, j->anchor, a);
-		to_ode(o, j->axis, ax);
-		if (j->type == LK_JOINT_BALL) {
-			dJointID jj = dJointCreateBall(o->world, 0);
-			dJointAttach(jj, b0, b1);
-			dJointSetBallAnchor(jj, a[0], a[1], a[2]);
-		} else {
-			dJointID jj = dJointCreateHinge(o->world, 0);
-			dJointAttach(jj, b0, b1);
-			dJointSetHingeAnchor(jj, a[0], a[1], a[2]);
-			dJointSetHingeAxis(jj, ax[0], ax[1], ax[2]);
-			if (j->lo <= j->hi) {
-				dJointSetHingeParam(jj, dParamLoStop, j->lo);
-				dJointSetHingeParam(jj, dParamHiStop, j->hi);
-			}
-		}
-	}
+	for (int k = 0; k < sc->njoints; ++k)
+		ode_joint(o, &sc->joints[k]);
 
 	lk_ode_def od = lk_ode_default_def();
 	od.solver = def->solver;
