@@ -268,6 +268,74 @@ static void test_motors_hold_joints_at_limits(void **state)
 	each_engine_solver(motors_at_limits);
 }
 
+/* ------------------------------------------------------------------------------------------- ragdolls */
+
+/* Where the point that was at world x at the start is now, carried by body i. */
+static void carried(const run *r, int i, const double x[3], double out[3])
+{
+	double d[4];
+	turn_since_start(r, i, d);
+	const double *p0 = r->scene->bodies[i].pos;
+	const double v[4] = {0, x[0] - p0[0], x[1] - p0[1], x[2] - p0[2]}, dc[4] = {d[0], -d[1], -d[2], -d[3]};
+	double t[4], u[4];
+	qmul(d, v, t);
+	qmul(t, dc, u);
+	lk_pose p;
+	lk_sim_pose(r->sim, i, &p);
+	for (int k = 0; k < 3; ++k)
+		out[k] = p.pos[k] + u[k + 1];
+}
+
+static void ragdolls_hold_together(lk_engine e, const char *solver)
+{
+	run r;
+	run_scene(&r, "ragdolls:n=4", e, solver, 20, 3.0);
+	const lk_scene *sc = r.scene;
+	assert_int_equal(sc->nbodies, 1 + 4 * 11);
+	assert_int_equal(sc->njoints, 4 * 10);
+	double gap = 0, past = -INFINITY, low = INFINITY;
+	int hinges = 0, cones = 0;
+	for (int k = 0; k < sc->njoints; ++k) {
+		const lk_scene_joint *j = &sc->joints[k];
+		double a0[3], a1[3];
+		carried(&r, j->body[0], j->anchor, a0);
+		carried(&r, j->body[1], j->anchor, a1);
+		gap = fmax(gap, sqrt(pow(a0[0] - a1[0], 2) + pow(a0[1] - a1[1], 2) + pow(a0[2] - a1[2], 2)));
+		if (j->type == LK_JOINT_HINGE) {
+			++hinges;
+			double a = hinge_angle(&r, j);
+			past = fmax(past, fmax(j->lo - a, a - j->hi));
+		} else {
+			cones += j->type == LK_JOINT_BALL && j->cone > 0;
+		}
+	}
+	assert_int_equal(hinges, 4 * 5);
+	assert_int_equal(cones, 4 * 5);
+	for (int i = 1; i < sc->nbodies; ++i) {
+		lk_pose p;
+		lk_sim_pose(r.sim, i, &p);
+		/* a capsule's lowest point: the lower end of its axis, less the radius */
+		double up = 1 - 2 * (p.quat[1] * p.quat[1] + p.quat[2] * p.quat[2]);
+		low = fmin(low, p.pos[2] - sc->bodies[i].size[1] * fabs(up) - sc->bodies[i].size[0]);
+	}
+	print_message("%-40s joints open %.3g m, hinges %.3g rad past a limit, lowest %.3g m\n", r.what, gap, past,
+	              low);
+	if (gap > 0.05)
+		fail_msg("%s: a joint's anchors are %g m apart", r.what, gap);
+	if (past > 0.1)
+		fail_msg("%s: a knee or elbow is %g rad past its limit", r.what, past);
+	/* they lie on the ground: no part sinks 5 cm into it, none still floats where it started */
+	if (low < -0.05 || low > 0.3)
+		fail_msg("%s: the lowest part's underside ends at %g m", r.what, low);
+	run_done(&r);
+}
+
+static void test_ragdolls_hold_together(void **state)
+{
+	(void)state;
+	each_engine_solver(ragdolls_hold_together);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,6 +343,7 @@ int main(void)
 		cmocka_unit_test(test_cards_layout),
 		cmocka_unit_test(test_cards_stand),
 		cmocka_unit_test(test_motors_hold_joints_at_limits),
+		cmocka_unit_test(test_ragdolls_hold_together),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

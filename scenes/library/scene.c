@@ -455,6 +455,147 @@ static void build_motor_limit(lk_scene *s, const double *v)
 	view(s, 0, 0.7 * (-x0 + 1), -x0 + 1);
 }
 
+/* The rotation matrix (row-major) of a unit quaternion q = (w, x, y, z). */
+static void quat_matrix(const double q[4], double R[9])
+{
+	double w = q[0], x = q[1], y = q[2], z = q[3];
+	const double m[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w),
+	                     2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w),
+	                     2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)};
+	memcpy(R, m, sizeof m);
+}
+
+/* q v q^-1 for a unit quaternion q. */
+static void rotate(const double q[4], const double v[3], double out[3])
+{
+	double R[9];
+	quat_matrix(q, R);
+	for (int k = 0; k < 3; ++k)
+		out[k] = R[3 * k] * v[0] + R[3 * k + 1] * v[1] + R[3 * k + 2] * v[2];
+}
+
+static void quat_mul(const double a[4], const double b[4], double out[4])
+{
+	double r[4] = {a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
+	               a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+	               a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
+	               a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]};
+	memcpy(out, r, sizeof r);
+}
+
+/* One ragdoll's parts, standing with its face towards +y and the pelvis 1 m up: capsules along the local z
+ * of each part, which for the arms (held out sideways) is the world x. */
+typedef struct ragdoll_part {
+	double r, hh, mass, pos[3];
+	int sideways;
+} ragdoll_part;
+
+enum { PELVIS, SPINE, HEAD, UPPER_LEG_L, UPPER_LEG_R, LOWER_LEG_L, LOWER_LEG_R, UPPER_ARM_L, UPPER_ARM_R,
+       LOWER_ARM_L, LOWER_ARM_R, RAGDOLL_PARTS };
+
+static const ragdoll_part ragdoll_parts[RAGDOLL_PARTS] = {
+	{0.14, 0.08, 10, {0, 0, 1.0}, 0},      {0.14, 0.12, 15, {0, 0, 1.38}, 0},
+	{0.10, 0.04, 5, {0, 0, 1.80}, 0},      {0.07, 0.16, 8, {-0.10, 0, 0.60}, 0},
+	{0.07, 0.16, 8, {0.10, 0, 0.60}, 0},   {0.06, 0.13, 4, {-0.10, 0, 0.20}, 0},
+	{0.06, 0.13, 4, {0.10, 0, 0.20}, 0},   {0.05, 0.11, 3, {-0.36, 0, 1.55}, 1},
+	{0.05, 0.11, 3, {0.36, 0, 1.55}, 1},   {0.045, 0.10, 2, {-0.66, 0, 1.55}, 1},
+	{0.045, 0.10, 2, {0.66, 0, 1.55}, 1},
+};
+
+/* Joints from a part (body[0]) to the part it hangs from (body[1]): hinges about their axis with limits,
+ * balls with a cone around their axis (the limb's length). Knees and elbows bend forwards only. */
+typedef struct ragdoll_joint {
+	int child, parent;
+	lk_scene_joint_type type;
+	double anchor[3], axis[3];
+	double lo, hi;      /* hinge */
+	double cone, twist; /* ball */
+} ragdoll_joint;
+
+static const ragdoll_joint ragdoll_joints[] = {
+	{SPINE, PELVIS, LK_JOINT_HINGE, {0, 0, 1.20}, {1, 0, 0}, -0.8, 0.4, 0, 0},
+	{HEAD, SPINE, LK_JOINT_BALL, {0, 0, 1.65}, {0, 0, 1}, 0, 0, 0.6, 0.6},
+	{UPPER_LEG_L, PELVIS, LK_JOINT_BALL, {-0.10, 0, 0.84}, {0, 0, -1}, 0, 0, 0.8, 0.3},
+	{UPPER_LEG_R, PELVIS, LK_JOINT_BALL, {0.10, 0, 0.84}, {0, 0, -1}, 0, 0, 0.8, 0.3},
+	{LOWER_LEG_L, UPPER_LEG_L, LK_JOINT_HINGE, {-0.10, 0, 0.38}, {-1, 0, 0}, 0, 2.2, 0, 0},
+	{LOWER_LEG_R, UPPER_LEG_R, LK_JOINT_HINGE, {0.10, 0, 0.38}, {-1, 0, 0}, 0, 2.2, 0, 0},
+	{UPPER_ARM_L, SPINE, LK_JOINT_BALL, {-0.20, 0, 1.55}, {-1, 0, 0}, 0, 0, 1.0, 0.5},
+	{UPPER_ARM_R, SPINE, LK_JOINT_BALL, {0.20, 0, 1.55}, {1, 0, 0}, 0, 0, 1.0, 0.5},
+	{LOWER_ARM_L, UPPER_ARM_L, LK_JOINT_HINGE, {-0.52, 0, 1.55}, {0, 0, -1}, 0, 2.2, 0, 0},
+	{LOWER_ARM_R, UPPER_ARM_R, LK_JOINT_HINGE, {0.52, 0, 1.55}, {0, 0, 1}, 0, 2.2, 0, 0},
+};
+#define RAGDOLL_JOINTS ((int)(sizeof ragdoll_joints / sizeof ragdoll_joints[0]))
+
+/* A ragdoll turned by q about its middle and moved there to c. */
+static void ragdoll(lk_scene *s, const double q[4], const double c[3], double mu)
+{
+	static const double middle[3] = {0, 0, 0.97};
+	double sideways[4];
+	axis_angle(sideways, 0, 1, 0, LK_PI / 2);
+	int first = s->nbodies;
+	for (int i = 0; i < RAGDOLL_PARTS; ++i) {
+		const ragdoll_part *p = &ragdoll_parts[i];
+		lk_scene_body *b = add_body(s);
+		b->shape = LK_SHAPE_CAPSULE;
+		b->size[0] = p->r;
+		b->size[1] = p->hh;
+		b->mass = p->mass;
+		b->friction = mu;
+		double d[3] = {p->pos[0] - middle[0], p->pos[1] - middle[1], p->pos[2] - middle[2]};
+		rotate(q, d, b->pos);
+		for (int k = 0; k < 3; ++k)
+			b->pos[k] += c[k];
+		if (p->sideways)
+			quat_mul(q, sideways, b->quat);
+		else
+			memcpy(b->quat, q, sizeof b->quat);
+	}
+	for (int k = 0; k < RAGDOLL_JOINTS; ++k) {
+		const ragdoll_joint *rj = &ragdoll_joints[k];
+		double ax[3], d[3] = {rj->anchor[0] - middle[0], rj->anchor[1] - middle[1], rj->anchor[2] - middle[2]};
+		rotate(q, rj->axis, ax);
+		lk_scene_joint *j = add_joint(s, rj->type, first + rj->child, first + rj->parent, ax[0], ax[1], ax[2]);
+		rotate(q, d, j->anchor);
+		for (int i = 0; i < 3; ++i)
+			j->anchor[i] += c[i];
+		if (rj->type == LK_JOINT_HINGE) {
+			j->lo = rj->lo;
+			j->hi = rj->hi;
+		} else {
+			j->cone = rj->cone;
+			j->twist = rj->twist;
+		}
+	}
+}
+
+/* Bullet's ragdoll demo and benchmark: capsule ragdolls dropped lying down in layers, each layer turned across
+ * the one below, onto the ground and onto each other. */
+static void build_ragdolls(lk_scene *s, const double *v)
+{
+	int n = (int)v[0];
+	double mu = v[1], pitch = 2.2, rise = 0.8;
+	int cols = (int)ceil(sqrt(n / 2.0));
+	int layers = (n + cols * cols - 1) / (cols * cols);
+	ground(s, mu, 0);
+	lk__rng rng = {77u};
+	double lie[4];
+	axis_angle(lie, 1, 0, 0, -LK_PI / 2); /* face down, head towards +y */
+	for (int i = 0; i < n; ++i) {
+		int layer = i / (cols * cols), k = i % (cols * cols);
+		double yaw[4], q[4];
+		axis_angle(yaw, 0, 0, 1, (layer % 2) * LK_PI / 2 + 0.3 * rng_sym(&rng));
+		quat_mul(yaw, lie, q);
+		double c[3] = {(k % cols - (cols - 1) / 2.0) * pitch, (k / cols - (cols - 1) / 2.0) * pitch,
+		               1.0 + layer * rise};
+		ragdoll(s, q, c, mu);
+	}
+	s->stack_top = -1;
+	s->time = 5.0;
+	double top = 1.0 + (layers - 1) * rise, extent = fmax(cols * pitch / 2 + 0.5, top / 2 + 1);
+	/* they end on the ground: the ground low in the picture */
+	view(s, 0, 0.75 * extent, extent);
+}
+
 static const builder builders[] = {
 	{"boxstack", "n boxes stacked (Poulsen et al. 2010 Fig. 3): n, size, mu, ratio (top box mass)",
 	 {{"n", 10, 1, 1000}, {"size", 1, 0.01, 100}, {"mu", 0.5, 0, 10}, {"ratio", 1, 1e-3, 1e6}}, build_boxstack},
@@ -488,6 +629,8 @@ static const builder builders[] = {
 	{"motor-limit", "hinge motors pushing arms and a door against their stops, a slider to its end, a wheel: "
 	 "n (arms), force, speed",
 	 {{"n", 4, 1, 100}, {"force", 50, 0.1, 1e5}, {"speed", 1, 0.01, 100}}, build_motor_limit},
+	{"ragdolls", "capsule ragdolls dropped in layers onto each other (Bullet's ragdoll benchmark: n=136): n, mu",
+	 {{"n", 8, 1, 10000}, {"mu", 0.7, 0, 10}}, build_ragdolls},
 };
 #define NBUILDERS ((int)(sizeof builders / sizeof builders[0]))
 
@@ -528,6 +671,8 @@ static int capacity(const char *name, const double *v)
 		return 16 + 3 * n * (n + 1) / 2;
 	if (!strcmp(name, "motor-limit"))
 		return 16 + n + 3;
+	if (!strcmp(name, "ragdolls"))
+		return 16 + RAGDOLL_PARTS * n;
 	return 16 + n;
 }
 
@@ -639,6 +784,14 @@ void lk_scene_body_inertia(const lk_scene_body *b, double I[3])
 	double m = b->mass;
 	if (b->shape == LK_SHAPE_SPHERE) {
 		I[0] = I[1] = I[2] = 0.4 * m * b->size[0] * b->size[0];
+	} else if (b->shape == LK_SHAPE_CAPSULE) {
+		/* a solid cylinder of length l and two half balls of uniform density, the halves' centres of mass
+		 * 3 r / 8 from the cylinder's ends */
+		double r = b->size[0], l = 2 * b->size[1];
+		double vc = LK_PI * r * r * l, vs = 4.0 / 3.0 * LK_PI * r * r * r;
+		double mc = m * vc / (vc + vs), ms = m - mc;
+		I[2] = mc * r * r / 2 + ms * 0.4 * r * r;
+		I[0] = I[1] = mc * (r * r / 4 + l * l / 12) + ms * (0.4 * r * r + l * l / 4 + 3 * l * r / 8);
 	} else {
 		double x = 2 * b->size[0], y = 2 * b->size[1], z = 2 * b->size[2];
 		I[0] = m * (y * y + z * z) / 12.0;
@@ -654,10 +807,8 @@ double lk_scene_body_energy(const lk_scene_body *b, const double q[4], const dou
 	double I[3];
 	lk_scene_body_inertia(b, I);
 	/* w in the body frame: R^T w with R from the unit quaternion q */
-	double qw = q[0], qx = q[1], qy = q[2], qz = q[3];
-	double R[9] = {1 - 2 * (qy * qy + qz * qz), 2 * (qx * qy - qz * qw), 2 * (qx * qz + qy * qw),
-	               2 * (qx * qy + qz * qw), 1 - 2 * (qx * qx + qz * qz), 2 * (qy * qz - qx * qw),
-	               2 * (qx * qz - qy * qw), 2 * (qy * qz + qx * qw), 1 - 2 * (qx * qx + qy * qy)};
+	double R[9];
+	quat_matrix(q, R);
 	double wb[3];
 	for (int k = 0; k < 3; ++k)
 		wb[k] = R[k] * w[0] + R[3 + k] * w[1] + R[6 + k] * w[2];

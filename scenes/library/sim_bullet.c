@@ -86,6 +86,8 @@ static lk_bt_body_def body_def(const lk_scene *sc, const lk_scene_body *sb)
 		bd.shape = lk_bt_shape_plane(0, 0, 1, 0);
 	else if (sb->shape == LK_SHAPE_SPHERE)
 		bd.shape = lk_bt_shape_sphere(sb->size[0]);
+	else if (sb->shape == LK_SHAPE_CAPSULE)
+		bd.shape = lk_bt_shape_capsule(sb->size[0], sb->size[1], 2);
 	else
 		bd.shape = lk_bt_shape_box(sb->size[0], sb->size[1], sb->size[2]);
 	bd.mass = sb->mass > 0 ? sb->mass : 0;
@@ -128,7 +130,7 @@ static lk_bt_joint_def joint_def(const bt_sim *b, const lk_scene_joint *j)
 {
 	lk_bt_joint_type type = LK_BT_JOINT_HINGE;
 	if (j->type == LK_JOINT_BALL)
-		type = LK_BT_JOINT_POINT;
+		type = j->cone > 0 ? LK_BT_JOINT_CONE_TWIST : LK_BT_JOINT_POINT;
 	else if (j->type == LK_JOINT_SLIDER)
 		type = LK_BT_JOINT_SLIDER;
 	lk_bt_joint_def jd = lk_bt_default_joint_def(type);
@@ -136,6 +138,11 @@ static lk_bt_joint_def joint_def(const bt_sim *b, const lk_scene_joint *j)
 	jd.body_b = j->body[1] >= 0 ? b->ids[j->body[1]] : LK_BT_WORLD;
 	memcpy(jd.anchor, j->anchor, sizeof jd.anchor);
 	memcpy(jd.axis, j->axis, sizeof jd.axis);
+	if (type == LK_BT_JOINT_CONE_TWIST) {
+		jd.swing_span1 = jd.swing_span2 = j->cone;
+		jd.twist_span = j->twist;
+		return jd;
+	}
 	if (type != LK_BT_JOINT_POINT && j->lo <= j->hi) {
 		jd.lower = j->lo;
 		jd.upper = j->hi;
