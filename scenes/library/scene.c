@@ -1,5 +1,6 @@
 /* The built-in scenes, with the papers' set-ups as defaults. */
 #include "scene.h"
+#include "rng.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -289,6 +290,312 @@ static void build_bigpool(lk_scene *s, const double *v)
 	build_pool(s, w, 0);
 }
 
+
+/* A uniform draw in [-1, 1) from lcpkit's generator. */
+static double rng_sym(lk__rng *r)
+{
+	return 2.0 * lk__rng_uniform(r) - 1.0;
+}
+
+/* The unit quaternion (w, x, y, z) of a turn by angle about a unit axis. */
+static void axis_angle(double q[4], double ax, double ay, double az, double angle)
+{
+	double s = sin(angle / 2);
+	q[0] = cos(angle / 2);
+	q[1] = ax * s;
+	q[2] = ay * s;
+	q[3] = az * s;
+}
+
+/* Half the inner width of the pile's walls: the grid of columns and a margin for the heap to spread. */
+static double pile_half_width(int n, double size)
+{
+	int cols = (int)ceil(sqrt(n / 6.0));
+	return cols * 1.85 * size / 2 + 1.5 * size;
+}
+
+/* Bullet's "3000 boxes" benchmark, and the heaps of games: boxes dropped from a grid of columns, each one
+ * shifted and tilted a little so that the columns topple into a heap; low walls keep the heap compact. */
+static void build_pile(lk_scene *s, const double *v)
+{
+	int n = (int)v[0], walls = (int)v[3];
+	double size = v[1], mu = v[2];
+	int cols = (int)ceil(sqrt(n / 6.0));
+	int layers = (n + cols * cols - 1) / (cols * cols);
+	/* a turned box reaches out to its half diagonal, 0.87 size: columns and layers keep them apart */
+	double gap = 1.85 * size, rise = 1.8 * size, z0 = size;
+	double half = pile_half_width(n, size), wall_h = 2.5 * size;
+	ground(s, mu, 0);
+	if (walls) {
+		box(s, size / 4, half + size / 2, wall_h / 2, 0, -half - size / 4, 0, wall_h / 2, mu);
+		box(s, size / 4, half + size / 2, wall_h / 2, 0, half + size / 4, 0, wall_h / 2, mu);
+		box(s, half, size / 4, wall_h / 2, 0, 0, -half - size / 4, wall_h / 2, mu);
+		box(s, half, size / 4, wall_h / 2, 0, 0, half + size / 4, wall_h / 2, mu);
+	}
+	lk__rng rng = {20240519u};
+	for (int i = 0; i < n; ++i) {
+		int layer = i / (cols * cols), k = i % (cols * cols);
+		/* every other layer sits half a gap over, so boxes land on the edges of the ones below */
+		double shift = (layer % 2 ? 0.25 : -0.25) * gap;
+		double x = (k % cols - (cols - 1) / 2.0) * gap + shift + 0.05 * size * rng_sym(&rng);
+		double y = (k / cols - (cols - 1) / 2.0) * gap + shift + 0.05 * size * rng_sym(&rng);
+		lk_scene_body *b = box(s, size / 2, size / 2, size / 2, 1.0, x, y, z0 + layer * rise, mu);
+		/* any orientation: a box landing on a corner tumbles */
+		double u = lk__rng_uniform(&rng), a = 2 * LK_PI * lk__rng_uniform(&rng),
+		       c = 2 * LK_PI * lk__rng_uniform(&rng);
+		b->quat[0] = sqrt(1 - u) * sin(a);
+		b->quat[1] = sqrt(1 - u) * cos(a);
+		b->quat[2] = sqrt(u) * sin(c);
+		b->quat[3] = sqrt(u) * cos(c);
+	}
+	s->stack_top = -1;
+	s->time = 5.0;
+	double top = z0 + (layers - 1) * rise + size;
+	view(s, 0, top / 2, fmax(half + size, top / 2 + size / 2));
+}
+
+/* A house of cards: storeys of A-frames, two cards leaning on each other, with flat cards across
+ * neighbouring peaks carrying the next storey; the top A-frame is the stack's top. */
+static void build_cards(lk_scene *s, const double *v)
+{
+	int levels = (int)v[0];
+	double mu = v[1], tilt = v[2] * LK_PI / 180.0, t = v[3];
+	const double L = 1.2, W = 0.9, mass = 0.1;
+	double ca = cos(tilt), sa = sin(tilt);
+	/* a leaning card's top inner corner touches its partner at the frame's middle, its bottom inner corner
+	 * stands on the floor of the storey */
+	double cx = L / 2 * sa + t / 2 * ca, cz = L / 2 * ca + t / 2 * sa;
+	double peak = L * ca + t * sa, pitch = 2 * (L * sa + t * ca) + 0.12;
+	ground(s, mu, 0);
+	double floor_z = 0;
+	for (int level = 0; level < levels; ++level) {
+		int frames = levels - level;
+		for (int f = 0; f < frames; ++f) {
+			double x = (f - (frames - 1) / 2.0) * pitch;
+			for (int side = -1; side <= 1; side += 2) {
+				lk_scene_body *c = box(s, t / 2, W / 2, L / 2, mass, x + side * cx, 0, floor_z + cz, mu);
+				axis_angle(c->quat, 0, 1, 0, -side * tilt);
+			}
+		}
+		floor_z += peak;
+		if (frames > 1) {
+			for (int f = 0; f + 1 < frames; ++f)
+				box(s, L / 2, W / 2, t / 2, mass, (f - (frames - 2) / 2.0) * pitch, 0, floor_z + t / 2, mu);
+			floor_z += t;
+		}
+	}
+	track_top(s, s->nbodies - 1, 0.3 * L);
+	s->time = 5.0;
+	view(s, 0, floor_z / 2, fmax(levels * pitch / 2, floor_z / 2) + 0.5);
+}
+
+static lk_scene_joint *add_joint(lk_scene *s, lk_scene_joint_type type, int b0, int b1, double ax, double ay,
+                                 double az)
+{
+	lk_scene_joint *j = &s->joints[s->njoints++];
+	memset(j, 0, sizeof *j);
+	j->type = type;
+	j->body[0] = b0;
+	j->body[1] = b1;
+	j->axis[0] = ax;
+	j->axis[1] = ay;
+	j->axis[2] = az;
+	j->lo = 1;
+	j->hi = -1;
+	return j;
+}
+
+static void anchor(lk_scene_joint *j, double x, double y, double z)
+{
+	j->anchor[0] = x;
+	j->anchor[1] = y;
+	j->anchor[2] = z;
+}
+
+static void motor(lk_scene_joint *j, double lo, double hi, double vel, double fmax)
+{
+	j->lo = lo;
+	j->hi = hi;
+	j->motor_vel = vel;
+	j->motor_fmax = fmax;
+}
+
+/* Powered joints held at their limits, the load of a robot arm at its end stop: a row of hanging arms whose
+ * hinge motors push them up against stops from 0.4 to 1.2 rad (to either side in turn), a door whose motor
+ * shuts it against its stop, a slider pushed to its end and a wheel driven without a limit. */
+static void build_motor_limit(lk_scene *s, const double *v)
+{
+	int n = (int)v[0];
+	double force = v[1], speed = v[2], pitch = 2.2;
+	double x0 = -(pitch * (n - 1) + 7.0) / 2;
+	ground(s, 0.5, 0);
+	for (int i = 0; i < n; ++i) {
+		double x = x0 + i * pitch, a = 0.4 + 0.8 * (n > 1 ? (double)i / (n - 1) : 0.0);
+		box(s, 0.1, 0.1, 0.5, 1.0, x, 0, 1.5, 0.5);
+		lk_scene_joint *j = add_joint(s, LK_JOINT_HINGE, s->nbodies - 1, -1, 0, 1, 0);
+		anchor(j, x, 0, 2.0);
+		if (i % 2 == 0)
+			motor(j, -0.2, a, speed, force);
+		else
+			motor(j, -a, 0.2, -speed, force);
+	}
+	double x = x0 + n * pitch;
+	box(s, 0.5, 0.05, 0.8, 5.0, x, 0, 0.95, 0.5);
+	anchor(add_joint(s, LK_JOINT_HINGE, s->nbodies - 1, -1, 0, 0, 1), x - 0.5, 0, 0.95);
+	motor(&s->joints[s->njoints - 1], 0, 1.2, speed, force);
+	box(s, 0.3, 0.3, 0.3, 1.0, x + 2.5, 0, 0.5, 0.5);
+	anchor(add_joint(s, LK_JOINT_SLIDER, s->nbodies - 1, -1, 1, 0, 0), x + 2.5, 0, 0.5);
+	motor(&s->joints[s->njoints - 1], -0.5, 1.0, speed, force);
+	box(s, 0.5, 0.1, 0.5, 2.0, x + 5.5, 0, 1.5, 0.5);
+	anchor(add_joint(s, LK_JOINT_HINGE, s->nbodies - 1, -1, 0, 1, 0), x + 5.5, 0, 1.5);
+	motor(&s->joints[s->njoints - 1], 1, -1, 2 * speed, force);
+	s->stack_top = -1;
+	s->time = 5.0;
+	/* the row is wider than tall: the ground low in the picture */
+	view(s, 0, 0.7 * (-x0 + 1), -x0 + 1);
+}
+
+/* The rotation matrix (row-major) of a unit quaternion q = (w, x, y, z). */
+static void quat_matrix(const double q[4], double R[9])
+{
+	double w = q[0], x = q[1], y = q[2], z = q[3];
+	const double m[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w),
+	                     2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w),
+	                     2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)};
+	memcpy(R, m, sizeof m);
+}
+
+/* q v q^-1 for a unit quaternion q. */
+static void rotate(const double q[4], const double v[3], double out[3])
+{
+	double R[9];
+	quat_matrix(q, R);
+	for (int k = 0; k < 3; ++k)
+		out[k] = R[3 * k] * v[0] + R[3 * k + 1] * v[1] + R[3 * k + 2] * v[2];
+}
+
+static void quat_mul(const double a[4], const double b[4], double out[4])
+{
+	double r[4] = {a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
+	               a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+	               a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
+	               a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]};
+	memcpy(out, r, sizeof r);
+}
+
+/* One ragdoll's parts, standing with its face towards +y and the pelvis 1 m up: capsules along the local z
+ * of each part, which for the arms (held out sideways) is the world x. */
+typedef struct ragdoll_part {
+	double r, hh, mass, pos[3];
+	int sideways;
+} ragdoll_part;
+
+enum { PELVIS, SPINE, HEAD, UPPER_LEG_L, UPPER_LEG_R, LOWER_LEG_L, LOWER_LEG_R, UPPER_ARM_L, UPPER_ARM_R,
+       LOWER_ARM_L, LOWER_ARM_R, RAGDOLL_PARTS };
+
+static const ragdoll_part ragdoll_parts[RAGDOLL_PARTS] = {
+	{0.14, 0.08, 10, {0, 0, 1.0}, 0},      {0.14, 0.12, 15, {0, 0, 1.38}, 0},
+	{0.10, 0.04, 5, {0, 0, 1.80}, 0},      {0.07, 0.16, 8, {-0.10, 0, 0.60}, 0},
+	{0.07, 0.16, 8, {0.10, 0, 0.60}, 0},   {0.06, 0.13, 4, {-0.10, 0, 0.20}, 0},
+	{0.06, 0.13, 4, {0.10, 0, 0.20}, 0},   {0.05, 0.11, 3, {-0.36, 0, 1.55}, 1},
+	{0.05, 0.11, 3, {0.36, 0, 1.55}, 1},   {0.045, 0.10, 2, {-0.66, 0, 1.55}, 1},
+	{0.045, 0.10, 2, {0.66, 0, 1.55}, 1},
+};
+
+/* Joints from a part (body[0]) to the part it hangs from (body[1]): hinges about their axis with limits,
+ * balls with a cone around their axis (the limb's length). Knees and elbows bend forwards only. */
+typedef struct ragdoll_joint {
+	int child, parent;
+	lk_scene_joint_type type;
+	double anchor[3], axis[3];
+	double lo, hi;      /* hinge */
+	double cone, twist; /* ball */
+} ragdoll_joint;
+
+static const ragdoll_joint ragdoll_joints[] = {
+	{SPINE, PELVIS, LK_JOINT_HINGE, {0, 0, 1.20}, {1, 0, 0}, -0.8, 0.4, 0, 0},
+	{HEAD, SPINE, LK_JOINT_BALL, {0, 0, 1.65}, {0, 0, 1}, 0, 0, 0.6, 0.6},
+	{UPPER_LEG_L, PELVIS, LK_JOINT_BALL, {-0.10, 0, 0.84}, {0, 0, -1}, 0, 0, 0.8, 0.3},
+	{UPPER_LEG_R, PELVIS, LK_JOINT_BALL, {0.10, 0, 0.84}, {0, 0, -1}, 0, 0, 0.8, 0.3},
+	{LOWER_LEG_L, UPPER_LEG_L, LK_JOINT_HINGE, {-0.10, 0, 0.38}, {-1, 0, 0}, 0, 2.2, 0, 0},
+	{LOWER_LEG_R, UPPER_LEG_R, LK_JOINT_HINGE, {0.10, 0, 0.38}, {-1, 0, 0}, 0, 2.2, 0, 0},
+	{UPPER_ARM_L, SPINE, LK_JOINT_BALL, {-0.20, 0, 1.55}, {-1, 0, 0}, 0, 0, 1.0, 0.5},
+	{UPPER_ARM_R, SPINE, LK_JOINT_BALL, {0.20, 0, 1.55}, {1, 0, 0}, 0, 0, 1.0, 0.5},
+	{LOWER_ARM_L, UPPER_ARM_L, LK_JOINT_HINGE, {-0.52, 0, 1.55}, {0, 0, -1}, 0, 2.2, 0, 0},
+	{LOWER_ARM_R, UPPER_ARM_R, LK_JOINT_HINGE, {0.52, 0, 1.55}, {0, 0, 1}, 0, 2.2, 0, 0},
+};
+#define RAGDOLL_JOINTS ((int)(sizeof ragdoll_joints / sizeof ragdoll_joints[0]))
+
+/* A ragdoll turned by q about its middle and moved there to c. */
+static void ragdoll(lk_scene *s, const double q[4], const double c[3], double mu)
+{
+	static const double middle[3] = {0, 0, 0.97};
+	double sideways[4];
+	axis_angle(sideways, 0, 1, 0, LK_PI / 2);
+	int first = s->nbodies;
+	for (int i = 0; i < RAGDOLL_PARTS; ++i) {
+		const ragdoll_part *p = &ragdoll_parts[i];
+		lk_scene_body *b = add_body(s);
+		b->shape = LK_SHAPE_CAPSULE;
+		b->size[0] = p->r;
+		b->size[1] = p->hh;
+		b->mass = p->mass;
+		b->friction = mu;
+		double d[3] = {p->pos[0] - middle[0], p->pos[1] - middle[1], p->pos[2] - middle[2]};
+		rotate(q, d, b->pos);
+		for (int k = 0; k < 3; ++k)
+			b->pos[k] += c[k];
+		if (p->sideways)
+			quat_mul(q, sideways, b->quat);
+		else
+			memcpy(b->quat, q, sizeof b->quat);
+	}
+	for (int k = 0; k < RAGDOLL_JOINTS; ++k) {
+		const ragdoll_joint *rj = &ragdoll_joints[k];
+		double ax[3], d[3] = {rj->anchor[0] - middle[0], rj->anchor[1] - middle[1], rj->anchor[2] - middle[2]};
+		rotate(q, rj->axis, ax);
+		lk_scene_joint *j = add_joint(s, rj->type, first + rj->child, first + rj->parent, ax[0], ax[1], ax[2]);
+		rotate(q, d, j->anchor);
+		for (int i = 0; i < 3; ++i)
+			j->anchor[i] += c[i];
+		if (rj->type == LK_JOINT_HINGE) {
+			j->lo = rj->lo;
+			j->hi = rj->hi;
+		} else {
+			j->cone = rj->cone;
+			j->twist = rj->twist;
+		}
+	}
+}
+
+/* Bullet's ragdoll demo and benchmark: capsule ragdolls dropped lying down in layers, each layer turned across
+ * the one below, onto the ground and onto each other. */
+static void build_ragdolls(lk_scene *s, const double *v)
+{
+	int n = (int)v[0];
+	double mu = v[1], pitch = 2.2, rise = 0.8;
+	int cols = (int)ceil(sqrt(n / 2.0));
+	int layers = (n + cols * cols - 1) / (cols * cols);
+	ground(s, mu, 0);
+	lk__rng rng = {77u};
+	double lie[4];
+	axis_angle(lie, 1, 0, 0, -LK_PI / 2); /* face down, head towards +y */
+	for (int i = 0; i < n; ++i) {
+		int layer = i / (cols * cols), k = i % (cols * cols);
+		double yaw[4], q[4];
+		axis_angle(yaw, 0, 0, 1, (layer % 2) * LK_PI / 2 + 0.3 * rng_sym(&rng));
+		quat_mul(yaw, lie, q);
+		double c[3] = {(k % cols - (cols - 1) / 2.0) * pitch, (k / cols - (cols - 1) / 2.0) * pitch,
+		               1.0 + layer * rise};
+		ragdoll(s, q, c, mu);
+	}
+	s->stack_top = -1;
+	s->time = 5.0;
+	double top = 1.0 + (layers - 1) * rise, extent = fmax(cols * pitch / 2 + 0.5, top / 2 + 1);
+	/* they end on the ground: the ground low in the picture */
+	view(s, 0, 0.75 * extent, extent);
+}
+
 static const builder builders[] = {
 	{"boxstack", "n boxes stacked (Poulsen et al. 2010 Fig. 3): n, size, mu, ratio (top box mass)",
 	 {{"n", 10, 1, 1000}, {"size", 1, 0.01, 100}, {"mu", 0.5, 0, 10}, {"ratio", 1, 1e-3, 1e6}}, build_boxstack},
@@ -314,6 +621,16 @@ static const builder builders[] = {
 	 {{"n", 10, 2, 200}, {"heavy", 0, 0, 1}, {"limit", 0.2, 0, 3}, {"mass", 50, 1, 1e5}}, build_snake},
 	{"bigpool", "spheres in a square box, for scale: n, r, width",
 	 {{"n", 10000, 1, 1000000}, {"r", 0.1, 0.01, 10}, {"width", 5, 0.5, 1000}}, build_bigpool},
+	{"pile", "boxes dropped from a grid of columns into a heap (Bullet's 3000 boxes: n=3000): n, size, mu, walls",
+	 {{"n", 200, 1, 100000}, {"size", 1, 0.01, 100}, {"mu", 0.5, 0, 10}, {"walls", 1, 0, 1}}, build_pile},
+	{"cards", "a house of cards, A-frames under flat cards: levels, mu, tilt (degrees from vertical), thick",
+	 {{"levels", 3, 1, 30}, {"mu", 0.7, 0, 10}, {"tilt", 18, 5, 40}, {"thick", 0.02, 0.005, 0.2}},
+	 build_cards},
+	{"motor-limit", "hinge motors pushing arms and a door against their stops, a slider to its end, a wheel: "
+	 "n (arms), force, speed",
+	 {{"n", 4, 1, 100}, {"force", 50, 0.1, 1e5}, {"speed", 1, 0.01, 100}}, build_motor_limit},
+	{"ragdolls", "capsule ragdolls dropped in layers onto each other (Bullet's ragdoll benchmark: n=136): n, mu",
+	 {{"n", 8, 1, 10000}, {"mu", 0.7, 0, 10}}, build_ragdolls},
 };
 #define NBUILDERS ((int)(sizeof builders / sizeof builders[0]))
 
@@ -340,6 +657,23 @@ static int nparams(const builder *b)
 	while (k < MAX_PARAMS && b->params[k].key)
 		++k;
 	return k;
+}
+
+/* Bodies (and joints) a scene needs at most: its count parameter, plus walls and ground. */
+static int capacity(const char *name, const double *v)
+{
+	int n = (int)v[0];
+	if (!strcmp(name, "pyramid"))
+		return 16 + n * n;
+	if (!strcmp(name, "wall"))
+		return 16 + n * (int)v[1];
+	if (!strcmp(name, "cards"))
+		return 16 + 3 * n * (n + 1) / 2;
+	if (!strcmp(name, "motor-limit"))
+		return 16 + n + 3;
+	if (!strcmp(name, "ragdolls"))
+		return 16 + RAGDOLL_PARTS * n;
+	return 16 + n;
 }
 
 lk_status lk_scene_create(const char *spec, lk_scene **out, char *err, size_t esz)
@@ -408,10 +742,7 @@ lk_status lk_scene_create(const char *spec, lk_scene **out, char *err, size_t es
 		if (*s == ',')
 			++s;
 	}
-	/* capacity: the largest scene is bigpool's n spheres, plus walls and ground */
-	int cap = 16 + (int)v[0] * ((!strcmp(b->name, "pyramid")) ? (int)v[0] : 1);
-	if (!strcmp(b->name, "wall"))
-		cap = 16 + (int)v[0] * (int)v[1];
+	int cap = capacity(b->name, v);
 	lk_scene *sc = calloc(1, sizeof *sc);
 	if (!sc) {
 		snprintf(err, esz, "out of memory");
@@ -453,6 +784,14 @@ void lk_scene_body_inertia(const lk_scene_body *b, double I[3])
 	double m = b->mass;
 	if (b->shape == LK_SHAPE_SPHERE) {
 		I[0] = I[1] = I[2] = 0.4 * m * b->size[0] * b->size[0];
+	} else if (b->shape == LK_SHAPE_CAPSULE) {
+		/* a solid cylinder of length l and two half balls of uniform density, the halves' centres of mass
+		 * 3 r / 8 from the cylinder's ends */
+		double r = b->size[0], l = 2 * b->size[1];
+		double vc = LK_PI * r * r * l, vs = 4.0 / 3.0 * LK_PI * r * r * r;
+		double mc = m * vc / (vc + vs), ms = m - mc;
+		I[2] = mc * r * r / 2 + ms * 0.4 * r * r;
+		I[0] = I[1] = mc * (r * r / 4 + l * l / 12) + ms * (0.4 * r * r + l * l / 4 + 3 * l * r / 8);
 	} else {
 		double x = 2 * b->size[0], y = 2 * b->size[1], z = 2 * b->size[2];
 		I[0] = m * (y * y + z * z) / 12.0;
@@ -468,10 +807,8 @@ double lk_scene_body_energy(const lk_scene_body *b, const double q[4], const dou
 	double I[3];
 	lk_scene_body_inertia(b, I);
 	/* w in the body frame: R^T w with R from the unit quaternion q */
-	double qw = q[0], qx = q[1], qy = q[2], qz = q[3];
-	double R[9] = {1 - 2 * (qy * qy + qz * qz), 2 * (qx * qy - qz * qw), 2 * (qx * qz + qy * qw),
-	               2 * (qx * qy + qz * qw), 1 - 2 * (qx * qx + qz * qz), 2 * (qy * qz - qx * qw),
-	               2 * (qx * qz - qy * qw), 2 * (qy * qz + qx * qw), 1 - 2 * (qx * qx + qy * qy)};
+	double R[9];
+	quat_matrix(q, R);
 	double wb[3];
 	for (int k = 0; k < 3; ++k)
 		wb[k] = R[k] * w[0] + R[3 + k] * w[1] + R[6 + k] * w[2];

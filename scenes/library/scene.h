@@ -15,7 +15,8 @@ extern "C" {
 typedef enum lk_scene_shape {
 	LK_SHAPE_BOX = 0,    /* half extents size[0..2] */
 	LK_SHAPE_SPHERE,     /* radius size[0] */
-	LK_SHAPE_PLANE       /* static ground plane z = 0 (normal +z); only as a static body */
+	LK_SHAPE_PLANE,      /* static ground plane z = 0 (normal +z); only as a static body */
+	LK_SHAPE_CAPSULE     /* radius size[0], half height of the cylindrical part size[1], along body z */
 } lk_scene_shape;
 
 typedef struct lk_scene_body {
@@ -30,14 +31,25 @@ typedef struct lk_scene_body {
 	double restitution;
 } lk_scene_body;
 
-typedef enum lk_scene_joint_type { LK_JOINT_HINGE = 0, LK_JOINT_BALL } lk_scene_joint_type;
+typedef enum lk_scene_joint_type {
+	LK_JOINT_HINGE = 0,
+	LK_JOINT_BALL,
+	LK_JOINT_SLIDER      /* translation along axis, rotation locked */
+} lk_scene_joint_type;
 
 typedef struct lk_scene_joint {
 	lk_scene_joint_type type;
 	int body[2];         /* body indices; -1 for the world (body[1] only) */
 	double anchor[3];    /* world anchor at the start */
-	double axis[3];      /* hinge axis, world */
-	double lo, hi;       /* hinge limits in radians; lo > hi: no limit */
+	double axis[3];      /* hinge or slider axis, or a ball's twist axis, world */
+	double lo, hi;       /* hinge limits in radians, slider limits in metres; lo > hi: no limit */
+	/* Angles and positions are those of body[0] relative to body[1] (the world if -1), 0 at the start. */
+	/* hinge, slider: a motor driving the joint towards motor_vel (rad/s or m/s) with at most motor_fmax
+	 * (N m or N); motor_fmax 0: no motor */
+	double motor_vel, motor_fmax;
+	/* ball: a cone limit around axis: the swing's half-angle and the twist's half-range, in radians;
+	 * cone <= 0: no limit */
+	double cone, twist;
 } lk_scene_joint;
 
 typedef struct lk_scene {

@@ -86,6 +86,8 @@ static lk_bt_body_def body_def(const lk_scene *sc, const lk_scene_body *sb)
 		bd.shape = lk_bt_shape_plane(0, 0, 1, 0);
 	else if (sb->shape == LK_SHAPE_SPHERE)
 		bd.shape = lk_bt_shape_sphere(sb->size[0]);
+	else if (sb->shape == LK_SHAPE_CAPSULE)
+		bd.shape = lk_bt_shape_capsule(sb->size[0], sb->size[1], 2);
 	else
 		bd.shape = lk_bt_shape_box(sb->size[0], sb->size[1], sb->size[2]);
 	bd.mass = sb->mass > 0 ? sb->mass : 0;
@@ -122,6 +124,37 @@ static lk_status bt_add_body(lk_sim *s, int i)
 	return lk_bt_body_create(b->world, &bd, &b->ids[i]);
 }
 
+/* The Bullet joint of a scene joint: the C API measures hinges and sliders of body_a relative to body_b,
+ * the scene's body[0] relative to body[1]. */
+static lk_bt_joint_def joint_def(const bt_sim *b, const lk_scene_joint *j)
+{
+	lk_bt_joint_type type = LK_BT_JOINT_HINGE;
+	if (j->type == LK_JOINT_BALL)
+		type = j->cone > 0 ? LK_BT_JOINT_CONE_TWIST : LK_BT_JOINT_POINT;
+	else if (j->type == LK_JOINT_SLIDER)
+		type = LK_BT_JOINT_SLIDER;
+	lk_bt_joint_def jd = lk_bt_default_joint_def(type);
+	jd.body_a = b->ids[j->body[0]];
+	jd.body_b = j->body[1] >= 0 ? b->ids[j->body[1]] : LK_BT_WORLD;
+	memcpy(jd.anchor, j->anchor, sizeof jd.anchor);
+	memcpy(jd.axis, j->axis, sizeof jd.axis);
+	if (type == LK_BT_JOINT_CONE_TWIST) {
+		jd.swing_span1 = jd.swing_span2 = j->cone;
+		jd.twist_span = j->twist;
+		return jd;
+	}
+	if (type != LK_BT_JOINT_POINT && j->lo <= j->hi) {
+		jd.lower = j->lo;
+		jd.upper = j->hi;
+	}
+	if (type != LK_BT_JOINT_POINT && j->motor_fmax > 0) {
+		jd.motor = 1;
+		jd.motor_velocity = j->motor_vel;
+		jd.motor_max_force = j->motor_fmax;
+	}
+	return jd;
+}
+
 static const lk_sim_ops bt_ops = {bt_destroy, bt_step, bt_pose, bt_velocity, bt_add_body};
 
 lk_status lk__sim_create_bullet(lk_sim *s, const lk_sim_def *def, char *err, size_t esz)
@@ -150,16 +183,7 @@ lk_status lk__sim_create_bullet(lk_sim *s, const lk_sim_def *def, char *err, siz
 		st = lk_bt_body_create(b->world, &bd, &b->ids[i]);
 	}
 	for (int k = 0; k < sc->njoints && st == LK_OK; ++k) {
-		const lk_scene_joint *j = &sc->joints[k];
-		lk_bt_joint_def jd = lk_bt_default_joint_def(j->type == LK_JOINT_BALL ? LK_BT_JOINT_POINT : LK_BT_JOINT_HINGE);
-		jd.body_a = b->ids[j->body[0]];
-		jd.body_b = j->body[1] >= 0 ? b->ids[j->body[1]] : LK_BT_WORLD;
-		memcpy(jd.anchor, j->anchor, sizeof jd.anchor);
-		memcpy(jd.axis, j->axis, sizeof jd.axis);
-		if (j->type == LK_JOINT_HINGE && j->lo <= j->hi) {
-			jd.lower = j->lo;
-			jd.upper = j->hi;
-		}
+		lk_bt_joint_def jd = joint_def(b, &sc->joints[k]);
 		st = lk_bt_joint_create(b->world, &jd, NULL);
 	}
 	if (st != LK_OK) {

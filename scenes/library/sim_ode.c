@@ -239,6 +239,72 @@ static lk_status ode_add_body(lk_sim *s, int i)
 	return LK_OK;
 }
 
+/* ODE has no cone limit: an angular motor in Euler mode bounds the twist about the axis, fixed in body[0],
+ * and the two swing angles, each to the cone's half-angle, so the cone becomes a square one whose diagonal
+ * reaches past it. */
+static void ode_cone(ode_sim *o, const lk_scene_joint *j, dBodyID b0, dBodyID b1, const double ax[3])
+{
+	/* the second Euler axis: any unit vector normal to the twist axis, fixed in body[1] */
+	double n = sqrt(ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2]), u[3] = {ax[0] / n, ax[1] / n, ax[2] / n};
+	double e[3] = {0, 0, 0}, p[3];
+	e[fabs(u[0]) < 0.6 ? 0 : (fabs(u[1]) < 0.6 ? 1 : 2)] = 1;
+	p[0] = u[1] * e[2] - u[2] * e[1];
+	p[1] = u[2] * e[0] - u[0] * e[2];
+	p[2] = u[0] * e[1] - u[1] * e[0];
+	double pn = sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+	dJointID m = dJointCreateAMotor(o->world, 0);
+	dJointAttach(m, b0, b1);
+	dJointSetAMotorMode(m, dAMotorEuler);
+	dJointSetAMotorAxis(m, 0, 1, u[0], u[1], u[2]);
+	dJointSetAMotorAxis(m, 2, b1 ? 2 : 0, p[0] / pn, p[1] / pn, p[2] / pn);
+	dJointSetAMotorParam(m, dParamLoStop, -j->twist);
+	dJointSetAMotorParam(m, dParamHiStop, j->twist);
+	dJointSetAMotorParam(m, dParamLoStop2, -j->cone);
+	dJointSetAMotorParam(m, dParamHiStop2, j->cone);
+	dJointSetAMotorParam(m, dParamLoStop3, -j->cone);
+	dJointSetAMotorParam(m, dParamHiStop3, j->cone);
+}
+
+/* A scene joint in ODE. Hinges and sliders take their limits and motor as the stops and motor of the joint;
+ * ODE measures both of body1 relative to body2, the scene's body[0] relative to body[1]. */
+static void ode_joint(ode_sim *o, const lk_scene_joint *j)
+{
+	dBodyID b0 = o->bodies[j->body[0]], b1 = j->body[1] >= 0 ? o->bodies[j->body[1]] : 0;
+	double a[3], ax[3];
+	to_ode(o, j->anchor, a);
+	to_ode(o, j->axis, ax);
+	dJointID jj;
+	void (*set)(dJointID, int, dReal);
+	if (j->type == LK_JOINT_BALL) {
+		jj = dJointCreateBall(o->world, 0);
+		dJointAttach(jj, b0, b1);
+		dJointSetBallAnchor(jj, a[0], a[1], a[2]);
+		if (j->cone > 0)
+			ode_cone(o, j, b0, b1, ax);
+		return;
+	}
+	if (j->type == LK_JOINT_SLIDER) {
+		jj = dJointCreateSlider(o->world, 0);
+		dJointAttach(jj, b0, b1);
+		dJointSetSliderAxis(jj, ax[0], ax[1], ax[2]);
+		set = dJointSetSliderParam;
+	} else {
+		jj = dJointCreateHinge(o->world, 0);
+		dJointAttach(jj, b0, b1);
+		dJointSetHingeAnchor(jj, a[0], a[1], a[2]);
+		dJointSetHingeAxis(jj, ax[0], ax[1], ax[2]);
+		set = dJointSetHingeParam;
+	}
+	if (j->lo <= j->hi) {
+		set(jj, dParamLoStop, j->lo);
+		set(jj, dParamHiStop, j->hi);
+	}
+	if (j->motor_fmax > 0) {
+		set(jj, dParamVel, j->motor_vel);
+		set(jj, dParamFMax, j->motor_fmax);
+	}
+}
+
 static const lk_sim_ops ode_ops = {ode_destroy, ode_step, ode_pose, ode_velocity, ode_add_body};
 
 lk_status lk__sim_create_ode(lk_sim *s, const lk_sim_def *def, char *err, size_t esz)
@@ -291,6 +357,8 @@ lk_status lk__sim_create_ode(lk_sim *s, const lk_sim_def *def, char *err, size_t
 			geom = o->plane2d ? dCreatePlane(o->space, 0, 1, 0, 0) : dCreatePlane(o->space, 0, 0, 1, 0);
 		} else if (b->shape == LK_SHAPE_SPHERE) {
 			geom = dCreateSphere(o->space, b->size[0]);
+		} else if (b->shape == LK_SHAPE_CAPSULE) {
+			geom = dCreateCapsule(o->space, b->size[0], 2 * b->size[1]);
 		} else {
 			double sz[3] = {2 * b->size[0], 2 * b->size[1], 2 * b->size[2]};
 			/* box extents live in the body frame, which the 2D mapping does not change */
@@ -310,6 +378,8 @@ lk_status lk__sim_create_ode(lk_sim *s, const lk_sim_def *def, char *err, size_t
 		dMass m;
 		if (b->shape == LK_SHAPE_SPHERE)
 			dMassSetSphereTotal(&m, b->mass, b->size[0]);
+		else if (b->shape == LK_SHAPE_CAPSULE)
+			dMassSetCapsuleTotal(&m, b->mass, 3, b->size[0], 2 * b->size[1]);
 		else
 			dMassSetBoxTotal(&m, b->mass, 2 * b->size[0], 2 * b->size[1], 2 * b->size[2]);
 		dBodySetMass(body, &m);
@@ -327,27 +397,8 @@ lk_status lk__sim_create_ode(lk_sim *s, const lk_sim_def *def, char *err, size_t
 			dJointAttach(p2, body, 0);
 		}
 	}
-	for (int k = 0; k < sc->njoints; ++k) {
-		const lk_scene_joint *j = &sc->joints[k];
-		dBodyID b0 = o->bodies[j->body[0]], b1 = j->body[1] >= 0 ? o->bodies[j->body[1]] : 0;
-		double a[3], ax[3];
-		to_ode(o, j->anchor, a);
-		to_ode(o, j->axis, ax);
-		if (j->type == LK_JOINT_BALL) {
-			dJointID jj = dJointCreateBall(o->world, 0);
-			dJointAttach(jj, b0, b1);
-			dJointSetBallAnchor(jj, a[0], a[1], a[2]);
-		} else {
-			dJointID jj = dJointCreateHinge(o->world, 0);
-			dJointAttach(jj, b0, b1);
-			dJointSetHingeAnchor(jj, a[0], a[1], a[2]);
-			dJointSetHingeAxis(jj, ax[0], ax[1], ax[2]);
-			if (j->lo <= j->hi) {
-				dJointSetHingeParam(jj, dParamLoStop, j->lo);
-				dJointSetHingeParam(jj, dParamHiStop, j->hi);
-			}
-		}
-	}
+	for (int k = 0; k < sc->njoints; ++k)
+		ode_joint(o, &sc->joints[k]);
 
 	lk_ode_def od = lk_ode_default_def();
 	od.solver = def->solver;

@@ -191,6 +191,30 @@ static void rotate(const double q[4], const double v[3], double out[3])
 }
 
 /* The silhouette of a box seen along y: the convex hull of its 8 projected corners. */
+/* The (x, z) of the two ends of a capsule's axis segment. */
+static void capsule_ends(const lk_scene_body *b, const lk_pose *pose, double ends[2][2])
+{
+	const double v[3] = {0, 0, b->size[1]};
+	double w[3];
+	rotate(pose->quat, v, w);
+	for (int k = 0; k < 2; ++k) {
+		double s = k ? 1 : -1;
+		ends[k][0] = pose->pos[0] + s * w[0];
+		ends[k][1] = pose->pos[2] + s * w[2];
+	}
+}
+
+/* A capsule seen from the side is its axis segment widened by its radius: two half circles joined by
+ * straight sides (a circle when the axis points at the viewer). */
+static void capsule_path(cairo_t *cr, double x0, double y0, double x1, double y1, double r)
+{
+	double a = atan2(y1 - y0, x1 - x0);
+	cairo_new_sub_path(cr);
+	cairo_arc(cr, x1, y1, r, a - M_PI / 2, a + M_PI / 2);
+	cairo_arc(cr, x0, y0, r, a + M_PI / 2, a + 3 * M_PI / 2);
+	cairo_close_path(cr);
+}
+
 static int box_outline(const lk_scene_body *b, const lk_pose *pose, double pts[8][2])
 {
 	double c[8][2];
@@ -281,6 +305,11 @@ lk_status lk_render_grid_png(const char *path, const lk_scene *scene, int rows, 
 					cairo_set_source_rgb(cr, 0.95 * shade + 0.05, 0.55 * shade + 0.2, 0.25);
 				if (b->shape == LK_SHAPE_SPHERE) {
 					cairo_arc(cr, WX(ps[i].pos[0]), WZ(ps[i].pos[2]), b->size[0] * scale, 0, 2 * M_PI);
+				} else if (b->shape == LK_SHAPE_CAPSULE) {
+					double ends[2][2];
+					capsule_ends(b, &ps[i], ends);
+					capsule_path(cr, WX(ends[0][0]), WZ(ends[0][1]), WX(ends[1][0]), WZ(ends[1][1]),
+					             b->size[0] * scale);
 				} else {
 					double pts[8][2];
 					int n = box_outline(b, &ps[i], pts);

@@ -449,6 +449,28 @@ static void draw_sphere(const mesh *m, const double c[3], double alpha)
 	}
 }
 
+/* A capsule along its body z: a ball at each end of an open cylinder. */
+static void draw_capsule(const mesh *m, double r, double hh, const double c[3], double alpha)
+{
+	for (int end = -1; end <= 1; end += 2) {
+		glPushMatrix();
+		glTranslated(0, 0, end * hh);
+		glScaled(r, r, r);
+		draw_sphere(m, c, alpha);
+		glPopMatrix();
+	}
+	const int sides = 24;
+	glColor4d(c[0], c[1], c[2], alpha);
+	glBegin(GL_QUAD_STRIP);
+	for (int k = 0; k <= sides; ++k) {
+		double a = 2 * M_PI * k / sides;
+		glNormal3d(cos(a), sin(a), 0);
+		glVertex3d(r * cos(a), r * sin(a), -hh);
+		glVertex3d(r * cos(a), r * sin(a), hh);
+	}
+	glEnd();
+}
+
 static void draw_ground(const lk_scene *sc)
 {
 	double extent = sc->view_extent > 0 ? sc->view_extent : 5;
@@ -497,6 +519,8 @@ static void draw_bodies(const app *a, const lk_sim *sim, int pass)
 			static const double grey[3] = {0.6, 0.6, 0.62};
 			glScaled(b->size[0], b->size[0], b->size[0]);
 			draw_sphere(sm, is_static ? grey : c, is_static ? 0.5 : 1.0);
+		} else if (b->shape == LK_SHAPE_CAPSULE) {
+			draw_capsule(sm, b->size[0], b->size[1], c, is_static ? 0.5 : 1.0);
 		} else {
 			glScaled(b->size[0], b->size[1], b->size[2]);
 			if (is_static)

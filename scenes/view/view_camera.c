@@ -184,7 +184,10 @@ void lk_view_typical_body(const lk_scene *sc, double *radius, double *mass)
 		const lk_scene_body *b = &sc->bodies[i];
 		if (!(b->mass > 0) || b->shape == LK_SHAPE_PLANE)
 			continue;
-		r[k] = b->shape == LK_SHAPE_SPHERE ? b->size[0] : cbrt(b->size[0] * b->size[1] * b->size[2]);
+		if (b->shape == LK_SHAPE_CAPSULE)
+			r[k] = cbrt(b->size[0] * b->size[0] * (b->size[0] + b->size[1]));
+		else
+			r[k] = b->shape == LK_SHAPE_SPHERE ? b->size[0] : cbrt(b->size[0] * b->size[1] * b->size[2]);
 		m[k++] = b->mass;
 	}
 	qsort(r, (size_t)n, sizeof *r, cmp_double);

@@ -1,0 +1,349 @@
+/* The scenes users know from the engines' own demos and benchmarks (pile, cards, motor-limit, ragdolls)
+ * behave in both engines, with the engine's own solver and with lcpkit's PGS: they run without NaN and end
+ * where physics puts them. */
+#include "test_util.h"
+#include "scene.h"
+#include "sim.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct run {
+	lk_scene *scene;
+	lk_sim *sim;
+	char what[160]; /* "spec in engine with solver", for messages */
+} run;
+
+/* Builds spec in engine e with solver and runs it for seconds, checking every pose for NaN each step. */
+static void run_scene(run *r, const char *spec, lk_engine e, const char *solver, int iterations, double seconds)
+{
+	char err[256];
+	memset(r, 0, sizeof *r);
+	assert_int_equal(lk_scene_create(spec, &r->scene, err, sizeof err), LK_OK);
+	snprintf(r->what, sizeof r->what, "%s in %s with %s", spec, lk_engine_name(e), solver);
+	lk_sim_def def = {r->scene, e, solver, iterations, 0};
+	if (lk_sim_create(&def, &r->sim, err, sizeof err) != LK_OK)
+		fail_msg("%s: %s", r->what, err);
+	int steps = (int)lround(seconds / r->scene->h);
+	for (int k = 0; k < steps; ++k) {
+		if (lk_sim_step(r->sim, NULL) != LK_OK)
+			fail_msg("%s: step %d failed", r->what, k);
+		for (int i = 0; i < r->scene->nbodies; ++i) {
+			lk_pose p;
+			lk_sim_pose(r->sim, i, &p);
+			for (int c = 0; c < 3; ++c)
+				if (!isfinite(p.pos[c]) || !isfinite(p.quat[c]))
+					fail_msg("%s: body %d is not finite at step %d", r->what, i, k);
+		}
+	}
+}
+
+static void run_done(run *r)
+{
+	lk_sim_destroy(r->sim);
+	lk_scene_destroy(r->scene);
+}
+
+/* Calls f for each engine built in, with its own default solver and with lcpkit's "pgs". */
+static void each_engine_solver(void (*f)(lk_engine e, const char *solver))
+{
+	int engines = 0;
+	for (int e = 0; e < LK_ENGINE_COUNT; ++e) {
+		if (!lk_engine_available((lk_engine)e))
+			continue;
+		++engines;
+		f((lk_engine)e, lk_engine_default_solver((lk_engine)e));
+		f((lk_engine)e, "pgs");
+	}
+	assert_true(engines > 0);
+}
+
+/* ------------------------------------------------------------------------------------------------ pile */
+
+static void pile_settles(lk_engine e, const char *solver)
+{
+	run r;
+	run_scene(&r, "pile:n=48", e, solver, 20, 5.0);
+	const lk_scene *sc = r.scene;
+	/* the walls' inner faces bound the footprint */
+	double half = INFINITY, wall_top = 0, top = 0;
+	int walls = 0, boxes = 0;
+	for (int i = 0; i < sc->nbodies; ++i) {
+		const lk_scene_body *b = &sc->bodies[i];
+		if (b->shape == LK_SHAPE_BOX && b->mass <= 0) {
+			++walls;
+			half = fmin(half, fmax(fabs(b->pos[0]), fabs(b->pos[1])) - fmin(b->size[0], b->size[1]));
+			wall_top = b->pos[2] + b->size[2];
+		} else if (b->mass > 0) {
+			top = fmax(top, b->pos[2]);
+		}
+	}
+	assert_int_equal(walls, 4);
+	assert_true(half > 1 && half < 10);
+	/* the columns start far above the walls ... */
+	assert_true(top > 3 * wall_top);
+	double energy = 0, heap_top = 0;
+	for (int i = 0; i < sc->nbodies; ++i) {
+		const lk_scene_body *b = &sc->bodies[i];
+		if (b->mass <= 0)
+			continue;
+		++boxes;
+		lk_pose p;
+		double v[3], w[3];
+		lk_sim_pose(r.sim, i, &p);
+		lk_sim_velocity(r.sim, i, v, w);
+		energy += lk_scene_body_energy(b, p.quat, v, w);
+		heap_top = fmax(heap_top, p.pos[2]);
+		/* a box's centre lies at least half its size above the floor (less a penetration) and within the
+		 * walls, at most half its diagonal from their faces */
+		if (p.pos[2] < b->size[2] - 0.1 || fabs(p.pos[0]) > half || fabs(p.pos[1]) > half)
+			fail_msg("%s: box %d ends at (%g, %g, %g), outside the walls' %g or below the floor", r.what, i,
+			         p.pos[0], p.pos[1], p.pos[2], half);
+	}
+	assert_int_equal(boxes, 48);
+	/* ... and end in a heap at most a box over them, at rest: 0.1 J is a box of 1 kg at 0.45 m/s */
+	if (heap_top > wall_top + 1.0)
+		fail_msg("%s: the heap's top box is at %g m, above the walls' %g m", r.what, heap_top, wall_top);
+	if (energy > 0.1)
+		fail_msg("%s: the heap still moves, kinetic energy %g J", r.what, energy);
+	print_message("%-40s kinetic energy at 5 s %.3g J\n", r.what, energy);
+	run_done(&r);
+}
+
+static void test_pile_settles_inside_walls(void **state)
+{
+	(void)state;
+	each_engine_solver(pile_settles);
+}
+
+/* ----------------------------------------------------------------------------------------------- cards */
+
+/* The largest distance a dynamic body moved from where the scene starts it. */
+static double max_displacement(const run *r)
+{
+	double d = 0;
+	for (int i = 0; i < r->scene->nbodies; ++i) {
+		const lk_scene_body *b = &r->scene->bodies[i];
+		if (b->mass <= 0)
+			continue;
+		lk_pose p;
+		lk_sim_pose(r->sim, i, &p);
+		d = fmax(d, sqrt(pow(p.pos[0] - b->pos[0], 2) + pow(p.pos[1] - b->pos[1], 2) + pow(p.pos[2] - b->pos[2], 2)));
+	}
+	return d;
+}
+
+/* The 15 cards of a three-storey house; the top card (compare's stack top) is one of the top A-frame's. */
+static void test_cards_layout(void **state)
+{
+	(void)state;
+	char err[256];
+	lk_scene *sc = NULL;
+	assert_int_equal(lk_scene_create("cards", &sc, err, sizeof err), LK_OK);
+	assert_int_equal(sc->nbodies, 1 + 15);
+	double high = 0;
+	for (int i = 1; i < sc->nbodies; ++i)
+		high = fmax(high, sc->bodies[i].pos[2]);
+	assert_int_equal(sc->stack_top, sc->nbodies - 1);
+	assert_double_equal(sc->bodies[sc->stack_top].pos[2], high, 1e-12);
+	lk_scene_destroy(sc);
+	assert_int_equal(lk_scene_create("cards:levels=5", &sc, err, sizeof err), LK_OK);
+	assert_int_equal(sc->nbodies, 1 + 3 * 5 * 6 / 2 - 5);
+	lk_scene_destroy(sc);
+}
+
+static double cards_moved[LK_ENGINE_COUNT];
+
+static void cards_run(lk_engine e, const char *solver)
+{
+	run r;
+	int pgs = !strcmp(solver, "pgs");
+	run_scene(&r, "cards", e, solver, pgs ? 40 : 20, 3.0);
+	double moved = max_displacement(&r);
+	print_message("%-40s the card that moved most moved %.3g m in 3 s\n", r.what, moved);
+	if (pgs)
+		cards_moved[e] = moved;
+	run_done(&r);
+}
+
+/* The house stands for 3 s under lcpkit's PGS at a budget of 40 in Bullet: no card moves 5 cm (they settle
+ * by 2 to 3 cm; a falling card moves tens of centimetres). In ODE the cards slip at the peaks and the top
+ * storey falls after about 3 s with either solver (README.md, Scenes): only no NaN is asked there. */
+static void test_cards_stand(void **state)
+{
+	(void)state;
+	for (int e = 0; e < LK_ENGINE_COUNT; ++e)
+		cards_moved[e] = NAN;
+	each_engine_solver(cards_run);
+	if (lk_engine_available(LK_ENGINE_BULLET) && !(cards_moved[LK_ENGINE_BULLET] < 0.05))
+		fail_msg("cards in bullet with pgs, 40 iterations: a card moved %g m", cards_moved[LK_ENGINE_BULLET]);
+}
+
+/* ------------------------------------------------------------------------------------------ joint state */
+
+static void qmul(const double a[4], const double b[4], double out[4])
+{
+	out[0] = a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3];
+	out[1] = a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2];
+	out[2] = a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1];
+	out[3] = a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0];
+}
+
+/* The turn of body i since the start, in the world frame: q q0^-1. */
+static void turn_since_start(const run *r, int i, double d[4])
+{
+	static const double none[4] = {1, 0, 0, 0};
+	if (i < 0) {
+		memcpy(d, none, sizeof none);
+		return;
+	}
+	lk_pose p;
+	lk_sim_pose(r->sim, i, &p);
+	const double *q0 = r->scene->bodies[i].quat;
+	const double inv[4] = {q0[0], -q0[1], -q0[2], -q0[3]};
+	qmul(p.quat, inv, d);
+}
+
+/* A hinge's angle from the poses alone: the turn of body[0] relative to body[1] since the start, about the
+ * axis as it was at the start. */
+static double hinge_angle(const run *r, const lk_scene_joint *j)
+{
+	double d0[4], d1[4], rel[4];
+	turn_since_start(r, j->body[0], d0);
+	turn_since_start(r, j->body[1], d1);
+	const double inv1[4] = {d1[0], -d1[1], -d1[2], -d1[3]};
+	qmul(inv1, d0, rel);
+	/* q and -q are the same turn; w >= 0 gives the angle in [-pi, pi] */
+	double sign = rel[0] < 0 ? -1 : 1;
+	double s = rel[1] * j->axis[0] + rel[2] * j->axis[1] + rel[3] * j->axis[2];
+	return 2 * atan2(sign * s, sign * rel[0]);
+}
+
+/* ---------------------------------------------------------------------------------------- motor-limit */
+
+static void motors_at_limits(lk_engine e, const char *solver)
+{
+	run r;
+	run_scene(&r, "motor-limit", e, solver, 20, 4.0);
+	const lk_scene *sc = r.scene;
+	int hinges = 0, sliders = 0, wheels = 0;
+	for (int k = 0; k < sc->njoints; ++k) {
+		const lk_scene_joint *j = &sc->joints[k];
+		assert_true(j->motor_fmax > 0);
+		assert_int_equal(j->body[1], -1);
+		double v[3], w[3];
+		lk_sim_velocity(r.sim, j->body[0], v, w);
+		if (j->lo > j->hi) {
+			/* the wheel turns at its motor's speed */
+			++wheels;
+			double spin = w[0] * j->axis[0] + w[1] * j->axis[1] + w[2] * j->axis[2];
+			if (fabs(spin - j->motor_vel) > 0.02 * fabs(j->motor_vel))
+				fail_msg("%s: the wheel turns at %g rad/s, its motor at %g", r.what, spin, j->motor_vel);
+			continue;
+		}
+		double stop = j->motor_vel > 0 ? j->hi : j->lo, at;
+		if (j->type == LK_JOINT_SLIDER) {
+			++sliders;
+			lk_pose p;
+			lk_sim_pose(r.sim, j->body[0], &p);
+			const double *p0 = sc->bodies[j->body[0]].pos;
+			at = (p.pos[0] - p0[0]) * j->axis[0] + (p.pos[1] - p0[1]) * j->axis[1] + (p.pos[2] - p0[2]) * j->axis[2];
+		} else {
+			++hinges;
+			at = hinge_angle(&r, j);
+		}
+		if (fabs(at - stop) > 0.05)
+			fail_msg("%s: joint %d ends at %g, its motor pushes it to the stop at %g", r.what, k, at, stop);
+	}
+	assert_int_equal(hinges, 4 + 1);
+	assert_int_equal(sliders, 1);
+	assert_int_equal(wheels, 1);
+	run_done(&r);
+}
+
+static void test_motors_hold_joints_at_limits(void **state)
+{
+	(void)state;
+	each_engine_solver(motors_at_limits);
+}
+
+/* ------------------------------------------------------------------------------------------- ragdolls */
+
+/* Where the point that was at world x at the start is now, carried by body i. */
+static void carried(const run *r, int i, const double x[3], double out[3])
+{
+	double d[4];
+	turn_since_start(r, i, d);
+	const double *p0 = r->scene->bodies[i].pos;
+	const double v[4] = {0, x[0] - p0[0], x[1] - p0[1], x[2] - p0[2]}, dc[4] = {d[0], -d[1], -d[2], -d[3]};
+	double t[4], u[4];
+	qmul(d, v, t);
+	qmul(t, dc, u);
+	lk_pose p;
+	lk_sim_pose(r->sim, i, &p);
+	for (int k = 0; k < 3; ++k)
+		out[k] = p.pos[k] + u[k + 1];
+}
+
+static void ragdolls_hold_together(lk_engine e, const char *solver)
+{
+	run r;
+	run_scene(&r, "ragdolls:n=4", e, solver, 20, 3.0);
+	const lk_scene *sc = r.scene;
+	assert_int_equal(sc->nbodies, 1 + 4 * 11);
+	assert_int_equal(sc->njoints, 4 * 10);
+	double gap = 0, past = -INFINITY, low = INFINITY;
+	int hinges = 0, cones = 0;
+	for (int k = 0; k < sc->njoints; ++k) {
+		const lk_scene_joint *j = &sc->joints[k];
+		double a0[3], a1[3];
+		carried(&r, j->body[0], j->anchor, a0);
+		carried(&r, j->body[1], j->anchor, a1);
+		gap = fmax(gap, sqrt(pow(a0[0] - a1[0], 2) + pow(a0[1] - a1[1], 2) + pow(a0[2] - a1[2], 2)));
+		if (j->type == LK_JOINT_HINGE) {
+			++hinges;
+			double a = hinge_angle(&r, j);
+			past = fmax(past, fmax(j->lo - a, a - j->hi));
+		} else {
+			cones += j->type == LK_JOINT_BALL && j->cone > 0;
+		}
+	}
+	assert_int_equal(hinges, 4 * 5);
+	assert_int_equal(cones, 4 * 5);
+	for (int i = 1; i < sc->nbodies; ++i) {
+		lk_pose p;
+		lk_sim_pose(r.sim, i, &p);
+		/* a capsule's lowest point: the lower end of its axis, less the radius */
+		double up = 1 - 2 * (p.quat[1] * p.quat[1] + p.quat[2] * p.quat[2]);
+		low = fmin(low, p.pos[2] - sc->bodies[i].size[1] * fabs(up) - sc->bodies[i].size[0]);
+	}
+	print_message("%-40s joints open %.3g m, hinges %.3g rad past a limit, lowest %.3g m\n", r.what, gap, past,
+	              low);
+	if (gap > 0.05)
+		fail_msg("%s: a joint's anchors are %g m apart", r.what, gap);
+	if (past > 0.1)
+		fail_msg("%s: a knee or elbow is %g rad past its limit", r.what, past);
+	/* they lie on the ground: no part sinks 5 cm into it, none still floats where it started */
+	if (low < -0.05 || low > 0.3)
+		fail_msg("%s: the lowest part's underside ends at %g m", r.what, low);
+	run_done(&r);
+}
+
+static void test_ragdolls_hold_together(void **state)
+{
+	(void)state;
+	each_engine_solver(ragdolls_hold_together);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pile_settles_inside_walls),
+		cmocka_unit_test(test_cards_layout),
+		cmocka_unit_test(test_cards_stand),
+		cmocka_unit_test(test_motors_hold_joints_at_limits),
+		cmocka_unit_test(test_ragdolls_hold_together),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
