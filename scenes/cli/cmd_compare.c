@@ -597,12 +597,13 @@ static void plot_convergence(const compare_opts *o, const run *runs, int cnt, co
 		if (!q->conv_res)
 			continue;
 		snprintf(names[ns], sizeof names[ns], "%s %s", lk_engine_name(q->engine), q->solver);
-		ser[ns] = (lk_series){names[ns], q->conv_n, q->conv_work, q->conv_res};
+		ser[ns] = (lk_series){.name = names[ns], .n = q->conv_n, .x = q->conv_work, .y = q->conv_res};
 		++ns;
 	}
 	snprintf(path, sizeof path, "%s/%s-convergence.png", o->outdir, sc->name);
 	snprintf(title, sizeof title, "%s: RES against work on the problem of step %d", sc->spec, st->conv_step);
-	lk_plot pl = {title, "work (PGS sweeps: row updates / rows)", "RES", 1, 900, 520};
+	lk_plot pl = {.title = title, .xlabel = "work (PGS sweeps: row updates / rows)", .ylabel = "RES", .log_y = 1,
+	              .width = 900, .height = 520};
 	if (ns > 0 && lk_plot_png(path, &pl, ser, ns) != LK_OK)
 		lk_cli_error("compare", "cannot write %s", path);
 }
@@ -620,11 +621,11 @@ static void plot_residual(const compare_opts *o, double h, const run *runs, int 
 	char names[MAX_ITEMS * LK_ENGINE_COUNT][200], path[1024], title[256];
 	for (int k = 0; k < cnt; ++k) {
 		snprintf(names[k], sizeof names[k], "%s %s", lk_engine_name(runs[k].engine), runs[k].solver);
-		ser[k] = (lk_series){names[k], runs[k].steps, ts, runs[k].res};
+		ser[k] = (lk_series){.name = names[k], .n = runs[k].steps, .x = ts, .y = runs[k].res};
 	}
 	snprintf(path, sizeof path, "%s/%s-residual.png", o->outdir, sc->name);
 	snprintf(title, sizeof title, "%s: RES after each step (%d iterations)", sc->spec, o->iters);
-	lk_plot pl = {title, "time (s)", "RES", 1, 900, 520};
+	lk_plot pl = {.title = title, .xlabel = "time (s)", .ylabel = "RES", .log_y = 1, .width = 900, .height = 520};
 	if (lk_plot_png(path, &pl, ser, cnt) != LK_OK)
 		lk_cli_error("compare", "cannot write %s", path);
 	free(ts);
