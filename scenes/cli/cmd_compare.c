@@ -54,7 +54,7 @@ static void usage(FILE *f)
 		fprintf(f, "%s %s", e ? "," : "", lk_engine_default_solver((lk_engine)e));
 	char names[200];
 	fprintf(f, ")\n              engines' own: %s\n", lk_engine_solver_list(LK_ENGINE_COUNT, names, sizeof names));
-	fprintf(f, "  --time      simulated seconds per run (default: 4 for stacks, 3 for pools)\n"
+	fprintf(f, "  --time      simulated seconds per run (default: 4 for stacks, 3 for pools; 20 with --frontier)\n"
 	           "  --hz        steps per second (default 60)\n"
 	           "  --iters     work budget per step in sweep-equivalents for every solver (the engines' own: N\n"
 	           "              iterations; default 20); a spec's own iters= or budget= takes precedence\n"
