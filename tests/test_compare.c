@@ -168,7 +168,8 @@ static void test_compare_bad_input(void **state)
 	char dir[] = "/tmp/lk-compare-XXXXXX";
 	assert_non_null(mkdtemp(dir));
 	const char *bad[] = {"--scene nosuchscene", "--solvers pgs,nosuchsolver", "--engine havok",
-	                     "--scene boxstack:q=1", "--time -1", "--iters 0", "--bogus"};
+	                     "--scene boxstack:q=1", "--time -1", "--iters 0", "--bogus", "--frontier --budgets 2,0",
+	                     "--frontier --budgets 2,x", "--frontier --iters 5"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
 		char cmd[1024], *out;
 		snprintf(cmd, sizeof cmd, "%s compare %s --out %s/rep 2>%s/err", bin(), bad[i], dir, dir);
@@ -190,11 +191,238 @@ static void test_compare_bad_input(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* the n-th whitespace-separated field of the table row whose third field (the solver) is `solver` and whose
+ * first is `scene` */
+static int table_field(const char *out, const char *scene, const char *engine, const char *solver, int n, char *field,
+                       size_t size)
+{
+	for (const char *line = out; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		char f[24][64];
+		int k = sscanf(line, "%63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s",
+		               f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10], f[11], f[12], f[13],
+		               f[14], f[15]);
+		if (k > n && !strcmp(f[0], scene) && !strcmp(f[1], engine) && !strcmp(f[2], solver)) {
+			snprintf(field, size, "%s", f[n]);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* the JSON object of the run of scene, engine and solver, from its opening brace */
+static const char *json_run(const char *out, const char *scene, const char *engine, const char *solver)
+{
+	char pat[256];
+	snprintf(pat, sizeof pat, "{\"scene\": \"%s\", \"engine\": \"%s\", \"solver\": \"%s\"", scene, engine, solver);
+	const char *r = strstr(out, pat);
+	if (!r)
+		fail_msg("no run %s/%s/%s in the JSON", scene, engine, solver);
+	return r;
+}
+
+/* "key": null in the run's object */
+static int json_null(const char *r, const char *key)
+{
+	char pat[64];
+	snprintf(pat, sizeof pat, "\"%s\": null", key);
+	const char *p = strstr(r, pat), *end = strchr(r, '}');
+	return p && p < end;
+}
+
+static void rm_rf(const char *dir)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* --iters is every solver's budget: PGS spends exactly its 7 sweeps a step, PGS-SM (the median step) at most
+ * one sweep-equivalent more; the table's work column and the JSON say so. A 10-box stack: on a 3-box stack's
+ * 36 rows PGS-SM's last subspace step can take its median step 1.1 past the budget. */
+static void test_compare_work_is_the_budget(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/lk-compare-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char cmd[1024], *out, field[64];
+	snprintf(cmd, sizeof cmd,
+	         "%s compare --scene boxstack --solvers pgs,pgs-sm --engine both --iters 7 --time 1 --no-pictures "
+	         "--out %s/rep",
+	         bin(), dir);
+	assert_int_equal(run(cmd, &out), 0);
+	assert_non_null(strstr(out, " work "));
+	const char *engines[] = {"ode", "bullet"};
+	for (int e = 0; e < 2; ++e) {
+		/* scene, engine, solver, solver ms, step ms, work */
+		assert_true(table_field(out, "boxstack", engines[e], "pgs", 5, field, sizeof field));
+		assert_string_equal(field, "7.0");
+		assert_true(table_field(out, "boxstack", engines[e], "pgs-sm", 5, field, sizeof field));
+		double w = strtod(field, NULL);
+		assert_true(w >= 6.5 && w <= 8.0);
+	}
+	free(out);
+	snprintf(cmd, sizeof cmd, "%s compare --scene boxstack --solvers pgs,pgs-sm --engine ode --iters 7 --time 1 "
+	                          "--no-pictures --out %s/rep --json",
+	         bin(), dir);
+	assert_int_equal(run(cmd, &out), 0);
+	const char *r = json_run(out, "boxstack", "ode", "pgs");
+	assert_double_equal(json_number(r, "work"), 7.0, 0);
+	assert_double_equal(json_number(r, "iterations"), 7.0, 0);
+	assert_double_equal(json_number(r, "budget"), 7.0, 0);
+	r = json_run(out, "boxstack", "ode", "pgs-sm");
+	assert_true(json_number(r, "work") <= 8.0);
+	/* summary.csv has a work column too */
+	snprintf(cmd, sizeof cmd, "%s/rep/summary.csv", dir);
+	FILE *f = fopen(cmd, "r");
+	assert_non_null(f);
+	char line[2048];
+	assert_non_null(fgets(line, sizeof line, f));
+	assert_non_null(strstr(line, ",work,iterations,"));
+	fclose(f);
+	free(out);
+	rm_rf(dir);
+}
+
+/* Joint error: a short hinge chain under PGS with 40 sweeps holds to well under a millimetre, with 2 sweeps
+ * it does not; a scene without joints has none ('-', null). */
+static void test_compare_joint_error(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/lk-compare-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char cmd[1024], *out, field[64];
+	double err[2];
+	const int budgets[2] = {40, 2};
+	for (int b = 0; b < 2; ++b) {
+		snprintf(cmd, sizeof cmd, "%s compare --scene snake:n=5,boxstack:n=3 --solvers pgs --engine both --iters %d "
+		                          "--time 2 --no-pictures --out %s/rep --json",
+		         bin(), budgets[b], dir);
+		assert_int_equal(run(cmd, &out), 0);
+		err[b] = 0;
+		for (int e = 0; e < 2; ++e) {
+			const char *eng = e ? "bullet" : "ode";
+			double j = json_number(json_run(out, "snake:n=5", eng, "pgs"), "joint_error");
+			assert_true(j > 0);
+			err[b] = fmax(err[b], j);
+			assert_true(json_null(json_run(out, "boxstack:n=3", eng, "pgs"), "joint_error"));
+		}
+		free(out);
+	}
+	assert_true(err[0] < 1e-3);
+	assert_true(err[1] > 1e-3);
+	snprintf(cmd, sizeof cmd, "%s compare --scene boxstack:n=3 --solvers pgs --engine ode --iters 5 --time 1 "
+	                          "--no-pictures --out %s/rep",
+	         bin(), dir);
+	assert_int_equal(run(cmd, &out), 0);
+	/* scene, engine, solver, solver ms, step ms, work, RES median, RES max, max pen., pen. rest, joint err */
+	assert_true(table_field(out, "boxstack:n=3", "ode", "pgs", 10, field, sizeof field));
+	assert_string_equal(field, "-");
+	free(out);
+	rm_rf(dir);
+}
+
+/* The incline against Coulomb's law. At 40 degrees with 3 boxes the engines' friction against the slope (the
+ * geometric mean of the box's and the slope's 1.0) is 0.65, 0.92 and 1.12 against tan 40 = 0.84: one box
+ * slides with 1.44 m/s^2, two rest. Had the metric taken the box's own coefficient (0.42) it would expect
+ * 3.1 m/s^2 and report an error above 0.5. At the default 25 degrees no box should slide. */
+static void test_compare_incline(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/lk-compare-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char cmd[1024], *out;
+	snprintf(cmd, sizeof cmd, "%s compare --scene incline:n=3,angle=40,incline --solvers pgs-sm --engine both "
+	                          "--iters 40 --time 2 --no-pictures --out %s/rep --json",
+	         bin(), dir);
+	assert_int_equal(run(cmd, &out), 0);
+	for (int e = 0; e < 2; ++e) {
+		const char *eng = e ? "bullet" : "ode";
+		const char *r = json_run(out, "incline:n=3,angle=40", eng, "pgs-sm");
+		assert_false(json_null(r, "accel_error"));
+		assert_true(json_number(r, "accel_error") < 0.05);
+		assert_false(json_null(r, "creep"));
+		assert_true(json_number(r, "creep") < 0.01);
+		r = json_run(out, "incline", eng, "pgs-sm");
+		assert_true(json_null(r, "accel_error"));
+		assert_false(json_null(r, "creep"));
+	}
+	free(out);
+	rm_rf(dir);
+}
+
+/* --frontier on a tiny set-up: one row per solver and budget in frontier.csv, in order, a valid PNG, a stack
+ * of 3 that stands the whole second, and Pareto marks that no other point beats. */
+static void test_compare_frontier(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/lk-compare-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char cmd[1024], *out;
+	snprintf(cmd, sizeof cmd, "%s compare --frontier --scene boxstack:n=3 --engine bullet --solvers pgs,amgs "
+	                          "--budgets 2,5 --time 1 --out %s/fr",
+	         bin(), dir);
+	assert_int_equal(run(cmd, &out), 0);
+	assert_non_null(strstr(out, "frontier.csv"));
+	assert_non_null(strstr(out, "frontier-boxstack-bullet.png"));
+	free(out);
+	snprintf(cmd, sizeof cmd, "%s/fr/frontier.csv", dir);
+	FILE *f = fopen(cmd, "r");
+	assert_non_null(f);
+	char line[2048];
+	assert_non_null(fgets(line, sizeof line, f));
+	assert_non_null(strstr(line, "scene,engine,solver,budget,work,iterations,solver_ms_median,step_ms_median,"
+	                             "seconds_standing,"));
+	const char *solvers[4] = {"pgs", "pgs", "amgs", "amgs"};
+	const int budgets[4] = {2, 5, 2, 5};
+	double ms[4], standing[4];
+	int pareto[4], n = 0;
+	while (fgets(line, sizeof line, f)) {
+		assert_true(n < 4);
+		char solver[32], tail[512];
+		double budget, work, iters, step_ms;
+		assert_int_equal(sscanf(line, "\"boxstack:n=3\",bullet,\"%31[^\"]\",%lf,%lf,%lf,%lf,%lf,%lf,%511s", solver,
+		                        &budget, &work, &iters, &ms[n], &step_ms, &standing[n], tail),
+		                 8);
+		assert_string_equal(solver, solvers[n]);
+		assert_double_equal(budget, budgets[n], 0);
+		pareto[n] = strstr(tail, ",yes") != NULL;
+		++n;
+	}
+	fclose(f);
+	assert_int_equal(n, 4);
+	/* 1 s at 60 Hz: never fell */
+	assert_double_equal(standing[1], 1.0, 1e-9);
+	int on_front = 0;
+	for (int i = 0; i < 4; ++i) {
+		int beaten = 0;
+		for (int j = 0; j < 4; ++j)
+			if ((ms[j] < ms[i] && standing[j] >= standing[i]) || (ms[j] <= ms[i] && standing[j] > standing[i]))
+				beaten = 1;
+		if (pareto[i])
+			assert_false(beaten);
+		on_front += pareto[i];
+	}
+	assert_true(on_front >= 1);
+	int w, h;
+	snprintf(cmd, sizeof cmd, "%s/fr/frontier-boxstack-bullet.png", dir);
+	png_size(cmd, &w, &h);
+	assert_int_equal(w, 1000);
+	assert_int_equal(h, 560);
+	snprintf(cmd, sizeof cmd, "%s/fr/frontier.json", dir);
+	struct stat sb;
+	assert_int_equal(stat(cmd, &sb), 0);
+	rm_rf(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_compare_outputs),
 		cmocka_unit_test(test_compare_bad_input),
+		cmocka_unit_test(test_compare_work_is_the_budget),
+		cmocka_unit_test(test_compare_joint_error),
+		cmocka_unit_test(test_compare_incline),
+		cmocka_unit_test(test_compare_frontier),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

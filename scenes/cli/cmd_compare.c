@@ -6,6 +6,7 @@
 #include "sim.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <errno.h>
@@ -15,18 +16,34 @@
 
 #define MAX_ITEMS 32
 #define DEFAULT_SCENES "boxstack,pool1"
-#define DEFAULT_SOLVERS "own,pgs,amgs,pgs-sm:iters=2,kpgs=10,ksm=1,cg_max=20,gsp"
+#define DEFAULT_SOLVERS "own,pgs,amgs,pgs-sm,gsp"
+#define FRONTIER_SCENES "boxstack:n=20"
+#define FRONTIER_SOLVERS "own,pgs,psor:w=1.3,amgs,gsp,pgs-sm"
+#define FRONTIER_BUDGETS "2,5,10,20,40"
+#define FRONTIER_SECONDS 20.0
+#define MAX_BUDGETS 16
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: lcpkit compare [--scene S[,S..]] [--engine ode|bullet|both] [--solvers LIST] [--time SECONDS]\n"
-	        "                      [--hz H] [--iters N] [--frames T1,T2,..] [--out DIR] [--no-pictures] [--json]\n\n"
-	        "Runs every scene x engine x solver from the same initial state and prints one table: solver and\n"
-	        "step time per step (median), iterations, RES after the solve (median, max), max penetration,\n"
-	        "kinetic energy at the end, drift of the top body and whether and when a stack fell. Writes\n"
-	        "report.md, one CSV per run and PNG plots and pictures to DIR (default lcpkit-report/).\n\n"
-	        "  --scene     scene specs NAME[:key=value,...] (default %s); scenes:", DEFAULT_SCENES);
+	        "                      [--hz H] [--iters N] [--frames T1,T2,..] [--out DIR] [--no-pictures] [--json]\n"
+	        "       lcpkit compare --frontier [--budgets B1,B2,..] [--scene ..] [--engine ..] [--solvers ..] [--time ..]\n\n"
+	        "Runs every scene x engine x solver from the same initial state, each solver with the same work\n"
+	        "budget per step, and prints one table: solver and step time per step (median), work spent per step\n"
+	        "(median, in PGS sweep-equivalents), RES after the solve (median, max), penetration (deepest, and the\n"
+	        "median over the last second: at rest), joint error (largest over the last second), on the incline the\n"
+	        "error of the sliding boxes' acceleration against g (sin a - mu cos a) and the creep of the boxes that\n"
+	        "should rest, kinetic energy at the end, drift of the top body and whether and when a stack fell.\n"
+	        "Writes report.md, summary.csv, one CSV per run and PNG plots and pictures to DIR (default\n"
+	        "lcpkit-report/).\n\n"
+	        "--frontier runs each scene x engine x solver at every budget of --budgets and records solver time\n"
+	        "against outcome (stacks: seconds standing; jointed scenes: joint error; the incline: acceleration\n"
+	        "error; others: penetration at rest): DIR/frontier.csv, frontier.json and one PNG per scene and engine\n"
+	        "(frontier-SCENE-ENGINE.png) with the Pareto frontier over all points. Without --scene, --solvers and\n"
+	        "--time it runs %s with %s for %g s, in about 10 s on two cores.\n\n"
+	        "  --scene     scene specs NAME[:key=value,...] (default %s); scenes:",
+	        FRONTIER_SCENES, FRONTIER_SOLVERS, FRONTIER_SECONDS, DEFAULT_SCENES);
 	for (const char *const *n = lk_scene_names(); *n; ++n)
 		fprintf(f, " %s", *n);
 	fprintf(f, "\n  --engine    ode, bullet or both (default both)\n"
@@ -37,11 +54,14 @@ static void usage(FILE *f)
 		fprintf(f, "%s %s", e ? "," : "", lk_engine_default_solver((lk_engine)e));
 	char names[200];
 	fprintf(f, ")\n              engines' own: %s\n", lk_engine_solver_list(LK_ENGINE_COUNT, names, sizeof names));
-	fprintf(f, "  --time      simulated seconds per run (default: 4 for stacks, 3 for pools)\n"
+	fprintf(f, "  --time      simulated seconds per run (default: 4 for stacks, 3 for pools; 20 with --frontier)\n"
 	           "  --hz        steps per second (default 60)\n"
-	           "  --iters     iteration budget per step for every solver (default 20)\n"
+	           "  --iters     work budget per step in sweep-equivalents for every solver (the engines' own: N\n"
+	           "              iterations; default 20); a spec's own iters= or budget= takes precedence\n"
 	           "  --frames    times of the side-by-side pictures (default 1,2,4,10 clipped to --time)\n"
-	           "  --json      print the table as JSON on stdout\n");
+	           "  --frontier  the stability frontier: outcome against solver time over a series of budgets\n"
+	           "  --budgets   the budgets of --frontier (default %s)\n"
+	           "  --json      print the table as JSON on stdout\n", FRONTIER_BUDGETS);
 }
 
 /* Splits a comma list of specs whose own parameters also use commas: a piece with '=' but no ':' belongs to
@@ -73,13 +93,22 @@ typedef struct run {
 	int scene_index;
 	lk_engine engine;
 	char solver[160];
+	int budget; /* the work budget of every step (--iters, or one of --budgets) */
 	int steps;
 	/* per step */
-	double *solve_ms, *step_ms, *res, *pen, *energy, *top_z;
+	double *solve_ms, *step_ms, *res, *pen, *energy, *top_z, *work, *joint_err;
 	int *iters;
-	/* summary */
+	/* summary; NAN where the scene has no such thing */
 	double solve_ms_median, step_ms_median, res_median, res_max, max_penetration, energy_end, top_drift;
-	double iterations;
+	double iterations, work_median;
+	double pen_rest;      /* median over the last second of each step's deepest penetration */
+	double joint_err_max; /* largest joint error over the last second */
+	double accel_err;     /* incline: worst relative error of the sliding boxes' acceleration */
+	double creep;         /* incline: the farthest a box that should rest has moved */
+	double standing;      /* stacks: seconds until the stack fell, the run's time if it never did */
+	double budget_value;  /* budget, as a number for the columns */
+	double outcome;       /* --frontier: the value its plot shows */
+	int pareto;           /* --frontier: on the Pareto frontier of its scene and engine */
 	int fell;
 	double fell_at;
 	int fallbacks;
@@ -90,11 +119,165 @@ typedef struct run {
 	char csv[512];
 } run;
 
-/* Runs one scene x engine x solver. */
-static int run_one(run *r, const lk_scene *scene, double seconds, double h, int iters, const double *frame_t,
-                   int nframes, int conv_step, const char *outdir, char *err, size_t esz)
+/* ------------------------------------------------------------------------------------------ incline */
+
+/* The incline's boxes against Coulomb's law: a box whose friction coefficient against the slope (the one the
+ * engine applies, which combines the box's and the slope's) is below tan(angle) should slide down with
+ * g (sin a - mu cos a); the others should not move. */
+typedef struct incline_track {
+	int slope;      /* the slope's body; -1: the scene is no incline */
+	double axis[3]; /* the slope's long axis (its body x), unit */
+	double down[3]; /* down the slope, unit */
+	double normal[3]; /* the slope's normal (its body z), unit */
+	int nbox, steps;
+	int *box;       /* per box: scene body */
+	double *expect; /* per box: expected acceleration down the slope; NAN: it should rest */
+	double *p0;     /* per box: start position */
+	double *t, *v;  /* per box and step: time and velocity down the slope while the box is on the slope */
+	int *n;
+} incline_track;
+
+static void incline_free(incline_track *it)
 {
-	lk_sim_def def = {scene, r->engine, r->solver, iters, h};
+	free(it->box);
+	free(it->expect);
+	free(it->p0);
+	free(it->t);
+	free(it->v);
+	free(it->n);
+}
+
+/* 0, or -1 out of memory. */
+static int incline_begin(incline_track *it, const lk_sim *sim, const lk_scene *sc, int steps)
+{
+	memset(it, 0, sizeof *it);
+	it->slope = -1;
+	if (strcmp(sc->name, "incline") != 0)
+		return 0;
+	for (int i = 0; i < sc->nbodies && it->slope < 0; ++i)
+		if (sc->bodies[i].shape == LK_SHAPE_BOX && sc->bodies[i].mass <= 0)
+			it->slope = i;
+	if (it->slope < 0)
+		return 0;
+	const double *q = sc->bodies[it->slope].quat;
+	it->axis[0] = 1 - 2 * (q[2] * q[2] + q[3] * q[3]);
+	it->axis[1] = 2 * (q[1] * q[2] + q[0] * q[3]);
+	it->axis[2] = 2 * (q[1] * q[3] - q[0] * q[2]);
+	it->normal[0] = 2 * (q[1] * q[3] + q[0] * q[2]);
+	it->normal[1] = 2 * (q[2] * q[3] - q[0] * q[1]);
+	it->normal[2] = 1 - 2 * (q[1] * q[1] + q[2] * q[2]);
+	double sgn = it->axis[2] > 0 ? -1 : 1;
+	for (int k = 0; k < 3; ++k)
+		it->down[k] = sgn * it->axis[k];
+	double sin_a = -it->down[2], cos_a = hypot(it->down[0], it->down[1]);
+	double g = sqrt(sc->gravity[0] * sc->gravity[0] + sc->gravity[1] * sc->gravity[1] + sc->gravity[2] * sc->gravity[2]);
+	it->steps = steps;
+	it->box = malloc(sizeof(int) * (size_t)sc->nbodies);
+	it->expect = malloc(sizeof(double) * (size_t)sc->nbodies);
+	it->p0 = malloc(sizeof(double) * 3 * (size_t)sc->nbodies);
+	it->t = malloc(sizeof(double) * (size_t)sc->nbodies * (size_t)steps);
+	it->v = malloc(sizeof(double) * (size_t)sc->nbodies * (size_t)steps);
+	it->n = calloc((size_t)sc->nbodies, sizeof(int));
+	if (!it->box || !it->expect || !it->p0 || !it->t || !it->v || !it->n)
+		return -1;
+	for (int i = 0; i < sc->nbodies; ++i) {
+		if (sc->bodies[i].mass <= 0)
+			continue;
+		double mu = lk_sim_pair_friction(sim, i, it->slope);
+		it->box[it->nbox] = i;
+		it->expect[it->nbox] = mu * cos_a < sin_a ? g * (sin_a - mu * cos_a) : NAN;
+		memcpy(&it->p0[3 * it->nbox], sc->bodies[i].pos, 3 * sizeof(double));
+		++it->nbox;
+	}
+	return 0;
+}
+
+/* Records the boxes' velocities down the slope while they are wholly on it (past its end they tip off). */
+static void incline_sample(incline_track *it, const lk_sim *sim, const lk_scene *sc, double t)
+{
+	if (it->slope < 0)
+		return;
+	const lk_scene_body *sl = &sc->bodies[it->slope];
+	for (int b = 0; b < it->nbox; ++b) {
+		const lk_scene_body *bd = &sc->bodies[it->box[b]];
+		lk_pose p;
+		double v[3], w[3], along = 0, vd = 0;
+		lk_sim_pose(sim, it->box[b], &p);
+		lk_sim_velocity(sim, it->box[b], v, w);
+		for (int k = 0; k < 3; ++k) {
+			along += (p.pos[k] - sl->pos[k]) * it->axis[k];
+			vd += v[k] * it->down[k];
+		}
+		if (fabs(along) > sl->size[0] - fmax(bd->size[0], bd->size[2]))
+			continue;
+		int at = b * it->steps + it->n[b]++;
+		it->t[at] = t;
+		it->v[at] = vd;
+	}
+}
+
+/* The least-squares slope of y against x. */
+static double fit_slope(const double *x, const double *y, int n)
+{
+	double mx = 0, my = 0, sxy = 0, sxx = 0;
+	for (int i = 0; i < n; ++i) {
+		mx += x[i] / n;
+		my += y[i] / n;
+	}
+	for (int i = 0; i < n; ++i) {
+		sxy += (x[i] - mx) * (y[i] - my);
+		sxx += (x[i] - mx) * (x[i] - mx);
+	}
+	return sxx > 0 ? sxy / sxx : NAN;
+}
+
+/* The sliders' acceleration, a line fitted to their velocity over the second half of their time on the
+ * slope (the first holds the landing), against the expected one; and how far the resters moved along the
+ * slope (their settling into it is penetration, not creep). */
+static void incline_finish(const incline_track *it, const lk_sim *sim, double *accel_err, double *creep)
+{
+	*accel_err = *creep = NAN;
+	for (int b = 0; it->slope >= 0 && b < it->nbox; ++b) {
+		if (isnan(it->expect[b])) {
+			lk_pose p;
+			lk_sim_pose(sim, it->box[b], &p);
+			double d[3], dn = 0;
+			for (int k = 0; k < 3; ++k) {
+				d[k] = p.pos[k] - it->p0[3 * b + k];
+				dn += d[k] * it->normal[k];
+			}
+			for (int k = 0; k < 3; ++k)
+				d[k] -= dn * it->normal[k];
+			double moved = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+			*creep = isnan(*creep) ? moved : fmax(*creep, moved);
+			continue;
+		}
+		int half = it->n[b] / 2, m = it->n[b] - half;
+		double a = m >= 3 ? fit_slope(&it->t[b * it->steps + half], &it->v[b * it->steps + half], m) : NAN;
+		double e = fabs(a - it->expect[b]) / it->expect[b];
+		/* a slider never seen on the slope long enough counts as wholly wrong */
+		if (isnan(e))
+			e = INFINITY;
+		*accel_err = isnan(*accel_err) ? e : fmax(*accel_err, e);
+	}
+}
+
+/* ---------------------------------------------------------------------------------------------- runs */
+
+/* The median of the last `last` values of v (destroys their order). */
+static double median_tail(double *v, int n, int last)
+{
+	if (last > n)
+		last = n;
+	return lk_cli_median(v + n - last, last);
+}
+
+/* Runs one scene x engine x solver at its budget. conv_step 0: no long solve of a step's problem;
+ * csv_suffix goes into the run's CSV name. */
+static int run_one(run *r, const lk_scene *scene, double seconds, double h, const double *frame_t, int nframes,
+                   int conv_step, const char *outdir, const char *csv_suffix, char *err, size_t esz)
+{
+	lk_sim_def def = {scene, r->engine, r->solver, r->budget, h};
 	lk_sim *sim = NULL;
 	if (lk_sim_create(&def, &sim, err, esz) != LK_OK)
 		return -1;
@@ -102,16 +285,23 @@ static int run_one(run *r, const lk_scene *scene, double seconds, double h, int 
 	if (steps < 1)
 		steps = 1;
 	r->steps = steps;
+	r->budget_value = r->budget;
 	r->solve_ms = calloc((size_t)steps, sizeof(double));
 	r->step_ms = calloc((size_t)steps, sizeof(double));
 	r->res = calloc((size_t)steps, sizeof(double));
 	r->pen = calloc((size_t)steps, sizeof(double));
 	r->energy = calloc((size_t)steps, sizeof(double));
 	r->top_z = calloc((size_t)steps, sizeof(double));
+	r->work = calloc((size_t)steps, sizeof(double));
+	r->joint_err = calloc((size_t)steps, sizeof(double));
 	r->iters = calloc((size_t)steps, sizeof(int));
 	r->frames = calloc((size_t)(nframes > 0 ? nframes : 1) * (size_t)scene->nbodies, sizeof(lk_pose));
-	if (!r->solve_ms || !r->step_ms || !r->res || !r->pen || !r->energy || !r->top_z || !r->iters || !r->frames) {
+	incline_track slope;
+	int slope_ok = incline_begin(&slope, sim, scene, steps) == 0;
+	if (!r->solve_ms || !r->step_ms || !r->res || !r->pen || !r->energy || !r->top_z || !r->work || !r->joint_err ||
+	    !r->iters || !r->frames || !slope_ok) {
 		snprintf(err, esz, "out of memory");
+		incline_free(&slope);
 		lk_sim_destroy(sim);
 		return -1;
 	}
@@ -127,7 +317,7 @@ static int run_one(run *r, const lk_scene *scene, double seconds, double h, int 
 	r->fell = 0;
 	r->fell_at = -1;
 	char label[200];
-	snprintf(label, sizeof label, "%s/%s/%s", scene->name, lk_engine_name(r->engine), r->solver);
+	snprintf(label, sizeof label, "%s/%s/%s@%d", scene->name, lk_engine_name(r->engine), r->solver, r->budget);
 	for (int k = 0; k < steps; ++k) {
 		lk_engine_step_stats st;
 		memset(&st, 0, sizeof st);
@@ -135,6 +325,7 @@ static int run_one(run *r, const lk_scene *scene, double seconds, double h, int 
 			lk_sim_capture_next(sim);
 		if (lk_sim_step(sim, &st) != LK_OK) {
 			snprintf(err, esz, "step %d failed", k);
+			incline_free(&slope);
 			lk_sim_destroy(sim);
 			return -1;
 		}
@@ -142,10 +333,14 @@ static int run_one(run *r, const lk_scene *scene, double seconds, double h, int 
 		r->step_ms[k] = 1e3 * st.step_seconds;
 		r->res[k] = st.res_after;
 		r->iters[k] = st.iterations;
+		r->work[k] = st.work;
 		r->pen[k] = lk_sim_max_penetration(sim);
 		r->energy[k] = lk_sim_kinetic_energy(sim);
+		for (int j = 0; j < scene->njoints; ++j)
+			r->joint_err[k] = fmax(r->joint_err[k], lk_sim_joint_error(sim, j));
 		r->fallbacks = (int)st.fallback_total;
 		double t = (k + 1) * h;
+		incline_sample(&slope, sim, scene, t);
 		if (scene->stack_top >= 0) {
 			lk_pose p;
 			lk_sim_pose(sim, scene->stack_top, &p);
@@ -169,10 +364,11 @@ static int run_one(run *r, const lk_scene *scene, double seconds, double h, int 
 			/* an engine's own solver has no lcpkit configuration to replay */
 			lk_problem *p = lk_config_parse(r->solver, &cfg, e2, sizeof e2) == LK_OK ? lk_sim_take_captured(sim) : NULL;
 			if (p) {
-				/* every method gets the work of 200 PGS sweeps (row updates / rows), the unit in which
-				 * Silcowitz et al. measure PGS-SM's time; enough outer iterations for that */
+				/* every method gets the work of 200 PGS sweeps, the unit in which Silcowitz et al. measure
+				 * PGS-SM's time: a budget of 200 sweep-equivalents, whatever the spec's own limits */
 				const int cap = 4096;
-				cfg.max_iterations = 200;
+				cfg.budget = 200;
+				cfg.max_iterations = 1000000;
 				cfg.tol_abs = 0;
 				lk_history h2 = {calloc(cap, sizeof(lk_history_entry)), cap, 0};
 				int rows = lk_problem_row_count(p);
@@ -209,6 +405,8 @@ static int run_one(run *r, const lk_scene *scene, double seconds, double h, int 
 			lk_sim_pose(sim, b, &r->frames[(size_t)frame * scene->nbodies + b]);
 		++frame;
 	}
+	incline_finish(&slope, sim, &r->accel_err, &r->creep);
+	incline_free(&slope);
 	lk_sim_destroy(sim);
 
 	double *tmp = malloc(sizeof(double) * (size_t)steps);
@@ -224,20 +422,32 @@ static int run_one(run *r, const lk_scene *scene, double seconds, double h, int 
 	MEDIAN(solve_ms, r->solve_ms_median);
 	MEDIAN(step_ms, r->step_ms_median);
 	MEDIAN(res, r->res_median);
+	MEDIAN(work, r->work_median);
 	for (int k = 0; k < steps; ++k)
 		tmp[k] = r->iters[k];
 	r->iterations = lk_cli_median(tmp, steps);
+	/* "at rest" and "at the end": the last second of the run, or all of a shorter one */
+	int last = (int)lround(1.0 / h);
+	memcpy(tmp, r->pen, sizeof(double) * (size_t)steps);
+	r->pen_rest = median_tail(tmp, steps, last);
 	free(tmp);
 	r->res_max = 0;
 	r->max_penetration = 0;
+	r->joint_err_max = scene->njoints > 0 ? 0 : NAN;
 	for (int k = 0; k < steps; ++k) {
 		r->res_max = fmax(r->res_max, r->res[k]);
 		r->max_penetration = fmax(r->max_penetration, r->pen[k]);
+		if (scene->njoints > 0 && k >= steps - last)
+			r->joint_err_max = fmax(r->joint_err_max, r->joint_err[k]);
 	}
 	r->energy_end = r->energy[steps - 1];
+	if (scene->stack_top < 0)
+		r->top_drift = NAN;
+	r->standing = scene->stack_top < 0 ? NAN : r->fell ? r->fell_at : steps * h;
 
 	/* the run's CSV */
-	snprintf(r->csv, sizeof r->csv, "%s/%s-%s-%s.csv", outdir, scene->name, lk_engine_name(r->engine), r->solver);
+	snprintf(r->csv, sizeof r->csv, "%s/%s-%s-%s%s.csv", outdir, scene->name, lk_engine_name(r->engine), r->solver,
+	         csv_suffix);
 	for (char *c = r->csv + strlen(outdir) + 1; *c; ++c)
 		if (*c == ':' || *c == ',' || *c == '=' || *c == '/')
 			*c = '_';
@@ -246,10 +456,12 @@ static int run_one(run *r, const lk_scene *scene, double seconds, double h, int 
 		snprintf(err, esz, "cannot write %s", r->csv);
 		return -1;
 	}
-	fprintf(f, "step,time,solver_ms,step_ms,iterations,res,max_penetration,kinetic_energy,top_height\n");
+	fprintf(f, "step,time,solver_ms,step_ms,iterations,res,max_penetration,kinetic_energy,top_height,work,"
+	           "joint_error\n");
 	for (int k = 0; k < steps; ++k)
-		fprintf(f, "%d,%.6f,%.6f,%.6f,%d,%.9g,%.9g,%.9g,%.9g\n", k + 1, (k + 1) * h, r->solve_ms[k], r->step_ms[k],
-		        r->iters[k], r->res[k], r->pen[k], r->energy[k], r->top_z[k]);
+		fprintf(f, "%d,%.6f,%.6f,%.6f,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", k + 1, (k + 1) * h, r->solve_ms[k],
+		        r->step_ms[k], r->iters[k], r->res[k], r->pen[k], r->energy[k], r->top_z[k], r->work[k],
+		        r->joint_err[k]);
 	if (fclose(f) != 0) {
 		snprintf(err, esz, "cannot write %s", r->csv);
 		return -1;
@@ -265,100 +477,194 @@ static void free_run(run *r)
 	free(r->pen);
 	free(r->energy);
 	free(r->top_z);
+	free(r->work);
+	free(r->joint_err);
 	free(r->iters);
 	free(r->frames);
 	free(r->conv_res);
 	free(r->conv_work);
 }
 
-static void print_table(FILE *f, run *runs, int nruns, int markdown)
+/* A number column of the tables, summary.csv and the JSON; NAN reads '-' in a table, empty in a CSV and null
+ * in the JSON. */
+typedef struct column {
+	const char *head; /* in the tables; NULL: in the CSV and the JSON only */
+	const char *key;  /* in the CSV and the JSON */
+	int width;
+	const char *fmt;  /* in the tables */
+	size_t at;        /* offsetof(run, the double) */
+} column;
+
+#define COL(head, key, width, fmt, field) {head, key, width, fmt, offsetof(run, field)}
+
+static const column compare_cols[] = {
+	COL(NULL, "budget", 0, NULL, budget_value),
+	COL("solver ms", "solver_ms_median", 9, "%.3f", solve_ms_median),
+	COL("step ms", "step_ms_median", 9, "%.3f", step_ms_median),
+	COL("work", "work", 5, "%.1f", work_median),
+	COL(NULL, "iterations", 0, NULL, iterations),
+	COL("RES median", "res_median", 10, "%.2e", res_median),
+	COL("RES max", "res_max", 10, "%.2e", res_max),
+	COL("max pen. m", "max_penetration", 10, "%.4f", max_penetration),
+	COL("pen. rest m", "penetration_rest", 11, "%.4f", pen_rest),
+	COL("joint err m", "joint_error", 11, "%.2e", joint_err_max),
+	COL("accel err", "accel_error", 9, "%.3f", accel_err),
+	COL("creep m", "creep", 9, "%.2e", creep),
+	COL("KE end J", "kinetic_energy_end", 10, "%.3g", energy_end),
+	COL("top drift m", "top_drift", 11, "%.4f", top_drift),
+};
+
+static const column frontier_cols[] = {
+	COL("budget", "budget", 6, "%.0f", budget_value),
+	COL("work", "work", 5, "%.1f", work_median),
+	COL(NULL, "iterations", 0, NULL, iterations),
+	COL("solver ms", "solver_ms_median", 9, "%.3f", solve_ms_median),
+	COL(NULL, "step_ms_median", 0, NULL, step_ms_median),
+	COL("standing s", "seconds_standing", 10, "%.2f", standing),
+	COL("top drift m", "top_drift", 11, "%.4f", top_drift),
+	COL("pen. rest m", "penetration_rest", 11, "%.4f", pen_rest),
+	COL(NULL, "max_penetration", 0, NULL, max_penetration),
+	COL("joint err m", "joint_error", 11, "%.2e", joint_err_max),
+	COL("accel err", "accel_error", 9, "%.3f", accel_err),
+	COL(NULL, "creep", 0, NULL, creep),
+};
+
+#define NCOLS(c) ((int)(sizeof c / sizeof c[0]))
+
+static double column_value(const run *r, const column *c)
 {
-	const char *hdr[] = {"scene", "engine", "solver", "solver ms", "step ms", "iters", "RES median", "RES max",
-	                     "max pen. m", "KE end J", "top drift m", "fell"};
-	if (markdown) {
-		fprintf(f, "|");
-		for (int i = 0; i < 12; ++i)
-			fprintf(f, " %s |", hdr[i]);
-		fprintf(f, "\n|");
-		for (int i = 0; i < 12; ++i)
-			fprintf(f, "%s", i < 3 ? "---|" : "---:|");
-		fprintf(f, "\n");
-	}
+	return *(const double *)((const char *)r + c->at);
+}
+
+/* The text of the last column: whether and when a stack fell, or whether a point is on the frontier. */
+typedef void (*tail_fn)(const run *r, char *buf, size_t n);
+
+static void tail_fell(const run *r, char *buf, size_t n)
+{
+	if (r->scene->stack_top < 0)
+		snprintf(buf, n, "-");
+	else if (r->fell)
+		snprintf(buf, n, "at %.2f s", r->fell_at);
+	else
+		snprintf(buf, n, "no");
+}
+
+static void tail_pareto(const run *r, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s", r->pareto ? "yes" : "");
+}
+
+/* The runs as a table, plain (columns padded) or Markdown: scene, engine, solver, the columns with a
+ * heading, and the tail column. */
+static void print_table(FILE *f, const run *runs, int nruns, const column *cols, int ncols, const char *tail_head,
+                        tail_fn tail, int markdown)
+{
 	int sw = 14, vw = 13; /* column widths that fit the longest scene and solver spec */
 	for (int i = 0; i < nruns; ++i) {
 		sw = (int)fmax(sw, (double)strlen(runs[i].scene->spec));
 		vw = (int)fmax(vw, (double)strlen(runs[i].solver));
 	}
-	if (!markdown)
-		fprintf(f, "%-*s %-7s %-*s %9s %9s %6s %10s %10s %10s %10s %11s %s\n", sw, hdr[0], hdr[1], vw, hdr[2], hdr[3],
-		        hdr[4], hdr[5], hdr[6], hdr[7], hdr[8], hdr[9], hdr[10], hdr[11]);
+	if (markdown) {
+		fprintf(f, "| scene | engine | solver |");
+		for (int c = 0; c < ncols; ++c)
+			if (cols[c].head)
+				fprintf(f, " %s |", cols[c].head);
+		fprintf(f, " %s |\n|---|---|---|", tail_head);
+		for (int c = 0; c < ncols; ++c)
+			if (cols[c].head)
+				fprintf(f, "---:|");
+		fprintf(f, "---|\n");
+	} else {
+		fprintf(f, "%-*s %-7s %-*s", sw, "scene", "engine", vw, "solver");
+		for (int c = 0; c < ncols; ++c)
+			if (cols[c].head)
+				fprintf(f, " %*s", cols[c].width, cols[c].head);
+		fprintf(f, " %s\n", tail_head);
+	}
 	for (int i = 0; i < nruns; ++i) {
-		run *r = &runs[i];
-		char fell[32];
-		if (r->scene->stack_top < 0)
-			snprintf(fell, sizeof fell, "-");
-		else if (r->fell)
-			snprintf(fell, sizeof fell, "at %.2f s", r->fell_at);
-		else
-			snprintf(fell, sizeof fell, "no");
-		char drift[32];
-		if (r->scene->stack_top < 0)
-			snprintf(drift, sizeof drift, "-");
-		else
-			snprintf(drift, sizeof drift, "%.4f", r->top_drift);
+		const run *r = &runs[i];
 		if (markdown)
-			fprintf(f, "| %s | %s | %s | %.3f | %.3f | %.0f | %.2e | %.2e | %.4f | %.3g | %s | %s |\n",
-			        r->scene->spec, lk_engine_name(r->engine), r->solver, r->solve_ms_median, r->step_ms_median,
-			        r->iterations, r->res_median, r->res_max, r->max_penetration, r->energy_end, drift, fell);
+			fprintf(f, "| %s | %s | %s |", r->scene->spec, lk_engine_name(r->engine), r->solver);
 		else
-			fprintf(f, "%-*s %-7s %-*s %9.3f %9.3f %6.0f %10.2e %10.2e %10.4f %10.3g %11s %s\n", sw, r->scene->spec,
-			        lk_engine_name(r->engine), vw, r->solver, r->solve_ms_median, r->step_ms_median, r->iterations,
-			        r->res_median, r->res_max, r->max_penetration, r->energy_end, drift, fell);
+			fprintf(f, "%-*s %-7s %-*s", sw, r->scene->spec, lk_engine_name(r->engine), vw, r->solver);
+		for (int c = 0; c < ncols; ++c) {
+			if (!cols[c].head)
+				continue;
+			char v[32] = "-";
+			double x = column_value(r, &cols[c]);
+			if (!isnan(x))
+				snprintf(v, sizeof v, cols[c].fmt, x);
+			if (markdown)
+				fprintf(f, " %s |", v);
+			else
+				fprintf(f, " %*s", cols[c].width, v);
+		}
+		char t[64];
+		tail(r, t, sizeof t);
+		fprintf(f, markdown ? " %s |\n" : " %s\n", t);
 	}
 }
 
-static void print_json(run *runs, int nruns, const char *outdir)
+/* The runs as CSV, one row each: scene, engine, solver, every column, fell_at and the tail. */
+static int write_csv(const char *path, const run *runs, int nruns, const column *cols, int ncols,
+                     const char *tail_key, tail_fn tail)
 {
-	printf("{\"out\": ");
-	lk_cli_json_string(stdout, outdir);
-	printf(", \"runs\": [");
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "scene,engine,solver");
+	for (int c = 0; c < ncols; ++c)
+		fprintf(f, ",%s", cols[c].key);
+	fprintf(f, ",fell_at,%s\n", tail_key);
 	for (int i = 0; i < nruns; ++i) {
-		run *r = &runs[i];
-		printf("%s\n  {\"scene\": ", i ? "," : "");
-		lk_cli_json_string(stdout, r->scene->spec);
-		printf(", \"engine\": ");
-		lk_cli_json_string(stdout, lk_engine_name(r->engine));
-		printf(", \"solver\": ");
-		lk_cli_json_string(stdout, r->solver);
-		printf(", \"steps\": %d, \"solver_ms_median\": ", r->steps);
-		lk_cli_json_number(stdout, r->solve_ms_median);
-		printf(", \"step_ms_median\": ");
-		lk_cli_json_number(stdout, r->step_ms_median);
-		printf(", \"iterations\": ");
-		lk_cli_json_number(stdout, r->iterations);
-		printf(", \"res_median\": ");
-		lk_cli_json_number(stdout, r->res_median);
-		printf(", \"res_max\": ");
-		lk_cli_json_number(stdout, r->res_max);
-		printf(", \"max_penetration\": ");
-		lk_cli_json_number(stdout, r->max_penetration);
-		printf(", \"kinetic_energy_end\": ");
-		lk_cli_json_number(stdout, r->energy_end);
-		printf(", \"top_drift\": ");
-		if (r->scene->stack_top >= 0)
-			lk_cli_json_number(stdout, r->top_drift);
-		else
-			printf("null");
-		printf(", \"fell\": %s, \"fell_at\": ", r->fell ? "true" : "false");
+		const run *r = &runs[i];
+		/* specs hold commas: quoted */
+		fprintf(f, "\"%s\",%s,\"%s\"", r->scene->spec, lk_engine_name(r->engine), r->solver);
+		for (int c = 0; c < ncols; ++c) {
+			double x = column_value(r, &cols[c]);
+			if (isnan(x))
+				fprintf(f, ",");
+			else
+				fprintf(f, ",%.9g", x);
+		}
+		char t[64];
+		tail(r, t, sizeof t);
 		if (r->fell)
-			lk_cli_json_number(stdout, r->fell_at);
+			fprintf(f, ",%.9g,%s\n", r->fell_at, t);
 		else
-			printf("null");
-		printf(", \"fallbacks\": %d, \"csv\": ", r->fallbacks);
-		lk_cli_json_string(stdout, r->csv);
-		printf("}");
+			fprintf(f, ",,%s\n", t);
 	}
-	printf("\n]}\n");
+	return fclose(f) == 0 ? 0 : -1;
+}
+
+static void print_json(FILE *f, const run *runs, int nruns, const column *cols, int ncols, const char *outdir,
+                       int frontier)
+{
+	fprintf(f, "{\"out\": ");
+	lk_cli_json_string(f, outdir);
+	fprintf(f, ", \"%s\": [", frontier ? "points" : "runs");
+	for (int i = 0; i < nruns; ++i) {
+		const run *r = &runs[i];
+		fprintf(f, "%s\n  {\"scene\": ", i ? "," : "");
+		lk_cli_json_string(f, r->scene->spec);
+		fprintf(f, ", \"engine\": ");
+		lk_cli_json_string(f, lk_engine_name(r->engine));
+		fprintf(f, ", \"solver\": ");
+		lk_cli_json_string(f, r->solver);
+		fprintf(f, ", \"steps\": %d", r->steps);
+		for (int c = 0; c < ncols; ++c) {
+			fprintf(f, ", \"%s\": ", cols[c].key);
+			lk_cli_json_number(f, column_value(r, &cols[c]));
+		}
+		fprintf(f, ", \"fell\": %s, \"fell_at\": ", r->fell ? "true" : "false");
+		lk_cli_json_number(f, r->fell ? r->fell_at : NAN);
+		if (frontier)
+			fprintf(f, ", \"pareto\": %s", r->pareto ? "true" : "false");
+		fprintf(f, ", \"fallbacks\": %d, \"csv\": ", r->fallbacks);
+		lk_cli_json_string(f, r->csv);
+		fprintf(f, "}");
+	}
+	fprintf(f, "\n]}\n");
 }
 
 static int parse_times(const char *s, double *t, int max)
@@ -387,6 +693,9 @@ typedef struct compare_opts {
 	double seconds; /* simulated time per run; 0: each scene's default */
 	double hz;
 	int iters, json, pictures;
+	int frontier;        /* --frontier: every run at every budget, outcome against solver time */
+	const char *budgets_arg;
+	int iters_given;
 } compare_opts;
 
 /* The runs the options ask for, scene by scene (scene x engine x solver), and what they share. */
@@ -401,6 +710,7 @@ typedef struct compare_plan {
 	double frame_t[16];  /* --frames */
 	int nframes;         /* 0: each scene's default picture times */
 	double h;
+	int budgets[MAX_BUDGETS], nbudgets; /* --frontier's budgets; else --iters alone */
 } compare_plan;
 
 /* What a scene's runs share: simulated time, steps, the step whose problem is solved again for the plot of
@@ -415,7 +725,8 @@ typedef struct scene_times {
 /* Reads the command line into o: -1 to go on, else the exit status (--help printed, or a usage error). */
 static int parse_options(int argc, char **argv, compare_opts *o)
 {
-	*o = (compare_opts){DEFAULT_SCENES, DEFAULT_SOLVERS, "both", "lcpkit-report", NULL, 0, 60, 20, 0, 1};
+	*o = (compare_opts){.scene_list = NULL, .solver_list = NULL, .engine_arg = "both", .outdir = "lcpkit-report",
+	                    .hz = 60, .iters = 20, .pictures = 1, .budgets_arg = FRONTIER_BUDGETS};
 	for (int i = 1; i < argc; ++i) {
 		const char *a = argv[i], *v = NULL;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -428,6 +739,10 @@ static int parse_options(int argc, char **argv, compare_opts *o)
 		}
 		if (!strcmp(a, "--no-pictures")) {
 			o->pictures = 0;
+			continue;
+		}
+		if (!strcmp(a, "--frontier")) {
+			o->frontier = 1;
 			continue;
 		}
 		if (a[0] != '-' || !(v = lk_cli_value("compare", argc, argv, &i))) {
@@ -445,6 +760,8 @@ static int parse_options(int argc, char **argv, compare_opts *o)
 			o->outdir = v;
 		else if (!strcmp(a, "--frames"))
 			o->frames_arg = v;
+		else if (!strcmp(a, "--budgets"))
+			o->budgets_arg = v;
 		else if (!strcmp(a, "--time")) {
 			if (!lk_cli_double(v, &o->seconds) || o->seconds <= 0 || o->seconds > 3600) {
 				lk_cli_error("compare", "--time needs seconds in (0, 3600], got '%s'", v);
@@ -460,12 +777,36 @@ static int parse_options(int argc, char **argv, compare_opts *o)
 				lk_cli_error("compare", "--iters needs a whole number in [1, 100000], got '%s'", v);
 				return LK_EXIT_USAGE;
 			}
+			o->iters_given = 1;
 		} else {
 			lk_cli_error("compare", "unknown option '%s' (see lcpkit compare --help)", a);
 			return LK_EXIT_USAGE;
 		}
 	}
+	if (o->frontier && o->iters_given) {
+		lk_cli_error("compare", "--frontier runs every budget of --budgets; leave out --iters");
+		return LK_EXIT_USAGE;
+	}
+	if (!o->scene_list)
+		o->scene_list = o->frontier ? FRONTIER_SCENES : DEFAULT_SCENES;
+	if (!o->solver_list)
+		o->solver_list = o->frontier ? FRONTIER_SOLVERS : DEFAULT_SOLVERS;
+	if (o->frontier && o->seconds <= 0)
+		o->seconds = FRONTIER_SECONDS;
 	return -1;
+}
+
+/* --budgets: whole numbers in [1, 100000]. */
+static int parse_budgets(const char *arg, int *out)
+{
+	double v[MAX_BUDGETS];
+	int n = parse_times(arg, v, MAX_BUDGETS);
+	for (int i = 0; i < n; ++i) {
+		if (v[i] < 1 || v[i] > 100000 || v[i] != floor(v[i]))
+			return -1;
+		out[i] = (int)v[i];
+	}
+	return n;
 }
 
 /* The solver a spec names on an engine: 'own' is the engine's default. */
@@ -508,7 +849,18 @@ static int plan_runs(const compare_opts *o, compare_plan *p)
 			return LK_EXIT_USAGE;
 		}
 	}
-	p->runs = calloc((size_t)p->nscenes * p->nengines * p->nsolvers, sizeof *p->runs);
+	if (o->frontier) {
+		p->nbudgets = parse_budgets(o->budgets_arg, p->budgets);
+		if (p->nbudgets <= 0) {
+			lk_cli_error("compare", "--budgets needs up to %d whole numbers in [1, 100000] like 2,5,10, got '%s'",
+			             MAX_BUDGETS, o->budgets_arg);
+			return LK_EXIT_USAGE;
+		}
+	} else {
+		p->budgets[0] = o->iters;
+		p->nbudgets = 1;
+	}
+	p->runs = calloc((size_t)p->nscenes * p->nengines * p->nsolvers * p->nbudgets, sizeof *p->runs);
 	if (!p->runs)
 		return LK_EXIT_FAIL;
 	for (int v = 0; v < p->nsolvers; ++v) {
@@ -528,11 +880,14 @@ static int plan_runs(const compare_opts *o, compare_plan *p)
 				const char *name = solver_on(p->solver_specs[v], p->engines[e]);
 				if (lk_sim_check_solver((lk_engine)p->engines[e], name, err, sizeof err) != LK_OK)
 					continue;
-				run *r = &p->runs[p->nruns++];
-				r->scene = p->scenes[s];
-				r->scene_index = s;
-				r->engine = (lk_engine)p->engines[e];
-				snprintf(r->solver, sizeof r->solver, "%s", name);
+				for (int b = 0; b < p->nbudgets; ++b) {
+					run *r = &p->runs[p->nruns++];
+					r->scene = p->scenes[s];
+					r->scene_index = s;
+					r->engine = (lk_engine)p->engines[e];
+					r->budget = p->budgets[b];
+					snprintf(r->solver, sizeof r->solver, "%s", name);
+				}
 			}
 	if (o->frames_arg) {
 		p->nframes = parse_times(o->frames_arg, p->frame_t, 16);
@@ -575,7 +930,12 @@ static int run_all(const compare_opts *o, compare_plan *p)
 		run *r = &p->runs[i];
 		const lk_scene *sc = r->scene;
 		scene_times st = times_of(o, p, sc);
-		if (run_one(r, sc, st.t, p->h, o->iters, st.ft, st.nf, st.conv_step, o->outdir, err, sizeof err) != 0) {
+		char suffix[32] = "";
+		if (o->frontier)
+			snprintf(suffix, sizeof suffix, "-budget%d", r->budget);
+		/* the frontier's runs need neither pictures nor the long solve of one step */
+		if (run_one(r, sc, st.t, p->h, st.ft, o->frontier ? 0 : st.nf, o->frontier ? 0 : st.conv_step, o->outdir,
+		            suffix, err, sizeof err) != 0) {
 			lk_cli_error("compare", "%s on %s with %s: %s", sc->spec, lk_engine_name(r->engine), r->solver, err);
 			return LK_EXIT_FAIL;
 		}
@@ -597,12 +957,13 @@ static void plot_convergence(const compare_opts *o, const run *runs, int cnt, co
 		if (!q->conv_res)
 			continue;
 		snprintf(names[ns], sizeof names[ns], "%s %s", lk_engine_name(q->engine), q->solver);
-		ser[ns] = (lk_series){names[ns], q->conv_n, q->conv_work, q->conv_res};
+		ser[ns] = (lk_series){.name = names[ns], .n = q->conv_n, .x = q->conv_work, .y = q->conv_res};
 		++ns;
 	}
 	snprintf(path, sizeof path, "%s/%s-convergence.png", o->outdir, sc->name);
 	snprintf(title, sizeof title, "%s: RES against work on the problem of step %d", sc->spec, st->conv_step);
-	lk_plot pl = {title, "work (PGS sweeps: row updates / rows)", "RES", 1, 900, 520};
+	lk_plot pl = {.title = title, .xlabel = "work (PGS sweeps: row updates / rows)", .ylabel = "RES", .log_y = 1,
+	              .width = 900, .height = 520};
 	if (ns > 0 && lk_plot_png(path, &pl, ser, ns) != LK_OK)
 		lk_cli_error("compare", "cannot write %s", path);
 }
@@ -620,11 +981,11 @@ static void plot_residual(const compare_opts *o, double h, const run *runs, int 
 	char names[MAX_ITEMS * LK_ENGINE_COUNT][200], path[1024], title[256];
 	for (int k = 0; k < cnt; ++k) {
 		snprintf(names[k], sizeof names[k], "%s %s", lk_engine_name(runs[k].engine), runs[k].solver);
-		ser[k] = (lk_series){names[k], runs[k].steps, ts, runs[k].res};
+		ser[k] = (lk_series){.name = names[k], .n = runs[k].steps, .x = ts, .y = runs[k].res};
 	}
 	snprintf(path, sizeof path, "%s/%s-residual.png", o->outdir, sc->name);
-	snprintf(title, sizeof title, "%s: RES after each step (%d iterations)", sc->spec, o->iters);
-	lk_plot pl = {title, "time (s)", "RES", 1, 900, 520};
+	snprintf(title, sizeof title, "%s: RES after each step (budget %d)", sc->spec, o->iters);
+	lk_plot pl = {.title = title, .xlabel = "time (s)", .ylabel = "RES", .log_y = 1, .width = 900, .height = 520};
 	if (lk_plot_png(path, &pl, ser, cnt) != LK_OK)
 		lk_cli_error("compare", "cannot write %s", path);
 	free(ts);
@@ -685,15 +1046,21 @@ static int write_report(const compare_opts *o, const compare_plan *p)
 	snprintf(path, sizeof path, "%s/report.md", o->outdir);
 	FILE *f = fopen(path, "w");
 	if (f) {
-		fprintf(f, "# lcpkit compare\n\nSettings: %d iterations per step, %g Hz, engines:", o->iters, o->hz);
+		fprintf(f, "# lcpkit compare\n\nSettings: a budget of %d sweep-equivalents per step (the engines' own solvers: %d "
+		           "iterations), %g Hz, engines:", o->iters, o->iters, o->hz);
 		for (int e = 0; e < p->nengines; ++e)
 			fprintf(f, " %s", lk_engine_name((lk_engine)p->engines[e]));
 		fprintf(f, ". Times are medians over the steps of each run.\n\n");
-		print_table(f, p->runs, p->ndone, 1);
-		fprintf(f, "\nColumns: solver ms is the constraint solve alone, step ms the whole engine step; RES is the\n"
-		           "natural residual ||lambda - mid(lo, lambda - w, hi)|| of the step's own rows after the solve;\n"
-		           "max pen. the deepest contact penetration; KE end the kinetic energy at the end; top drift the\n"
-		           "horizontal displacement of the top body; fell the time the top sank by half its height.\n\n");
+		print_table(f, p->runs, p->ndone, compare_cols, NCOLS(compare_cols), "fell", tail_fell, 1);
+		fprintf(f, "\nColumns: solver ms is the constraint solve alone, step ms the whole engine step; work the\n"
+		           "sweep-equivalents spent per step (the engines' own solvers: their iterations); RES is the natural\n"
+		           "residual ||lambda - mid(lo, lambda - w, hi)|| of the step's own rows after the solve; max pen. the\n"
+		           "deepest contact penetration, pen. rest the median over the last second of each step's deepest;\n"
+		           "joint err the largest distance over the last second between the two bodies' anchor points of a\n"
+		           "joint; accel err the worst relative error of the incline's sliding boxes' acceleration against\n"
+		           "g (sin a - mu cos a), creep the farthest a box that should rest moved; KE end the kinetic energy at\n"
+		           "the end; top drift the horizontal displacement of the top body; fell the time the top sank by\n"
+		           "half its height. All of it, at full precision, is in summary.csv.\n\n");
 		for (int s = 0; s < p->nscenes; ++s) {
 			fprintf(f, "## %s\n\n", p->scenes[s]->spec);
 			fprintf(f, "![residual over the steps](%s-residual.png)\n\n", p->scenes[s]->name);
@@ -707,8 +1074,180 @@ static int write_report(const compare_opts *o, const compare_plan *p)
 		lk_cli_error("compare", "cannot write %s", path);
 		rc = LK_EXIT_FAIL;
 	}
+	snprintf(path, sizeof path, "%s/summary.csv", o->outdir);
+	if (write_csv(path, p->runs, p->ndone, compare_cols, NCOLS(compare_cols), "fell", tail_fell) != 0) {
+		lk_cli_error("compare", "cannot write %s", path);
+		rc = LK_EXIT_FAIL;
+	}
 	if (!o->json)
 		printf("\nreport: %s/report.md\n", o->outdir);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------------------------ frontier */
+
+/* What a scene's frontier measures a run by; col.head is the plot's y axis. */
+typedef struct outcome {
+	column col;
+	int higher_better, log_y;
+} outcome;
+
+static const outcome *outcome_of(const lk_scene *sc)
+{
+	static const outcome o[] = {
+		{COL("acceleration error of the sliders, relative (lower is better)", "accel_error", 0, NULL, accel_err), 0, 1},
+		{COL("joint error over the last second, m (lower is better)", "joint_error", 0, NULL, joint_err_max), 0, 1},
+		{COL("seconds standing (higher is better)", "seconds_standing", 0, NULL, standing), 1, 0},
+		{COL("penetration at rest, m (lower is better)", "penetration_rest", 0, NULL, pen_rest), 0, 1},
+	};
+	if (!strcmp(sc->name, "incline"))
+		return &o[0];
+	if (sc->njoints > 0)
+		return &o[1];
+	if (sc->stack_top >= 0)
+		return &o[2];
+	return &o[3];
+}
+
+/* Marks the points no other point beats in both solver time and outcome; idx receives them by solver time. */
+static int mark_pareto(run *runs, int cnt, int higher_better, int *idx)
+{
+	/* by solver time, and at equal time the better outcome first (insertion: a few hundred points) */
+	for (int i = 0; i < cnt; ++i) {
+		int k = i;
+		for (; k > 0; --k) {
+			const run *a = &runs[idx[k - 1]], *b = &runs[i];
+			double d = higher_better ? b->outcome - a->outcome : a->outcome - b->outcome;
+			if (a->solve_ms_median < b->solve_ms_median || (a->solve_ms_median == b->solve_ms_median && !(d > 0)))
+				break;
+			idx[k] = idx[k - 1];
+		}
+		idx[k] = i;
+	}
+	double best = higher_better ? -INFINITY : INFINITY;
+	int n = 0;
+	for (int i = 0; i < cnt; ++i) {
+		run *r = &runs[idx[i]];
+		if (isnan(r->outcome) || !(higher_better ? r->outcome > best : r->outcome < best))
+			continue;
+		best = r->outcome;
+		r->pareto = 1;
+		idx[n++] = idx[i];
+	}
+	return n;
+}
+
+/* DIR/frontier-SCENE-ENGINE.png: outcome against solver time, a line per solver through its budgets and the
+ * Pareto frontier as a step line (what the best solver reaches at that time or less). */
+static int plot_frontier(const compare_opts *o, const compare_plan *p, const run *runs, int cnt, const int *front,
+                         int nfront, char *path, size_t path_size)
+{
+	const lk_scene *sc = runs[0].scene;
+	const outcome *oc = outcome_of(sc);
+	lk_series ser[MAX_ITEMS + 1];
+	const char *labels[MAX_ITEMS * MAX_BUDGETS];
+	char lbuf[MAX_ITEMS * MAX_BUDGETS][16];
+	/* the step line has up to two points per frontier point */
+	double *x = malloc(sizeof(double) * (size_t)(2 * cnt + 4 * nfront + 1));
+	if (!x)
+		return -1;
+	double *y = x + cnt, *fx = y + cnt, *fy = fx + 2 * nfront;
+	int ns = 0;
+	for (int first = 0, last; first < cnt; first = last + 1) {
+		for (last = first; last + 1 < cnt && !strcmp(runs[last + 1].solver, runs[first].solver); ++last)
+			;
+		for (int k = first; k <= last; ++k) {
+			x[k] = runs[k].solve_ms_median;
+			y[k] = runs[k].outcome;
+			snprintf(lbuf[k], sizeof lbuf[k], "%d", runs[k].budget);
+			labels[k] = lbuf[k];
+		}
+		ser[ns++] = (lk_series){.name = runs[first].solver, .n = last - first + 1, .x = x + first, .y = y + first,
+		                        .labels = labels + first, .markers = 1};
+	}
+	int nf = 0;
+	for (int i = 0; i < nfront; ++i) {
+		if (i > 0) {
+			fx[nf] = runs[front[i]].solve_ms_median;
+			fy[nf++] = runs[front[i - 1]].outcome;
+		}
+		fx[nf] = runs[front[i]].solve_ms_median;
+		fy[nf++] = runs[front[i]].outcome;
+	}
+	if (nf > 0)
+		ser[ns++] = (lk_series){.name = "Pareto frontier", .n = nf, .x = fx, .y = fy, .underlay = 1};
+	char title[256], budgets[128] = "";
+	for (int b = 0; b < p->nbudgets; ++b)
+		snprintf(budgets + strlen(budgets), sizeof budgets - strlen(budgets), "%s%d", b ? "," : "", p->budgets[b]);
+	snprintf(path, path_size, "%s/frontier-%s-%s.png", o->outdir, sc->name, lk_engine_name(runs[0].engine));
+	snprintf(title, sizeof title, "%s in %s, %g s: budgets %s sweep-equivalents per step", sc->spec,
+	         lk_engine_name(runs[0].engine), runs[0].steps * p->h, budgets);
+	lk_plot pl = {.title = title, .xlabel = "solver ms per step (median)", .ylabel = oc->col.head,
+	              .log_y = oc->log_y, .log_x = 1, .width = 1000, .height = 560};
+	if (oc->higher_better) {
+		/* seconds standing run from 0 to the run's time, with room for the labels of those that never fell */
+		pl.ymin = 0;
+		pl.ymax = 1.08 * runs[0].steps * p->h;
+	}
+	int rc = lk_plot_png(path, &pl, ser, ns) == LK_OK ? 0 : -1;
+	if (rc != 0)
+		lk_cli_error("compare", "cannot write %s", path);
+	free(x);
+	return rc;
+}
+
+/* The frontier of the finished runs: each scene and engine's outcome and Pareto points, the table on stdout
+ * (or the JSON), frontier.csv, frontier.json and the plots. LK_EXIT_FAIL if a file cannot be written. */
+static int write_frontier(const compare_opts *o, compare_plan *p)
+{
+	int rc = LK_EXIT_OK, nplots = 0;
+	int *idx = malloc(sizeof(int) * (size_t)(p->ndone > 0 ? p->ndone : 1));
+	char(*plots)[1024] = malloc(sizeof *plots * (size_t)(p->nscenes * p->nengines));
+	if (!idx || !plots) {
+		free(idx);
+		free(plots);
+		return LK_EXIT_FAIL;
+	}
+	for (int first = 0, last; first < p->ndone; first = last + 1) {
+		run *g = &p->runs[first];
+		for (last = first; last + 1 < p->ndone && p->runs[last + 1].scene == g->scene &&
+		                   p->runs[last + 1].engine == g->engine;
+		     ++last)
+			;
+		const outcome *oc = outcome_of(g->scene);
+		for (int k = first; k <= last; ++k)
+			p->runs[k].outcome = column_value(&p->runs[k], &oc->col);
+		int n = mark_pareto(g, last - first + 1, oc->higher_better, idx);
+		if (plot_frontier(o, p, g, last - first + 1, idx, n, plots[nplots], sizeof plots[nplots]) == 0)
+			++nplots;
+		else
+			rc = LK_EXIT_FAIL;
+	}
+	free(idx);
+	char path[1024];
+	snprintf(path, sizeof path, "%s/frontier.csv", o->outdir);
+	if (write_csv(path, p->runs, p->ndone, frontier_cols, NCOLS(frontier_cols), "pareto", tail_pareto) != 0) {
+		lk_cli_error("compare", "cannot write %s", path);
+		rc = LK_EXIT_FAIL;
+	}
+	snprintf(path, sizeof path, "%s/frontier.json", o->outdir);
+	FILE *f = fopen(path, "w");
+	if (f)
+		print_json(f, p->runs, p->ndone, frontier_cols, NCOLS(frontier_cols), o->outdir, 1);
+	if (!f || fclose(f) != 0) {
+		lk_cli_error("compare", "cannot write %s", path);
+		rc = LK_EXIT_FAIL;
+	}
+	if (o->json) {
+		print_json(stdout, p->runs, p->ndone, frontier_cols, NCOLS(frontier_cols), o->outdir, 1);
+	} else {
+		printf("\n");
+		print_table(stdout, p->runs, p->ndone, frontier_cols, NCOLS(frontier_cols), "pareto", tail_pareto, 0);
+		printf("\nfrontier: %s/frontier.csv, %s/frontier.json\n", o->outdir, o->outdir);
+		for (int i = 0; i < nplots; ++i)
+			printf("plot: %s\n", plots[i]);
+	}
+	free(plots);
 	return rc;
 }
 
@@ -734,13 +1273,17 @@ int lk_cmd_compare(int argc, char **argv)
 		lk_cli_error("compare", "cannot create directory '%s': %s", o.outdir, strerror(errno));
 		rc = LK_EXIT_FAIL;
 	}
-	if (rc == LK_EXIT_OK) {
+	if (rc == LK_EXIT_OK && o.frontier) {
+		rc = run_all(&o, &p);
+		if (write_frontier(&o, &p) != LK_EXIT_OK)
+			rc = LK_EXIT_FAIL;
+	} else if (rc == LK_EXIT_OK) {
 		rc = run_all(&o, &p);
 		write_plots(&o, &p);
 		if (o.json)
-			print_json(p.runs, p.ndone, o.outdir);
+			print_json(stdout, p.runs, p.ndone, compare_cols, NCOLS(compare_cols), o.outdir, 0);
 		else
-			print_table(stdout, p.runs, p.ndone, 0);
+			print_table(stdout, p.runs, p.ndone, compare_cols, NCOLS(compare_cols), "fell", tail_fell, 0);
 		if (write_report(&o, &p) != LK_EXIT_OK)
 			rc = LK_EXIT_FAIL;
 	}

@@ -8,6 +8,8 @@
 
 static const char *const engine_names[LK_ENGINE_COUNT] = {"ode", "bullet"};
 
+static lk_status joints_init(lk_sim *s);
+
 const char *lk_engine_name(lk_engine e)
 {
 	return (unsigned)e < LK_ENGINE_COUNT ? engine_names[e] : "unknown";
@@ -96,6 +98,11 @@ lk_status lk_sim_create(const lk_sim_def *def, lk_sim **out, char *err, size_t e
 	if (def->engine == LK_ENGINE_BULLET)
 		st = lk__sim_create_bullet(s, def, err, esz);
 #endif
+	if (st == LK_OK && (st = joints_init(s)) != LK_OK) {
+		lk_sim_destroy(s);
+		snprintf(err, esz, "out of memory");
+		return st;
+	}
 	if (st != LK_OK) {
 		free(s);
 		return st;
@@ -112,6 +119,7 @@ void lk_sim_destroy(lk_sim *s)
 		s->ops->destroy(s);
 	lk_problem_destroy(s->captured);
 	lk_scene_destroy(s->own_scene);
+	free(s->joint_anchor);
 	free(s);
 }
 
@@ -244,4 +252,79 @@ lk_status lk_sim_add_body(lk_sim *s, const lk_scene_body *b)
 	if (st != LK_OK)
 		--sc->nbodies;
 	return st;
+}
+
+/* v turned by the unit quaternion q (w, x, y, z), or by its inverse: v + 2w (u x v) + 2 u x (u x v) */
+static void quat_turn(const double q[4], int inverse, const double v[3], double out[3])
+{
+	double sgn = inverse ? -1 : 1, u[3] = {sgn * q[1], sgn * q[2], sgn * q[3]};
+	double t[3] = {2 * (u[1] * v[2] - u[2] * v[1]), 2 * (u[2] * v[0] - u[0] * v[2]), 2 * (u[0] * v[1] - u[1] * v[0])};
+	out[0] = v[0] + q[0] * t[0] + u[1] * t[2] - u[2] * t[1];
+	out[1] = v[1] + q[0] * t[1] + u[2] * t[0] - u[0] * t[2];
+	out[2] = v[2] + q[0] * t[2] + u[0] * t[1] - u[1] * t[0];
+}
+
+/* The joint's anchor in the frame of its side k: the world anchor for the world, else body-local. */
+static void anchor_local(const lk_sim *s, const lk_scene_joint *j, int k, double out[3])
+{
+	if (j->body[k] < 0) {
+		memcpy(out, j->anchor, 3 * sizeof(double));
+		return;
+	}
+	lk_pose p;
+	lk_sim_pose(s, j->body[k], &p);
+	double d[3] = {j->anchor[0] - p.pos[0], j->anchor[1] - p.pos[1], j->anchor[2] - p.pos[2]};
+	quat_turn(p.quat, 1, d, out);
+}
+
+static void anchor_world(const lk_sim *s, const lk_scene_joint *j, int k, double out[3])
+{
+	const double *a = s->joint_anchor[j - s->scene->joints][k];
+	if (j->body[k] < 0) {
+		memcpy(out, a, 3 * sizeof(double));
+		return;
+	}
+	lk_pose p;
+	lk_sim_pose(s, j->body[k], &p);
+	quat_turn(p.quat, 0, a, out);
+	for (int c = 0; c < 3; ++c)
+		out[c] += p.pos[c];
+}
+
+/* The joints' anchors in their bodies' frames, from the poses the engine starts with. */
+static lk_status joints_init(lk_sim *s)
+{
+	int n = s->scene->njoints;
+	if (n <= 0)
+		return LK_OK;
+	if (!(s->joint_anchor = malloc(sizeof *s->joint_anchor * (size_t)n)))
+		return LK_ERR_NO_MEMORY;
+	for (int i = 0; i < n; ++i)
+		for (int k = 0; k < 2; ++k)
+			anchor_local(s, &s->scene->joints[i], k, s->joint_anchor[i][k]);
+	return LK_OK;
+}
+
+double lk_sim_joint_error(const lk_sim *s, int j)
+{
+	if (!s || !s->joint_anchor || j < 0 || j >= s->scene->njoints)
+		return 0;
+	double a[3], b[3];
+	anchor_world(s, &s->scene->joints[j], 0, a);
+	anchor_world(s, &s->scene->joints[j], 1, b);
+	return sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+}
+
+double lk_sim_pair_friction(const lk_sim *s, int a, int b)
+{
+	const lk_scene_body *x = &s->scene->bodies[a], *y = &s->scene->bodies[b];
+	switch (s->engine) {
+#ifdef LCPKIT_HAVE_ODE
+	case LK_ENGINE_ODE: return lk__sim_ode_pair_friction(x, y);
+#endif
+#ifdef LCPKIT_HAVE_BULLET
+	case LK_ENGINE_BULLET: return lk__sim_bullet_pair_friction(s->scene, x, y);
+#endif
+	default: return NAN;
+	}
 }

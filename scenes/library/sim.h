@@ -50,5 +50,12 @@ const lk_scene *lk_sim_scene(const lk_sim *s);
  * LK_ERR_INVALID_ARGUMENT for a static body, a plane or non-finite values; LK_ERR_UNSUPPORTED if the engine
  * cannot add bodies. */
 lk_status lk_sim_add_body(lk_sim *s, const lk_scene_body *body);
+/* How far scene joint j has come apart, metres: the distance between the points of its two bodies that
+ * held the joint's anchor when the sim was created (the world anchor itself for a joint to the world).
+ * Ball and hinge joints hold it exactly, so this is the solver's position error. */
+double lk_sim_joint_error(const lk_sim *s, int j);
+/* The Coulomb coefficient the engine applies at contacts between scene bodies a and b (each engine combines
+ * the two bodies' coefficients its own way). */
+double lk_sim_pair_friction(const lk_sim *s, int a, int b);
 
 #endif

@@ -193,3 +193,10 @@ lk_status lk__sim_create_bullet(lk_sim *s, const lk_sim_def *def, char *err, siz
 	}
 	return LK_OK;
 }
+
+/* btManifoldResult multiplies the two bodies' coefficients and clamps the product to 10 */
+double lk__sim_bullet_pair_friction(const lk_scene *sc, const lk_scene_body *a, const lk_scene_body *b)
+{
+	double mu = body_def(sc, a).friction * body_def(sc, b).friction;
+	return mu < 10 ? mu : 10;
+}

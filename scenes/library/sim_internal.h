@@ -22,9 +22,14 @@ struct lk_sim {
 	lk_problem *captured;
 	void *impl;
 	lk_scene *own_scene;  /* the sim's copy of the scene once bodies were added (scene points to it) */
+	double (*joint_anchor)[2][3]; /* per scene joint: its anchor in body[0]'s and body[1]'s frames (the world
+	                               * frame for the world), fixed at creation */
 };
 
 lk_status lk__sim_create_ode(lk_sim *s, const lk_sim_def *def, char *err, size_t err_size);
 lk_status lk__sim_create_bullet(lk_sim *s, const lk_sim_def *def, char *err, size_t err_size);
+/* The friction coefficient each backend gives a contact between two scene bodies. */
+double lk__sim_ode_pair_friction(const lk_scene_body *a, const lk_scene_body *b);
+double lk__sim_bullet_pair_friction(const lk_scene *sc, const lk_scene_body *a, const lk_scene_body *b);
 
 #endif

@@ -99,7 +99,7 @@ static void near_callback(void *data, dGeomID g1, dGeomID g2)
 	const lk_scene_body *m1 = &s->scene->bodies[(intptr_t)dGeomGetData(g1) - 1];
 	const lk_scene_body *m2 = &s->scene->bodies[(intptr_t)dGeomGetData(g2) - 1];
 	/* materials combine as geometric means, the same rule the Bullet scenes use */
-	double mu = sqrt(m1->friction * m2->friction), e = sqrt(m1->restitution * m2->restitution);
+	double mu = lk__sim_ode_pair_friction(m1, m2), e = sqrt(m1->restitution * m2->restitution);
 	for (int i = 0; i < n; ++i) {
 		dContact c;
 		memset(&c, 0, sizeof c);
@@ -412,4 +412,9 @@ lk_status lk__sim_create_ode(lk_sim *s, const lk_sim_def *def, char *err, size_t
 		return LK_ERR_INVALID_ARGUMENT;
 	}
 	return LK_OK;
+}
+
+double lk__sim_ode_pair_friction(const lk_scene_body *a, const lk_scene_body *b)
+{
+	return sqrt(a->friction * b->friction);
 }

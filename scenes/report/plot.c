@@ -35,6 +35,60 @@ static void text(cairo_t *cr, double x, double y, const char *s, double align_x,
 	cairo_show_text(cr, s);
 }
 
+/* A value as the axis places it (log10 on a log axis); 0 if the axis cannot show it. */
+static int axis_value(double v, int log_axis, double *out)
+{
+	if (!isfinite(v) || (log_axis && v <= 0))
+		return 0;
+	*out = log_axis ? log10(v) : v;
+	return 1;
+}
+
+#define MAX_TICKS 64
+
+/* The ticks of an axis over [lo, hi] (axis units) and their labels: nice steps on a linear axis; on a log
+ * axis decades, or 1, 2 and 5 of each decade where the axis spans less than three. */
+static int axis_ticks(double lo, double hi, int log_axis, double *at, char (*label)[24])
+{
+	int n = 0;
+	if (!log_axis) {
+		double st = nice_step(hi - lo, 6);
+		for (double v = ceil(lo / st) * st; v <= hi + 1e-9 * st && n < MAX_TICKS; v += st) {
+			at[n] = v;
+			snprintf(label[n++], 24, "%g", fabs(v) < 1e-12 * st ? 0.0 : v);
+		}
+		return n;
+	}
+	if (hi - lo >= 3) {
+		double st = fmax(1, ceil((hi - lo) / 8));
+		for (double v = ceil(lo / st) * st; v <= hi + 1e-9 && n < MAX_TICKS; v += st) {
+			at[n] = v;
+			snprintf(label[n++], 24, "1e%+d", (int)lround(v));
+		}
+		return n;
+	}
+	static const double mant[3] = {1, 2, 5};
+	for (int d = (int)floor(lo); d <= (int)ceil(hi) && n < MAX_TICKS; ++d)
+		for (int k = 0; k < 3 && n < MAX_TICKS; ++k) {
+			double v = d + log10(mant[k]);
+			if (v < lo - 1e-9 || v > hi + 1e-9)
+				continue;
+			at[n] = v;
+			snprintf(label[n++], 24, "%g", mant[k] * pow(10, d));
+		}
+	return n;
+}
+
+static void series_color(const lk_series *sr, int index, cairo_t *cr)
+{
+	if (sr->underlay) {
+		cairo_set_source_rgb(cr, 0.72, 0.72, 0.72);
+		return;
+	}
+	const double *c = palette[index % NPALETTE];
+	cairo_set_source_rgb(cr, c[0], c[1], c[2]);
+}
+
 lk_status lk_plot_png(const char *path, const lk_plot *plot, const lk_series *series, int nseries)
 {
 	int W = plot->width > 0 ? plot->width : 800, H = plot->height > 0 ? plot->height : 500;
@@ -47,11 +101,9 @@ lk_status lk_plot_png(const char *path, const lk_plot *plot, const lk_series *se
 	double xmin = DBL_MAX, xmax = -DBL_MAX, ymin = DBL_MAX, ymax = -DBL_MAX;
 	for (int s = 0; s < nseries; ++s)
 		for (int i = 0; i < series[s].n; ++i) {
-			double x = series[s].x[i], y = series[s].y[i];
-			if (!isfinite(x) || !isfinite(y) || (plot->log_y && y <= 0))
+			double x, y;
+			if (!axis_value(series[s].x[i], plot->log_x, &x) || !axis_value(series[s].y[i], plot->log_y, &y))
 				continue;
-			if (plot->log_y)
-				y = log10(y);
 			xmin = fmin(xmin, x);
 			xmax = fmax(xmax, x);
 			ymin = fmin(ymin, y);
@@ -65,9 +117,21 @@ lk_status lk_plot_png(const char *path, const lk_plot *plot, const lk_series *se
 	}
 	if (xmax - xmin < 1e-300)
 		xmax = xmin + 1;
+	if (plot->log_x) {
+		/* room for the points and their labels at both ends */
+		double pad = fmax(0.05, 0.05 * (xmax - xmin));
+		xmin -= pad;
+		xmax += pad;
+	}
 	if (plot->log_y) {
 		ymin = floor(ymin);
 		ymax = ceil(ymax);
+	}
+	double fy0, fy1;
+	if (plot->ymin < plot->ymax && axis_value(plot->ymin, plot->log_y, &fy0) &&
+	    axis_value(plot->ymax, plot->log_y, &fy1)) {
+		ymin = fy0;
+		ymax = fy1;
 	}
 	if (ymax - ymin < 1e-300) {
 		ymax += 0.5;
@@ -81,68 +145,74 @@ lk_status lk_plot_png(const char *path, const lk_plot *plot, const lk_series *se
 	/* grid and ticks */
 	cairo_set_font_size(cr, 12);
 	cairo_set_line_width(cr, 1);
-	double xs = nice_step(xmax - xmin, 6);
-	char buf[64];
-	for (double x = ceil(xmin / xs) * xs; x <= xmax + 1e-9 * xs; x += xs) {
+	double at[MAX_TICKS];
+	char lab[MAX_TICKS][24];
+	int nt = axis_ticks(xmin, xmax, plot->log_x, at, lab);
+	for (int t = 0; t < nt; ++t) {
 		cairo_set_source_rgb(cr, 0.9, 0.9, 0.9);
-		cairo_move_to(cr, PX(x), T);
-		cairo_line_to(cr, PX(x), T + ph);
+		cairo_move_to(cr, PX(at[t]), T);
+		cairo_line_to(cr, PX(at[t]), T + ph);
 		cairo_stroke(cr);
 		cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
-		snprintf(buf, sizeof buf, "%g", x);
-		text(cr, PX(x), T + ph + 6, buf, 0.5, 0);
+		text(cr, PX(at[t]), T + ph + 6, lab[t], 0.5, 0);
 	}
-	double ys = plot->log_y ? fmax(1, ceil((ymax - ymin) / 8)) : nice_step(ymax - ymin, 6);
-	for (double y = ceil(ymin / ys) * ys; y <= ymax + 1e-9 * ys; y += ys) {
+	nt = axis_ticks(ymin, ymax, plot->log_y, at, lab);
+	for (int t = 0; t < nt; ++t) {
 		cairo_set_source_rgb(cr, 0.9, 0.9, 0.9);
-		cairo_move_to(cr, L, PY(y));
-		cairo_line_to(cr, L + pw, PY(y));
+		cairo_move_to(cr, L, PY(at[t]));
+		cairo_line_to(cr, L + pw, PY(at[t]));
 		cairo_stroke(cr);
 		cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
-		if (plot->log_y)
-			snprintf(buf, sizeof buf, "1e%+d", (int)lround(y));
-		else
-			snprintf(buf, sizeof buf, "%g", y);
-		text(cr, L - 6, PY(y), buf, 1, 0.5);
+		text(cr, L - 6, PY(at[t]), lab[t], 1, 0.5);
 	}
 	cairo_set_source_rgb(cr, 0, 0, 0);
 	cairo_rectangle(cr, L, T, pw, ph);
 	cairo_stroke(cr);
 
-	/* series, clipped to the plot area */
+	/* series, clipped to the plot area: underlays first, so the others stay visible on them */
 	cairo_save(cr);
 	cairo_rectangle(cr, L, T, pw, ph);
 	cairo_clip(cr);
-	cairo_set_line_width(cr, 1.6);
-	for (int s = 0; s < nseries; ++s) {
-		const double *c = palette[s % NPALETTE];
-		cairo_set_source_rgb(cr, c[0], c[1], c[2]);
-		int pen = 0;
-		for (int i = 0; i < series[s].n; ++i) {
-			double x = series[s].x[i], y = series[s].y[i];
-			if (!isfinite(x) || !isfinite(y) || (plot->log_y && y <= 0)) {
-				pen = 0;
+	cairo_set_font_size(cr, 10);
+	for (int pass = 0; pass < 2; ++pass)
+		for (int s = 0, colour = 0; s < nseries; colour += !series[s].underlay, ++s) {
+			const lk_series *sr = &series[s];
+			if (sr->underlay != (pass == 0))
 				continue;
+			series_color(sr, colour, cr);
+			cairo_set_line_width(cr, sr->underlay ? 7 : 1.6);
+			cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+			int pen = 0;
+			for (int i = 0; i < sr->n; ++i) {
+				double x, y;
+				if (!axis_value(sr->x[i], plot->log_x, &x) || !axis_value(sr->y[i], plot->log_y, &y)) {
+					pen = 0;
+					continue;
+				}
+				(pen ? cairo_line_to : cairo_move_to)(cr, PX(x), PY(y));
+				pen = 1;
 			}
-			if (plot->log_y)
-				y = log10(y);
-			if (pen)
-				cairo_line_to(cr, PX(x), PY(y));
-			else
-				cairo_move_to(cr, PX(x), PY(y));
-			pen = 1;
+			cairo_stroke(cr);
+			for (int i = 0; i < sr->n && (sr->markers || sr->labels); ++i) {
+				double x, y;
+				if (!axis_value(sr->x[i], plot->log_x, &x) || !axis_value(sr->y[i], plot->log_y, &y))
+					continue;
+				if (sr->markers) {
+					cairo_arc(cr, PX(x), PY(y), 3.5, 0, 2 * M_PI);
+					cairo_fill(cr);
+				}
+				if (sr->labels && sr->labels[i])
+					text(cr, PX(x) + 5, PY(y) - 4, sr->labels[i], 0, 1);
+			}
 		}
-		cairo_stroke(cr);
-	}
 	cairo_restore(cr);
 
 	/* legend, labels, title */
 	cairo_set_font_size(cr, 12);
-	for (int s = 0; s < nseries; ++s) {
-		const double *c = palette[s % NPALETTE];
+	for (int s = 0, colour = 0; s < nseries; colour += !series[s].underlay, ++s) {
 		double y = T + 10 + 20 * s;
-		cairo_set_source_rgb(cr, c[0], c[1], c[2]);
-		cairo_set_line_width(cr, 3);
+		series_color(&series[s], colour, cr);
+		cairo_set_line_width(cr, series[s].underlay ? 7 : 3);
 		cairo_move_to(cr, L + pw + 12, y);
 		cairo_line_to(cr, L + pw + 36, y);
 		cairo_stroke(cr);

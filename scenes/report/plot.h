@@ -9,6 +9,9 @@ typedef struct lk_series {
 	int n;
 	const double *x;
 	const double *y;
+	const char *const *labels; /* a label next to each point, or NULL */
+	int markers;               /* 1: a dot at each point */
+	int underlay;              /* 1: a thick grey line under the other series (a frontier, a bound) */
 } lk_series;
 
 typedef struct lk_plot {
@@ -17,6 +20,8 @@ typedef struct lk_plot {
 	const char *ylabel;
 	int log_y;          /* logarithmic y axis (non-positive values are left out) */
 	int width, height;  /* pixels */
+	int log_x;          /* logarithmic x axis (non-positive values are left out) */
+	double ymin, ymax;  /* the y range; ymin >= ymax: from the data */
 } lk_plot;
 
 /* Draws the series into a PNG file. LK_OK, or LK_ERR_IO if the file cannot be written. */
