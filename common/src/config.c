@@ -62,7 +62,7 @@ lk_solver_config lk_default_config(lk_method method)
 	c.pgs_sm.k_pgs = 25;
 	c.pgs_sm.k_sm = 5;
 	c.pgs_sm.best_iterate = 1;
-	c.pgs_sm.pgs_share = 0.5;
+	c.pgs_sm.pgs_share = 0.8;
 	/* relative to the reduced right-hand side, so that it does not depend on the units of the scene; the
 	 * paper's eps_residual = 1e-15 (sec. 5) is absolute. cg_tol= tightens it. */
 	c.pgs_sm.cg_tol = 1e-10;
