@@ -71,17 +71,6 @@ lk_status RowMap::addBody(const btSolverBody &sb, int solverIndex)
 	return LK_OK;
 }
 
-static double side_diag(const lk_body_def *b, const double *J)
-{
-	double d = 0;
-	for (int k = 0; k < 3; ++k)
-		d += b->inv_mass[k] * J[k] * J[k];
-	for (int r = 0; r < 3; ++r)
-		for (int s = 0; s < 3; ++s)
-			d += J[3 + r] * b->inv_inertia[3 * r + s] * J[3 + s];
-	return d;
-}
-
 lk_status RowMap::addRow(const Pools &pools, const btSolverConstraint &c, lk_row_kind kind, int findex,
                          const double *point, bool normalRow)
 {
@@ -116,10 +105,19 @@ lk_status RowMap::addRow(const Pools &pools, const btSolverConstraint &c, lk_row
 		if (bb)
 			ju += d.J[1][k] * bb->u[k];
 	}
-	if (ba)
-		jmj += side_diag(ba, d.J[0]);
-	if (bb)
-		jmj += side_diag(bb, d.J[1]);
+	/* J M^-1 J^T from what Bullet's setup already holds: the linear part from the inverse masses, the angular
+	 * part as (r x n) . I^-1 (r x n), Bullet's m_angularComponent being I^-1 (r x n) (with the angular factor)
+	 * on each side; the core forms its own A_ii, this only screens out rows that move nothing */
+	if (ba) {
+		for (int k = 0; k < 3; ++k)
+			jmj += ba->inv_mass[k] * d.J[0][k] * d.J[0][k];
+		jmj += c.m_relpos1CrossNormal.dot(c.m_angularComponentA);
+	}
+	if (bb) {
+		for (int k = 0; k < 3; ++k)
+			jmj += bb->inv_mass[k] * d.J[1][k] * d.J[1][k];
+		jmj += c.m_relpos2CrossNormal.dot(c.m_angularComponentB);
+	}
 	/* the mapping of the class comment: A_ii = 1 / jacDiagABInv, s = cfm_b A_ii, q = -rhs A_ii */
 	d.s = c.m_cfm / jinv;
 	d.c = ju + c.m_rhs / jinv;

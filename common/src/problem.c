@@ -361,11 +361,13 @@ lk_status lk_problem_add_row(lk_problem *p, const lk_row_def *d, int *index_out)
 	if (!isfinite(q))
 		return lk__fail(p, LK_ERR_NONFINITE, "row %d: J u* - c overflows", i);
 
-	lk_status st = reserve_rows(p, i + 1);
-	if (st != LK_OK)
-		return st;
+	if (i >= p->cap_rows) {
+		lk_status st = reserve_rows(p, i + 1);
+		if (st != LK_OK)
+			return st;
+	}
+	/* every field of the record is written below (the record has no padding: problem.h) */
 	lk__row *r = &p->rows[i];
-	memset(r, 0, sizeof *r);
 	memcpy(r->J, J, sizeof J);
 	memcpy(r->MJ, MJ, sizeof MJ);
 	r->q = q;
