@@ -414,6 +414,67 @@ static void test_compare_frontier(void **state)
 	rm_rf(dir);
 }
 
+/* lcpkit solve's exit status (0 met, 3 --tol unmet, 4 a failure stop) and --out with and without w. */
+static void test_solve_exit_status_and_out(void **state)
+{
+	(void)state;
+	const char *dir = "solve-test";
+	rm_rf(dir);
+	char cmd[1024], *out = NULL;
+	snprintf(cmd, sizeof cmd, "mkdir -p %s && %s gen boxstack --n 10 --friction 0 --out %s/p.lkp", dir, bin(), dir);
+	assert_int_equal(system(cmd), 0);
+	/* five sweeps do not reach 1e-10 */
+	snprintf(cmd, sizeof cmd, "%s solve %s/p.lkp --solver pgs --iters 5 --tol 1e-10 2>/dev/null", bin(), dir);
+	assert_int_equal(run(cmd, &out), 3);
+	free(out);
+	/* enough sweeps do; the solution file satisfies the LCP: lambda >= 0, w >= 0, lambda w = 0 */
+	snprintf(cmd, sizeof cmd, "%s solve %s/p.lkp --solver pgs:iters=5000 --tol 1e-10 --out %s/s.csv --out-w", bin(),
+	         dir, dir);
+	assert_int_equal(run(cmd, &out), 0);
+	free(out);
+	snprintf(cmd, sizeof cmd, "%s/s.csv", dir);
+	FILE *f = fopen(cmd, "r");
+	assert_non_null(f);
+	char line[256];
+	assert_non_null(fgets(line, sizeof line, f));
+	assert_string_equal(line, "row,lambda,w\n");
+	int rows = 0, idx;
+	double l, w, sum = 0;
+	while (fscanf(f, "%d,%lf,%lf", &idx, &l, &w) == 3) {
+		assert_int_equal(idx, rows);
+		assert_true(l >= 0 && w >= -1e-9 && fabs(l * w) < 1e-9);
+		sum += l;
+		++rows;
+	}
+	fclose(f);
+	assert_int_equal(rows, 40);
+	assert_true(sum > 1.0); /* the stack's weight is carried */
+	/* PGS-SM honours --tol: its active-set rule waits for it */
+	snprintf(cmd, sizeof cmd, "%s solve %s/p.lkp --solver pgs-sm --tol 1e-12 --json", bin(), dir);
+	assert_int_equal(run(cmd, &out), 0);
+	assert_true(json_number(out, "res_final") < 1e-12);
+	free(out);
+	/* a zero diagonal stops every Gauss-Seidel method with bad-diagonal: status 4 */
+	snprintf(cmd, sizeof cmd, "%s/z.lkp", dir);
+	f = fopen(cmd, "w");
+	assert_non_null(f);
+	fprintf(f, "lcpkit-problem 1\nform matrix\nrows 2\n0 -1 0 inf 0 -1\n1 -1 0 inf 0 -1\nentries 1\n0 0 1\n"
+	           "lambda 2\n0\n0\nend\n");
+	fclose(f);
+	snprintf(cmd, sizeof cmd, "%s solve %s/z.lkp --solver pgs 2>/dev/null", bin(), dir);
+	assert_int_equal(run(cmd, &out), 4);
+	assert_non_null(strstr(out, "bad-diagonal"));
+	free(out);
+	/* --out with several files, --out-w alone: usage errors */
+	snprintf(cmd, sizeof cmd, "%s solve %s/p.lkp %s/p.lkp --out %s/x.csv 2>/dev/null", bin(), dir, dir, dir);
+	assert_int_equal(run(cmd, &out), 2);
+	free(out);
+	snprintf(cmd, sizeof cmd, "%s solve %s/p.lkp --out-w 2>/dev/null", bin(), dir);
+	assert_int_equal(run(cmd, &out), 2);
+	free(out);
+	rm_rf(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -423,6 +484,7 @@ int main(void)
 		cmocka_unit_test(test_compare_joint_error),
 		cmocka_unit_test(test_compare_incline),
 		cmocka_unit_test(test_compare_frontier),
+		cmocka_unit_test(test_solve_exit_status_and_out),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -492,7 +492,11 @@ static lk_stop_reason iterate(pgs_sm_state *s, lk_status *err)
 			 * or with lazy bounds, still gains from another.) Within the subspace phase an unchanged set
 			 * only ends the phase (above): the lambda-based classes of eq. (19) can only shrink there, so
 			 * they always settle, solution or not. */
-			if (s->have_outer_set && memcmp(s->end_set, s->outer_set, (size_t)s->n) == 0 &&
+			/* An absolute tolerance the caller asked for is the stricter rule: the face may be solved only
+			 * to the CG tolerance, and another outer iteration can still lower the merit towards it, so
+			 * eq. (26) stops only once the merit meets tol too (or when no tol was asked). */
+			int tol_met = !(cfg->tol_abs > 0) || c->merit < cfg->tol_abs;
+			if (tol_met && s->have_outer_set && memcmp(s->end_set, s->outer_set, (size_t)s->n) == 0 &&
 			    face_solved(s, s->end_set, ref))
 				return LK_STOP_ACTIVE_SET;
 			memcpy(s->outer_set, s->end_set, (size_t)s->n);

@@ -13,6 +13,9 @@ typedef struct lk_solve_args {
 	const char **files;
 	int nfiles;
 	const char *history_path;
+	const char *out_path;   /* --out: the solution as CSV */
+	int out_w;              /* --out-w: with w = A lambda + q */
+	double tol;             /* --tol, 0 if not given */
 	int json;
 	lk_solver_config cfg;
 	char canon[256];

@@ -8,8 +8,8 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-	        "usage: lcpkit solve FILE... [--solver SPEC] [--iters N] [--tol X] [--cold] [--history FILE.csv]\n"
-	        "                            [--json]\n\n"
+	        "usage: lcpkit solve FILE... [--solver SPEC] [--iters N] [--budget B] [--tol X] [--cold]\n"
+	        "                            [--history FILE.csv] [--out FILE.csv [--out-w]] [--json]\n\n"
 	        "Solves each problem file (docs/problem-format.md) and prints rows, bodies, iterations, RES and\n"
 	        "theta at start and end, time and the stop reason.\n\n"
 	        "  --solver SPEC   NAME[:key=value,...]: pgs, psor[:w=1.3], amgs[:alpha=A,gamma=G,omega=D|E],\n"
@@ -17,10 +17,17 @@ static void usage(FILE *f)
 	        "                  newton-fischer[:strategy=perturbation], gsp, esp, pgs:order=ipp|cp-x|...\n"
 	        "                  (default pgs)\n"
 	        "  --iters N       iteration limit (default: the solver's)\n"
+	        "  --budget B      work limit in sweep-equivalents, the same for every method (docs/solvers.md)\n"
 	        "  --tol X         stop when RES < X (absolute rule)\n"
 	        "  --cold          start from lambda = 0 instead of the file's warm start\n"
 	        "  --history F     write RES, theta and the Fischer merit per iteration to CSV file F\n"
-	        "  --json          one JSON object per file on stdout\n");
+	        "  --out F         write the solution to CSV file F: row,lambda (one problem file)\n"
+	        "  --out-w         with --out, also w = A lambda + q: row,lambda,w\n"
+	        "  --json          one JSON object per file on stdout\n\n"
+	        "Exit status: 0 when every file was solved and met --tol (or no --tol was given and the method\n"
+	        "stopped by its own rules or its budget); 3 when a --tol was not met; 4 when a stop reason is a\n"
+	        "failure (bad-diagonal, local-minimum, non-descent, nonfinite, diverged); 1 when a file could not be\n"
+	        "read or solved, 2 for a usage error. With several files the largest status.\n");
 }
 
 static int write_history(const char *path, const lk_history *h)
@@ -35,6 +42,53 @@ static int write_history(const char *path, const lk_history *h)
 		        (long long)e->row_updates);
 	}
 	return fclose(f) == 0 ? 0 : -1;
+}
+
+/* row,lambda[,w] for every row, full precision */
+static int write_solution(const char *path, lk_problem *p, int with_w)
+{
+	int n = lk_problem_row_count(p);
+	double *w = NULL;
+	if (with_w) {
+		w = malloc(((size_t)n + 1) * sizeof *w);
+		if (!w || lk_problem_apply(p, lk_problem_lambda(p), w, 1) != LK_OK) {
+			free(w);
+			return -1;
+		}
+	}
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		free(w);
+		return -1;
+	}
+	fprintf(f, with_w ? "row,lambda,w\n" : "row,lambda\n");
+	const double *l = lk_problem_lambda(p);
+	for (int i = 0; i < n; ++i) {
+		if (with_w)
+			fprintf(f, "%d,%.17g,%.17g\n", i, l[i], w[i]);
+		else
+			fprintf(f, "%d,%.17g\n", i, l[i]);
+	}
+	free(w);
+	return fclose(f) == 0 ? 0 : -1;
+}
+
+/* The exit status a solve earns (usage text, docs/solvers.md "Exit status"). */
+static int solve_status(const lk_stats *st, double tol)
+{
+	switch (st->stop_reason) {
+	case LK_STOP_BAD_DIAGONAL:
+	case LK_STOP_LOCAL_MINIMUM:
+	case LK_STOP_NON_DESCENT:
+	case LK_STOP_NONFINITE:
+	case LK_STOP_DIVERGED:
+		return LK_EXIT_SOLVER_FAILED;
+	default:
+		break;
+	}
+	if (tol > 0 && !(st->res_final < tol))
+		return LK_EXIT_TOL_UNMET;
+	return LK_EXIT_OK;
 }
 
 static void print_json(const char *file, const char *spec, const lk_stats *s)
@@ -56,6 +110,8 @@ static void print_json(const char *file, const char *spec, const lk_stats *s)
 	lk_cli_json_number(stdout, s->fischer_final);
 	printf(", \"seconds\": ");
 	lk_cli_json_number(stdout, s->seconds);
+	printf(", \"work\": ");
+	lk_cli_json_number(stdout, s->work);
 	printf(", \"row_updates\": %lld, \"stop_reason\": ", (long long)s->row_updates);
 	lk_cli_json_string(stdout, lk_stop_reason_name(s->stop_reason));
 	printf("}\n");
@@ -65,7 +121,7 @@ int lk_solve_parse_args(int argc, char **argv, lk_solve_args *out)
 {
 	const char *spec = "pgs";
 	int iters = 0, cold = 0;
-	double tol = 0;
+	double tol = 0, budget = 0;
 	memset(out, 0, sizeof *out);
 	const char **files = calloc((size_t)argc + 1, sizeof *files);
 	if (!files)
@@ -94,6 +150,18 @@ int lk_solve_parse_args(int argc, char **argv, lk_solve_args *out)
 				lk_cli_error("solve", "--tol needs a non-negative number, got '%s'", v);
 				return LK_EXIT_USAGE;
 			}
+		} else if (!strcmp(a, "--budget")) {
+			if (!(v = lk_cli_value("solve", argc, argv, &i)))
+				return LK_EXIT_USAGE;
+			if (!lk_cli_double(v, &budget) || !(budget > 0)) {
+				lk_cli_error("solve", "--budget needs a positive number of sweep-equivalents, got '%s'", v);
+				return LK_EXIT_USAGE;
+			}
+		} else if (!strcmp(a, "--out")) {
+			if (!(out->out_path = lk_cli_value("solve", argc, argv, &i)))
+				return LK_EXIT_USAGE;
+		} else if (!strcmp(a, "--out-w")) {
+			out->out_w = 1;
 		} else if (!strcmp(a, "--history")) {
 			if (!(out->history_path = lk_cli_value("solve", argc, argv, &i)))
 				return LK_EXIT_USAGE;
@@ -116,6 +184,14 @@ int lk_solve_parse_args(int argc, char **argv, lk_solve_args *out)
 		lk_cli_error("solve", "--history takes one problem file");
 		return LK_EXIT_USAGE;
 	}
+	if (out->out_path && out->nfiles > 1) {
+		lk_cli_error("solve", "--out takes one problem file");
+		return LK_EXIT_USAGE;
+	}
+	if (out->out_w && !out->out_path) {
+		lk_cli_error("solve", "--out-w goes with --out");
+		return LK_EXIT_USAGE;
+	}
 	lk_solver_config cfg;
 	char err[512];
 	if (lk_config_parse(spec, &cfg, err, sizeof err) != LK_OK) {
@@ -124,6 +200,9 @@ int lk_solve_parse_args(int argc, char **argv, lk_solve_args *out)
 	}
 	if (iters > 0)
 		cfg.max_iterations = iters;
+	if (budget > 0)
+		cfg.budget = budget;
+	out->tol = tol;
 	if (tol > 0) {
 		cfg.tol_abs = tol;
 		cfg.merit = LK_MERIT_RES;
@@ -182,7 +261,8 @@ int lk_cmd_solve(int argc, char **argv)
 				printf("%s\n", files[f]);
 				printf("  solver      %s\n", canon);
 				printf("  rows        %d (%d bodies)\n", st.rows, st.bodies);
-				printf("  iterations  %d (stopped: %s)\n", st.iterations, lk_stop_reason_name(st.stop_reason));
+				printf("  iterations  %d (stopped: %s; work %.1f sweep-equivalents)\n", st.iterations,
+				       lk_stop_reason_name(st.stop_reason), st.work);
 				printf("  RES         %.6e -> %.6e\n", st.res_initial, st.res_final);
 				printf("  theta       %.6e -> %.6e\n", st.theta_initial, st.theta_final);
 				printf("  time        %.6f s\n", st.seconds);
@@ -191,6 +271,16 @@ int lk_cmd_solve(int argc, char **argv)
 				lk_cli_error("solve", "cannot write %s", history_path);
 				rc = LK_EXIT_FAIL;
 			}
+			if (args.out_path && write_solution(args.out_path, p, args.out_w) != 0) {
+				lk_cli_error("solve", "cannot write %s", args.out_path);
+				rc = LK_EXIT_FAIL;
+			}
+			int fs = solve_status(&st, args.tol);
+			if (fs != LK_EXIT_OK && !json)
+				fprintf(stderr, "lcpkit solve: %s: %s\n", files[f],
+				        fs == LK_EXIT_TOL_UNMET ? "--tol not met" : "the solver stopped on a failure");
+			if (fs > rc)
+				rc = fs;
 		}
 		free(hist.entries);
 		lk_problem_destroy(p);

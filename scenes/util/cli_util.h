@@ -6,8 +6,9 @@
 
 #include <stdio.h>
 
-/* Exit statuses of every subcommand. */
-enum { LK_EXIT_OK = 0, LK_EXIT_FAIL = 1, LK_EXIT_USAGE = 2 };
+/* Exit statuses of every subcommand; `lcpkit solve` adds two of its own (docs/solvers.md, "Exit status"):
+ * a tolerance that was asked for and not met, and a stop reason that is a failure. */
+enum { LK_EXIT_OK = 0, LK_EXIT_FAIL = 1, LK_EXIT_USAGE = 2, LK_EXIT_TOL_UNMET = 3, LK_EXIT_SOLVER_FAILED = 4 };
 
 /* 1 when f is a terminal (progress bars go to stderr only then). */
 int lk_cli_is_tty(FILE *f);
