@@ -37,7 +37,7 @@ static const char *const methods[] = {
 	"pgs:iters=3000",        "psor:iters=3000",  "pgs:order=random,iters=3000", "pgs:order=ipp,iters=3000",
 	"esp:iters=3000",        "gsp:iters=3000",   "amgs:iters=3000",             "amsor:iters=3000",
 	"amgs-dense:iters=3000", "pgs-sm:iters=30",  "newton-minmap:iters=60",      "newton-fischer:iters=60",
-	"nncg:iters=3000",
+	"nncg:iters=3000",       "apgd:iters=20000",
 };
 #define N_METHODS (int)(sizeof methods / sizeof methods[0])
 

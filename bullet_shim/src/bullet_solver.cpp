@@ -125,7 +125,7 @@ lk_status BulletSolverCore::setConfig(const lk_solver_config &config)
 lk_status BulletSolverCore::setSpec(const char *spec)
 {
 	lk_solver_config cfg;
-	char err[256] = "";
+	char err[512] = "";
 	if (lk_config_parse(spec, &cfg, err, sizeof err) != LK_OK) {
 		m_impl->error = err;
 		return LK_ERR_PARSE;

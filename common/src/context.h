@@ -77,6 +77,9 @@ int lk__merit_solved(const lk__ctx *c, const lk_metrics *m);
 #define LK_WORK_NEWTON_ROW 3.7
 /* a row of NNCG's momentum step (a scatter into du, no gather) */
 #define LK_WORK_MOMENTUM_ROW 0.7
+/* a row of a whole product A x + q (APGD), with the iteration's vector work: M^-1 J^T x rebuilt over every
+ * body, then every row gathered, without a sweep's serial chain (measured 0.84-1.10) */
+#define LK_WORK_PRODUCT_ROW 1.0
 
 /* Counts `rows` row updates of weight `weight` (1 for a sweep's row). */
 static inline void lk__count(lk__ctx *c, int64_t rows, double weight)

@@ -58,6 +58,8 @@ static lk_status dispatch(lk__ctx *c)
 		return lk__solve_newton(c);
 	case LK_METHOD_NNCG:
 		return lk__solve_nncg(c);
+	case LK_METHOD_APGD:
+		return lk__solve_apgd(c);
 	default:
 		break;
 	}

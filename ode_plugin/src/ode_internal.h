@@ -170,7 +170,7 @@ struct lk_ode {
 
 	lk_engine_step_stats stats;
 	lk_ode_timing timing;
-	char error[256];
+	char error[512];
 };
 
 /* ode_rows.c */

@@ -161,7 +161,7 @@ lk_status lk_ode_set_solver(lk_ode *ctx, const char *spec)
 	lk_ode_stepper s;
 	lk_solver_config c;
 	int fw;
-	char err[200] = "";
+	char err[512] = "";
 	lk_status st = parse_solver(spec, &s, &c, &fw, err, sizeof err);
 	if (st != LK_OK)
 		return lk__ode_fail(ctx, st, "%s", err);
@@ -179,7 +179,7 @@ lk_status lk_ode_set_config(lk_ode *ctx, const lk_solver_config *cfg)
 		return LK_ERR_INVALID_ARGUMENT;
 	if (!cfg)
 		return lk__ode_fail(ctx, LK_ERR_INVALID_ARGUMENT, "lk_ode_set_config: cfg is NULL");
-	char err[200];
+	char err[512];
 	lk_status st = lk_config_validate(cfg, err, sizeof err);
 	if (st != LK_OK)
 		return lk__ode_fail(ctx, st, "lk_ode_set_config: %s", err);

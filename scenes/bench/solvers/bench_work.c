@@ -10,6 +10,8 @@
  *                                                                -> time per product row
  *   nncg     100 NNCG iterations against 100 PGS sweeps, the difference over the momentum rows counted
  *                                                                -> time per momentum row
+ *   apgd     120 against 20 APGD iterations, the difference over the product rows counted
+ *                                                                -> time per whole-product row
  * Each ratio to pgs is the measured weight; the weights in use are printed beside them. */
 #include "bench.h"
 #include "bench_util.h"
@@ -79,7 +81,7 @@ static int bench_problem(FILE *csv, const char *kind, int n, double mu, int repe
 	}
 	int rows = lk_problem_row_count(p);
 	double *warm = malloc((size_t)rows * sizeof(double));
-	timed t[8];
+	timed t[9];
 	int bad = !warm;
 	if (!bad) {
 		lk_solver_config c = lk_default_config(LK_METHOD_PGS);
@@ -89,14 +91,16 @@ static int bench_problem(FILE *csv, const char *kind, int n, double mu, int repe
 		if (!bad)
 			memcpy(warm, lk_problem_lambda(p), (size_t)rows * sizeof(double));
 	}
-	const char *specs[8] = {"pgs:iters=200",
+	const char *specs[9] = {"pgs:iters=200",
 	                        "pgs-sm:kpgs=1,ksm=1,iters=1,cg_max=10,tol=0",
 	                        "pgs-sm:kpgs=1,ksm=1,iters=1,cg_max=110,tol=0",
 	                        "newton-minmap:iters=1,tol=0,krylov_max=5,pgs_warm=0",
 	                        "newton-minmap:iters=1,tol=0,krylov_max=45,pgs_warm=0",
 	                        "pgs:iters=100",
-	                        "nncg:iters=100"};
-	for (int k = 0; k < 7 && !bad; ++k)
+	                        "nncg:iters=100",
+	                        "apgd:iters=20",
+	                        "apgd:iters=120"};
+	for (int k = 0; k < 9 && !bad; ++k)
 		bad = time_spec(p, warm, specs[k], repeats, &t[k]) != 0;
 	if (!bad) {
 		double pgs = t[0].seconds / (double)t[0].st.row_updates;
@@ -104,9 +108,12 @@ static int bench_problem(FILE *csv, const char *kind, int n, double mu, int repe
 		/* NNCG's sweeps are PGS's: what it spends beyond them is the momentum rows and the vector updates */
 		double moment_rows = (t[6].st.work - (double)t[6].st.iterations) * rows / LK_WORK_MOMENTUM_ROW;
 		double moment = moment_rows > 0 ? (t[6].seconds - t[5].seconds) / moment_rows : NAN;
-		printf("%-12s %7d %9.2f %9.2f %5.2f %9.2f %5.2f %9.2f %5.2f\n", kind, rows, 1e9 * pgs, 1e9 * cg,
-		       cg / pgs, 1e9 * newton, newton / pgs, 1e9 * moment, moment / pgs);
-		fprintf(csv, "%s,%d,%.4g,%.4g,%.4g,%.4g\n", kind, rows, 1e9 * pgs, cg / pgs, newton / pgs, moment / pgs);
+		double product = per_row(&t[7], &t[8]);
+		printf("%-12s %7d %9.2f %9.2f %5.2f %9.2f %5.2f %9.2f %5.2f %9.2f %5.2f\n", kind, rows, 1e9 * pgs,
+		       1e9 * cg, cg / pgs, 1e9 * newton, newton / pgs, 1e9 * moment, moment / pgs, 1e9 * product,
+		       product / pgs);
+		fprintf(csv, "%s,%d,%.4g,%.4g,%.4g,%.4g,%.4g\n", kind, rows, 1e9 * pgs, cg / pgs, newton / pgs,
+		        moment / pgs, product / pgs);
 	}
 	free(warm);
 	lk_problem_destroy(p);
@@ -142,14 +149,14 @@ int lk_bench_work(int argc, char **argv)
 	}
 	if (quick)
 		repeats = repeats < 5 ? repeats : 5;
-	printf("weights in use: pgs-sm CG row %.2f, Newton product row %.2f, NNCG momentum row %.2f\n",
-	       LK_WORK_CG_ROW, LK_WORK_NEWTON_ROW, LK_WORK_MOMENTUM_ROW);
-	printf("%-12s %7s %9s %9s %5s %9s %5s %9s %5s\n", "problem", "rows", "pgs ns", "cg ns", "x", "newton ns", "x",
-	       "nncg ns", "x");
+	printf("weights in use: pgs-sm CG row %.2f, Newton product row %.2f, NNCG momentum row %.2f, APGD product "
+	       "row %.2f\n", LK_WORK_CG_ROW, LK_WORK_NEWTON_ROW, LK_WORK_MOMENTUM_ROW, LK_WORK_PRODUCT_ROW);
+	printf("%-12s %7s %9s %9s %5s %9s %5s %9s %5s %9s %5s\n", "problem", "rows", "pgs ns", "cg ns", "x", "newton ns",
+	       "x", "nncg ns", "x", "apgd ns", "x");
 	lk_bench_csv csv = {"bench_work.csv", "", NULL};
 	if (lk_bench_open_csvs("bench work", out, &csv, 1) != 0)
 		return LK_EXIT_FAIL;
-	fprintf(csv.f, "problem,rows,pgs_ns_per_row,cg_weight,newton_weight,momentum_weight\n");
+	fprintf(csv.f, "problem,rows,pgs_ns_per_row,cg_weight,newton_weight,momentum_weight,product_weight\n");
 	int bad = bench_problem(csv.f, "boxstack", 20, 0.5, repeats) != 0;
 	bad |= bench_problem(csv.f, "packing", quick ? 100 : 400, 0.5, repeats) != 0;
 	if (!quick)

@@ -1,0 +1,155 @@
+/* Accelerated projected gradient descent (APGD) with adaptive restart, on the QP view of the boxed LCP:
+ *     minimise f(lambda) = 1/2 lambda^T A lambda + q^T lambda  over the box,   grad f = A lambda + q = w,
+ * Nesterov's method with a backtracking Lipschitz estimate as Mazhar, Heyn, Negrut & Tasora write it for
+ * frictional contact ("Using Nesterov's method to accelerate multibody dynamics with friction and contact",
+ * ACM TOG 34(3), 2015, Algorithm 2, APGD), and the gradient restart of O'Donoghue & Candes ("Adaptive restart
+ * for accelerated gradient schemes", Found. Comput. Math. 2015): momentum is dropped when it points uphill,
+ * g^T (lambda_{k+1} - lambda_k) > 0.
+ *
+ *     y_0 = lambda_0, theta_0 = 1, L_0 = |A d| / |d| (d = ones: a lower estimate; backtracking raises it)
+ *     g = A y + q;  lambda' = P(y - g / L)
+ *     while f(lambda') > f(y) + g^T (lambda' - y) + L/2 |lambda' - y|^2:  L *= 2, lambda' = P(y - g / L)
+ *     theta' = theta (sqrt(theta^2 + 4) - theta) / 2,  beta = theta (1 - theta) / (theta^2 + theta')
+ *     y = lambda' + beta (lambda' - lambda), or y = lambda', theta' = 1 on a restart;  L *= 0.9
+ *
+ * P projects onto the boxes: rows with their own bounds first, then friction rows onto [-mu |lambda_n|,
+ * mu |lambda_n|] with their normal row's projected lambda (the box is not convex jointly; this is the
+ * projection the Gauss-Seidel methods and AMGS's Method 3.2 use). The row form's A is symmetric positive
+ * semidefinite, so f is the QP of the LCP; a matrix-form A should be symmetric too (the fluid LCPs are).
+ *
+ * Matrix-free, each product A x + q rebuilds M^-1 J^T x over every body and gathers every row: it counts
+ * LK_WORK_PRODUCT_ROW per row in the budget. An iteration takes one product at y and one per trial point;
+ * the last trial point's product leaves du consistent with lambda for the monitor. */
+#include "methods.h"
+
+#include "kernel.h"
+
+#include <string.h>
+
+typedef struct apgd_state {
+	double *y, *g, *trial, *wt, *du_y;
+	double L, theta;
+} apgd_state;
+
+/* w = A x + q and, in the row form, du = M^-1 J^T x */
+static void product(lk__ctx *c, const double *x, double *w, double *du)
+{
+	lk__apply(c->p, x, w, 1, du);
+	lk__count(c, c->n, LK_WORK_PRODUCT_ROW);
+}
+
+/* out = P(x): rows with fixed bounds, then friction rows against their normal row's projected value */
+static void project(const lk__ctx *c, const double *x, double *out)
+{
+	const lk_problem *p = c->p;
+	for (int pass = 0; pass < 2; ++pass) {
+		for (int i = 0; i < c->n; ++i) {
+			const lk__row *r = &p->rows[i];
+			if (lk__is_friction(r) != pass)
+				continue;
+			double lo, hi;
+			lk__bounds(r, out, &lo, &hi);
+			out[i] = lk__clamp(x[i], lo, hi);
+		}
+	}
+}
+
+/* f(x) = 1/2 x^T (A x + q) + 1/2 q^T x, from w = A x + q */
+static double objective(const lk__ctx *c, const double *x, const double *w)
+{
+	const lk_problem *p = c->p;
+	double f = 0.0;
+	for (int i = 0; i < c->n; ++i)
+		f += x[i] * (w[i] + p->rows[i].q);
+	return 0.5 * f;
+}
+
+static lk_status prepare(lk__ctx *c, apgd_state *s)
+{
+	lk__arena *a = &c->p->arena;
+	size_t n = (size_t)c->n + 1, nb = ((size_t)c->p->nbodies + 1) * 6;
+	memset(s, 0, sizeof *s);
+	s->y = lk__arena_alloc(a, n * sizeof(double));
+	s->g = lk__arena_alloc(a, n * sizeof(double));
+	s->trial = lk__arena_alloc(a, n * sizeof(double));
+	s->wt = lk__arena_alloc(a, n * sizeof(double));
+	s->du_y = lk__arena_alloc(a, nb * sizeof(double));
+	if (!s->y || !s->g || !s->trial || !s->wt || !s->du_y)
+		return lk__fail(c->p, LK_ERR_NO_MEMORY, "apgd: out of memory for %d rows", c->n);
+	/* L_0 = |A d| / |d| with d = ones, through the trial buffers */
+	for (int i = 0; i < c->n; ++i)
+		s->trial[i] = 1.0;
+	lk__apply(c->p, s->trial, s->wt, 0, s->du_y);
+	lk__count(c, c->n, LK_WORK_PRODUCT_ROW);
+	double ad = 0.0;
+	for (int i = 0; i < c->n; ++i)
+		ad += s->wt[i] * s->wt[i];
+	s->L = sqrt(ad / c->n);
+	if (!(s->L > 0) || !isfinite(s->L))
+		s->L = 1.0;
+	s->theta = 1.0;
+	return LK_OK;
+}
+
+lk_status lk__solve_apgd(lk__ctx *c)
+{
+	apgd_state s;
+	lk_status st = prepare(c, &s);
+	if (st != LK_OK)
+		return st;
+	const int n = c->n;
+	double *lambda = c->lambda;
+	/* start from the projected warm start */
+	project(c, lambda, s.trial);
+	lk__set_lambda(c, s.trial);
+	memcpy(s.y, lambda, (size_t)n * sizeof(double));
+	for (int it = 1;; ++it) {
+		product(c, s.y, s.g, s.du_y);
+		const double fy = objective(c, s.y, s.g);
+		/* backtracking on L; the trial's product goes to c->du, which is lambda's once accepted */
+		double ft = 0.0, lin = 0.0, sq = 0.0;
+		for (int tries = 0; tries < 60; ++tries) {
+			for (int i = 0; i < n; ++i)
+				s.wt[i] = s.y[i] - s.g[i] / s.L;
+			project(c, s.wt, s.trial);
+			product(c, s.trial, s.wt, c->du);
+			ft = objective(c, s.trial, s.wt);
+			lin = sq = 0.0;
+			for (int i = 0; i < n; ++i) {
+				double d = s.trial[i] - s.y[i];
+				lin += s.g[i] * d;
+				sq += d * d;
+			}
+			if (ft <= fy + lin + 0.5 * s.L * sq || !isfinite(ft))
+				break;
+			s.L *= 2.0;
+		}
+		/* the restart test and the momentum step, then lambda <- trial */
+		double uphill = 0.0, max_change = 0.0;
+		for (int i = 0; i < n; ++i) {
+			double d = s.trial[i] - lambda[i];
+			uphill += s.g[i] * d;
+			double ad = fabs(d);
+			if (!(ad <= max_change))
+				max_change = ad;
+		}
+		const double th = s.theta;
+		double th_next = 0.5 * th * (sqrt(th * th + 4.0) - th);
+		double beta = th * (1.0 - th) / (th * th + th_next);
+		if (uphill > 0.0) {
+			beta = 0.0;
+			th_next = 1.0;
+		}
+		for (int i = 0; i < n; ++i) {
+			double next = s.trial[i];
+			s.y[i] = next + beta * (next - lambda[i]);
+			lambda[i] = next;
+		}
+		s.theta = th_next;
+		s.L *= 0.9;
+		c->iterations = it;
+		c->stop = lk__monitor(c, it, max_change);
+		if (c->stop != LK_STOP_NONE)
+			return LK_OK;
+	}
+}
