@@ -229,6 +229,10 @@ static lk_status set_param(lk_solver_config *c, const param *pp, const char *v, 
 		return LK_OK;
 	}
 	case P_DOUBLE: {
+		if (pp->offset == OFF(sor_w) && !strcmp(tmp, "auto")) {
+			*(double *)dst = LK_SOR_AUTO;
+			return LK_OK;
+		}
 		double x = strtod(tmp, &end);
 		if (*end || errno || !isfinite(x))
 			return perr(err, esz, "'%s' needs a finite number, got '%s'", pp->key, tmp);
@@ -386,7 +390,10 @@ lk_status lk_config_format(const lk_solver_config *cfg, char *buf, size_t size)
 		case P_DOUBLE:
 			if (*(const double *)a == *(const double *)b)
 				continue;
-			snprintf(val, sizeof val, "%.17g", *(const double *)a);
+			if (pp->offset == OFF(sor_w) && *(const double *)a == LK_SOR_AUTO)
+				snprintf(val, sizeof val, "auto");
+			else
+				snprintf(val, sizeof val, "%.17g", *(const double *)a);
 			break;
 		case P_ENUM: {
 			int x = *(const int *)a;
@@ -434,8 +441,8 @@ lk_status lk_config_validate(const lk_solver_config *cfg, char *err, size_t err_
 	      "budget and time_us must be finite and non-negative");
 	CHECK((unsigned)cfg->merit <= LK_MERIT_MODIFIED, "unknown merit %d", (int)cfg->merit);
 	CHECK(cfg->check_every >= 1, "check interval %d must be at least 1", cfg->check_every);
-	CHECK(isfinite(cfg->sor_w) && cfg->sor_w > 0 && cfg->sor_w < 2, "relaxation w = %g must lie in (0, 2)",
-	      cfg->sor_w);
+	CHECK(cfg->sor_w == LK_SOR_AUTO || (isfinite(cfg->sor_w) && cfg->sor_w > 0 && cfg->sor_w < 2),
+	      "relaxation w = %g must lie in (0, 2), or be auto", cfg->sor_w);
 	CHECK((unsigned)cfg->order < LK_ORDER_COUNT, "unknown order %d", (int)cfg->order);
 	CHECK(isfinite(cfg->gravity[0]) && isfinite(cfg->gravity[1]) && isfinite(cfg->gravity[2]),
 	      "gravity direction is not finite");

@@ -61,7 +61,7 @@ lk_status lk__solve_nncg(lk__ctx *c)
 		if (cfg->order == LK_ORDER_RANDOM)
 			lk__shuffle(&c->rng, perm, c->n);
 		memcpy(s.before, c->lambda, (size_t)c->n * sizeof(double));
-		double change = lk__pgs_sweep(c, perm, c->n, cfg->sor_w);
+		double change = lk__pgs_sweep(c, perm, c->n, cfg->sor_w == LK_SOR_AUTO ? 1.0 : cfg->sor_w);
 		c->iterations = it;
 		c->stop = lk__monitor(c, it, change);
 		if (c->stop != LK_STOP_NONE)

@@ -1,13 +1,59 @@
 /* Projected Gauss-Seidel and projected SOR for the boxed LCP with friction bounds (Erleben 2013 sec. 5.2-5.3):
- * the sweep itself is the sweep layer's (sweep.c); PGS is PSOR with w = 1. */
+ * the sweep itself is the sweep layer's (sweep.c); PGS is PSOR with w = 1.
+ *
+ * w = auto (LK_SOR_AUTO): the first sweeps run with w = 1 and measure the contraction rho of the largest
+ * change of lambda from one sweep to the next; then w becomes Young's optimum for a consistently ordered
+ * matrix, w = 2 / (1 + sqrt(1 - rho_J^2)) with rho_J^2 = rho the Gauss-Seidel rate (Young 1954; Erleben
+ * 2013 sec. 5.3 discusses the choice of w for PSOR). An LCP is not a linear system and friction rows move
+ * their bounds, so w is capped: 1.9 without friction rows, 1.5 with them (the best w of a scan is 1.8-1.98
+ * frictionless and 1.25-1.54 with friction on the paper's problems, docs/benchmarks.md). */
 #include "methods.h"
 
+#include "kernel.h"
 #include "sweep.h"
+
+#include <math.h>
+
+/* Sweeps measured with w = 1 before w is set, and how many of their ratios make the estimate. */
+#define AUTO_W_SWEEPS 8
+#define AUTO_W_RATIOS 4
+
+typedef struct pgs_w {
+	double w;               /* the relaxation of the next sweep */
+	int automatic, sweeps;
+	double prev_change;
+	double log_ratio;       /* sum of log(change_k / change_{k-1}) over the last sweeps of the warm-up */
+	int ratios;
+	double cap;
+} pgs_w;
+
+static void auto_w_update(pgs_w *a, double change)
+{
+	++a->sweeps;
+	if (a->sweeps > AUTO_W_SWEEPS - AUTO_W_RATIOS && a->prev_change > 0 && change > 0) {
+		a->log_ratio += log(change / a->prev_change);
+		++a->ratios;
+	}
+	a->prev_change = change;
+	if (a->sweeps == AUTO_W_SWEEPS) {
+		double rho = a->ratios > 0 ? exp(a->log_ratio / a->ratios) : 0.0;
+		if (!(rho >= 0))
+			rho = 0;
+		if (rho > 0.9999)
+			rho = 0.9999;
+		double w = 2.0 / (1.0 + sqrt(1.0 - rho));
+		a->w = w < 1.0 ? 1.0 : w > a->cap ? a->cap : w;
+		a->automatic = 0;
+	}
+}
 
 static double pgs_sweep(lk__ctx *c, const int *perm, void *user)
 {
-	(void)user;
-	return lk__pgs_sweep(c, perm, c->n, c->cfg->sor_w);
+	pgs_w *a = user;
+	double change = lk__pgs_sweep(c, perm, c->n, a->w);
+	if (a->automatic)
+		auto_w_update(a, change);
+	return change;
 }
 
 lk_status lk__solve_pgs(lk__ctx *c)
@@ -17,6 +63,16 @@ lk_status lk__solve_pgs(lk__ctx *c)
 	lk_status st = lk__sweep_order(c, 1, &perm);
 	if (st != LK_OK)
 		return st;
-	lk__sweep_until_stop(c, perm, pgs_sweep, NULL);
+	pgs_w a = {c->cfg->sor_w, 0, 0, 0.0, 0.0, 0, 1.9};
+	if (c->cfg->sor_w == LK_SOR_AUTO) {
+		a.w = 1.0;
+		a.automatic = 1;
+		for (int i = 0; i < c->n; ++i)
+			if (lk__is_friction(&c->p->rows[i])) {
+				a.cap = 1.5;
+				break;
+			}
+	}
+	lk__sweep_until_stop(c, perm, pgs_sweep, &a);
 	return LK_OK;
 }

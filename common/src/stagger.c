@@ -197,7 +197,8 @@ static lk_status stag_setup(stagger_state *s, lk__ctx *c)
 	int n = c->n;
 	memset(s, 0, sizeof *s);
 	s->c = c;
-	s->w_relax = c->cfg->sor_w; /* 1 for pgs unless w= is given, as in lk__solve_pgs */
+	/* 1 for pgs unless w= is given, as in lk__solve_pgs; the automatic w is PGS's own (pgs.c) */
+	s->w_relax = c->cfg->sor_w == LK_SOR_AUTO ? 1.0 : c->cfg->sor_w;
 	int *set_of = lk__arena_alloc(&p->arena, ((size_t)n + 1) * sizeof(int));
 	s->rows[SET_N] = lk__arena_alloc(&p->arena, ((size_t)n + 1) * sizeof(int));
 	s->rows[SET_T] = lk__arena_alloc(&p->arena, ((size_t)n + 1) * sizeof(int));

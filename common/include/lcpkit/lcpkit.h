@@ -247,7 +247,7 @@ typedef struct lk_solver_config {
 	lk_merit merit;         /* the merit the tolerances apply to */
 	int check_every;        /* evaluate the merit every N iterations (>= 1) when a tolerance needs it */
 	int warm_start;         /* 1: start from the problem's lambda; 0: start from zero */
-	double sor_w;           /* PSOR relaxation, 0 < w < 2 */
+	double sor_w;           /* PSOR relaxation, 0 < w < 2; LK_SOR_AUTO: estimated during the solve (docs/solvers.md) */
 	lk_order order;
 	int order_descending;   /* IPP and CP: descending instead of ascending */
 	int order_blocked;      /* CP: keep each contact's normal row before its friction rows */
@@ -257,6 +257,10 @@ typedef struct lk_solver_config {
 	lk_pgs_sm_config pgs_sm;
 	lk_newton_config newton;
 } lk_solver_config;
+
+/* sor_w = LK_SOR_AUTO (spec "w=auto"): PGS/PSOR estimate the contraction of their first sweeps and switch to
+ * Young's w = 2 / (1 + sqrt(1 - rho)); the other methods that take w sweep with 1. */
+#define LK_SOR_AUTO 0.0
 
 /* The papers' defaults for a method. */
 LK_API lk_solver_config lk_default_config(lk_method method);

@@ -178,6 +178,14 @@ static const t1_method t1_methods[] = {
 	{"Method 2.2 [D/gamma]", "amgs-dense:alpha=0.5", 1},
 	{"Method 3.1 [0.2 D]", "amgs:alpha=0.2", -1},
 	{"Method 3.1 [0.1 D]", "amgs:alpha=0.1", -1},
+	/* PSOR over a scan of w (the honest baseline is PSOR at its best w), and the accelerated methods */
+	{"PSOR w=1.4", "psor:w=1.4", -1},
+	{"PSOR w=1.6", "psor:w=1.6", -1},
+	{"PSOR w=1.8", "psor:w=1.8", -1},
+	{"PSOR w=1.9", "psor:w=1.9", -1},
+	{"PSOR w=1.95", "psor:w=1.95", -1},
+	{"NNCG", "nncg", -1},
+	{"APGD", "apgd", -1},
 };
 #define T1_METHODS ((int)(sizeof t1_methods / sizeof t1_methods[0]))
 
