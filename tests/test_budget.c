@@ -30,7 +30,7 @@ static const budget_case cases[] = {
 	{"pgs-sm:iters=100000", 1.0},         {"pgs-sm:iters=100000,kpgs=3,ksm=2", 1.0},
 	{"newton-minmap:iters=100000", 5 * 3.7}, {"newton-fischer:iters=100000", 5 * 3.7},
 	{"nncg:iters=100000", 0.5},
-	{"apgd:iters=100000", 3.0},
+	{"apgd:iters=100000", 3.0},        {"mprgp:iters=100000", 2.0},
 };
 
 static void test_budget_binds(void **state)

@@ -11,7 +11,7 @@
 #include <string.h>
 
 static const char *const method_names[LK_METHOD_COUNT + 1] = {
-	"pgs", "psor", "amgs", "amgs-dense", "amsor", "pgs-sm", "newton-minmap", "newton-fischer", "nncg", "apgd", NULL,
+	"pgs", "psor", "amgs", "amgs-dense", "amsor", "pgs-sm", "newton-minmap", "newton-fischer", "nncg", "apgd", "mprgp", NULL,
 };
 
 static const char *const order_names[LK_ORDER_COUNT] = {

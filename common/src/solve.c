@@ -60,6 +60,8 @@ static lk_status dispatch(lk__ctx *c)
 		return lk__solve_nncg(c);
 	case LK_METHOD_APGD:
 		return lk__solve_apgd(c);
+	case LK_METHOD_MPRGP:
+		return lk__solve_mprgp(c);
 	default:
 		break;
 	}

@@ -106,6 +106,7 @@ static const char *method_description(lk_method m)
 	case LK_METHOD_NEWTON_FISCHER: return "Fischer-Newton (Erleben 2013, 5.5)";
 	case LK_METHOD_NNCG: return "nonsmooth nonlinear CG (Silcowitz, Niebe & Erleben 2010)";
 	case LK_METHOD_APGD: return "accelerated projected gradient (Mazhar et al. 2015)";
+	case LK_METHOD_MPRGP: return "MPRGP (Dostal & Schoberl 2005)";
 	default: return "lcpkit";
 	}
 }

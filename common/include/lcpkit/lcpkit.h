@@ -164,6 +164,7 @@ typedef enum lk_method {
 	LK_METHOD_NEWTON_FISCHER, /* Erleben 2013 sec. 5.5 */
 	LK_METHOD_NNCG,           /* Silcowitz, Niebe & Erleben 2010: nonsmooth nonlinear conjugate gradient */
 	LK_METHOD_APGD,           /* accelerated projected gradient with restart (Mazhar et al. 2015) */
+	LK_METHOD_MPRGP,          /* proportioning with reduced gradient projections (Dostal & Schoberl 2005) */
 	LK_METHOD_COUNT
 } lk_method;
 
@@ -279,7 +280,7 @@ LK_API int lk_config_apply_engine_iterations(lk_solver_config *cfg, const char *
 /* Writes the canonical spec of a configuration (method and the parameters that differ from defaults). */
 LK_API lk_status lk_config_format(const lk_solver_config *cfg, char *buf, size_t size);
 /* Short names: "pgs", "psor", "amgs", "amgs-dense", "amsor", "pgs-sm", "newton-minmap", "newton-fischer",
- * "nncg", "apgd". */
+ * "nncg", "apgd", "mprgp". */
 LK_API const char *lk_method_name(lk_method method);
 LK_API const char *lk_order_name(lk_order order);
 /* Checks a configuration's values; on error writes a message into err. */
