@@ -29,6 +29,20 @@ static int iterations_to(const char *kind, int n, double mu, const char *method,
 	return st.iterations;
 }
 
+/* Work to RES 1e-4 from zero on 20 boxes with mu = 0.5 (PGS: 26,679 sweeps). */
+static double stack20_work(const char *method)
+{
+	char spec[128];
+	snprintf(spec, sizeof spec, "%s:iters=100000,tol=1e-4,warm=0", method);
+	lk_problem *p = tu_generate("boxstack", 20, 0.5);
+	lk_solver_config c = tu_spec(spec);
+	lk_stats st;
+	assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
+	assert_int_equal(st.stop_reason, LK_STOP_ABSOLUTE);
+	lk_problem_destroy(p);
+	return st.work;
+}
+
 static void test_fewer_iterations_than_pgs_on_stacks(void **state)
 {
 	(void)state;
@@ -88,19 +102,9 @@ static void test_apgd_on_stacks(void **state)
 	}
 	/* 20 boxes with mu = 0.5, to RES 1e-4: PGS needs 26,679 sweeps, APGD 536 sweep-equivalents of work
 	 * (248 iterations) */
-	double work[2];
-	const char *specs[2] = {"pgs:iters=100000,tol=1e-4,warm=0", "apgd:iters=100000,tol=1e-4,warm=0"};
-	for (int m = 0; m < 2; ++m) {
-		lk_problem *p = tu_generate("boxstack", 20, 0.5);
-		lk_solver_config c = tu_spec(specs[m]);
-		lk_stats st;
-		assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
-		assert_int_equal(st.stop_reason, LK_STOP_ABSOLUTE);
-		work[m] = st.work;
-		lk_problem_destroy(p);
-	}
-	print_message("20 boxes, mu 0.5, to RES 1e-4: pgs %.0f, apgd %.0f sweep-equivalents\n", work[0], work[1]);
-	assert_true(work[1] * 10 < work[0]);
+	double pgs = stack20_work("pgs"), apgd = stack20_work("apgd");
+	print_message("20 boxes, mu 0.5, to RES 1e-4: pgs %.0f, apgd %.0f sweep-equivalents\n", pgs, apgd);
+	assert_true(apgd * 10 < pgs);
 }
 
 /* MPRGP (Dostal & Schoberl 2005): on a frictionless problem the QP has fixed bounds, and MPRGP terminates
@@ -124,19 +128,9 @@ static void test_mprgp(void **state)
 		tu_assert_complementarity(p, lk_problem_lambda(p), 1e-9);
 		lk_problem_destroy(p);
 	}
-	double work[2];
-	const char *specs[2] = {"pgs:iters=100000,tol=1e-4,warm=0", "mprgp:iters=100000,tol=1e-4,warm=0"};
-	for (int m = 0; m < 2; ++m) {
-		lk_problem *p = tu_generate("boxstack", 20, 0.5);
-		lk_solver_config c = tu_spec(specs[m]);
-		lk_stats st;
-		assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
-		assert_int_equal(st.stop_reason, LK_STOP_ABSOLUTE);
-		work[m] = st.work;
-		lk_problem_destroy(p);
-	}
-	print_message("20 boxes, mu 0.5, to RES 1e-4: pgs %.0f, mprgp %.0f sweep-equivalents\n", work[0], work[1]);
-	assert_true(work[1] * 50 < work[0]);
+	double pgs = stack20_work("pgs"), mprgp = stack20_work("mprgp");
+	print_message("20 boxes, mu 0.5, to RES 1e-4: pgs %.0f, mprgp %.0f sweep-equivalents\n", pgs, mprgp);
+	assert_true(mprgp * 50 < pgs);
 }
 
 /* psor:w=auto: parsed and formatted as such; on a frictionless sphere stack it needs well under PGS's sweeps
