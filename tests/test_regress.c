@@ -1,6 +1,7 @@
 /* Recording, replay against golden results (and a harness that can fail), FCLIB round trip, Siconos peer. */
 #include "test_util.h"
 #include "fclib_io.h"
+#include <fclib.h>
 #include "lcpkit/generate.h"
 #include "lcpkit/io.h"
 #include "recording.h"
@@ -233,6 +234,26 @@ static void test_fclib_round_trip(void **state)
 	lk_problem *none = NULL;
 	assert_int_equal(lk_fclib_import("/nonexistent/x.hdf5", &none, err, sizeof err), LK_ERR_IO);
 	assert_null(none);
+	/* a file that is not HDF5, and a valid global problem (one contact: M = I, H = I) written by libfclib:
+	 * each is refused with a message that says what the file is */
+	const char *junk = "fclib_junk.hdf5", *glob = "fclib_global.hdf5";
+	FILE *f = fopen(junk, "w");
+	assert_non_null(f);
+	fputs("not hdf5\n", f);
+	fclose(f);
+	assert_int_equal(lk_fclib_import(junk, &none, err, sizeof err), LK_ERR_PARSE);
+	assert_non_null(strstr(err, "not HDF5"));
+	int cp[4] = {0, 1, 2, 3}, ci[3] = {0, 1, 2};
+	double one[3] = {1, 1, 1}, fv[3] = {0, 0, -1}, wv[3] = {0, 0, 0}, muv[1] = {0.5};
+	struct fclib_matrix M = {3, 3, 3, cp, ci, one, -1, NULL}, H = M;
+	struct fclib_global gp = {&M, &H, NULL, muv, fv, NULL, wv, 3, NULL};
+	remove(glob);
+	assert_int_equal(fclib_write_global(&gp, glob), 1);
+	assert_int_equal(lk_fclib_import(glob, &none, err, sizeof err), LK_ERR_UNSUPPORTED);
+	assert_non_null(strstr(err, "FCLIB global problem"));
+	assert_null(none);
+	remove(junk);
+	remove(glob);
 	free(A);
 	free(B);
 	free(qa);

@@ -2,6 +2,7 @@
 #include "fclib_io.h"
 
 #include <fclib.h>
+#include <hdf5.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,6 +91,44 @@ lk_status lk_fclib_export(lk_problem *p, int max_rows, const char *path, char *e
 	return st;
 }
 
+/* LK_OK for an HDF5 file with an fclib_local group; otherwise an error that says what the file is. HDF5's own
+ * error printing is turned off for the look. */
+static lk_status fclib_kind(const char *path, char *err, size_t esz)
+{
+	H5E_auto2_t old_func;
+	void *old_data;
+	H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data);
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	lk_status st = LK_OK;
+	if (H5Fis_hdf5(path) <= 0) {
+		snprintf(err, esz, "%s: not an FCLIB file (not HDF5)", path);
+		st = LK_ERR_PARSE;
+	} else {
+		hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+		if (f < 0) {
+			snprintf(err, esz, "%s: cannot open the HDF5 file", path);
+			st = LK_ERR_IO;
+		} else {
+			int local = H5Lexists(f, "/fclib_local", H5P_DEFAULT) > 0;
+			int global = H5Lexists(f, "/fclib_global", H5P_DEFAULT) > 0;
+			if (!local && global) {
+				snprintf(err, esz,
+				         "%s: an FCLIB global problem (M, H, f, w, mu); lcpkit imports local problems (W, q, mu) "
+				         "only: reduce it to W = H M^-1 H^T, q = H M^-1 f + w first",
+				         path);
+				st = LK_ERR_UNSUPPORTED;
+			} else if (!local) {
+				snprintf(err, esz, "%s: an HDF5 file without an fclib_local or fclib_global group: not FCLIB",
+				         path);
+				st = LK_ERR_PARSE;
+			}
+			H5Fclose(f);
+		}
+	}
+	H5Eset_auto2(H5E_DEFAULT, old_func, old_data);
+	return st;
+}
+
 lk_status lk_fclib_import(const char *path, lk_problem **out, char *err, size_t esz)
 {
 	*out = NULL;
@@ -98,6 +137,11 @@ lk_status lk_fclib_import(const char *path, lk_problem **out, char *err, size_t 
 		snprintf(err, esz, "%s: no such file", path);
 		return LK_ERR_IO;
 	}
+	/* which kind of FCLIB file it is, before libfclib reads it (libfclib prints its own unterminated error
+	 * line on a file without the group it looks for) */
+	lk_status kind = fclib_kind(path, err, esz);
+	if (kind != LK_OK)
+		return kind;
 	struct fclib_local *loc = fclib_read_local(path);
 	if (!loc || !loc->W || !loc->q || !loc->mu) {
 		if (loc)
