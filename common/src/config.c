@@ -112,6 +112,7 @@ typedef enum { P_INT, P_DOUBLE, P_BOOL, P_ENUM, P_U64 } ptype;
 #define M_ORDERED (M_GS | M_AMGS | M_SM | M_NNCG)
 
 static const char *const merit_names[] = {"res", "theta", "fischer", "modified", NULL};
+static const char *const friction_names[] = {"box", "cone", NULL};
 static const char *const omega_names[] = {"D", "E", NULL};
 static const char *const strategy_names[] = {"perturbation", "random", "zero", "approximation", NULL};
 static const char *const krylov_names[] = {"gmres", "cg", NULL};
@@ -141,6 +142,7 @@ static const param params[] = {
 	{"seed", P_U64, OFF(seed), M_ALL, NULL, "random seed"},
 	{"w", P_DOUBLE, OFF(sor_w), M_GS | M_NNCG, NULL, "SOR relaxation"},
 	{"order", P_ENUM, OFF(order), M_ORDERED, order_list, "sweep order"},
+	{"friction", P_ENUM, OFF(friction), M_GS, friction_names, "friction model: box or cone"},
 	{"desc", P_BOOL, OFF(order_descending), M_ORDERED, NULL, "descending IPP/CP order"},
 	{"blocked", P_BOOL, OFF(order_blocked), M_ORDERED, NULL, "CP keeps normal rows before friction"},
 	{"alpha", P_DOUBLE, OFF(amgs.alpha), M_AMGS, NULL, "Omega = alpha D"},
@@ -444,6 +446,10 @@ lk_status lk_config_validate(const lk_solver_config *cfg, char *err, size_t err_
 	CHECK(cfg->sor_w == LK_SOR_AUTO || (isfinite(cfg->sor_w) && cfg->sor_w > 0 && cfg->sor_w < 2),
 	      "relaxation w = %g must lie in (0, 2), or be auto", cfg->sor_w);
 	CHECK((unsigned)cfg->order < LK_ORDER_COUNT, "unknown order %d", (int)cfg->order);
+	CHECK((unsigned)cfg->friction <= LK_FRICTION_CONE, "unknown friction model %d", (int)cfg->friction);
+	CHECK(cfg->friction == LK_FRICTION_BOX ||
+	          ((cfg->method == LK_METHOD_PGS || cfg->method == LK_METHOD_PSOR) && cfg->order == LK_ORDER_NATURAL),
+	      "friction=cone is a sweep of PGS and PSOR in the natural order");
 	CHECK(isfinite(cfg->gravity[0]) && isfinite(cfg->gravity[1]) && isfinite(cfg->gravity[2]),
 	      "gravity direction is not finite");
 	CHECK(isfinite(cfg->amgs.gamma) && cfg->amgs.gamma > 0, "gamma = %g must be positive", cfg->amgs.gamma);

@@ -240,6 +240,24 @@ static inline int lk__is_friction(const lk__row *r)
 	return r->findex >= 0;
 }
 
+/* Row i and row i + 1 are the two friction rows of one contact (the same normal row, next to each other as
+ * both adapters and the generators lay them out): the pair the cone bounds together. */
+static inline int lk__cone_pair(const lk_problem *p, int i)
+{
+	return i + 1 < p->nrows && p->rows[i].findex >= 0 && p->rows[i + 1].findex == p->rows[i].findex;
+}
+
+/* (x, y) projected onto the disc of radius r >= 0 centred at 0. */
+static inline void lk__disc_project(double *x, double *y, double r)
+{
+	double n2 = *x * *x + *y * *y;
+	if (n2 > r * r) {
+		double s = r / sqrt(n2);
+		*x *= s;
+		*y *= s;
+	}
+}
+
 /* Effective bounds of row i: friction rows take theirs from their normal row's lambda. */
 static inline void lk__bounds(const lk__row *r, const double *lambda, double *lo, double *hi)
 {

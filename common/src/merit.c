@@ -35,23 +35,43 @@ double lk_fischer_boxed(double lambda, double w, double lo, double hi)
 	return w;
 }
 
-void lk__metrics_from_w(const lk_problem *p, const double *lambda, const double *w, lk_metrics *m)
+void lk__metrics_from_w(const lk_problem *p, const double *lambda, const double *w, lk_friction friction,
+                        lk_metrics *m)
 {
 	double hh = 0, ff = 0, mod = 0, maxh = 0, viol = 0;
 	for (int i = 0; i < p->nrows; ++i) {
 		const lk__row *r = &p->rows[i];
 		double lo, hi;
 		lk__bounds(r, lambda, &lo, &hi);
-		double h = lk_natural_residual(lambda[i], w[i], lo, hi);
+		double h, h2 = 0.0;
+		int pair = friction == LK_FRICTION_CONE && lk__cone_pair(p, i);
+		if (pair) {
+			/* Coulomb's cone: H_T = lambda_T - P_disc(lambda_T - w_T) over the contact's two rows */
+			double x = lambda[i] - w[i], y = lambda[i + 1] - w[i + 1];
+			lk__disc_project(&x, &y, hi);
+			h = lambda[i] - x;
+			h2 = lambda[i + 1] - y;
+		} else {
+			h = lk_natural_residual(lambda[i], w[i], lo, hi);
+		}
 		double f = lk_fischer_boxed(lambda[i], w[i], lo, hi);
-		hh += h * h;
+		hh += h * h + h2 * h2;
 		ff += f * f;
 		mod += fabs(lambda[i]) * fabs(w[i]);
 		if (fabs(h) > maxh || isnan(h))
 			maxh = fabs(h);
-		double v = fmax(lo - lambda[i], lambda[i] - hi);
+		if (fabs(h2) > maxh)
+			maxh = fabs(h2);
+		double v = pair ? hypot(lambda[i], lambda[i + 1]) - hi : fmax(lo - lambda[i], lambda[i] - hi);
 		if (v > viol)
 			viol = v;
+		if (pair) {
+			/* the pair's second row is done: its Fischer and modified terms, its box bounds unused */
+			++i;
+			double f2 = lk_fischer_boxed(lambda[i], w[i], lo, hi);
+			ff += f2 * f2;
+			mod += fabs(lambda[i]) * fabs(w[i]);
+		}
 	}
 	m->res = sqrt(hh);
 	m->theta = 0.5 * hh;
@@ -90,7 +110,7 @@ lk_status lk_problem_metrics(lk_problem *p, const double *lambda, lk_metrics *ou
 		return lk__fail(p, LK_ERR_NO_MEMORY, "metrics: out of memory");
 	}
 	lk__apply(p, lambda, w, 1, tmp);
-	lk__metrics_from_w(p, lambda, w, out);
+	lk__metrics_from_w(p, lambda, w, LK_FRICTION_BOX, out);
 	free(w);
 	free(tmp);
 	return LK_OK;

@@ -11,7 +11,7 @@ void lk__current_metrics(lk__ctx *c, lk_metrics *m)
 	const lk_problem *p = c->p;
 	for (int i = 0; i < c->n; ++i)
 		c->w[i] = lk__w(p, i, c->lambda, c->du);
-	lk__metrics_from_w(p, c->lambda, c->w, m);
+	lk__metrics_from_w(p, c->lambda, c->w, c->cfg->friction, m);
 }
 
 void lk__set_lambda(lk__ctx *c, const double *x)

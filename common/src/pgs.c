@@ -50,7 +50,8 @@ static void auto_w_update(pgs_w *a, double change)
 static double pgs_sweep(lk__ctx *c, const int *perm, void *user)
 {
 	pgs_w *a = user;
-	double change = lk__pgs_sweep(c, perm, c->n, a->w);
+	double change = c->cfg->friction == LK_FRICTION_CONE ? lk__pgs_sweep_cone(c, a->w)
+	                                                      : lk__pgs_sweep(c, perm, c->n, a->w);
 	if (a->automatic)
 		auto_w_update(a, change);
 	return change;

@@ -62,8 +62,10 @@ void lk__recompute_du(lk_problem *p, const double *lambda, double *du);
 void lk__apply(const lk_problem *p, const double *x, double *w, int q_plus, double *tmp_du);
 
 
-/* Metrics of lambda given w = A lambda + q (merit.c). */
-void lk__metrics_from_w(const lk_problem *p, const double *lambda, const double *w, lk_metrics *m);
+/* Metrics of lambda given w = A lambda + q (merit.c), friction rows bounded by the given model (the cone's
+ * natural residual on each contact's pair of friction rows; the Fischer merit stays the box one). */
+void lk__metrics_from_w(const lk_problem *p, const double *lambda, const double *w, lk_friction friction,
+                        lk_metrics *m);
 /* The configured merit's value in the metrics (merit.c). */
 double lk__merit_value(const lk_metrics *m, lk_merit merit);
 

@@ -178,6 +178,57 @@ double lk__pgs_sweep(lk__ctx *c, const int *perm, int count, double w_relax)
 	return sweep_csr_impl(c, perm, count, w_relax, NULL, NULL);
 }
 
+double lk__pgs_sweep_cone(lk__ctx *c, double w_relax)
+{
+	lk_problem *p = c->p;
+	double *lambda = c->lambda, *du = c->du;
+	const double *inv = p->inv_diag;
+	const int rows_form = p->form == LK_FORM_ROWS;
+	double max_change = 0.0;
+	int nonfinite = 0;
+	for (int i = 0; i < c->n; ++i) {
+		const lk__row *r = &p->rows[i];
+		double lo, hi;
+		lk__bounds(r, lambda, &lo, &hi);
+		if (lk__cone_pair(p, i)) {
+			double d[2], next[2];
+			for (int k = 0; k < 2; ++k) {
+				const lk__row *rk = &p->rows[i + k];
+				double w = rows_form ? lk__row_w(rk, du, lambda[i + k]) : lk__csr_w(p, i + k, lambda);
+				next[k] = lambda[i + k] - w * (w_relax * inv[i + k]);
+				d[k] = next[k] - lambda[i + k];
+				lambda[i + k] = next[k];
+				if (rows_form)
+					lk__row_apply(rk, du, d[k]);
+			}
+			/* both rows take their radius from the same normal row: mu of the first */
+			double x = next[0], y = next[1];
+			lk__disc_project(&x, &y, hi);
+			double e[2] = {x - next[0], y - next[1]};
+			for (int k = 0; k < 2; ++k) {
+				lambda[i + k] += e[k];
+				if (rows_form && e[k] != 0.0)
+					lk__row_apply(&p->rows[i + k], du, e[k]);
+				double ad = fabs(d[k] + e[k]);
+				max_change = ad > max_change ? ad : max_change;
+				nonfinite |= ad != ad;
+			}
+			++i;
+			continue;
+		}
+		double w = rows_form ? lk__row_w(r, du, lambda[i]) : lk__csr_w(p, i, lambda);
+		double next = lk__clamp(lambda[i] - w * (w_relax * inv[i]), lo, hi), d = next - lambda[i];
+		lambda[i] = next;
+		if (rows_form)
+			lk__row_apply(r, du, d);
+		double ad = fabs(d);
+		max_change = ad > max_change ? ad : max_change;
+		nonfinite |= ad != ad;
+	}
+	lk__count(c, c->n, 1.0);
+	return nonfinite ? NAN : max_change;
+}
+
 double lk__modulus_sweep(lk__ctx *c, const double *gh, double *y, const int *perm)
 {
 	if (c->p->form == LK_FORM_ROWS)

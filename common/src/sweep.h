@@ -23,6 +23,12 @@ double lk__pgs_sweep_set(lk__ctx *c, const int *rows, int count, double w_relax,
 /* The same sweep on the plain scalar reference path (lk__row_w_ref, a division by A_ii, the change applied
  * only when non-zero): the definition the production sweep is tested against. */
 double lk__pgs_sweep_ref(lk__ctx *c, const int *perm, int count, double w_relax);
+/* One projected Gauss-Seidel / SOR sweep in the natural order with Coulomb's cone for friction: each contact's
+ * two friction rows are updated one after the other without bounds, then projected together onto the disc of
+ * radius mu lambda_n (the sequential-then-radial form of nonsmooth block Gauss-Seidel, Jean & Moreau's NSGS
+ * with a one-sweep local solve); every other row as lk__pgs_sweep. Plain kernels (lk__row_w, lk__row_apply).
+ * Returns max |change of lambda|. */
+double lk__pgs_sweep_cone(lk__ctx *c, double w_relax);
 /* One sweep of the modulus iteration of AMGS/AMSOR in impulse units (amgs.c, (M3)):
  * y_i <- y_i + h_i (lambda_i - y_i) - g_i w_i, lambda_i <- mid(lo_i, y_i, hi_i), with gh[2 i] = g_i and
  * gh[2 i + 1] = h_i; over perm[0..n) (NULL: natural order). Returns max |change of lambda|. */

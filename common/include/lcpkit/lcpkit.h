@@ -182,6 +182,12 @@ typedef enum lk_order {
 	LK_ORDER_COUNT
 } lk_order;
 
+/* How a contact's two friction rows are bounded. */
+typedef enum lk_friction {
+	LK_FRICTION_BOX = 0,  /* each friction row in [-mu lambda_n, mu lambda_n]: the engines' pyramid */
+	LK_FRICTION_CONE      /* the pair (lambda_t1, lambda_t2) in the disc of radius mu lambda_n: Coulomb's cone */
+} lk_friction;
+
 typedef enum lk_amgs_omega {
 	LK_AMGS_OMEGA_ALPHA_D = 0, /* Omega = alpha D */
 	LK_AMGS_OMEGA_BAR_E        /* Omega = omega_bar E, omega_bar = mean(D_ii) / gamma */
@@ -252,6 +258,7 @@ typedef struct lk_solver_config {
 	lk_order order;
 	int order_descending;   /* IPP and CP: descending instead of ascending */
 	int order_blocked;      /* CP: keep each contact's normal row before its friction rows */
+	lk_friction friction;   /* PGS and PSOR: box (default) or cone; the merits follow it */
 	double gravity[3];      /* direction used by LK_ORDER_CP_GRAVITY */
 	uint64_t seed;          /* random order and random strategies; same seed, same result */
 	lk_amgs_config amgs;
