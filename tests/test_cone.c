@@ -1,9 +1,11 @@
 /* Coulomb's cone (friction=cone): each contact's two friction rows bounded together by the disc of radius
  * mu lambda_n, against the engines' box. Hand-computed single contacts and a stack. */
 #include "test_util.h"
+#include "peer_siconos.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 /* One unit-mass body on the ground with one contact at its centre of mass (no lever arm): rows n = z, t1 = x,
  * t2 = y, so A = I, q = J u* = (vz, vx, vy) and the rows decouple apart from the friction bound. */
@@ -112,12 +114,54 @@ static void test_stack_and_refusals(void **state)
 	assert_string_equal(buf, "psor:friction=cone");
 }
 
+/* Against Siconos's fc3d_nsgs (Jean & Moreau's nonsmooth Gauss-Seidel on the Coulomb problem) on a frictional
+ * sphere packing: both reach Siconos's error measure below 1e-8, and the reactions agree to 1e-6. */
+static void test_against_siconos_nsgs(void **state)
+{
+	(void)state;
+	lk_problem *p = tu_generate("packing", 12, 0.3);
+	const int n = lk_problem_row_count(p), nc = n / 3;
+	assert_true(n % 3 == 0 && nc > 2);
+	double *W = malloc(sizeof(double) * (size_t)n * n), *q = malloc(sizeof(double) * n);
+	double *mu = malloc(sizeof(double) * nc), *r = malloc(sizeof(double) * n);
+	assert_int_equal(lk_problem_assemble_dense(p, n, W, q), LK_OK);
+	for (int c = 0; c < nc; ++c) {
+		int f1, f2;
+		double m;
+		lk_problem_get_bounds(p, 3 * c + 1, NULL, NULL, &m, &f1, NULL);
+		lk_problem_get_bounds(p, 3 * c + 2, NULL, NULL, NULL, &f2, NULL);
+		assert_int_equal(f1, 3 * c);
+		assert_int_equal(f2, 3 * c);
+		mu[c] = m;
+	}
+	lk_stats st;
+	solve(p, "pgs:friction=cone,iters=200000,tol=1e-12,warm=0", &st);
+	assert_int_equal(st.stop_reason, LK_STOP_ABSOLUTE);
+	const double *l = lk_problem_lambda(p);
+	lk_peer_result pr;
+	double ours = NAN;
+	assert_int_equal(lk_peer_siconos_fc3d(nc, W, q, mu, r, 100000, 1e-12, &pr, l, &ours), LK_OK);
+	print_message("%d contacts: Siconos nsgs info %d, %d iterations, error %.2e; lcpkit cone %d sweeps, RES %.2e, "
+	              "Siconos's error of it %.2e\n",
+	              nc, pr.info, pr.iterations, pr.error, st.iterations, st.res_final, ours);
+	assert_int_equal(pr.info, 0);
+	assert_true(pr.error < 1e-8);
+	assert_true(ours < 1e-8);
+	assert_true(tu_max_diff(l, r, n) < 1e-6);
+	free(W);
+	free(q);
+	free(mu);
+	free(r);
+	lk_problem_destroy(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_diagonal_slide),
 		cmocka_unit_test(test_stick),
 		cmocka_unit_test(test_stack_and_refusals),
+		cmocka_unit_test(test_against_siconos_nsgs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

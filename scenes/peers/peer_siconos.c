@@ -2,12 +2,17 @@
 #include "peer_siconos.h"
 #include "clock.h"
 
+#include <siconos/numerics/FrictionContactProblem.h>
+#include <siconos/numerics/Friction_cst.h>
 #include <siconos/numerics/LCP_Solvers.h>
+#include <siconos/numerics/NonSmoothDrivers.h>
+#include <siconos/numerics/fc3d_compute_error.h>
 #include <siconos/numerics/LinearComplementarityProblem.h>
 #include <siconos/numerics/NumericsMatrix.h>
 #include <siconos/numerics/SolverOptions.h>
 #include <siconos/numerics/lcp_cst.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,4 +70,65 @@ lk_status lk_peer_siconos_lcp(lk_peer_solver s, int n, const double *A, const do
 	free(qq);
 	free(w);
 	return LK_OK;
+}
+
+lk_status lk_peer_siconos_fc3d(int nc, const double *W, const double *q, const double *mu, double *r, int max_iter,
+                               double tol, lk_peer_result *res, const double *error_of, double *error_out)
+{
+	if (nc < 1 || !W || !q || !mu || !r || !res)
+		return LK_ERR_INVALID_ARGUMENT;
+	const int n = 3 * nc;
+	NumericsMatrix *M = NM_create(NM_DENSE, n, n);
+	double *qq = malloc((size_t)n * sizeof(double)), *mm = malloc((size_t)nc * sizeof(double));
+	double *u = calloc((size_t)n, sizeof(double)), *z = malloc((size_t)n * sizeof(double));
+	SolverOptions *opt = solver_options_create(SICONOS_FRICTION_3D_NSGS);
+	lk_status st = LK_OK;
+	if (!M || !qq || !mm || !u || !z || !opt) {
+		st = LK_ERR_NO_MEMORY;
+	} else {
+		for (int i = 0; i < n; ++i)
+			for (int j = 0; j < n; ++j)
+				M->matrix0[(size_t)j * n + i] = W[(size_t)i * n + j]; /* Siconos stores dense column-major */
+		memcpy(qq, q, (size_t)n * sizeof(double));
+		memcpy(mm, mu, (size_t)nc * sizeof(double));
+		memset(r, 0, (size_t)n * sizeof(double));
+		if (max_iter > 0)
+			opt->iparam[SICONOS_IPARAM_MAX_ITER] = max_iter;
+		if (tol > 0)
+			opt->dparam[SICONOS_DPARAM_TOL] = tol;
+		FrictionContactProblem prob;
+		prob.dimension = 3;
+		prob.numberOfContacts = nc;
+		prob.M = M;
+		prob.q = qq;
+		prob.mu = mm;
+		double t0 = lk__now();
+		res->info = fc3d_driver(&prob, r, u, opt);
+		res->seconds = lk__now() - t0;
+		res->iterations = opt->iparam[SICONOS_IPARAM_ITER_DONE];
+		res->error = opt->dparam[SICONOS_DPARAM_RESIDU];
+		if (error_of && error_out) {
+			/* Siconos's measure needs the velocity of the reactions given: u = W r + q */
+			memcpy(z, error_of, (size_t)n * sizeof(double));
+			for (int i = 0; i < n; ++i) {
+				double s = q[i];
+				for (int j = 0; j < n; ++j)
+					s += W[(size_t)i * n + j] * z[j];
+				u[i] = s;
+			}
+			double norm_q = 0.0;
+			for (int i = 0; i < n; ++i)
+				norm_q += q[i] * q[i];
+			fc3d_compute_error(&prob, z, u, tol > 0 ? tol : 1e-12, opt, sqrt(norm_q), error_out);
+		}
+	}
+	if (opt)
+		solver_options_delete(opt);
+	if (M)
+		NM_free(M);
+	free(qq);
+	free(mm);
+	free(u);
+	free(z);
+	return st;
 }

@@ -31,6 +31,14 @@ const char *lk_peer_name(lk_peer_solver s);
 lk_status lk_peer_siconos_lcp(lk_peer_solver s, int n, const double *A, const double *q, double *z, int max_iter,
                               double tol, lk_peer_result *res);
 
+/* Solves the 3D frictional contact problem of nc contacts (Coulomb's cone; Siconos's fc3d: w = W r + q, rows
+ * of contact c are 3c (normal), 3c + 1, 3c + 2 (tangents)) with Siconos's nonsmooth Gauss-Seidel,
+ * fc3d_nsgs, for dense row-major W (3nc x 3nc); r receives the reactions. res.error is Siconos's fc3d error
+ * measure. Also, when `error_of` is not NULL, Siconos's error measure of the reactions error_of (for example
+ * lcpkit's) on the same problem, in *error_out. */
+lk_status lk_peer_siconos_fc3d(int nc, const double *W, const double *q, const double *mu, double *r, int max_iter,
+                               double tol, lk_peer_result *res, const double *error_of, double *error_out);
+
 #ifdef __cplusplus
 }
 #endif
