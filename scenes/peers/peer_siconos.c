@@ -25,6 +25,19 @@ const char *lk_peer_name(lk_peer_solver s)
 	return (unsigned)s < LK_PEER_COUNT ? names[s] : "unknown";
 }
 
+/* Siconos's side of a call: the dense row-major A (n x n) into its column-major matrix, the caller's limits
+ * into the options. */
+static void siconos_setup(NumericsMatrix *M, const double *A, int n, SolverOptions *opt, int max_iter, double tol)
+{
+	for (int i = 0; i < n; ++i)
+		for (int j = 0; j < n; ++j)
+			M->matrix0[(size_t)j * n + i] = A[(size_t)i * n + j];
+	if (max_iter > 0)
+		opt->iparam[SICONOS_IPARAM_MAX_ITER] = max_iter;
+	if (tol > 0)
+		opt->dparam[SICONOS_DPARAM_TOL] = tol;
+}
+
 lk_status lk_peer_siconos_lcp(lk_peer_solver s, int n, const double *A, const double *q, double *z, int max_iter,
                               double tol, lk_peer_result *res)
 {
@@ -46,16 +59,10 @@ lk_status lk_peer_siconos_lcp(lk_peer_solver s, int n, const double *A, const do
 			solver_options_delete(opt);
 		return LK_ERR_NO_MEMORY;
 	}
-	for (int i = 0; i < n; ++i)
-		for (int j = 0; j < n; ++j)
-			M->matrix0[(size_t)j * n + i] = A[(size_t)i * n + j]; /* Siconos stores dense column-major */
+	siconos_setup(M, A, n, opt, max_iter, tol);
 	memcpy(qq, q, (size_t)n * sizeof(double));
 	memset(z, 0, (size_t)n * sizeof(double));
 	memset(w, 0, (size_t)n * sizeof(double));
-	if (max_iter > 0)
-		opt->iparam[SICONOS_IPARAM_MAX_ITER] = max_iter;
-	if (tol > 0)
-		opt->dparam[SICONOS_DPARAM_TOL] = tol;
 	LinearComplementarityProblem prob;
 	prob.size = n;
 	prob.M = M;
@@ -86,16 +93,10 @@ lk_status lk_peer_siconos_fc3d(int nc, const double *W, const double *q, const d
 	if (!M || !qq || !mm || !u || !z || !opt) {
 		st = LK_ERR_NO_MEMORY;
 	} else {
-		for (int i = 0; i < n; ++i)
-			for (int j = 0; j < n; ++j)
-				M->matrix0[(size_t)j * n + i] = W[(size_t)i * n + j]; /* Siconos stores dense column-major */
+		siconos_setup(M, W, n, opt, max_iter, tol);
 		memcpy(qq, q, (size_t)n * sizeof(double));
 		memcpy(mm, mu, (size_t)nc * sizeof(double));
 		memset(r, 0, (size_t)n * sizeof(double));
-		if (max_iter > 0)
-			opt->iparam[SICONOS_IPARAM_MAX_ITER] = max_iter;
-		if (tol > 0)
-			opt->dparam[SICONOS_DPARAM_TOL] = tol;
 		FrictionContactProblem prob;
 		prob.dimension = 3;
 		prob.numberOfContacts = nc;
