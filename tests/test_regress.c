@@ -243,14 +243,45 @@ static void test_fclib_round_trip(void **state)
 	fclose(f);
 	assert_int_equal(lk_fclib_import(junk, &none, err, sizeof err), LK_ERR_PARSE);
 	assert_non_null(strstr(err, "not HDF5"));
-	int cp[4] = {0, 1, 2, 3}, ci[3] = {0, 1, 2};
-	double one[3] = {1, 1, 1}, fv[3] = {0, 0, -1}, wv[3] = {0, 0, 0}, muv[1] = {0.5};
-	struct fclib_matrix M = {3, 3, 3, cp, ci, one, -1, NULL}, H = M;
+	/* a global problem, M v = H r + f, u = H^T v + w, with M = diag(2, 4, 5) and H = [1 0 0; 0 1 0; 0.5 0 1]
+	 * (compressed columns), reduces to W = H^T M^-1 H, q = H^T M^-1 f + w, computed here by hand */
+	int mp[4] = {0, 1, 2, 3}, mi[3] = {0, 1, 2}, hp[4] = {0, 2, 3, 4}, hi[4] = {0, 2, 1, 2};
+	double mx[3] = {2, 4, 5}, hx[4] = {1, 0.5, 1, 1}, fv[3] = {0.1, -0.2, -1}, wv[3] = {0.3, 0, 0}, muv[1] = {0.5};
+	struct fclib_matrix M = {3, 3, 3, mp, mi, mx, -1, NULL}, H = {4, 3, 3, hp, hi, hx, -1, NULL};
 	struct fclib_global gp = {&M, &H, NULL, muv, fv, NULL, wv, 3, NULL};
 	remove(glob);
 	assert_int_equal(fclib_write_global(&gp, glob), 1);
-	assert_int_equal(lk_fclib_import(glob, &none, err, sizeof err), LK_ERR_UNSUPPORTED);
-	assert_non_null(strstr(err, "FCLIB global problem"));
+	lk_problem *gl = NULL;
+	if (lk_fclib_import(glob, &gl, err, sizeof err) != LK_OK)
+		fail_msg("%s", err);
+	const double Hd[3][3] = {{1, 0, 0}, {0, 1, 0}, {0.5, 0, 1}}, Md[3] = {2, 4, 5};
+	double Wexp[9], qexp[3], Wgot[9], qgot[3];
+	for (int a = 0; a < 3; ++a) {
+		qexp[a] = wv[a];
+		for (int k = 0; k < 3; ++k)
+			qexp[a] += Hd[k][a] * fv[k] / Md[k];
+		for (int b = 0; b < 3; ++b) {
+			Wexp[3 * a + b] = 0;
+			for (int k = 0; k < 3; ++k)
+				Wexp[3 * a + b] += Hd[k][a] * Hd[k][b] / Md[k];
+		}
+	}
+	assert_int_equal(lk_problem_assemble_dense(gl, 3, Wgot, qgot), LK_OK);
+	assert_true(tu_max_diff(Wgot, Wexp, 9) < 1e-14);
+	assert_true(tu_max_diff(qgot, qexp, 3) < 1e-14);
+	/* contact rows: a normal row, then two friction rows on it with mu 0.5 */
+	double m1;
+	int f1;
+	lk_problem_get_bounds(gl, 1, NULL, NULL, &m1, &f1, NULL);
+	assert_int_equal(f1, 0);
+	assert_double_equal(m1, 0.5, 0);
+	lk_problem_destroy(gl);
+	/* an M that is not positive definite is refused with CHOLMOD's verdict */
+	mx[1] = -4;
+	remove(glob);
+	assert_int_equal(fclib_write_global(&gp, glob), 1);
+	assert_int_equal(lk_fclib_import(glob, &none, err, sizeof err), LK_ERR_PARSE);
+	assert_non_null(strstr(err, "positive definite"));
 	assert_null(none);
 	remove(junk);
 	remove(glob);
