@@ -236,6 +236,24 @@ static void build_incline(lk_scene *s, const double *v)
 	view(s, 0, L / 2 * sin(angle), L / 2 + 1);
 }
 
+/* Boxes sliding across the floor, launched at angles from 0 to 45 degrees to the x axis: friction of the box
+ * model decelerates each tangent axis of the contact frame at mu g separately and so turns a slide that is not
+ * along an axis towards the diagonal; Coulomb's cone decelerates along the velocity and keeps the heading. */
+static void build_slide(lk_scene *s, const double *v)
+{
+	int n = (int)v[0];
+	double speed = v[1], mu = v[2];
+	ground(s, mu, 0);
+	for (int i = 0; i < n; ++i) {
+		double a = (n > 1 ? (double)i / (n - 1) : 0.5) * LK_PI / 4.0;
+		lk_scene_body *b = box(s, 0.25, 0.25, 0.25, 1.0, 0, 2.0 * i, 0.25, mu);
+		b->vel[0] = speed * cos(a);
+		b->vel[1] = speed * sin(a);
+	}
+	s->stack_top = -1;
+	view(s, speed * speed / (4 * mu * 9.81), n - 1.0, n + 2.0);
+}
+
 /* Silcowitz, Niebe & Erleben cases a and b: an arched chain of boxes on hinges with limits, optionally with a
  * heavy box on top. */
 static void build_snake(lk_scene *s, const double *v)
@@ -617,6 +635,9 @@ static const builder builders[] = {
 	 {{"n", 4, 2, 100}, {"ratio", 100, 1, 1e6}, {"mu", 0.5, 0, 10}}, build_heavy},
 	{"incline", "boxes on a slope with friction from 0.5 to 1.5 tan(angle): n, angle (degrees)",
 	 {{"n", 4, 1, 100}, {"angle", 25, 1, 60}}, build_incline},
+	{"slide", "boxes sliding across the floor at 0 to 45 degrees (box friction steers them, the cone does not): "
+	          "n, speed, mu",
+	 {{"n", 4, 1, 100}, {"speed", 4, 0.1, 100}, {"mu", 0.5, 0.01, 10}}, build_slide},
 	{"snake", "an arched chain of boxes on limited hinges (Silcowitz et al. cases a, b): n, heavy, limit, mass",
 	 {{"n", 10, 2, 200}, {"heavy", 0, 0, 1}, {"limit", 0.2, 0, 3}, {"mass", 50, 1, 1e5}}, build_snake},
 	{"bigpool", "spheres in a square box, for scale: n, r, width",
