@@ -1,6 +1,7 @@
 /* Recording, replay against golden results (and a harness that can fail), FCLIB round trip, Siconos peer. */
 #include "test_util.h"
 #include "fclib_io.h"
+#include "peer_siconos.h"
 #include <fclib.h>
 #include "lcpkit/generate.h"
 #include "lcpkit/io.h"
@@ -259,7 +260,7 @@ static void test_fclib_round_trip(void **state)
 	/* a global problem, M v = H r + f, u = H^T v + w, with M = diag(2, 4, 5) and H = [1 0 0; 0 1 0; 0.5 0 1]
 	 * (compressed columns), reduces to W = H^T M^-1 H, q = H^T M^-1 f + w, computed here by hand */
 	int mp[4] = {0, 1, 2, 3}, mi[3] = {0, 1, 2}, hp[4] = {0, 2, 3, 4}, hi[4] = {0, 2, 1, 2};
-	double mx[3] = {2, 4, 5}, hx[4] = {1, 0.5, 1, 1}, fv[3] = {0.1, -0.2, -1}, wv[3] = {0.3, 0, 0}, muv[1] = {0.5};
+	double mx[3] = {2, 4, 5}, hx[4] = {1, 0.5, 1, 1}, fv[3] = {0.1, -0.2, -1}, wv[3] = {-0.3, 0.1, 0}, muv[1] = {0.5};
 	struct fclib_matrix M = {3, 3, 3, mp, mi, mx, -1, NULL}, H = {4, 3, 3, hp, hi, hx, -1, NULL};
 	struct fclib_global gp = {&M, &H, NULL, muv, fv, NULL, wv, 3, NULL};
 	remove(glob);
@@ -288,6 +289,21 @@ static void test_fclib_round_trip(void **state)
 	lk_problem_get_bounds(gl, 1, NULL, NULL, &m1, &f1, NULL);
 	assert_int_equal(f1, 0);
 	assert_double_equal(m1, 0.5, 0);
+	/* solved in Coulomb's cone, the reactions agree with Siconos's global solver on the original problem (its
+	 * own reduction: gfc3d NSGS_WR); the contact is active (u_n of r = 0 is -0.35) */
+	lk_solver_config cc = tu_spec("pgs:friction=cone,iters=10000,tol=1e-13,warm=0");
+	lk_stats gst;
+	assert_int_equal(lk_solve(gl, &cc, &gst, NULL), LK_OK);
+	const double Md_dense[9] = {2, 0, 0, 0, 4, 0, 0, 0, 5};
+	double rs[3];
+	lk_peer_result gpr;
+	assert_int_equal(lk_peer_siconos_gfc3d(3, 1, Md_dense, &Hd[0][0], fv, wv, muv, rs, 10000, 1e-13, &gpr), LK_OK);
+	print_message("global problem: lcpkit r = (%.6f, %.6f, %.6f), Siconos gfc3d r = (%.6f, %.6f, %.6f), info %d\n",
+	              lk_problem_lambda(gl)[0], lk_problem_lambda(gl)[1], lk_problem_lambda(gl)[2], rs[0], rs[1], rs[2],
+	              gpr.info);
+	assert_int_equal(gpr.info, 0);
+	assert_true(lk_problem_lambda(gl)[0] > 0.01);
+	assert_true(tu_max_diff(lk_problem_lambda(gl), rs, 3) < 1e-6);
 	lk_problem_destroy(gl);
 	/* an M that is not positive definite is refused with CHOLMOD's verdict */
 	mx[1] = -4;

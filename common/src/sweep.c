@@ -191,25 +191,23 @@ double lk__pgs_sweep_cone(lk__ctx *c, double w_relax)
 		double lo, hi;
 		lk__bounds(r, lambda, &lo, &hi);
 		if (lk__cone_pair(p, i)) {
-			double d[2], next[2];
-			for (int k = 0; k < 2; ++k) {
-				const lk__row *rk = &p->rows[i + k];
-				double w = rows_form ? lk__row_w(rk, du, lambda[i + k]) : lk__csr_w(p, i + k, lambda);
-				next[k] = lambda[i + k] - w * (w_relax * inv[i + k]);
-				d[k] = next[k] - lambda[i + k];
-				lambda[i + k] = next[k];
-				if (rows_form)
-					lk__row_apply(rk, du, d[k]);
-			}
-			/* both rows take their radius from the same normal row: mu of the first */
-			double x = next[0], y = next[1];
+			/* one projected gradient step on the pair with a common step rho: the fixed point of
+			 * lambda_T = P_disc(lambda_T - rho w_T) is Coulomb's law for any rho > 0, which a separate step per
+			 * row (1 / A_ii each) would not give where the two rows' A_ii differ; rho = w / max A_ii keeps the
+			 * step within the pair's own curvature */
+			const lk__row *r1 = &p->rows[i + 1];
+			double w0 = rows_form ? lk__row_w(r, du, lambda[i]) : lk__csr_w(p, i, lambda);
+			double w1 = rows_form ? lk__row_w(r1, du, lambda[i + 1]) : lk__csr_w(p, i + 1, lambda);
+			double dmax = r->diag > r1->diag ? r->diag : r1->diag;
+			double rho = dmax > 0 ? w_relax / dmax : 0.0;
+			double x = lambda[i] - rho * w0, y = lambda[i + 1] - rho * w1;
 			lk__disc_project(&x, &y, hi);
-			double e[2] = {x - next[0], y - next[1]};
+			double d[2] = {x - lambda[i], y - lambda[i + 1]};
 			for (int k = 0; k < 2; ++k) {
-				lambda[i + k] += e[k];
-				if (rows_form && e[k] != 0.0)
-					lk__row_apply(&p->rows[i + k], du, e[k]);
-				double ad = fabs(d[k] + e[k]);
+				lambda[i + k] += d[k];
+				if (rows_form && d[k] != 0.0)
+					lk__row_apply(&p->rows[i + k], du, d[k]);
+				double ad = fabs(d[k]);
 				max_change = ad > max_change ? ad : max_change;
 				nonfinite |= ad != ad;
 			}

@@ -4,6 +4,7 @@
 
 #include <siconos/numerics/FrictionContactProblem.h>
 #include <siconos/numerics/Friction_cst.h>
+#include <siconos/numerics/GlobalFrictionContactProblem.h>
 #include <siconos/numerics/LCP_Solvers.h>
 #include <siconos/numerics/NonSmoothDrivers.h>
 #include <siconos/numerics/fc3d_compute_error.h>
@@ -131,5 +132,57 @@ lk_status lk_peer_siconos_fc3d(int nc, const double *W, const double *q, const d
 	free(mm);
 	free(u);
 	free(z);
+	return st;
+}
+
+lk_status lk_peer_siconos_gfc3d(int n, int nc, const double *M, const double *H, const double *f, const double *w,
+                                const double *mu, double *r, int max_iter, double tol, lk_peer_result *res)
+{
+	if (n < 1 || nc < 1 || !M || !H || !f || !w || !mu || !r || !res)
+		return LK_ERR_INVALID_ARGUMENT;
+	const int m = 3 * nc;
+	NumericsMatrix *Ms = NM_create(NM_DENSE, n, n), *Hs = NM_create(NM_DENSE, n, m);
+	double *q = malloc(sizeof(double) * (size_t)n), *b = malloc(sizeof(double) * (size_t)m);
+	double *mm = malloc(sizeof(double) * (size_t)nc), *u = calloc((size_t)m, sizeof(double));
+	double *v = calloc((size_t)n, sizeof(double));
+	SolverOptions *opt = solver_options_create(SICONOS_GLOBAL_FRICTION_3D_NSGS_WR);
+	lk_status st = LK_OK;
+	if (!Ms || !Hs || !q || !b || !mm || !u || !v || !opt) {
+		st = LK_ERR_NO_MEMORY;
+	} else {
+		siconos_setup(Ms, M, n, opt, max_iter, tol);
+		for (int i = 0; i < n; ++i)
+			for (int j = 0; j < m; ++j)
+				Hs->matrix0[(size_t)j * n + i] = H[(size_t)i * m + j];
+		memcpy(q, f, sizeof(double) * (size_t)n);
+		memcpy(b, w, sizeof(double) * (size_t)m);
+		memcpy(mm, mu, sizeof(double) * (size_t)nc);
+		memset(r, 0, sizeof(double) * (size_t)m);
+		GlobalFrictionContactProblem prob;
+		memset(&prob, 0, sizeof prob);
+		prob.dimension = 3;
+		prob.numberOfContacts = nc;
+		prob.M = Ms;
+		prob.H = Hs;
+		prob.q = q;
+		prob.b = b;
+		prob.mu = mm;
+		double t0 = lk__now();
+		res->info = gfc3d_driver(&prob, r, u, v, opt);
+		res->seconds = lk__now() - t0;
+		res->iterations = opt->iparam[SICONOS_IPARAM_ITER_DONE];
+		res->error = opt->dparam[SICONOS_DPARAM_RESIDU];
+	}
+	if (opt)
+		solver_options_delete(opt);
+	if (Ms)
+		NM_free(Ms);
+	if (Hs)
+		NM_free(Hs);
+	free(q);
+	free(b);
+	free(mm);
+	free(u);
+	free(v);
 	return st;
 }

@@ -39,6 +39,12 @@ lk_status lk_peer_siconos_lcp(lk_peer_solver s, int n, const double *A, const do
 lk_status lk_peer_siconos_fc3d(int nc, const double *W, const double *q, const double *mu, double *r, int max_iter,
                                double tol, lk_peer_result *res, const double *error_of, double *error_out);
 
+/* The global frictional contact problem of nc contacts, M v = f + H r, u = H^T v + w (FCLIB's global form;
+ * dense row-major M: n x n, H: n x 3nc), solved with Siconos's gfc3d NSGS (SICONOS_GLOBAL_FRICTION_3D_NSGS_WR,
+ * its own reduction to local form); r receives the reactions (3nc). */
+lk_status lk_peer_siconos_gfc3d(int n, int nc, const double *M, const double *H, const double *f, const double *w,
+                                const double *mu, double *r, int max_iter, double tol, lk_peer_result *res);
+
 #ifdef __cplusplus
 }
 #endif
