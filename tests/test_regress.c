@@ -305,6 +305,36 @@ static void test_fclib_round_trip(void **state)
 	assert_true(lk_problem_lambda(gl)[0] > 0.01);
 	assert_true(tu_max_diff(lk_problem_lambda(gl), rs, 3) < 1e-6);
 	lk_problem_destroy(gl);
+	/* a non-symmetric local W in each of FCLIB's storages, as fclib.h documents them (triplet: p the row, i the
+	 * column; compressed columns; compressed rows): each reads back as the same W */
+	{
+		const double Wd[3][3] = {{2, 0.5, 0}, {0, 3, 0.25}, {0.75, 0, 4}};
+		int tp[6] = {0, 0, 1, 1, 2, 2}, ti[6] = {0, 1, 1, 2, 0, 2};
+		double tx[6] = {2, 0.5, 3, 0.25, 0.75, 4};
+		int cp[4] = {0, 2, 4, 6}, ci[6] = {0, 2, 0, 1, 1, 2};
+		double cx[6] = {2, 0.75, 0.5, 3, 0.25, 4};
+		int rp[4] = {0, 2, 4, 6}, rj[6] = {0, 1, 1, 2, 0, 2};
+		double lq[3] = {-1, 0.2, 0.1}, lmu[1] = {0.4};
+		struct fclib_matrix forms[3] = {{6, 3, 3, tp, ti, tx, 6, NULL}, {6, 3, 3, cp, ci, cx, -1, NULL},
+		                                {6, 3, 3, rp, rj, tx, -2, NULL}};
+		const char *lname = "fclib_local_forms.hdf5";
+		for (int k = 0; k < 3; ++k) {
+			struct fclib_local loc = {&forms[k], NULL, NULL, lmu, lq, NULL, 3, NULL};
+			remove(lname);
+			assert_int_equal(fclib_write_local(&loc, lname), 1);
+			lk_problem *lp = NULL;
+			if (lk_fclib_import(lname, &lp, err, sizeof err) != LK_OK)
+				fail_msg("storage %d: %s", k, err);
+			double Wr[9], qr[3];
+			assert_int_equal(lk_problem_assemble_dense(lp, 3, Wr, qr), LK_OK);
+			if (tu_max_diff(Wr, &Wd[0][0], 9) != 0.0)
+				fail_msg("storage %d: W read as [%g %g %g; %g %g %g; %g %g %g]", k, Wr[0], Wr[1], Wr[2], Wr[3], Wr[4],
+				         Wr[5], Wr[6], Wr[7], Wr[8]);
+			assert_true(tu_max_diff(qr, lq, 3) == 0.0);
+			lk_problem_destroy(lp);
+		}
+		remove(lname);
+	}
 	/* an M that is not positive definite is refused with CHOLMOD's verdict */
 	mx[1] = -4;
 	remove(glob);
