@@ -117,6 +117,15 @@ static void test_budget_parse(void **state)
 	assert_int_equal(lk_config_spec_sets("amgs:iters=3", "iters"), 1);
 	assert_int_equal(lk_config_spec_sets("amgs:bogus=3", "bogus"), 0);
 	assert_int_equal(lk_config_spec_sets("pgs", "iters"), 0);
+	/* the adapters' rule: a spec with its own limit keeps it; otherwise the engine's count is the budget */
+	assert_int_equal(lk_config_spec_sets_limit("pgs-sm:iters=3"), 1);
+	assert_int_equal(lk_config_spec_sets_limit("amgs:budget=4"), 1);
+	assert_int_equal(lk_config_spec_sets_limit("newton-minmap:tol=1e-6"), 0);
+	lk_solver_config e = lk_default_config(LK_METHOD_PGS_SM);
+	lk_config_set_engine_budget(&e, 20);
+	assert_true(e.budget == 20.0 && e.max_iterations == INT32_MAX);
+	lk_config_set_engine_budget(&e, 0);
+	assert_true(e.budget == 1.0);
 }
 
 int main(void)

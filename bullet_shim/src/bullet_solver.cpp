@@ -49,10 +49,10 @@ lk_solver_config BulletSolverCore::Impl::effective(const btContactSolverInfo &in
 {
 	lk_solver_config cfg = config;
 	const lk_method m = cfg.method;
-	if (fromSpec) {
+	if (fromSpec && budgetFromEngine) {
 		/* Bullet's iteration count is the budget in sweep-equivalents, for every method alike */
-		if (lk_config_apply_engine_iterations(&cfg, spec.c_str(), info.m_numIterations) &&
-		    info.m_numIterations < 1)
+		lk_config_set_engine_budget(&cfg, info.m_numIterations);
+		if (info.m_numIterations < 1)
 			note(NOTE_ITERATIONS, "m_numIterations = %d: lcpkit spends at least one sweep-equivalent",
 			     info.m_numIterations);
 	}
@@ -139,7 +139,7 @@ lk_status BulletSolverCore::setSpec(const char *spec)
 	m_impl->error.clear();
 	m_impl->config = m_impl->last = cfg;
 	m_impl->fromSpec = true;
-	m_impl->spec = spec;
+	m_impl->budgetFromEngine = !lk_config_spec_sets_limit(spec);
 	m_impl->specSetsOrder = lk_config_spec_sets(spec, "order") != 0;
 	m_impl->specSetsW = lk_config_spec_sets(spec, "w") != 0;
 	return LK_OK;

@@ -29,8 +29,8 @@ struct BulletSolverCore::Impl {
 	lk_solver_config last;
 	/* constructed from a spec: what it leaves open comes from the btContactSolverInfo */
 	bool fromSpec = false;
-	std::string spec;
-	bool specSetsOrder = false, specSetsW = false;
+	/* what the spec leaves open, asked once when it is set (a solve parses nothing) */
+	bool budgetFromEngine = false, specSetsOrder = false, specSetsW = false;
 	detail::Instrument ins;
 	std::string error;
 	std::string notes;

@@ -353,13 +353,17 @@ int lk_config_spec_sets(const char *spec, const char *key)
 	return 0;
 }
 
-int lk_config_apply_engine_iterations(lk_solver_config *cfg, const char *spec, int iterations)
+int lk_config_spec_sets_limit(const char *spec)
 {
-	if (!cfg || lk_config_spec_sets(spec, "iters") || lk_config_spec_sets(spec, "budget"))
-		return 0;
+	return lk_config_spec_sets(spec, "iters") || lk_config_spec_sets(spec, "budget");
+}
+
+void lk_config_set_engine_budget(lk_solver_config *cfg, int iterations)
+{
+	if (!cfg)
+		return;
 	cfg->budget = iterations > 1 ? iterations : 1;
 	cfg->max_iterations = INT32_MAX;
-	return 1;
 }
 
 lk_status lk_config_format(const lk_solver_config *cfg, char *buf, size_t size)

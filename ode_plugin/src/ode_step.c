@@ -51,9 +51,9 @@ static lk_status parse_solver(const char *spec, lk_ode_stepper *stepper, lk_solv
 		return st;
 	}
 	*stepper = LK_ODE_LCPKIT;
-	/* the world's quickstep iterations become the budget (lk_config_apply_engine_iterations) unless the spec
-	 * names iters= or budget= */
-	*from_world = !lk_config_spec_sets(spec, "iters") && !lk_config_spec_sets(spec, "budget");
+	/* the world's quickstep iterations become the budget (lk_config_set_engine_budget) unless the spec names
+	 * iters= or budget= */
+	*from_world = !lk_config_spec_sets_limit(spec);
 	/* ODE's quickstep starts every step from zero; so does the plugin unless the spec says warm=1.
 	 * Warm starting pays off for joints and for contacts that persist, but ODE's box-box collider
 	 * regenerates a slightly different set of points every step and warm-started impulses on such
@@ -223,7 +223,7 @@ lk_solver_config lk_ode_get_config(const lk_ode *ctx)
 		return lk_default_config(LK_METHOD_PGS);
 	lk_solver_config c = ctx->cfg;
 	if (ctx->iters_from_world)
-		lk_config_apply_engine_iterations(&c, ctx->spec, dWorldGetQuickStepNumIterations(ctx->world));
+		lk_config_set_engine_budget(&c, dWorldGetQuickStepNumIterations(ctx->world));
 	return c;
 }
 

@@ -280,10 +280,12 @@ LK_API lk_status lk_config_parse(const char *spec, lk_solver_config *out, char *
  * that fill what a spec leaves open from their engine's settings. */
 LK_API int lk_config_spec_sets(const char *spec, const char *key);
 /* The adapters' one rule for an engine's iteration setting (ODE's quickstep iterations, Bullet's
- * m_numIterations): unless `spec` names iters= or budget=, the setting becomes the budget in sweep-equivalents
- * (at least 1), and the method-native iteration limit is lifted so that the budget binds, whatever the method.
- * Returns 1 if it applied, 0 if the spec keeps its own limit. */
-LK_API int lk_config_apply_engine_iterations(lk_solver_config *cfg, const char *spec, int iterations);
+ * m_numIterations): unless the spec names its own limit (lk_config_spec_sets_limit: iters= or budget=, asked
+ * once when the spec is set), the setting becomes the budget in sweep-equivalents (at least 1) and the
+ * method-native iteration limit is lifted so that the budget binds, whatever the method
+ * (lk_config_set_engine_budget, every step: no parsing). */
+LK_API int lk_config_spec_sets_limit(const char *spec);
+LK_API void lk_config_set_engine_budget(lk_solver_config *cfg, int iterations);
 /* Writes the canonical spec of a configuration (method and the parameters that differ from defaults). */
 LK_API lk_status lk_config_format(const lk_solver_config *cfg, char *buf, size_t size);
 /* Short names: "pgs", "psor", "amgs", "amgs-dense", "amsor", "pgs-sm", "newton-minmap", "newton-fischer",
