@@ -472,8 +472,12 @@ static void friction_peer_report(FILE *out, const char *file, lk_problem *p)
 		if (lk_peer_siconos_fc3d(nc, Wp, qp, mu, r, 5000, 1e-8, &pr, lp, &ours) == LK_OK) {
 			fprintf(out, "  %-22s %-20s cone %3d contacts  iterations %6d  time %9.6f s  fc3d error %.2e\n", file,
 			        "lcpkit-pgs-cone", nc, st.iterations, st.seconds, ours);
-			fprintf(out, "  %-22s %-20s cone %3d contacts  iterations %6d  time %9.6f s  fc3d error %.2e  (info %d)\n",
-			        file, "siconos-fc3d-nsgs", nc, pr.iterations, pr.seconds, pr.error, pr.info);
+			double diff = 0.0;
+			for (int a = 0; a < n; ++a)
+				diff = fmax(diff, fabs(lp[a] - r[a]));
+			fprintf(out, "  %-22s %-20s cone %3d contacts  iterations %6d  time %9.6f s  fc3d error %.2e  (info %d; "
+			        "reactions differ by %.2e)\n",
+			        file, "siconos-fc3d-nsgs", nc, pr.iterations, pr.seconds, pr.error, pr.info, diff);
 		}
 	}
 	lk_problem_destroy(cone);
