@@ -97,21 +97,18 @@ static void print_json(const char *file, const char *spec, const lk_stats *s)
 	lk_cli_json_string(stdout, file);
 	printf(", \"solver\": ");
 	lk_cli_json_string(stdout, spec);
-	printf(", \"rows\": %d, \"bodies\": %d, \"iterations\": %d, \"res_initial\": ", s->rows, s->bodies,
-	       s->iterations);
-	lk_cli_json_number(stdout, s->res_initial);
-	printf(", \"res_final\": ");
-	lk_cli_json_number(stdout, s->res_final);
-	printf(", \"theta_initial\": ");
-	lk_cli_json_number(stdout, s->theta_initial);
-	printf(", \"theta_final\": ");
-	lk_cli_json_number(stdout, s->theta_final);
-	printf(", \"fischer_final\": ");
-	lk_cli_json_number(stdout, s->fischer_final);
-	printf(", \"seconds\": ");
-	lk_cli_json_number(stdout, s->seconds);
-	printf(", \"work\": ");
-	lk_cli_json_number(stdout, s->work);
+	printf(", \"rows\": %d, \"bodies\": %d, \"iterations\": %d", s->rows, s->bodies, s->iterations);
+	const struct {
+		const char *key;
+		double value;
+	} num[] = {{"res_initial", s->res_initial},     {"res_final", s->res_final},
+	           {"theta_initial", s->theta_initial}, {"theta_final", s->theta_final},
+	           {"fischer_final", s->fischer_final}, {"seconds", s->seconds},
+	           {"work", s->work}};
+	for (size_t k = 0; k < sizeof num / sizeof num[0]; ++k) {
+		printf(", \"%s\": ", num[k].key);
+		lk_cli_json_number(stdout, num[k].value);
+	}
 	printf(", \"row_updates\": %lld, \"stop_reason\": ", (long long)s->row_updates);
 	lk_cli_json_string(stdout, lk_stop_reason_name(s->stop_reason));
 	printf("}\n");

@@ -1,5 +1,6 @@
 /* The built-in scenes, with the papers' set-ups as defaults. */
 #include "scene.h"
+#include "quat.h"
 #include "rng.h"
 
 #include <math.h>
@@ -492,15 +493,6 @@ static void rotate(const double q[4], const double v[3], double out[3])
 		out[k] = R[3 * k] * v[0] + R[3 * k + 1] * v[1] + R[3 * k + 2] * v[2];
 }
 
-static void quat_mul(const double a[4], const double b[4], double out[4])
-{
-	double r[4] = {a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
-	               a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
-	               a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
-	               a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]};
-	memcpy(out, r, sizeof r);
-}
-
 /* One ragdoll's parts, standing with its face towards +y and the pelvis 1 m up: capsules along the local z
  * of each part, which for the arms (held out sideways) is the world x. */
 typedef struct ragdoll_part {
@@ -564,7 +556,7 @@ static void ragdoll(lk_scene *s, const double q[4], const double c[3], double mu
 		for (int k = 0; k < 3; ++k)
 			b->pos[k] += c[k];
 		if (p->sideways)
-			quat_mul(q, sideways, b->quat);
+			lk_quat_mul(q, sideways, b->quat);
 		else
 			memcpy(b->quat, q, sizeof b->quat);
 	}
@@ -602,7 +594,7 @@ static void build_ragdolls(lk_scene *s, const double *v)
 		int layer = i / (cols * cols), k = i % (cols * cols);
 		double yaw[4], q[4];
 		axis_angle(yaw, 0, 0, 1, (layer % 2) * LK_PI / 2 + 0.3 * rng_sym(&rng));
-		quat_mul(yaw, lie, q);
+		lk_quat_mul(yaw, lie, q);
 		double c[3] = {(k % cols - (cols - 1) / 2.0) * pitch, (k / cols - (cols - 1) / 2.0) * pitch,
 		               1.0 + layer * rise};
 		ragdoll(s, q, c, mu);

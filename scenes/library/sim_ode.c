@@ -1,6 +1,7 @@
 /* Scenes in ODE: the scene's bodies, ODE's own collision detection and contact joints, and every step
  * through lk_ode_world_step (which runs ODE's own steppers too, for A/B). */
 #include "sim_internal.h"
+#include "quat.h"
 #include "clock.h"
 #include "lcpkit/ode.h"
 
@@ -56,20 +57,11 @@ static void from_ode(const ode_sim *o, const double in[3], double out[3])
 	}
 }
 
-static void qmul(const double a[4], const double b[4], double out[4])
-{
-	double r[4] = {a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
-	               a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
-	               a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
-	               a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]};
-	memcpy(out, r, sizeof r);
-}
-
 static void quat_to_ode(const ode_sim *o, const double q[4], double out[4])
 {
 	const double r[4] = {S, -S, 0, 0};
 	if (o->plane2d)
-		qmul(r, q, out);
+		lk_quat_mul(r, q, out);
 	else
 		memcpy(out, q, 4 * sizeof(double));
 }
@@ -78,7 +70,7 @@ static void quat_from_ode(const ode_sim *o, const double q[4], double out[4])
 {
 	const double rc[4] = {S, S, 0, 0};
 	if (o->plane2d)
-		qmul(rc, q, out);
+		lk_quat_mul(rc, q, out);
 	else
 		memcpy(out, q, 4 * sizeof(double));
 }
