@@ -223,7 +223,7 @@ static double dense_sweep(lk__ctx *c, const int *perm, void *user)
 		if (fabs(d) > max_change)
 			max_change = fabs(d);
 	}
-	lk__count(c, n, 1.0);
+	lk__count(c, n, LK_WORK_SWEEP_ROW);
 	return max_change;
 }
 

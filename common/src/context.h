@@ -73,6 +73,8 @@ int lk__merit_solved(const lk__ctx *c, const lk_metrics *m);
  * (CG on the active rows: a scatter and a gather without the sweep cursor, and the CG vector updates)
  * 1.3-2.2, a row of a Newton product (du recomputed over every body, then GMRES's orthogonalisation)
  * 3.4-4.0, a row of NNCG's momentum step with its vector updates 0.5-0.8. */
+/* the unit: a row update of a projected sweep (PGS, PSOR, the modulus sweeps, the staggered blocks) */
+#define LK_WORK_SWEEP_ROW 1.0
 #define LK_WORK_CG_ROW 1.6
 #define LK_WORK_NEWTON_ROW 3.7
 /* a row of NNCG's momentum step (a scatter into du, no gather) */
@@ -81,7 +83,7 @@ int lk__merit_solved(const lk__ctx *c, const lk_metrics *m);
  * body, then every row gathered, without a sweep's serial chain (measured 0.84-1.10) */
 #define LK_WORK_PRODUCT_ROW 1.0
 
-/* Counts `rows` row updates of weight `weight` (1 for a sweep's row). */
+/* Counts `rows` row updates of weight `weight` (LK_WORK_SWEEP_ROW for a sweep's row). */
 static inline void lk__count(lk__ctx *c, int64_t rows, double weight)
 {
 	c->row_updates += rows;

@@ -262,7 +262,7 @@ static lk_status subspace_step(pgs_sm_state *s, int first, double *ref, double *
 		s->x[k] = 0.0;
 		rr += w * w;
 	}
-	lk__count(c, na, 1.0);
+	lk__count(c, na, LK_WORK_SWEEP_ROW);
 	double rnorm = sqrt(rr);
 	if (first)
 		*ref = rnorm;

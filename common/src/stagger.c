@@ -146,7 +146,7 @@ static inline __attribute__((always_inline)) double stag_sweep_impl(stagger_stat
 		if (!(fabs(d) <= max_change))
 			max_change = fabs(d);
 	}
-	lk__count(c, m, 1.0);
+	lk__count(c, m, LK_WORK_SWEEP_ROW);
 	if (want_err)
 		*err = 0.5 * hh;
 	return max_change;

@@ -57,7 +57,7 @@ double lk__pgs_sweep_ref(lk__ctx *c, const int *perm, int count, double w_relax)
 				max_change = fabs(d);
 		}
 	}
-	lk__count(c, count, 1.0);
+	lk__count(c, count, LK_WORK_SWEEP_ROW);
 	return max_change;
 }
 
@@ -127,7 +127,7 @@ static inline __attribute__((always_inline)) double sweep_rows_impl(lk__ctx *c, 
 		max_change = ad > max_change ? ad : max_change;
 		nonfinite |= ad != ad;
 	}
-	lk__count(c, count, 1.0);
+	lk__count(c, count, LK_WORK_SWEEP_ROW);
 	if (err)
 		*err = 0.5 * hh;
 	return nonfinite ? NAN : max_change;
@@ -167,7 +167,7 @@ static inline __attribute__((always_inline)) double sweep_csr_impl(lk__ctx *c, c
 		max_change = ad > max_change ? ad : max_change;
 		nonfinite |= ad != ad;
 	}
-	lk__count(c, count, 1.0);
+	lk__count(c, count, LK_WORK_SWEEP_ROW);
 	return nonfinite ? NAN : max_change;
 }
 
@@ -223,7 +223,7 @@ double lk__pgs_sweep_cone(lk__ctx *c, double w_relax)
 		max_change = ad > max_change ? ad : max_change;
 		nonfinite |= ad != ad;
 	}
-	lk__count(c, c->n, 1.0);
+	lk__count(c, c->n, LK_WORK_SWEEP_ROW);
 	return nonfinite ? NAN : max_change;
 }
 
