@@ -70,8 +70,9 @@ static void test_known_active_set_one_step(void **state)
 	assert_double_equal(lk_problem_lambda(p)[0], n * 9.80665 / 60.0, 1e-10);
 	for (int i = 0; i < n; ++i)
 		assert_double_equal(lk_problem_lambda(p)[i], (n - i) * 9.80665 / 60.0, 1e-10);
-	/* work: 25 sweeps, then the CG products and the right-hand side, |A| = n rows each */
-	assert_int_equal(st.row_updates, 25 * n + (int64_t)n * (st.inner_iterations + 2));
+	/* work: 25 sweeps, then the right-hand side and the CG products (one per iteration: CG starts from 0,
+	 * where r = b needs none), |A| = n rows each */
+	assert_int_equal(st.row_updates, 25 * n + (int64_t)n * (st.inner_iterations + 1));
 
 	lk_solver_config pg = lk_default_config(LK_METHOD_PGS);
 	pg.max_iterations = 25;
@@ -333,7 +334,9 @@ static double *dense_of(lk_problem *p, double **q)
 static void test_matches_siconos_lemke(void **state)
 {
 	(void)state;
-	for (uint64_t seed = 1; seed <= 4; ++seed) {
+	for (int k = 0; k < 8; ++k) {
+		uint64_t seed = 1 + (uint64_t)(k % 4);
+		lk_subspace_solver sub = k < 4 ? LK_SUBSPACE_CG : LK_SUBSPACE_DIRECT;
 		int form_rows = seed <= 2;
 		lk_problem *p = form_rows ? tu_random_rows(40, 150 + 20 * (int)seed, seed, 0.0)
 		                          : tu_random_spd_matrix(60, seed, 0.5);
@@ -347,6 +350,7 @@ static void test_matches_siconos_lemke(void **state)
 		lk_solver_config cfg = sm_config();
 		cfg.max_iterations = 40;
 		cfg.tol_abs = 1e-11;
+		cfg.pgs_sm.sub = sub; /* the matrix form (seeds 3, 4) has no rows to factor: CG either way */
 		lk_stats st;
 		assert_int_equal(lk_solve(p, &cfg, &st, NULL), LK_OK);
 		if (st.stop_reason != LK_STOP_ABSOLUTE)
@@ -378,6 +382,83 @@ static void test_friction_boxstack_complementarity(void **state)
 	assert_true(st.res_final < 1e-8);
 	tu_assert_complementarity(p, lk_problem_lambda(p), 1e-7);
 	lk_problem_destroy(p);
+}
+
+/* The envelope factor (sub=direct) on a 20-box friction stack from a cold start: the face after the PGS phase
+ * is the solution's, the factor solves it in one or two outer iterations, for under 0.4 of the work CG
+ * needs on the same face (the stack's A_AA is semidefinite, four contacts on three degrees of freedom per
+ * face, and ill-conditioned along the stack). */
+static void test_direct_stack(void **state)
+{
+	(void)state;
+	double work[2];
+	for (int k = 0; k < 2; ++k) {
+		lk_problem *p = generate(LK_GEN_BOXSTACK, 20, 0.5);
+		lk_solver_config cfg = sm_config();
+		cfg.pgs_sm.sub = k ? LK_SUBSPACE_DIRECT : LK_SUBSPACE_CG;
+		cfg.max_iterations = 5;
+		cfg.tol_abs = 1e-9;
+		lk_stats st;
+		assert_int_equal(lk_solve(p, &cfg, &st, NULL), LK_OK);
+		assert_int_equal(st.stop_reason, LK_STOP_ABSOLUTE);
+		tu_assert_complementarity(p, lk_problem_lambda(p), 1e-8);
+		if (k) /* the proximal term (LK_ENV_PROXIMAL) leaves a bias of its size, which a second pass removes */
+			assert_true(st.iterations <= 2);
+		work[k] = st.work;
+		lk_problem_destroy(p);
+	}
+	if (!(work[1] < 0.4 * work[0]))
+		fail_msg("direct spent %g sweep-equivalents, CG %g", work[1], work[0]);
+}
+
+/* Under a budget the factor is taken only when what is left pays for it; otherwise CG spends what is left.
+ * Either way the budget holds (to the half sweep of the monitor's rule). */
+static void test_direct_within_budget(void **state)
+{
+	(void)state;
+	const double budgets[3] = {3, 12, 80};
+	for (int k = 0; k < 3; ++k) {
+		lk_problem *p = generate(LK_GEN_BOXSTACK, 20, 0.5);
+		lk_solver_config cfg = tu_spec("pgs-sm:sub=direct,tol=0,warm=0");
+		cfg.budget = budgets[k];
+		lk_stats st;
+		assert_int_equal(lk_solve(p, &cfg, &st, NULL), LK_OK);
+		if (!(st.work <= budgets[k] + 0.5))
+			fail_msg("budget %g: spent %g", budgets[k], st.work);
+		assert_finite(p);
+		lk_problem_destroy(p);
+	}
+}
+
+/* sub_rows=normal: the subspace holds the free normal rows only; a friction row leaves the subspace step at
+ * its PGS value or, where the new normal impulse shrank its box, on its bound. */
+static void test_normal_subspace_keeps_friction(void **state)
+{
+	(void)state;
+	lk_problem *a = generate(LK_GEN_BOXSTACK, 10, 0.5), *b = generate(LK_GEN_BOXSTACK, 10, 0.5);
+	lk_solver_config pg = tu_spec("pgs:iters=3,tol=0,warm=0");
+	assert_int_equal(lk_solve(a, &pg, NULL, NULL), LK_OK);
+	lk_solver_config cfg = tu_spec("pgs-sm:kpgs=3,ksm=1,iters=1,best=0,tol=0,warm=0,sub=direct,sub_rows=normal");
+	lk_stats st;
+	assert_int_equal(lk_solve(b, &cfg, &st, NULL), LK_OK);
+	assert_int_equal(st.subspace_steps, 1);
+	const double *la = lk_problem_lambda(a), *lb = lk_problem_lambda(b);
+	int n = lk_problem_row_count(b), moved = 0;
+	for (int i = 0; i < n; ++i) {
+		lk_row_def d;
+		assert_int_equal(lk_problem_get_row(b, i, &d), LK_OK);
+		if (d.findex < 0) {
+			moved += la[i] != lb[i];
+			continue;
+		}
+		double bound = d.mu * fabs(lb[d.findex]);
+		if (!(lb[i] == la[i] || lb[i] == -bound || lb[i] == bound))
+			fail_msg("friction row %d: %g after PGS, %g after the normal subspace step (box %g)", i, la[i], lb[i],
+			         bound);
+	}
+	assert_true(moved > 0);
+	lk_problem_destroy(a);
+	lk_problem_destroy(b);
 }
 
 /* k_sm = 0 leaves the PGS phases alone: bitwise plain PGS with k_pgs * iterations sweeps, in the natural and
@@ -463,6 +544,9 @@ int main(void)
 		cmocka_unit_test(test_indefinite_matrix),
 		cmocka_unit_test(test_matches_siconos_lemke),
 		cmocka_unit_test(test_friction_boxstack_complementarity),
+		cmocka_unit_test(test_direct_stack),
+		cmocka_unit_test(test_direct_within_budget),
+		cmocka_unit_test(test_normal_subspace_keeps_friction),
 		cmocka_unit_test(test_no_subspace_is_pgs),
 		cmocka_unit_test(test_pgs_phase_relative_rule),
 		cmocka_unit_test(test_stopping_rules),

@@ -116,6 +116,8 @@ static const char *const friction_names[] = {"box", "cone", NULL};
 static const char *const omega_names[] = {"D", "E", NULL};
 static const char *const strategy_names[] = {"perturbation", "random", "zero", "approximation", NULL};
 static const char *const krylov_names[] = {"gmres", "cg", NULL};
+static const char *const subspace_names[] = {"cg", "direct", NULL};
+static const char *const subspace_rows_names[] = {"free", "normal", NULL};
 static const char *const order_list[] = {"natural", "random", "ipp", "cp-x", "cp-y", "cp-z",
                                           "cp-gravity", "esp", "gsp", NULL};
 
@@ -160,6 +162,8 @@ static const param params[] = {
 	{"cg_tol", P_DOUBLE, OFF(pgs_sm.cg_tol), M_SM, NULL, "reduced CG relative tolerance"},
 	{"cg_max", P_INT, OFF(pgs_sm.cg_max), M_SM, NULL, "reduced CG iteration cap (0: active count)"},
 	{"jacobi", P_BOOL, OFF(pgs_sm.cg_jacobi), M_SM, NULL, "Jacobi preconditioner for the reduced CG"},
+	{"sub", P_ENUM, OFF(pgs_sm.sub), M_SM, subspace_names, "reduced solve: cg or direct (envelope Cholesky)"},
+	{"sub_rows", P_ENUM, OFF(pgs_sm.sub_rows), M_SM, subspace_rows_names, "subspace: free rows or free normal rows"},
 	{"strategy", P_ENUM, OFF(newton.strategy), M_NEWTON, strategy_names, "Fischer x=y=0 strategy"},
 	{"krylov", P_ENUM, OFF(newton.krylov), M_NEWTON, krylov_names, "Newton system solver"},
 	{"krylov_max", P_INT, OFF(newton.krylov_max), M_NEWTON, NULL, "Krylov iteration cap"},
@@ -469,6 +473,9 @@ lk_status lk_config_validate(const lk_solver_config *cfg, char *err, size_t err_
 	CHECK(isfinite(cfg->pgs_sm.pgs_share) && cfg->pgs_sm.pgs_share > 0 && cfg->pgs_sm.pgs_share <= 1,
 	      "share must lie in (0, 1]");
 	CHECK(cfg->pgs_sm.cg_max >= 0, "cg_max must be non-negative");
+	CHECK((unsigned)cfg->pgs_sm.sub <= LK_SUBSPACE_DIRECT, "unknown subspace solver %d", (int)cfg->pgs_sm.sub);
+	CHECK((unsigned)cfg->pgs_sm.sub_rows <= LK_SUBSPACE_NORMAL, "unknown subspace rows %d",
+	      (int)cfg->pgs_sm.sub_rows);
 	CHECK((unsigned)cfg->newton.strategy <= LK_FISCHER_APPROXIMATION, "unknown strategy");
 	CHECK((unsigned)cfg->newton.krylov <= LK_KRYLOV_CG, "unknown Krylov solver");
 	CHECK(cfg->newton.krylov_max >= 1 && cfg->newton.gmres_restart >= 1, "krylov_max and restart must be >= 1");

@@ -82,6 +82,10 @@ int lk__merit_solved(const lk__ctx *c, const lk_metrics *m);
 /* a row of a whole product A x + q (APGD), with the iteration's vector work: M^-1 J^T x rebuilt over every
  * body, then every row gathered, without a sweep's serial chain (measured 0.84-1.10) */
 #define LK_WORK_PRODUCT_ROW 1.0
+/* a multiply-add of PGS-SM's envelope factor (assembly, Cholesky, triangular solves): a row update of a sweep
+ * is about 24 multiply-adds with its loads and stores scattered over two bodies, the factor's are sequential
+ * but each costs more than a 24th of it (measured 0.031-0.065 of a row update) */
+#define LK_WORK_FACTOR_MAC (1.0 / 18.0)
 
 /* Counts `rows` row updates of weight `weight` (LK_WORK_SWEEP_ROW for a sweep's row). */
 static inline void lk__count(lk__ctx *c, int64_t rows, double weight)

@@ -4,6 +4,7 @@
  *   kernel.h   row kernels and sweep cursor   context.h  solve context and the monitor (monitor.c)
  *   sweep.h    the sweep layer (sweep.c)      ordering.h sweep orders (ordering.c)
  *   krylov.h   CG and GMRES (krylov.c)        methods.h  the methods' entry points
+ *   envelope.h the envelope Cholesky of a row subset (envelope.c)
  *   clock.h    the one clock                  rng.h      the one random number generator
  *   debug.h    LK_ASSERT */
 #ifndef LCPKIT_INTERNAL_H
@@ -13,6 +14,7 @@
 #include "clock.h"
 #include "context.h"
 #include "debug.h"
+#include "envelope.h"
 #include "kernel.h"
 #include "krylov.h"
 #include "methods.h"

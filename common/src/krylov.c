@@ -27,9 +27,17 @@ lk_status lk__cg(lk__arena *arena, int n, lk__matvec_fn A, void *user, const dou
 	double *Ad = lk__arena_alloc(arena, ((size_t)n + 1) * sizeof(double));
 	if (!r || !z || !d || !Ad)
 		return LK_ERR_NO_MEMORY;
-	A(user, x, Ad);
-	for (int i = 0; i < n; ++i)
-		r[i] = b[i] - Ad[i];
+	/* r = b - A x; from x = 0 (every PGS-SM subspace step) that is b, without the product */
+	int zero = 1;
+	for (int i = 0; i < n && zero; ++i)
+		zero = x[i] == 0.0;
+	if (zero) {
+		memcpy(r, b, (size_t)n * sizeof(double));
+	} else {
+		A(user, x, Ad);
+		for (int i = 0; i < n; ++i)
+			r[i] = b[i] - Ad[i];
+	}
 	double bnorm = sqrt(dot(n, b, b));
 	double target = tol * (bnorm > 0 ? bnorm : 1.0);
 	for (int i = 0; i < n; ++i)

@@ -22,6 +22,7 @@
  * checkpoints are not counted, as lk__monitor does not count them for PGS. */
 #include "methods.h"
 
+#include "envelope.h"
 #include "kernel.h"
 #include "krylov.h"
 #include "ordering.h"
@@ -57,6 +58,8 @@ typedef struct pgs_sm_state {
 	int lazy_frozen;        /* lo_f / hi_f hold the bounds of this phase */
 	int have_outer_set;     /* outer_set holds the classes after an accepted subspace phase */
 	lk__arena cg;           /* CG scratch, carved once */
+	lk__arena direct;       /* scratch of the envelope factor, carved once */
+	lk__env env;
 } pgs_sm_state;
 
 /* ------------------------------------------------------------------------------------------ helpers */
@@ -123,8 +126,9 @@ static int classify_and_snap(pgs_sm_state *s, int *changed, double *snap)
 				*snap = d;
 		}
 	}
+	int normal_only = s->sc->sub_rows == LK_SUBSPACE_NORMAL;
 	for (int i = 0; i < n; ++i) {
-		if (set[i] == SET_A) {
+		if (set[i] == SET_A && !(normal_only && lk__is_friction(&p->rows[i]))) {
 			if (s->pos)
 				s->pos[i] = na;
 			s->idx[na++] = i;
@@ -222,6 +226,28 @@ static double pgs_phase(pgs_sm_state *s, int outer)
 	return change;
 }
 
+/* The reduced system of a subspace step solved by the envelope factor of A_AA + R (envelope.h) instead of CG,
+ * when the factor costs no more than the work left: rhs -> x. Returns 0 when solved, 1 when declined (too
+ * costly; CG takes over), -1 without memory. The factor is exact up to rounding where CG on the same system
+ * stops at its tolerance or at its budget: on a stack of n boxes, whose A_AA has the band of two contact
+ * groups and a condition growing with n^2, this is the difference between a few sweeps and hundreds of
+ * products. */
+static int direct_solve(pgs_sm_state *s, int na, double left)
+{
+	lk__ctx *c = s->c;
+	double max_macs = isfinite(left) ? (left - 2.0 * na) / LK_WORK_FACTOR_MAC : INFINITY;
+	lk__arena_reset(&s->direct);
+	int r = lk__env_analyse(&s->env, &s->direct, c->p, s->idx, na, max_macs);
+	if (r != 0)
+		return r;
+	lk__env_factor(&s->env, c->p, s->idx, s->reg);
+	lk__env_solve(&s->env, s->rhs, s->x);
+	/* the multiply-adds, and the analysis and the projection, linear in the rows like a sweep */
+	lk__count(c, 1, LK_WORK_FACTOR_MAC * s->env.macs + 2.0 * na);
+	c->subspace_steps++;
+	return 0;
+}
+
 /* One subspace step (alg. 4.3 lines 7-15). ref is the reduced right-hand side norm of the first step of
  * this phase; a step that would re-solve the face the previous step solved (same set, residual at the CG
  * tolerance) is skipped and reported in *face_done. Returns LK_OK or LK_ERR_NO_MEMORY. */
@@ -249,6 +275,12 @@ static lk_status subspace_step(pgs_sm_state *s, int first, double *ref, double *
 		c->subspace_steps += !same;
 		return LK_OK;
 	}
+
+	/* under a budget, a step is taken only if what is left pays for its right-hand side (|A| rows) and at least
+	 * one product (CG) or the factor's linear part (direct) */
+	int direct = s->sc->sub == LK_SUBSPACE_DIRECT && p->form == LK_FORM_ROWS;
+	if (lk__work_left(c) < (double)na * (1.0 + (direct ? 2.0 : LK_WORK_CG_ROW)))
+		return LK_OK;
 
 	/* eq. (22) in correction form: with lambda_L = l_L and lambda_U = u_U in place, w_A = A_AA lambda_A +
 	 * A_AL l_L + A_AU u_U + b_A, so lambda_A + delta solves (22) when A_AA delta = -w_A. The start delta = 0
@@ -279,16 +311,25 @@ static lk_status subspace_step(pgs_sm_state *s, int first, double *ref, double *
 	for (int k = 0; k < na; ++k) {
 		const lk__row *r = &p->rows[s->idx[k]];
 		s->reg[k] = (g > 0 && (!s->sc->reg_friction_only || lk__is_friction(r))) ? g : 0.0;
+		if (direct && s->reg[k] < LK_ENV_PROXIMAL * r->diag)
+			s->reg[k] = LK_ENV_PROXIMAL * r->diag;
 		if (s->inv_diag) {
 			double d = r->diag + s->reg[k];
 			s->inv_diag[k] = d > 0 ? 1.0 / d : 1.0;
 		}
 	}
+	double left = lk__work_left(c);
+	if (direct) {
+		int r = direct_solve(s, na, left);
+		if (r < 0)
+			return lk__fail(c->p, LK_ERR_NO_MEMORY, "pgs-sm: out of memory for the factor of %d rows", na);
+		if (r == 0)
+			goto solved;
+	}
 	/* Sec. 5: CG with at most as many iterations as variables unless capped otherwise, and under a budget
 	 * no more products than the work left pays for (one product costs |A| row updates): the subspace step
 	 * then costs what its budget says, never a multiple of |A|^2 */
 	int cap = s->sc->cg_max > 0 ? s->sc->cg_max : na;
-	double left = lk__work_left(c);
 	if (isfinite(left)) {
 		double products = floor(left / (LK_WORK_CG_ROW * (double)na));
 		if (products < 1)
@@ -303,6 +344,7 @@ static lk_status subspace_step(pgs_sm_state *s, int first, double *ref, double *
 		return lk__fail(c->p, st, "pgs-sm: out of memory for the reduced system of %d rows", na);
 	c->inner_iterations += kr.iterations;
 	c->subspace_steps++;
+solved:
 
 	/* lk__cg never returns a non-finite x; an overflow of lambda_A + delta is still guarded here */
 	for (int k = 0; k < na; ++k)
@@ -411,6 +453,11 @@ static lk_status prepare(pgs_sm_state *s, lk__ctx *c)
 		return LK_ERR_NO_MEMORY;
 	if (lk__arena_carve(a, lk__cg_scratch_bytes(c->n), &s->cg) != LK_OK)
 		return LK_ERR_NO_MEMORY;
+	/* the factor's orderings and a band of 24 per row (two contact groups of a stack) before it grows */
+	if (s->sc->sub == LK_SUBSPACE_DIRECT &&
+	    lk__arena_carve(a, n * (32 * sizeof(double) + 8 * sizeof(int)) + 4 * ((size_t)p->nbodies + 1) * sizeof(int),
+	                    &s->direct) != LK_OK)
+		return LK_ERR_NO_MEMORY;
 	return LK_OK;
 }
 
@@ -420,6 +467,9 @@ static lk_stop_reason iterate(pgs_sm_state *s, lk_status *err)
 	const lk_solver_config *cfg = c->cfg;
 	*err = LK_OK;
 	for (int outer = 1;; ++outer) {
+		/* the monitor's budget rule, before a PGS phase that would take its one sweep regardless */
+		if (outer > 1 && lk__work_left(c) < 0.5 * (double)s->n)
+			return LK_STOP_BUDGET;
 		c->iterations = outer;
 		/* lines 2-5 */
 		double change = 0.0;
@@ -512,18 +562,21 @@ lk_status lk__solve_pgs_sm(lk__ctx *c)
 	pgs_sm_state s;
 	if (prepare(&s, c) != LK_OK) {
 		lk__arena_carve_release(&s.cg);
+		lk__arena_carve_release(&s.direct);
 		return lk__fail(c->p, LK_ERR_NO_MEMORY, "pgs-sm: out of memory for %d rows", c->n);
 	}
 	if (s.perm) {
 		lk_status st = lk__order_build(c, s.perm);
 		if (st != LK_OK) {
 			lk__arena_carve_release(&s.cg);
+			lk__arena_carve_release(&s.direct);
 			return st;
 		}
 	}
 	lk_status err;
 	c->stop = iterate(&s, &err);
 	lk__arena_carve_release(&s.cg);
+	lk__arena_carve_release(&s.direct);
 	if (err != LK_OK)
 		return err;
 

@@ -205,6 +205,18 @@ typedef enum lk_krylov {
 	LK_KRYLOV_CG
 } lk_krylov;
 
+/* How PGS-SM solves its reduced system (docs/solvers.md, "PGS-SM"). */
+typedef enum lk_subspace_solver {
+	LK_SUBSPACE_CG = 0,   /* conjugate gradients, matrix-free (Silcowitz et al. sec. 5) */
+	LK_SUBSPACE_DIRECT    /* an envelope Cholesky factor where the budget pays for it, CG where it does not */
+} lk_subspace_solver;
+
+/* Which rows form PGS-SM's subspace. */
+typedef enum lk_subspace_rows {
+	LK_SUBSPACE_FREE = 0, /* every row strictly inside its bounds, eq. (19) */
+	LK_SUBSPACE_NORMAL    /* the free rows that are no friction rows; friction keeps its PGS value */
+} lk_subspace_rows;
+
 typedef struct lk_amgs_config {
 	double alpha;           /* Omega = alpha D */
 	double gamma;           /* > 0; the paper uses 2 */
@@ -225,6 +237,8 @@ typedef struct lk_pgs_sm_config {
 	double cg_tol;          /* relative tolerance of the reduced CG solve */
 	int cg_max;             /* CG iteration cap; 0 = number of active variables */
 	int cg_jacobi;          /* Jacobi preconditioner for the reduced CG */
+	lk_subspace_solver sub; /* CG or the direct envelope factor */
+	lk_subspace_rows sub_rows; /* which free rows the subspace holds */
 } lk_pgs_sm_config;
 
 typedef struct lk_newton_config {

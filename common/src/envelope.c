@@ -1,0 +1,284 @@
+/* The envelope factorisation of a row subset (envelope.h).
+ *
+ * Order: reverse Cuthill-McKee (Cuthill & McKee 1969; George & Liu, "Computer Solution of Large Sparse
+ * Positive Definite Systems", 1981, ch. 4) on the graph whose edges join rows that share a dynamic body. The
+ * breadth-first search runs over bodies: a row reached first expands its bodies, each body once, so the
+ * search is linear in the rows and their bodies, and the rows of one body stay together. Each component
+ * starts from the far end of a first search (a pseudo-peripheral row), which on a stack is its top or its
+ * bottom, and the envelope becomes the band of two neighbouring contact groups.
+ *
+ * Factor: the row-by-row envelope Cholesky of George & Liu sec. 4.2, L_pq = (A_pq - sum_m L_pm L_qm) / L_qq
+ * over the overlap of the two envelope rows, with the semidefinite pivot rule of envelope.h. */
+#include "envelope.h"
+
+#include <math.h>
+#include <string.h>
+
+/* The body slot of a row side that is dynamic, or -1 for the static world slot. */
+static inline int dyn(const lk_problem *p, int body)
+{
+	return body < p->nbodies ? body : -1;
+}
+
+typedef struct bodies {
+	int *ptr;  /* nbodies + 1: rows of body b are list[ptr[b] .. ptr[b+1]) */
+	int *list; /* indices into idx */
+} bodies;
+
+static int body_lists(bodies *bl, lk__arena *a, const lk_problem *p, const int *idx, int n)
+{
+	int nb = p->nbodies;
+	bl->ptr = lk__arena_alloc(a, ((size_t)nb + 2) * sizeof(int));
+	bl->list = lk__arena_alloc(a, (2 * (size_t)n + 1) * sizeof(int));
+	if (!bl->ptr || !bl->list)
+		return -1;
+	memset(bl->ptr, 0, ((size_t)nb + 2) * sizeof(int));
+	for (int k = 0; k < n; ++k) {
+		const lk__row *r = &p->rows[idx[k]];
+		int ba = dyn(p, r->a), bb = dyn(p, r->b);
+		if (ba >= 0)
+			bl->ptr[ba + 2]++;
+		if (bb >= 0)
+			bl->ptr[bb + 2]++;
+	}
+	for (int b = 0; b < nb; ++b)
+		bl->ptr[b + 2] += bl->ptr[b + 1];
+	/* ptr[b + 1] is now where body b's rows start; filling advances it to where they end */
+	for (int k = 0; k < n; ++k) {
+		const lk__row *r = &p->rows[idx[k]];
+		int ba = dyn(p, r->a), bb = dyn(p, r->b);
+		if (ba >= 0)
+			bl->list[bl->ptr[ba + 1]++] = k;
+		if (bb >= 0)
+			bl->list[bl->ptr[bb + 1]++] = k;
+	}
+	return 0;
+}
+
+static inline int body_rows(const bodies *bl, int b)
+{
+	return b >= 0 ? bl->ptr[b + 1] - bl->ptr[b] : 0;
+}
+
+static inline int degree(const lk_problem *p, const int *idx, const bodies *bl, int k)
+{
+	const lk__row *r = &p->rows[idx[k]];
+	return body_rows(bl, dyn(p, r->a)) + body_rows(bl, dyn(p, r->b));
+}
+
+/* Breadth-first search over the component of row `root`, rows marked with `stamp` once queued, bodies once
+ * expanded. Appends the visit order to queue[*len ..] and returns the last row visited. */
+static int bfs(const lk_problem *p, const int *idx, const bodies *bl, int root, int stamp, int *row_mark,
+               int *body_mark, int *queue, int *len)
+{
+	int head = *len, tail = *len;
+	queue[tail++] = root;
+	row_mark[root] = stamp;
+	int last = root;
+	while (head < tail) {
+		int k = queue[head++];
+		last = k;
+		const lk__row *r = &p->rows[idx[k]];
+		int side[2] = {dyn(p, r->a), dyn(p, r->b)};
+		int level = tail;
+		for (int s = 0; s < 2; ++s) {
+			int b = side[s];
+			if (b < 0 || body_mark[b] == stamp)
+				continue;
+			body_mark[b] = stamp;
+			for (int e = bl->ptr[b]; e < bl->ptr[b + 1]; ++e) {
+				int j = bl->list[e];
+				if (row_mark[j] != stamp) {
+					row_mark[j] = stamp;
+					queue[tail++] = j;
+				}
+			}
+		}
+		/* Cuthill-McKee's rule: the new neighbours by ascending degree (a row's degree is the rows of its
+		 * bodies), so that a stack's ground contacts come before the contacts above them. Insertion sort:
+		 * the rows one row adds are the rows of two bodies. */
+		for (int i = level + 1; i < tail; ++i) {
+			int j = queue[i], dj = degree(p, idx, bl, j), t = i;
+			while (t > level && degree(p, idx, bl, queue[t - 1]) > dj) {
+				queue[t] = queue[t - 1];
+				--t;
+			}
+			queue[t] = j;
+		}
+	}
+	*len = tail;
+	return last;
+}
+
+int lk__env_analyse(lk__env *e, lk__arena *a, const lk_problem *p, const int *idx, int n, double max_macs)
+{
+	memset(e, 0, sizeof *e);
+	e->n = n;
+	if (n <= 0)
+		return 0;
+	bodies bl;
+	if (body_lists(&bl, a, p, idx, n) != 0)
+		return -1;
+	int nb = p->nbodies;
+	e->order = lk__arena_alloc(a, (size_t)n * sizeof(int));
+	e->pos = lk__arena_alloc(a, (size_t)n * sizeof(int));
+	e->first = lk__arena_alloc(a, (size_t)n * sizeof(int));
+	e->start = lk__arena_alloc(a, ((size_t)n + 1) * sizeof(size_t));
+	e->dead = lk__arena_alloc(a, (size_t)n);
+	e->y = lk__arena_alloc(a, (size_t)n * sizeof(double));
+	int *row_mark = lk__arena_alloc(a, (size_t)n * sizeof(int));
+	int *body_mark = lk__arena_alloc(a, ((size_t)nb + 1) * sizeof(int));
+	int *bmin = lk__arena_alloc(a, ((size_t)nb + 1) * sizeof(int));
+	if (!e->order || !e->pos || !e->first || !e->start || !e->dead || !e->y || !row_mark || !body_mark || !bmin)
+		return -1;
+	for (int k = 0; k < n; ++k)
+		row_mark[k] = 0;
+	for (int b = 0; b < nb; ++b)
+		body_mark[b] = 0;
+
+	/* Cuthill-McKee per component from a pseudo-peripheral row (the last row of a first search), reversed */
+	int len = 0, stamp = 0;
+	for (int k = 0; k < n; ++k) {
+		if (row_mark[k] > 0)
+			continue;
+		int probe = len;
+		int far = bfs(p, idx, &bl, k, ++stamp, row_mark, body_mark, e->order, &probe);
+		bfs(p, idx, &bl, far, ++stamp, row_mark, body_mark, e->order, &len);
+	}
+	for (int i = 0, j = n - 1; i < j; ++i, --j) {
+		int t = e->order[i];
+		e->order[i] = e->order[j];
+		e->order[j] = t;
+	}
+	for (int q = 0; q < n; ++q)
+		e->pos[e->order[q]] = q;
+
+	/* the envelope: row p starts at the first position among the rows of its bodies */
+	for (int b = 0; b < nb; ++b) {
+		int m = n;
+		for (int t = bl.ptr[b]; t < bl.ptr[b + 1]; ++t)
+			if (e->pos[bl.list[t]] < m)
+				m = e->pos[bl.list[t]];
+		bmin[b] = m;
+	}
+	double macs = 0.0;
+	size_t entries = 0;
+	for (int q = 0; q < n; ++q) {
+		const lk__row *r = &p->rows[idx[e->order[q]]];
+		int f = q, ba = dyn(p, r->a), bb = dyn(p, r->b);
+		if (ba >= 0 && bmin[ba] < f)
+			f = bmin[ba];
+		if (bb >= 0 && bmin[bb] < f)
+			f = bmin[bb];
+		e->first[q] = f;
+		e->start[q] = entries;
+		double h = (double)(q - f);
+		entries += (size_t)(q - f) + 1;
+		macs += 0.5 * h * (h + 1.0);
+	}
+	e->start[n] = entries;
+	/* assembly: a 6-term product for every pair of rows on one body */
+	for (int b = 0; b < nb; ++b) {
+		double m = (double)(bl.ptr[b + 1] - bl.ptr[b]);
+		macs += 3.0 * m * (m + 1.0);
+	}
+	e->entries = entries;
+	e->macs = macs + 2.0 * (double)entries; /* and the two triangular solves */
+	if (macs > max_macs)
+		return 1;
+	e->val = lk__arena_alloc(a, entries * sizeof(double));
+	return e->val ? 0 : -1;
+}
+
+/* J_i on the side of body slot b, and M^-1 J^T likewise */
+static inline const double *side_of(const lk__row *r, int b, const double *v)
+{
+	return r->a == b ? v : v + 6;
+}
+
+void lk__env_factor(lk__env *e, const lk_problem *p, const int *idx, const double *reg)
+{
+	int n = e->n;
+	double *val = e->val;
+	memset(val, 0, e->entries * sizeof(double));
+	/* assembly of the strict lower envelope through the shared bodies, and the diagonal A_ii (+ CFM) + reg */
+	for (int q = 0; q < n; ++q) {
+		int k = e->order[q];
+		const lk__row *ri = &p->rows[idx[k]];
+		double *row = val + e->start[q] - e->first[q];
+		row[q] = ri->diag + (reg ? reg[k] : 0.0);
+		int side[2] = {dyn(p, ri->a), dyn(p, ri->b)};
+		for (int s = 0; s < 2; ++s) {
+			int b = side[s];
+			if (b < 0)
+				continue;
+			const double *Ji = side_of(ri, b, ri->J);
+			/* every earlier row on body b lies inside this row's envelope (first[q] is the first position
+			 * among the rows of its bodies); the envelope also holds rows of neither body, skipped here */
+			for (int t = e->first[q]; t < q; ++t) {
+				const lk__row *rj = &p->rows[idx[e->order[t]]];
+				if (rj->a != b && rj->b != b)
+					continue;
+				const double *MJj = side_of(rj, b, rj->MJ);
+				double v = 0.0;
+				for (int m = 0; m < 6; ++m)
+					v += Ji[m] * MJj[m];
+				row[t] += v;
+			}
+		}
+	}
+	/* L L^T, row by row */
+	e->ndead = 0;
+	for (int q = 0; q < n; ++q) {
+		int fq = e->first[q];
+		double *Lq = val + e->start[q] - fq;
+		for (int t = fq; t < q; ++t) {
+			if (e->dead[t]) {
+				Lq[t] = 0.0;
+				continue;
+			}
+			int ft = e->first[t];
+			const double *Lt = val + e->start[t] - ft;
+			double v = Lq[t];
+			for (int m = ft > fq ? ft : fq; m < t; ++m)
+				v -= Lq[m] * Lt[m];
+			Lq[t] = v / Lt[t];
+		}
+		double d0 = Lq[q], d = d0;
+		for (int m = fq; m < q; ++m)
+			d -= Lq[m] * Lq[m];
+		if (!(d > LK_ENV_DEAD_PIVOT * d0)) {
+			e->dead[q] = 1;
+			e->ndead++;
+			Lq[q] = 1.0;
+		} else {
+			e->dead[q] = 0;
+			Lq[q] = sqrt(d);
+		}
+	}
+}
+
+void lk__env_solve(const lk__env *e, const double *b, double *x)
+{
+	int n = e->n;
+	double *y = e->y;
+	const double *val = e->val;
+	for (int q = 0; q < n; ++q) {
+		int fq = e->first[q];
+		const double *Lq = val + e->start[q] - fq;
+		double v = b[e->order[q]];
+		for (int m = fq; m < q; ++m)
+			v -= Lq[m] * y[m];
+		y[q] = e->dead[q] ? 0.0 : v / Lq[q];
+	}
+	for (int q = n - 1; q >= 0; --q) {
+		int fq = e->first[q];
+		const double *Lq = val + e->start[q] - fq;
+		double xq = e->dead[q] ? 0.0 : y[q] / Lq[q];
+		y[q] = xq;
+		for (int m = fq; m < q; ++m)
+			y[m] -= Lq[m] * xq;
+	}
+	for (int q = 0; q < n; ++q)
+		x[e->order[q]] = y[q];
+}

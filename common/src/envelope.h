@@ -1,0 +1,54 @@
+/* A direct solve of a subset S of the rows of a row-form problem: A_SS + R, assembled from the rows' J and
+ * M^-1 J^T in envelope (skyline) storage under a reverse Cuthill-McKee order, factored as L L^T (envelope.c).
+ * PGS-SM uses it for its subspace solve where the factor is cheap: on a stack or a chain the rows couple only
+ * through shared bodies, the envelope is a band of a few dozen rows, and the factor costs a few sweeps where
+ * conjugate gradients on the same ill-conditioned system need hundreds of products. The cost is known before
+ * any arithmetic (lk__env_analyse), so a caller under a budget can decline a factor it cannot pay for.
+ *
+ * A contact matrix is only semidefinite (four contacts of a box on a face carry three degrees of freedom), so
+ * the factorisation is the semidefinite one: a pivot that falls below LK_ENV_DEAD_PIVOT of its diagonal marks
+ * its row dependent on the rows before it, and the solve leaves that row's unknown at 0 (a solution of every
+ * consistent system, bounded for an inconsistent one). */
+#ifndef LCPKIT_ENVELOPE_H
+#define LCPKIT_ENVELOPE_H
+
+#include "arena.h"
+#include "problem.h"
+
+/* relative pivot below which a row counts as linearly dependent on the rows before it: above the rounding
+ * of an exact dependency (1e-14) and above the CFM an engine adds to make a dependent contact regular (ODE:
+ * 1e-10 / h against a diagonal of order 1 / m), whose solution would otherwise be the inconsistent part of
+ * the right-hand side divided by the CFM */
+#define LK_ENV_DEAD_PIVOT 1e-9
+
+/* The proximal term PGS-SM adds to every diagonal of a factored subspace (A_AA + rho diag(A_AA)): the
+ * correction a factor returns is then the small-norm one of a semidefinite A_AA, as CG's from a zero start is,
+ * rather than a basic one that pushes dependent contacts apart; measured on generated box stacks (docs/
+ * benchmarks.md, "PGS-SM's subspace by a factor"): at 0 or 1e-8, a 50-box stack took 851 outer iterations to
+ * RES 1e-4, at 1e-6 six. */
+#define LK_ENV_PROXIMAL 1e-6
+
+typedef struct lk__env {
+	int n;                /* rows in the system */
+	int *order;           /* position -> index into the caller's idx */
+	int *pos;             /* index into idx -> position */
+	int *first;           /* per position: the first column of its envelope row */
+	size_t *start;        /* per position: offset in val of the entry (p, first[p]) */
+	double *val;          /* the envelope rows of A, then of L */
+	double *y;            /* the solve's scratch, by position */
+	unsigned char *dead;  /* per position: dependent row */
+	size_t entries;       /* envelope entries, the diagonal included */
+	double macs;          /* multiply-adds of assembly, factorisation and one solve */
+	int ndead;
+} lk__env;
+
+/* Orders the rows idx[0..n) of the row-form problem p and measures their envelope. Returns 1 (and builds
+ * nothing more) when assembling and factoring would take more than max_macs multiply-adds, 0 when e is ready
+ * for lk__env_factor, -1 when the arena has no memory. Linear in n plus the rows per body. */
+int lk__env_analyse(lk__env *e, lk__arena *a, const lk_problem *p, const int *idx, int n, double max_macs);
+/* Assembles A_SS + diag(reg) (reg[k] belongs to idx[k]; NULL for none) and factors it in place. */
+void lk__env_factor(lk__env *e, const lk_problem *p, const int *idx, const double *reg);
+/* Solves (A_SS + R) x = b; b and x are indexed like idx and may be the same array. */
+void lk__env_solve(const lk__env *e, const double *b, double *x);
+
+#endif
