@@ -7,7 +7,8 @@
  *        step's problem is captured and solved from its warm start by PGS, Method 3.1 [omega_bar E]
  *        (amgs:omega=E), Method 3.1 [D / gamma] (amgs:alpha=0.5), Method 2.2 [D / gamma] (amgs-dense) and,
  *        beyond the paper, Method 3.1 [0.2 D] and [0.1 D]. Iterations come from a run that checks RES after
- *        every sweep; times from runs of exactly that many sweeps without checks (medians), Method 2.2's
+ *        every sweep; times from runs of exactly that many sweeps without checks (thread CPU time, the
+ *        minimum of the repeats, and their spread), Method 2.2's
  *        including its assembly of the dense A, as the paper's. Then Method 3.1 against 2.2 on Pool 1 with
  *        more circles: the ratio of their times, which should grow with the size.
  *   t2   Table 2: 1,000 steps (--steps) with 200 iterations per step, PGS and Method 3.1 [alpha D] for
@@ -25,6 +26,7 @@
  * the paper's iteration count; every method then solves the same captured problem (lambda = its warm start).
  */
 #include "bench.h"
+#include "clock.h"
 #include "bench_util.h"
 #include "cli_util.h"
 #include "scene.h"
@@ -154,6 +156,27 @@ static lk_status solve_from(lk_problem *p, const double *start, const lk_solver_
 	return rc;
 }
 
+/* The thread CPU time of `repeats` solves of cfg from start (at most 16): the minimum in *min_s and the spread
+ * (max - min) / min in *spread, the stats of the last solve in *st. Returns 0 if a solve fails. */
+static int cpu_solves(lk_problem *p, const double *start, const lk_solver_config *cfg, int repeats, lk_stats *st,
+                      double *min_s, double *spread)
+{
+	double lo = INFINITY, hi = 0.0;
+	if (repeats > 16)
+		repeats = 16;
+	for (int r = 0; r < (repeats > 0 ? repeats : 1); ++r) {
+		double t0 = lk__cpu_now();
+		if (solve_from(p, start, cfg, st, NULL) != LK_OK)
+			return 0;
+		double t = lk__cpu_now() - t0;
+		lo = t < lo ? t : lo;
+		hi = t > hi ? t : hi;
+	}
+	*min_s = lo;
+	*spread = lo > 0 ? (hi - lo) / lo : 0.0;
+	return 1;
+}
+
 static double *copy_lambda(const lk_problem *p)
 {
 	int n = lk_problem_row_count(p);
@@ -208,8 +231,8 @@ static const t1_scene t1_scenes[] = {
 #define T1_MAX_ITERS 100000
 
 /* Iterations to RES < 1e-2, 1e-3 and 1e-4 from `start` (RES after every sweep, from the history; -1 if not
- * reached within T1_MAX_ITERS), then the median time of as many sweeps as the last target needed (or the cap),
- * without checks. known_iters > 0 skips the convergence run (a method whose iterates are another's, or a
+ * reached within T1_MAX_ITERS), then the minimum thread CPU time (and the spread) over the repeats of as many
+ * sweeps as the last target needed (or the cap), without checks. known_iters > 0 skips the convergence run (a method whose iterates are another's, or a
  * fixed number of sweeps). A run longer than about a second is timed once; Method 2.2 beyond T1_DENSE_SWEEPS
  * sweeps is timed on that many and scaled (*extrapolated = 1): its sweeps all cost the same O(n^2). */
 #define T1_DENSE_SWEEPS 2000
@@ -217,7 +240,8 @@ static const t1_scene t1_scenes[] = {
 static const double t1_targets[T1_TARGETS] = {1e-2, 1e-3, 1e-4};
 
 static int t1_measure(lk_problem *p, const double *start, const char *spec, int repeats, int known_iters,
-                      int iters[T1_TARGETS], double *secs, int *sweeps, double *res, int *extrapolated)
+                      int iters[T1_TARGETS], double *secs, double *spread, int *sweeps, double *res,
+                      int *extrapolated)
 {
 	lk_solver_config cfg;
 	char err[256];
@@ -262,15 +286,8 @@ static int t1_measure(lk_problem *p, const double *start, const char *spec, int 
 	cfg.max_iterations = dense && k > T1_DENSE_SWEEPS ? T1_DENSE_SWEEPS : k;
 	if ((double)cfg.max_iterations * n * (dense ? n : 15) > 2e9)
 		repeats = 1;
-	double t[16];
-	if (repeats > 16)
-		repeats = 16;
-	for (int r = 0; r < repeats; ++r) {
-		if (solve_from(p, start, &cfg, &st, NULL) != LK_OK)
-			return 0;
-		t[r] = st.seconds;
-	}
-	*secs = lk_cli_median(t, repeats);
+	if (!cpu_solves(p, start, &cfg, repeats, &st, secs, spread))
+		return 0;
 	if (cfg.max_iterations < k) {
 		*secs *= (double)k / cfg.max_iterations;
 		*extrapolated = 1;
@@ -314,15 +331,15 @@ static int part_t1(const opts *o, FILE *csv)
 		       lk_problem_body_count(p), lk_problem_row_count(p), lk_problem_row_count(full));
 		lk_problem_destroy(full);
 		const int n = lk_problem_row_count(p);
-		printf("  %-26s %8s %8s %8s %10s %12s | %9s %8s %12s\n", "method", "1e-2", "1e-3", "1e-4", "time s",
-		       "vs PGS it/s", "paper it.", "paper s", "paper vs PGS");
+		printf("  %-26s %8s %8s %8s %10s %7s %12s | %9s %8s %12s\n", "method", "1e-2", "1e-3", "1e-4", "cpu s",
+		       "spread", "vs PGS it/s", "paper it.", "paper s", "paper vs PGS");
 		int it_pgs[T1_TARGETS] = {-1, -1, -1}, it_31[T1_TARGETS] = {-1, -1, -1};
 		double t_pgs = NAN, t_31 = NAN, t_22 = NAN;
 		for (int m = 0; m < T1_METHODS; ++m) {
 			const t1_method *tm = &t1_methods[m];
 			const int dense = !strncmp(tm->spec, "amgs-dense", 10);
 			int iters[T1_TARGETS], extrap = 0, sweeps = 0;
-			double secs = NAN, res = NAN;
+			double secs = NAN, spread = NAN, res = NAN;
 			/* Method 2.2 has Method 3.1's iterates (the same splitting, eq. 14 both): where running it to the
 			 * tolerance costs more than a few seconds its iteration counts are taken from 3.1 [D/gamma] and
 			 * its time is that of as many sweeps */
@@ -330,7 +347,7 @@ static int part_t1(const opts *o, FILE *csv)
 			if (dense && (double)n * n * k31 > 4e9)
 				known = k31;
 			int reps = dense ? (o->repeats > 3 ? 3 : o->repeats) : o->repeats;
-			if (!t1_measure(p, start, tm->spec, reps, known, iters, &secs, &sweeps, &res, &extrap)) {
+			if (!t1_measure(p, start, tm->spec, reps, known, iters, &secs, &spread, &sweeps, &res, &extrap)) {
 				printf("  %-26s failed: %s\n", tm->label, lk_problem_error(p));
 				continue;
 			}
@@ -366,10 +383,11 @@ static int part_t1(const opts *o, FILE *csv)
 					snprintf(vs, sizeof vs, "%.2f / %.2f%s", (double)iters[j] / it_pgs[j],
 					         (iters[j] * per_m) / (it_pgs[j] * per_p), j < T1_TARGETS - 1 ? "'" : "");
 				}
-			printf("  %-26s %8s %8s %8s %9.4f%s %12s | %9s %8s %12s%s\n", tm->label, its[0], its[1], its[2], secs,
-			       extrap ? "*" : " ", vs, paper_it, paper_s, paper_ratio, known ? " (iterates of 3.1)" : "");
-			fprintf(csv, "t1,\"%s\",\"%s\",%d,%d,%d,%d,%d,%d,%.6e,%.6e", ts->spec, tm->spec, n, iters[0], iters[1], iters[2],
-			        sweeps, extrap, secs, res);
+			printf("  %-26s %8s %8s %8s %9.4f%s %6.0f%% %12s | %9s %8s %12s%s\n", tm->label, its[0], its[1], its[2],
+			       secs, extrap ? "*" : " ", 100.0 * spread, vs, paper_it, paper_s, paper_ratio,
+			       known ? " (iterates of 3.1)" : "");
+			fprintf(csv, "t1,\"%s\",\"%s\",%d,%d,%d,%d,%d,%d,%.6e,%.6e,%.4f", ts->spec, tm->spec, n, iters[0], iters[1],
+			        iters[2], sweeps, extrap, secs, res, spread);
 			if (tm->paper_row >= 0)
 				fprintf(csv, ",%d,%.4f\n", ts->paper_iters[tm->paper_row], ts->paper_secs[tm->paper_row]);
 			else
@@ -409,12 +427,13 @@ static int part_t1(const opts *o, FILE *csv)
 		}
 		int i31[T1_TARGETS], i22[T1_TARGETS], x = 0, k31 = 0, k22 = 0;
 		double s31 = NAN, s22 = NAN, r = NAN;
-		if (t1_measure(p, start, "amgs:alpha=0.5", o->repeats, sweeps, i31, &s31, &k31, &r, &x) &&
-		    t1_measure(p, start, "amgs-dense:alpha=0.5", o->quick ? 1 : 3, sweeps, i22, &s22, &k22, &r, &x)) {
+		double sp;
+		if (t1_measure(p, start, "amgs:alpha=0.5", o->repeats, sweeps, i31, &s31, &sp, &k31, &r, &x) &&
+		    t1_measure(p, start, "amgs-dense:alpha=0.5", o->quick ? 1 : 3, sweeps, i22, &s22, &sp, &k22, &r, &x)) {
 			printf("  %8d %8d %12.3f %12.3f %10.0f\n", sizes[k], lk_problem_row_count(p), 1e3 * s31, 1e3 * s22,
 			       s22 / s31);
 			/* seconds: Method 3.1; res_final: Method 2.2's seconds (the same sweeps) */
-			fprintf(csv, "t1_size,\"%s\",amgs:alpha=0.5 vs amgs-dense:alpha=0.5,%d,,,,%d,0,%.6e,%.6e,,\n", spec,
+			fprintf(csv, "t1_size,\"%s\",amgs:alpha=0.5 vs amgs-dense:alpha=0.5,%d,,,,%d,0,%.6e,%.6e,,,\n", spec,
 			        lk_problem_row_count(p), k31, s31, s22);
 		} else {
 			printf("  %8d failed: %s\n", sizes[k], lk_problem_error(p));
@@ -545,7 +564,8 @@ static const ord_case ord_cases[] = {
 };
 #define ORD_CASES ((int)(sizeof ord_cases / sizeof ord_cases[0]))
 
-/* Median seconds per iteration of `iters` iterations of spec from start, and the final theta. */
+/* Seconds per iteration of `iters` iterations of spec from start (thread CPU time, the minimum over the
+ * repeats), and the final theta. */
 static int ord_measure(lk_problem *p, const double *start, const char *spec, int iters, int repeats, double *per_iter,
                        double *theta, int *set_sweeps)
 {
@@ -556,16 +576,11 @@ static int ord_measure(lk_problem *p, const double *start, const char *spec, int
 	cfg.max_iterations = iters;
 	cfg.tol_abs = cfg.tol_rel = cfg.tol_stag = 0;
 	cfg.warm_start = 1;
-	double t[16];
-	if (repeats > 16)
-		repeats = 16;
 	lk_stats st;
-	for (int r = 0; r < repeats; ++r) {
-		if (solve_from(p, start, &cfg, &st, NULL) != LK_OK || st.iterations < 1)
-			return 0;
-		t[r] = st.seconds / st.iterations;
-	}
-	*per_iter = lk_cli_median(t, repeats);
+	double secs, spread;
+	if (!cpu_solves(p, start, &cfg, repeats, &st, &secs, &spread) || st.iterations < 1)
+		return 0;
+	*per_iter = secs / st.iterations;
 	*theta = st.theta_final;
 	*set_sweeps = st.inner_iterations;
 	return 1;
@@ -575,8 +590,8 @@ static int part_ord(const opts *o, FILE *csv)
 {
 	const int iters = 100;
 	printf("\n== Poulsen, Abel & Erleben 2010, Tables 2 and 3: time per iteration of PGS / that of ESP and GSP "
-	       "(eq. 24),\n   %d iterations from the warm start (one iteration = the work of one PGS sweep), medians of "
-	       "%d\n",
+	       "(eq. 24),\n   %d iterations from the warm start (one iteration = the work of one PGS sweep), CPU-time "
+	       "minima of %d\n",
 	       iters, o->repeats * 3);
 	printf("  %-20s %-8s %6s %7s %9s | %9s %7s %9s | %9s %7s %9s | %s\n", "setup", "bodies", "rows", "contacts",
 	       "PGS us/it", "ESP us/it", "speedup", "paper", "GSP us/it", "speedup", "paper", "theta after: PGS ESP GSP");
@@ -792,13 +807,13 @@ int lk_bench_paper(int argc, char **argv)
 	}
 	if (lk_bench_make_out_dir(cmd, o.out) != 0)
 		return LK_EXIT_FAIL;
-	printf("lcpkit bench paper: problems from %s, timing medians of %d repeats\n", lk_engine_name(o.engine),
-	       o.repeats);
+	printf("lcpkit bench paper: problems from %s; t1 and ord time the thread CPU time, minimum of %d repeats\n",
+	       lk_engine_name(o.engine), o.repeats);
 	int ok = 1;
 	if (o.part_t1 && ok) {
 		FILE *f = open_csv(o.out, "bench_paper_t1.csv",
 		                   "part,scene,spec,rows,iterations_1e-2,iterations_1e-3,iterations_1e-4,sweeps_timed,extrapolated,"
-		                   "seconds,res_final,paper_iterations,paper_seconds");
+		                   "seconds,res_final,spread,paper_iterations,paper_seconds");
 		ok = f && part_t1(&o, f);
 		if (f)
 			fclose(f);
