@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: an optimised build and an address/undefined-sanitizer build, each with every test;
-# valgrind over a few unit tests and a short run of the fuzz targets (docs/reliability.md).
+# valgrind over a few unit tests, the threaded sweeps under ThreadSanitizer and a short run of the fuzz targets
+# (docs/reliability.md).
 # usage: tools/test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,6 +23,13 @@ echo "valgrind memcheck: 4 tests clean"
 
 # libFuzzer targets, LK_FUZZ_SECONDS (default 60) each, in their own clang tree build-fuzz/
 tools/fuzz.sh "${LK_FUZZ_SECONDS:-60}"
+
+# the threaded sweeps under ThreadSanitizer (the core only: the engines' libraries are not instrumented)
+cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLCPKIT_TSAN=ON -DLCPKIT_WITH_ODE=OFF \
+  -DLCPKIT_WITH_BULLET=OFF >/dev/null
+cmake --build build-tsan -j"$jobs" --target test_parallel
+TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" build-tsan/tests/test_parallel >/dev/null
+echo "thread sanitizer: test_parallel clean"
 
 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DLCPKIT_SANITIZE=ON >/dev/null
 cmake --build build-sanitize -j"$jobs"

@@ -15,7 +15,7 @@ static const char *const method_names[LK_METHOD_COUNT + 1] = {
 };
 
 static const char *const order_names[LK_ORDER_COUNT] = {
-	"natural", "random", "ipp", "cp-x", "cp-y", "cp-z", "cp-gravity", "esp", "gsp",
+	"natural", "random", "ipp", "cp-x", "cp-y", "cp-z", "cp-gravity", "esp", "gsp", "colour",
 };
 
 const char *lk_method_name(lk_method m)
@@ -42,6 +42,7 @@ lk_solver_config lk_default_config(lk_method method)
 	c.order = LK_ORDER_NATURAL;
 	c.gravity[2] = -1.0;
 	c.seed = 1;
+	c.threads = 1;
 
 	/* Miyamoto & Yamashita 2019: gamma = 2 throughout. alpha = 1/gamma (their Remark 4.4, AMGS[D/gamma] of
 	 * Table 1) reproduces the PGS iterates exactly (amgs.c); their Figures 6-8 favour about 0.2. Measured
@@ -119,7 +120,7 @@ static const char *const krylov_names[] = {"gmres", "cg", NULL};
 static const char *const subspace_names[] = {"cg", "direct", NULL};
 static const char *const subspace_rows_names[] = {"free", "normal", NULL};
 static const char *const order_list[] = {"natural", "random", "ipp", "cp-x", "cp-y", "cp-z",
-                                          "cp-gravity", "esp", "gsp", NULL};
+                                          "cp-gravity", "esp", "gsp", "colour", NULL};
 
 typedef struct param {
 	const char *key;
@@ -142,6 +143,7 @@ static const param params[] = {
 	{"check", P_INT, OFF(check_every), M_ALL, NULL, "evaluate the merit every N iterations"},
 	{"warm", P_BOOL, OFF(warm_start), M_ALL, NULL, "start from the incoming lambda"},
 	{"seed", P_U64, OFF(seed), M_ALL, NULL, "random seed"},
+	{"threads", P_INT, OFF(threads), M_ALL, NULL, "threads of the sweeps (> 1: order=colour)"},
 	{"w", P_DOUBLE, OFF(sor_w), M_GS | M_NNCG, NULL, "SOR relaxation"},
 	{"order", P_ENUM, OFF(order), M_ORDERED, order_list, "sweep order"},
 	{"friction", P_ENUM, OFF(friction), M_GS, friction_names, "friction model: box or cone"},
@@ -454,6 +456,11 @@ lk_status lk_config_validate(const lk_solver_config *cfg, char *err, size_t err_
 	CHECK(cfg->sor_w == LK_SOR_AUTO || (isfinite(cfg->sor_w) && cfg->sor_w > 0 && cfg->sor_w < 2),
 	      "relaxation w = %g must lie in (0, 2), or be auto", cfg->sor_w);
 	CHECK((unsigned)cfg->order < LK_ORDER_COUNT, "unknown order %d", (int)cfg->order);
+	CHECK(cfg->threads >= 1 && cfg->threads <= 64, "threads = %d must lie in 1..64", cfg->threads);
+	CHECK(cfg->threads == 1 || cfg->order == LK_ORDER_NATURAL || cfg->order == LK_ORDER_COLOUR,
+	      "threads > 1 sweeps in the colour order: order must be natural or colour, not %s",
+	      lk_order_name(cfg->order));
+	CHECK(cfg->threads == 1 || cfg->friction == LK_FRICTION_BOX, "threads > 1 sweeps with box friction only");
 	CHECK((unsigned)cfg->friction <= LK_FRICTION_CONE, "unknown friction model %d", (int)cfg->friction);
 	CHECK(cfg->friction == LK_FRICTION_BOX ||
 	          ((cfg->method == LK_METHOD_PGS || cfg->method == LK_METHOD_PSOR) && cfg->order == LK_ORDER_NATURAL),

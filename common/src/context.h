@@ -35,6 +35,8 @@ typedef struct lk__ctx {
 	int used_best;
 	lk_stop_reason stop;
 	lk__rng rng;
+	const struct lk__colouring *colouring; /* order=colour: the colours of the sweep order (parallel.h) */
+	struct lk__pool *pool;                 /* threads > 1: the problem's threads, or NULL */
 } lk__ctx;
 
 /* The merit (or, for the Newton methods, the iterate) has grown this many times over the start: the iteration

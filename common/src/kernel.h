@@ -169,8 +169,9 @@ static inline double lk__cursor_gjdu(lk__pair_cursor *k, const lk__row *r, const
  * factor: when it acts on the same pair, its split coupling term is formed here. Always inlined: it is used
  * from three sweeps, and a call per row update (GCC's size estimate once put it out of line) cost 20 % more
  * instructions per update. */
-static inline __attribute__((always_inline)) void lk__cursor_apply(lk__pair_cursor *k, const lk__row *r, double *du,
-                                                                   double d, const lk__row *next, double g_next)
+static inline __attribute__((always_inline)) void lk__cursor_apply_ex(lk__pair_cursor *k, const lk__row *r,
+                                                                      double *du, double d, const lk__row *next,
+                                                                      double g_next, int skip_world, int world)
 {
 	k->ready = 0;
 	if (next && next->a == r->a && next->b == r->b) {
@@ -189,12 +190,24 @@ static inline __attribute__((always_inline)) void lk__cursor_apply(lk__pair_curs
 	k->b0 += lk__ld2(r->MJ + 6) * dd;
 	k->b1 += lk__ld2(r->MJ + 8) * dd;
 	k->b2 += lk__ld2(r->MJ + 10) * dd;
-	lk__st2(da, k->a0);
-	lk__st2(da + 2, k->a1);
-	lk__st2(da + 4, k->a2);
-	lk__st2(db, k->b0);
-	lk__st2(db + 2, k->b1);
-	lk__st2(db + 4, k->b2);
+	/* the parallel sweeps leave the static world's slot alone: rows of several threads share it, and its
+	 * M^-1 J^T is 0, so the store would write back what is there (parallel.h) */
+	if (!skip_world || r->a != world) {
+		lk__st2(da, k->a0);
+		lk__st2(da + 2, k->a1);
+		lk__st2(da + 4, k->a2);
+	}
+	if (!skip_world || r->b != world) {
+		lk__st2(db, k->b0);
+		lk__st2(db + 2, k->b1);
+		lk__st2(db + 4, k->b2);
+	}
+}
+
+static inline __attribute__((always_inline)) void lk__cursor_apply(lk__pair_cursor *k, const lk__row *r, double *du,
+                                                                   double d, const lk__row *next, double g_next)
+{
+	lk__cursor_apply_ex(k, r, du, d, next, g_next, 0, -1);
 }
 
 /* Rows ahead whose records the sweeps prefetch: far enough to cover a miss to the last-level cache at the

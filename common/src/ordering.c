@@ -12,6 +12,7 @@
 #include "ordering.h"
 
 #include "kernel.h"
+#include "parallel.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +160,15 @@ lk_status lk__order_permutation(lk_problem *p, const lk_solver_config *cfg, int 
 				perm[k++] = i;
 		return LK_OK;
 	}
+	case LK_ORDER_COLOUR: {
+		/* the matrix form has no bodies to colour by: its rows keep their order */
+		lk__colouring *col;
+		if (p->form != LK_FORM_ROWS)
+			return LK_OK;
+		if (lk__colour_rows(p, &p->arena, perm, &col) != LK_OK)
+			return lk__fail(p, LK_ERR_NO_MEMORY, "order colour: out of memory for %d rows", n);
+		return LK_OK;
+	}
 	case LK_ORDER_GSP:
 		return lk__fail(p, LK_ERR_UNSUPPORTED,
 		                "order gsp chooses the set to sweep from the sets' errors as it goes; it is a schedule "
@@ -172,6 +182,15 @@ lk_status lk__order_permutation(lk_problem *p, const lk_solver_config *cfg, int 
 
 lk_status lk__order_build(lk__ctx *c, int *perm)
 {
+	if (c->cfg->order == LK_ORDER_COLOUR) {
+		lk__colouring *col;
+		if (c->p->form != LK_FORM_ROWS)
+			return lk__order_permutation(c->p, c->cfg, perm);
+		if (lk__colour_rows(c->p, &c->p->arena, perm, &col) != LK_OK)
+			return lk__fail(c->p, LK_ERR_NO_MEMORY, "order colour: out of memory for %d rows", c->n);
+		c->colouring = col;
+		return LK_OK;
+	}
 	return lk__order_permutation(c->p, c->cfg, perm);
 }
 

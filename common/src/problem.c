@@ -2,6 +2,7 @@
 #include "problem.h"
 
 #include "kernel.h"
+#include "parallel.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -107,6 +108,7 @@ void lk_problem_destroy(lk_problem *p)
 	free(p->col);
 	free(p->val);
 	free(p->qv);
+	lk__pool_destroy(p->pool);
 	lk__arena_free(&p->arena);
 	free(p);
 }

@@ -43,6 +43,8 @@ struct lk_problem {
 	double *val;
 	double *qv;            /* q as a plain array (matrix form) */
 	int validated;
+	struct lk__pool *pool; /* the threads of threads > 1 (parallel.h), kept from one solve to the next */
+	int pool_request;      /* the threads it was made for (it may have fewer: parallel.h) */
 	lk__arena arena;
 	char error[256];
 };

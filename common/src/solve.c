@@ -3,6 +3,7 @@
 #include "context.h"
 #include "kernel.h"
 #include "methods.h"
+#include "parallel.h"
 #include "sweep.h"
 
 #include <stdlib.h>
@@ -97,10 +98,24 @@ lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, 
 		return LK_OK;
 	}
 	lk__arena_reset(&p->arena);
+	/* threads > 1 sweep in the colour order, on the problem's threads (created at the first such solve and
+	 * kept; should they fail to start, one thread sweeps the same order to the same result) */
+	lk_solver_config threaded;
+	if (cfg->threads > 1 && cfg->order == LK_ORDER_NATURAL) {
+		threaded = *cfg;
+		threaded.order = LK_ORDER_COLOUR;
+		cfg = &threaded;
+	}
+	if (cfg->threads > 1 && p->form == LK_FORM_ROWS && p->pool_request != cfg->threads) {
+		lk__pool_destroy(p->pool);
+		p->pool = lk__pool_create(cfg->threads);
+		p->pool_request = cfg->threads;
+	}
 	lk__ctx c;
 	memset(&c, 0, sizeof c);
 	c.p = p;
 	c.cfg = cfg;
+	c.pool = cfg->threads > 1 ? p->pool : NULL;
 	c.n = n;
 	c.lambda = p->lambda;
 	c.du = p->du;

@@ -8,6 +8,7 @@
 
 #include "kernel.h"
 #include "ordering.h"
+#include "parallel.h"
 
 #include <string.h>
 
@@ -76,7 +77,7 @@ double lk__pgs_sweep_ref(lk__ctx *c, const int *perm, int count, double w_relax)
  * et al. eq. 22), each H_i from w just before row i's update. */
 static inline __attribute__((always_inline)) double sweep_rows_impl(lk__ctx *c, const int *perm, int count,
                                                                      double w_relax, int staggered, double *err,
-                                                                     const double *gh, double *y)
+                                                                     const double *gh, double *y, int par)
 {
 	const lk_problem *p = c->p;
 	const lk__row *rows = p->rows;
@@ -122,12 +123,13 @@ static inline __attribute__((always_inline)) double sweep_rows_impl(lk__ctx *c, 
 		lambda[i] = next;
 		const int in = k + 1 < count ? (perm ? perm[k + 1] : k + 1) : -1;
 		const double g_next = in < 0 ? 0.0 : gh ? gh[2 * in] : w_relax * inv[in];
-		lk__cursor_apply(&cur, r, du, d, in >= 0 ? &rows[in] : NULL, g_next);
+		lk__cursor_apply_ex(&cur, r, du, d, in >= 0 ? &rows[in] : NULL, g_next, par, p->nbodies);
 		double ad = fabs(d);
 		max_change = ad > max_change ? ad : max_change;
 		nonfinite |= ad != ad;
 	}
-	lk__count(c, count, LK_WORK_SWEEP_ROW);
+	if (!par) /* a thread's share of a parallel sweep: the sweep counts its rows once */
+		lk__count(c, count, LK_WORK_SWEEP_ROW);
 	if (err)
 		*err = 0.5 * hh;
 	return nonfinite ? NAN : max_change;
@@ -137,8 +139,8 @@ double lk__pgs_sweep_set(lk__ctx *c, const int *rows, int count, double w_relax,
 {
 	/* two specialisations, with and without the error (sweep_rows_impl is always inlined) */
 	if (err)
-		return sweep_rows_impl(c, rows, count, w_relax, 1, err, NULL, NULL);
-	return sweep_rows_impl(c, rows, count, w_relax, 1, NULL, NULL, NULL);
+		return sweep_rows_impl(c, rows, count, w_relax, 1, err, NULL, NULL, 0);
+	return sweep_rows_impl(c, rows, count, w_relax, 1, NULL, NULL, NULL, 0);
 }
 
 /* The matrix form (CSR): w_i from row i of A; PGS/PSOR (gh NULL: g_i = w_relax / A_ii) or the modulus
@@ -171,10 +173,97 @@ static inline __attribute__((always_inline)) double sweep_csr_impl(lk__ctx *c, c
 	return nonfinite ? NAN : max_change;
 }
 
+/* ------------------------------------------------------------------------------- the colour order */
+
+/* Thread t's share of colour k: positions [*b, *e) of the colour order, an even split of the colour's rows
+ * snapped to group starts, so that every group is swept whole by one thread; the serial colour is thread 0's. */
+static void colour_share(const lk__colouring *col, int k, int t, int nt, int *b, int *e)
+{
+	const int g0 = col->colour_group[k], g1 = col->colour_group[k + 1];
+	const int p0 = col->group_pos[g0], p1 = col->group_pos[g1];
+	if (col->serial && k == col->ncolours - 1) {
+		*b = t == 0 ? p0 : p1;
+		*e = p1;
+		return;
+	}
+	int ends[2];
+	for (int side = 0; side < 2; ++side) {
+		const int target = p0 + (int)((int64_t)(p1 - p0) * (t + side) / nt);
+		int lo = g0, hi = g1; /* the first group starting at or after target */
+		while (lo < hi) {
+			const int mid = lo + (hi - lo) / 2;
+			if (col->group_pos[mid] < target)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		ends[side] = col->group_pos[lo];
+	}
+	*b = ends[0];
+	*e = ends[1];
+}
+
+typedef struct colour_job {
+	lk__ctx *c;
+	double w_relax;
+	const double *gh;
+	double *y;
+	double change[LK_MAX_THREADS];
+} colour_job;
+
+/* One sweep of the colour order on thread t of nt: its share of every colour, then the barrier, so that the
+ * next colour reads what this one wrote. */
+static void colour_sweep_job(void *arg, int t, int nt)
+{
+	colour_job *j = arg;
+	lk__ctx *c = j->c;
+	const lk__colouring *col = c->colouring;
+	double m = 0.0;
+	for (int k = 0; k < col->ncolours; ++k) {
+		int b, e;
+		colour_share(col, k, t, nt, &b, &e);
+		if (e > b) {
+			const double ch = sweep_rows_impl(c, col->perm + b, e - b, j->w_relax, 0, NULL, j->gh, j->y, 1);
+			if (!(ch <= m))
+				m = ch; /* a NaN wins */
+		}
+		if (nt > 1)
+			lk__pool_barrier(c->pool);
+	}
+	j->change[t] = m;
+}
+
+/* A sweep in the colour order, on the problem's threads when it has them: each thread's rows are the same
+ * whatever their number, and no two threads touch one body within a colour, so the result is bitwise the
+ * same on any number of threads. */
+static double colour_sweep(lk__ctx *c, double w_relax, const double *gh, double *y)
+{
+	colour_job j = {.c = c, .w_relax = w_relax, .gh = gh, .y = y};
+	const int nt = lk__pool_threads(c->pool);
+	if (nt > 1)
+		lk__pool_run(c->pool, colour_sweep_job, &j);
+	else
+		colour_sweep_job(&j, 0, 1);
+	double m = 0.0;
+	for (int t = 0; t < nt; ++t)
+		if (!(j.change[t] <= m))
+			m = j.change[t];
+	lk__count(c, c->n, LK_WORK_SWEEP_ROW);
+	return m;
+}
+
+/* Whether a sweep over perm is a whole sweep of the colour order (then colour_sweep runs it). */
+static inline int colour_order(const lk__ctx *c, const int *perm, int count)
+{
+	return c->colouring && perm == c->colouring->perm && count == c->n && c->p->form == LK_FORM_ROWS;
+}
+
 double lk__pgs_sweep(lk__ctx *c, const int *perm, int count, double w_relax)
 {
+	if (colour_order(c, perm, count))
+		return colour_sweep(c, w_relax, NULL, NULL);
 	if (c->p->form == LK_FORM_ROWS)
-		return sweep_rows_impl(c, perm, count, w_relax, 0, NULL, NULL, NULL);
+		return sweep_rows_impl(c, perm, count, w_relax, 0, NULL, NULL, NULL, 0);
 	return sweep_csr_impl(c, perm, count, w_relax, NULL, NULL);
 }
 
@@ -229,8 +318,10 @@ double lk__pgs_sweep_cone(lk__ctx *c, double w_relax)
 
 double lk__modulus_sweep(lk__ctx *c, const double *gh, double *y, const int *perm)
 {
+	if (colour_order(c, perm, c->n))
+		return colour_sweep(c, 1.0, gh, y);
 	if (c->p->form == LK_FORM_ROWS)
-		return sweep_rows_impl(c, perm, c->n, 1.0, 0, NULL, gh, y);
+		return sweep_rows_impl(c, perm, c->n, 1.0, 0, NULL, gh, y, 0);
 	return sweep_csr_impl(c, perm, c->n, 1.0, gh, y);
 }
 

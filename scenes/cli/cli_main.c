@@ -1,7 +1,34 @@
 /* lcpkit: compare, solve, record and benchmark contact and joint solvers. */
 #include "cli.h"
 
+#include <dlfcn.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* Siconos (the reference peer) brings in OpenBLAS, whose threaded build starts a worker thread when it is
+ * loaded that spins for about a tenth of a second waiting for work lcpkit never gives it: on a two-core
+ * machine that takes a core from whatever lcpkit times or runs on its own threads in that time (a 50-sweep
+ * solve on two threads took 60-110 ms instead of 3.5). lcpkit calls BLAS only through Siconos's reference
+ * solves, which are small: BLAS is set to one thread and the idle worker is stopped, through OpenBLAS's own
+ * entry points where it is the BLAS loaded (looked up, so that another BLAS needs nothing). A value of
+ * OPENBLAS_NUM_THREADS the user set is respected. */
+static void single_threaded_blas(void)
+{
+	if (getenv("OPENBLAS_NUM_THREADS"))
+		return;
+	/* POSIX dlsym returns functions as void *; the memcpy is the conversion ISO C leaves to it */
+	void *f = dlsym(RTLD_DEFAULT, "openblas_set_num_threads"), *g = dlsym(RTLD_DEFAULT, "blas_thread_shutdown_");
+	void (*set_threads)(int) = NULL;
+	int (*shutdown)(void) = NULL;
+	if (f)
+		memcpy(&set_threads, &f, sizeof f);
+	if (g)
+		memcpy(&shutdown, &g, sizeof g);
+	if (set_threads)
+		set_threads(1);
+	if (set_threads && shutdown)
+		shutdown();
+}
 
 typedef struct command {
 	const char *name;
@@ -31,6 +58,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	single_threaded_blas();
 	if (argc < 2) {
 		usage(stderr);
 		return LK_EXIT_USAGE;

@@ -179,6 +179,7 @@ typedef enum lk_order {
 	LK_ORDER_CP_GRAVITY,
 	LK_ORDER_ESP,         /* extreme staggered: normal sweep, friction sweep, ... */
 	LK_ORDER_GSP,         /* greedy staggered: sweep the set with the larger error */
+	LK_ORDER_COLOUR,      /* the colours of the row graph one after the other: the order of threads > 1 */
 	LK_ORDER_COUNT
 } lk_order;
 
@@ -275,6 +276,8 @@ typedef struct lk_solver_config {
 	lk_friction friction;   /* PGS and PSOR: box (default) or cone; the merits follow it */
 	double gravity[3];      /* direction used by LK_ORDER_CP_GRAVITY */
 	uint64_t seed;          /* random order and random strategies; same seed, same result */
+	int threads;            /* threads of the row-form sweeps (1 .. 64; > 1 sweeps in order=colour, with the same
+	                         * result for every thread count: docs/solvers.md, "Threads") */
 	lk_amgs_config amgs;
 	lk_pgs_sm_config pgs_sm;
 	lk_newton_config newton;

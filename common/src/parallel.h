@@ -1,0 +1,49 @@
+/* Parallel sweeps (parallel.c): the colouring of a row-form problem's rows, the thread pool a problem owns, and
+ * the barrier the threads of one sweep meet at.
+ *
+ * A group is a run of consecutive rows on the same pair of bodies (a contact's normal and friction rows, a
+ * joint's rows). Groups that share no dynamic body, and whose friction rows read no normal impulse that another
+ * group of the colour writes, can be swept at the same time: the colouring gives each group the lowest colour
+ * none of its bodies has yet (greedy first fit, as Box2D v3's graph colouring), with at most LK_MAX_COLOURS
+ * colours; a group that finds none left goes to a last, serial colour that one thread sweeps. The order is the
+ * colours one after the other, the groups of a colour in their row order: the order `order=colour` names.
+ *
+ * Swept in this order, the groups of a colour are independent, so how they are shared out among threads does
+ * not change a bit of the result: a sweep gives the same lambda on 1, 2 or 8 threads, run after run. */
+#ifndef LCPKIT_PARALLEL_H
+#define LCPKIT_PARALLEL_H
+
+#include "arena.h"
+#include "problem.h"
+
+#define LK_MAX_COLOURS 64
+#define LK_MAX_THREADS 64
+
+typedef struct lk__colouring {
+	const int *perm;     /* the sweep order: colour after colour (the caller's buffer, n rows) */
+	int ncolours;        /* colours, the serial one included */
+	int serial;          /* the last colour is the serial overflow colour */
+	int *colour_group;   /* ncolours + 1: the colour's first group */
+	int *group_pos;      /* ngroups + 1: each group's first position in perm */
+	int ngroups;
+} lk__colouring;
+
+/* Colours the rows of a row-form problem and writes the colour order into perm (n entries); the structure is
+ * taken from the arena a. Returns LK_OK or LK_ERR_NO_MEMORY. */
+lk_status lk__colour_rows(const lk_problem *p, lk__arena *a, int *perm, lk__colouring **out);
+
+typedef struct lk__pool lk__pool;
+typedef void (*lk__job_fn)(void *arg, int thread, int nthreads);
+
+/* A pool of `threads` threads counting the caller (threads - 1 workers), at most the processors online; NULL
+ * if that leaves fewer than 2 or a thread could not be started. Waiting threads spin briefly, then sleep. */
+lk__pool *lk__pool_create(int threads);
+void lk__pool_destroy(lk__pool *pool);
+int lk__pool_threads(const lk__pool *pool);
+/* Runs fn(arg, t, n) on every thread t of the pool (the caller is thread 0) and returns when all are done. */
+void lk__pool_run(lk__pool *pool, lk__job_fn fn, void *arg);
+/* Every thread of the running job waits here until all have arrived; memory written before it is visible to
+ * every thread after it. */
+void lk__pool_barrier(lk__pool *pool);
+
+#endif
