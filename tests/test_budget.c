@@ -126,6 +126,18 @@ static void test_budget_parse(void **state)
 	assert_true(e.budget == 20.0 && e.max_iterations == INT32_MAX);
 	lk_config_set_engine_budget(&e, 0);
 	assert_true(e.budget == 1.0);
+	/* a tool's option reaches a spec that does not choose the key itself */
+	char with[64];
+	assert_int_equal(lk_config_spec_with("pgs", "threads", "2", with, sizeof with), LK_OK);
+	assert_string_equal(with, "pgs:threads=2");
+	assert_int_equal(lk_config_spec_with("psor:w=1.3", "threads", "2", with, sizeof with), LK_OK);
+	assert_string_equal(with, "psor:w=1.3,threads=2");
+	assert_int_equal(lk_config_spec_with("pgs:threads=4", "threads", "2", with, sizeof with), LK_OK);
+	assert_string_equal(with, "pgs:threads=4");
+	assert_int_equal(lk_config_spec_with("pgs", "threads", "0", with, sizeof with), LK_ERR_PARSE);
+	assert_int_equal(lk_config_spec_with("nope", "threads", "2", with, sizeof with), LK_ERR_PARSE);
+	assert_int_equal(lk_config_spec_with("pgs", "threads", "2", with, 5), LK_ERR_LIMIT);
+	assert_int_equal(lk_config_spec_with(NULL, "threads", "2", with, sizeof with), LK_ERR_INVALID_ARGUMENT);
 }
 
 int main(void)

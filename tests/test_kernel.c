@@ -13,9 +13,9 @@
 static void fill_du(lk_problem *p, uint64_t seed)
 {
 	lk__rng s = {seed};
-	for (int k = 0; k < 6 * p->nbodies; ++k)
+	for (int k = 0; k < LK_DU_STRIDE * p->nbodies; ++k)
 		p->du[k] = tu_rng_sym(&s) * 10.0;
-	memset(p->du + 6 * (size_t)p->nbodies, 0, 6 * sizeof(double));
+	memset(p->du + LK_DU_STRIDE * (size_t)p->nbodies, 0, LK_DU_STRIDE * sizeof(double));
 }
 
 /* w from the tree-summed kernel agrees with the chain of the reference to rounding: the difference is within
@@ -31,7 +31,7 @@ static void test_row_w_matches_reference(void **state)
 		const lk__row *r = &p->rows[i];
 		double l = tu_rng_sym(&s);
 		double w = lk__row_w(r, p->du, l), wr = lk__row_w_ref(r, p->du, l);
-		const double *da = p->du + 6 * (size_t)r->a, *db = p->du + 6 * (size_t)r->b;
+		const double *da = p->du + LK_DU_STRIDE * (size_t)r->a, *db = p->du + LK_DU_STRIDE * (size_t)r->b;
 		double mag = fabs(r->q) + fabs(r->s * l);
 		for (int k = 0; k < 6; ++k)
 			mag += fabs(r->J[k] * da[k]) + fabs(r->J[6 + k] * db[k]);
@@ -49,7 +49,7 @@ static void test_row_apply_bitwise(void **state)
 {
 	(void)state;
 	lk_problem *p = tu_random_rows(30, 200, 17, 0.0);
-	size_t nd = 6 * ((size_t)p->nbodies + 1);
+	size_t nd = LK_DU_STRIDE * ((size_t)p->nbodies + 1);
 	double *a = malloc(nd * sizeof *a), *b = malloc(nd * sizeof *b);
 	assert_true(a && b);
 	fill_du(p, 9);
@@ -64,7 +64,7 @@ static void test_row_apply_bitwise(void **state)
 	assert_memory_equal(a, b, nd * sizeof *a);
 	/* the static slot stays zero */
 	for (int k = 0; k < 6; ++k)
-		assert_true(a[6 * (size_t)p->nbodies + k] == 0.0);
+		assert_true(a[LK_DU_STRIDE * (size_t)p->nbodies + k] == 0.0);
 	free(a);
 	free(b);
 	lk_problem_destroy(p);
@@ -256,7 +256,7 @@ static void test_nan_reported(void **state)
 	for (int pass = 0; pass < 2; ++pass) {
 		lk__ctx c;
 		ctx_init(&c, p);
-		p->du[6 * (size_t)p->rows[5].a] = NAN;
+		p->du[LK_DU_STRIDE * (size_t)p->rows[5].a] = NAN;
 		double ch = (pass ? lk__pgs_sweep_ref : lk__pgs_sweep)(&c, NULL, p->nrows, 1.0);
 		assert_true(isnan(ch));
 	}

@@ -134,7 +134,7 @@ static void test_colour_order_converges(void **state)
 		lk_stats nat, col;
 		double *l = solved(p, "pgs:iters=50000,tol=1e-8", &nat);
 		free(l);
-		l = solved(p, "pgs:iters=50000,tol=1e-8,threads=2", &col);
+		l = solved(p, "pgs:iters=50000,tol=1e-8,order=colour,threads=2", &col);
 		assert_int_equal(nat.stop_reason, LK_STOP_ABSOLUTE);
 		assert_int_equal(col.stop_reason, LK_STOP_ABSOLUTE);
 		if (!(col.iterations <= 1.2 * nat.iterations))
@@ -144,6 +144,21 @@ static void test_colour_order_converges(void **state)
 		free(l);
 		lk_problem_destroy(p);
 	}
+}
+
+/* Below LK_PARALLEL_MIN_ROWS rows threads > 1 leaves the natural order on one thread: bitwise plain PGS */
+static void test_small_problem_stays_natural(void **state)
+{
+	(void)state;
+	lk_problem *p = tu_generate("packing", 200, 0.5);
+	int n = lk_problem_row_count(p);
+	assert_true(n < LK_PARALLEL_MIN_ROWS);
+	lk_stats st;
+	double *a = solved(p, "pgs:iters=25", &st), *b = solved(p, "pgs:iters=25,threads=2", &st);
+	assert_memory_equal(a, b, (size_t)n * sizeof *a);
+	free(a);
+	free(b);
+	lk_problem_destroy(p);
 }
 
 /* The matrix form has no bodies to colour: threads leave it to one thread, in its natural order */
@@ -203,6 +218,7 @@ int main(void)
 		cmocka_unit_test(test_colouring_is_valid),
 		cmocka_unit_test(test_same_result_on_any_thread_count),
 		cmocka_unit_test(test_colour_order_converges),
+		cmocka_unit_test(test_small_problem_stays_natural),
 		cmocka_unit_test(test_matrix_form_single_threaded),
 		cmocka_unit_test(test_thread_count_changes),
 		cmocka_unit_test(test_config_refuses),

@@ -67,7 +67,7 @@ static double objective(const lk__ctx *c, const double *x, const double *w)
 static lk_status prepare(lk__ctx *c, apgd_state *s)
 {
 	lk__arena *a = &c->p->arena;
-	size_t n = (size_t)c->n + 1, nb = ((size_t)c->p->nbodies + 1) * 6;
+	size_t n = (size_t)c->n + 1, nb = ((size_t)c->p->nbodies + 1) * LK_DU_STRIDE;
 	memset(s, 0, sizeof *s);
 	s->y = lk__arena_alloc(a, n * sizeof(double));
 	s->g = lk__arena_alloc(a, n * sizeof(double));

@@ -359,6 +359,21 @@ int lk_config_spec_sets(const char *spec, const char *key)
 	return 0;
 }
 
+lk_status lk_config_spec_with(const char *spec, const char *key, const char *value, char *out, size_t size)
+{
+	lk_solver_config c;
+	if (!spec || !key || !value || !out || size == 0)
+		return LK_ERR_INVALID_ARGUMENT;
+	if (lk_config_parse(spec, &c, NULL, 0) != LK_OK)
+		return LK_ERR_PARSE;
+	int n = lk_config_spec_sets(spec, key)
+	            ? snprintf(out, size, "%s", spec)
+	            : snprintf(out, size, "%s%s%s=%s", spec, strchr(spec, ':') ? "," : ":", key, value);
+	if (n < 0 || (size_t)n >= size)
+		return LK_ERR_LIMIT;
+	return lk_config_parse(out, &c, NULL, 0) == LK_OK ? LK_OK : LK_ERR_PARSE;
+}
+
 int lk_config_spec_sets_limit(const char *spec)
 {
 	return lk_config_spec_sets(spec, "iters") || lk_config_spec_sets(spec, "budget");

@@ -35,7 +35,7 @@ typedef struct lk__ctx {
 	int used_best;
 	lk_stop_reason stop;
 	lk__rng rng;
-	const struct lk__colouring *colouring; /* order=colour: the colours of the sweep order (parallel.h) */
+	struct lk__colouring *colouring;       /* order=colour: the colours of the sweep order (parallel.h) */
 	struct lk__pool *pool;                 /* threads > 1: the problem's threads, or NULL */
 } lk__ctx;
 

@@ -42,7 +42,7 @@ static inline double lk__tree12(lk__v2d x0, lk__v2d x1, lk__v2d x2, lk__v2d x3, 
 /* J_i du for the row form, the coupling part of w_i. */
 static inline double lk__row_jdu(const lk__row *r, const double *du)
 {
-	const double *da = du + 6 * (size_t)r->a, *db = du + 6 * (size_t)r->b;
+	const double *da = du + LK_DU_STRIDE * (size_t)r->a, *db = du + LK_DU_STRIDE * (size_t)r->b;
 	return lk__tree12(lk__ld2(r->J), lk__ld2(r->J + 2), lk__ld2(r->J + 4), lk__ld2(r->J + 6), lk__ld2(r->J + 8),
 	                  lk__ld2(r->J + 10), lk__ld2(da), lk__ld2(da + 2), lk__ld2(da + 4), lk__ld2(db), lk__ld2(db + 2),
 	                  lk__ld2(db + 4));
@@ -59,7 +59,7 @@ static inline double lk__row_w(const lk__row *r, const double *du, double lambda
  * product of the methods whose rounding is defined by it (PGS-SM's subspace products, the Newton methods). */
 static inline double lk__row_dot_ref(const lk__row *r, const double *du, double start)
 {
-	const double *da = du + 6 * (size_t)r->a, *db = du + 6 * (size_t)r->b;
+	const double *da = du + LK_DU_STRIDE * (size_t)r->a, *db = du + LK_DU_STRIDE * (size_t)r->b;
 	double w = start;
 	for (int k = 0; k < 6; ++k)
 		w += r->J[k] * da[k] + r->J[6 + k] * db[k];
@@ -78,7 +78,7 @@ static inline double lk__row_w_ref(const lk__row *r, const double *du, double la
 static inline void lk__row_apply(const lk__row *r, double *du, double dl)
 {
 	LK_ASSERT(r->a != r->b);
-	double *da = du + 6 * (size_t)r->a, *db = du + 6 * (size_t)r->b;
+	double *da = du + LK_DU_STRIDE * (size_t)r->a, *db = du + LK_DU_STRIDE * (size_t)r->b;
 	const lk__v2d d = {dl, dl};
 	lk__v2d a0 = lk__ld2(da), a1 = lk__ld2(da + 2), a2 = lk__ld2(da + 4);
 	lk__v2d b0 = lk__ld2(db), b1 = lk__ld2(db + 2), b2 = lk__ld2(db + 4);
@@ -98,7 +98,7 @@ static inline void lk__row_apply(const lk__row *r, double *du, double dl)
 
 static inline void lk__row_apply_ref(const lk__row *r, double *du, double dl)
 {
-	double *da = du + 6 * (size_t)r->a, *db = du + 6 * (size_t)r->b;
+	double *da = du + LK_DU_STRIDE * (size_t)r->a, *db = du + LK_DU_STRIDE * (size_t)r->b;
 	for (int k = 0; k < 6; ++k) {
 		da[k] += r->MJ[k] * dl;
 		db[k] += r->MJ[6 + k] * dl;
@@ -150,7 +150,7 @@ static inline double lk__cursor_gjdu(lk__pair_cursor *k, const lk__row *r, const
 	if (k->ready) /* r is the row lk__cursor_apply prepared: the split term */
 		return k->x + k->c * k->d_last;
 	if (r->a != k->a || r->b != k->b) {
-		const double *da = du + 6 * (size_t)r->a, *db = du + 6 * (size_t)r->b;
+		const double *da = du + LK_DU_STRIDE * (size_t)r->a, *db = du + LK_DU_STRIDE * (size_t)r->b;
 		k->a0 = lk__ld2(da);
 		k->a1 = lk__ld2(da + 2);
 		k->a2 = lk__ld2(da + 4);
@@ -182,7 +182,7 @@ static inline __attribute__((always_inline)) void lk__cursor_apply_ex(lk__pair_c
 	}
 	k->d_last = d;
 	LK_ASSERT(r->a == k->a && r->b == k->b && r->a != r->b);
-	double *da = du + 6 * (size_t)r->a, *db = du + 6 * (size_t)r->b;
+	double *da = du + LK_DU_STRIDE * (size_t)r->a, *db = du + LK_DU_STRIDE * (size_t)r->b;
 	const lk__v2d dd = {d, d};
 	k->a0 += lk__ld2(r->MJ) * dd;
 	k->a1 += lk__ld2(r->MJ + 2) * dd;

@@ -103,7 +103,7 @@ lk_status lk_problem_metrics(lk_problem *p, const double *lambda, lk_metrics *ou
 		lambda = p->lambda;
 	size_t n = (size_t)p->nrows;
 	double *w = malloc((n + 1) * sizeof(double));
-	double *tmp = p->form == LK_FORM_ROWS ? malloc(((size_t)p->nbodies + 1) * 6 * sizeof(double)) : NULL;
+	double *tmp = p->form == LK_FORM_ROWS ? malloc(((size_t)p->nbodies + 1) * LK_DU_STRIDE * sizeof(double)) : NULL;
 	if (!w || (p->form == LK_FORM_ROWS && !tmp)) {
 		free(w);
 		free(tmp);

@@ -108,7 +108,7 @@ static double step(lk__ctx *c, mprgp_state *s, double a, const double *d, const 
 			mc = m;
 	}
 	if (c->p->form == LK_FORM_ROWS) {
-		size_t nb = ((size_t)c->p->nbodies + 1) * 6;
+		size_t nb = ((size_t)c->p->nbodies + 1) * LK_DU_STRIDE;
 		for (size_t k = 0; k < nb; ++k)
 			c->du[k] -= a * du_d[k];
 	}
@@ -143,7 +143,7 @@ static double norm_estimate(lk__ctx *c, mprgp_state *s, double budget)
 static lk_status prepare(lk__ctx *c, mprgp_state *s)
 {
 	lk__arena *a = &c->p->arena;
-	size_t n = (size_t)c->n + 1, nb = ((size_t)c->p->nbodies + 1) * 6;
+	size_t n = (size_t)c->n + 1, nb = ((size_t)c->p->nbodies + 1) * LK_DU_STRIDE;
 	memset(s, 0, sizeof *s);
 	s->lo = lk__arena_alloc(a, n * sizeof(double));
 	s->hi = lk__arena_alloc(a, n * sizeof(double));

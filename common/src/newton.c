@@ -73,7 +73,7 @@ typedef struct newton_state {
 	int n;
 	int fischer;
 	int friction;        /* the problem has rows with variable bounds */
-	size_t ndu;          /* (nbodies + 1) * 6 */
+	size_t ndu;          /* (nbodies + 1) * LK_DU_STRIDE */
 	double *lo, *hi;     /* bounds at the current iterate */
 	double *G;           /* H (minimum map) or F (Fischer) at the current iterate */
 	double *dx;          /* search direction */
@@ -638,7 +638,7 @@ lk_status lk__solve_newton(lk__ctx *c)
 	t->cfg = &cfg->newton;
 	t->n = n;
 	t->fischer = cfg->method == LK_METHOD_NEWTON_FISCHER;
-	t->ndu = ((size_t)p->nbodies + 1) * 6;
+	t->ndu = ((size_t)p->nbodies + 1) * LK_DU_STRIDE;
 	for (int i = 0; i < n; ++i)
 		if (p->rows[i].findex >= 0)
 			t->friction = 1;

@@ -6,7 +6,8 @@
  * group of the colour writes, can be swept at the same time: the colouring gives each group the lowest colour
  * none of its bodies has yet (greedy first fit, as Box2D v3's graph colouring), with at most LK_MAX_COLOURS
  * colours; a group that finds none left goes to a last, serial colour that one thread sweeps. The order is the
- * colours one after the other, the groups of a colour in their row order: the order `order=colour` names.
+ * colours one after the other, the groups of a colour by their first dynamic body (then in row order): the
+ * order `order=colour` names.
  *
  * Swept in this order, the groups of a colour are independent, so how they are shared out among threads does
  * not change a bit of the result: a sweep gives the same lambda on 1, 2 or 8 threads, run after run. */
@@ -18,6 +19,12 @@
 
 #define LK_MAX_COLOURS 64
 #define LK_MAX_THREADS 64
+
+/* Rows below which threads > 1 leaves a problem to one thread in the natural order: waking the threads and
+ * meeting at a barrier per colour costs more than a sweep of a few thousand rows saves, and the colour order
+ * reads the records out of order (`lcpkit bench threads`, docs/benchmarks.md "Threads": 0.97-1.18x at 3,888
+ * rows, 1.2-1.9x at 14,946). Islands of an engine are mostly below it. */
+#define LK_PARALLEL_MIN_ROWS 4096
 
 typedef struct lk__colouring {
 	const int *perm;     /* the sweep order: colour after colour (the caller's buffer, n rows) */

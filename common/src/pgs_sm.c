@@ -151,8 +151,8 @@ static void reduced_matvec(void *user, const double *x, double *y)
 		double *pdu = s->pdu;
 		for (int k = 0; k < na; ++k) {
 			const lk__row *r = &p->rows[s->idx[k]];
-			memset(pdu + 6 * (size_t)r->a, 0, 6 * sizeof(double));
-			memset(pdu + 6 * (size_t)r->b, 0, 6 * sizeof(double));
+			memset(pdu + LK_DU_STRIDE * (size_t)r->a, 0, 6 * sizeof(double));
+			memset(pdu + LK_DU_STRIDE * (size_t)r->b, 0, 6 * sizeof(double));
 		}
 		for (int k = 0; k < na; ++k)
 			lk__row_apply(&p->rows[s->idx[k]], pdu, x[k]);
@@ -442,7 +442,7 @@ static lk_status prepare(pgs_sm_state *s, lk__ctx *c)
 			return LK_ERR_NO_MEMORY;
 	}
 	if (p->form == LK_FORM_ROWS) {
-		size_t nb = ((size_t)p->nbodies + 1) * 6;
+		size_t nb = ((size_t)p->nbodies + 1) * LK_DU_STRIDE;
 		if (!(s->pdu = lk__arena_alloc(a, nb * sizeof(double))))
 			return LK_ERR_NO_MEMORY;
 		memset(s->pdu, 0, nb * sizeof(double));

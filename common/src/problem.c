@@ -86,7 +86,9 @@ lk_problem *lk_problem_create(lk_form form)
 	if (!p)
 		return NULL;
 	p->form = form;
-	p->du = calloc(6, sizeof(double));
+	p->du = aligned_alloc(64, LK_DU_STRIDE * sizeof(double));
+	if (p->du)
+		memset(p->du, 0, LK_DU_STRIDE * sizeof(double));
 	if (!p->du) {
 		free(p);
 		return NULL;
@@ -121,7 +123,7 @@ void lk_problem_clear(lk_problem *p)
 	p->nnz = 0;
 	p->validated = 0;
 	p->du_valid = 0;
-	memset(p->du, 0, 6 * sizeof(double));
+	memset(p->du, 0, LK_DU_STRIDE * sizeof(double));
 	lk__clear_error(p);
 }
 
@@ -189,9 +191,15 @@ static lk_status reserve_bodies(lk_problem *p, int bodies)
 	if (!grow((void **)&p->bodies, &c1, bodies, sizeof(lk_body_def)))
 		return lk__fail(p, LK_ERR_NO_MEMORY, "out of memory reserving %d bodies", bodies);
 	if (c1 != p->cap_bodies || !p->du) {
-		double *du = realloc(p->du, ((size_t)c1 + 1) * 6 * sizeof(double));
+		/* 64-byte aligned, so that each body's slot is one cache line (LK_DU_STRIDE): no realloc */
+		size_t old = ((size_t)p->cap_bodies + 1) * LK_DU_STRIDE, want = ((size_t)c1 + 1) * LK_DU_STRIDE;
+		double *du = aligned_alloc(64, want * sizeof(double));
 		if (!du)
 			return lk__fail(p, LK_ERR_NO_MEMORY, "out of memory reserving %d bodies", bodies);
+		memset(du, 0, want * sizeof(double));
+		if (p->du)
+			memcpy(du, p->du, (old < want ? old : want) * sizeof(double));
+		free(p->du);
 		p->du = du;
 	}
 	p->cap_bodies = c1;
@@ -262,7 +270,7 @@ lk_status lk_problem_add_body(lk_problem *p, const lk_body_def *d, int *index_ou
 	p->nbodies = i + 1;
 	/* the new body's slot and the static slot after it: zeroing all of du here would make adding n bodies
 	 * cost O(n^2) */
-	memset(p->du + 6 * (size_t)i, 0, 12 * sizeof(double));
+	memset(p->du + LK_DU_STRIDE * (size_t)i, 0, 2 * LK_DU_STRIDE * sizeof(double));
 	p->du_valid = 0;
 	p->validated = 0;
 	if (index_out)
@@ -671,12 +679,12 @@ lk_status lk_problem_set_lambda(lk_problem *p, const double *lambda, int n)
 
 void lk__recompute_du(lk_problem *p, const double *lambda, double *du)
 {
-	memset(du, 0, ((size_t)p->nbodies + 1) * 6 * sizeof(double));
+	memset(du, 0, ((size_t)p->nbodies + 1) * LK_DU_STRIDE * sizeof(double));
 	for (int i = 0; i < p->nrows; ++i)
 		if (lambda[i] != 0.0)
 			lk__row_apply(&p->rows[i], du, lambda[i]);
 	/* the static slot only ever receives MJ = 0 */
-	memset(du + 6 * (size_t)p->nbodies, 0, 6 * sizeof(double));
+	memset(du + LK_DU_STRIDE * (size_t)p->nbodies, 0, LK_DU_STRIDE * sizeof(double));
 }
 
 void lk__apply(const lk_problem *p, const double *x, double *w, int q_plus, double *tmp_du)
@@ -707,7 +715,7 @@ lk_status lk_problem_apply(lk_problem *p, const double *x, double *w, int q_plus
 		return lk__fail(p, LK_ERR_INVALID_ARGUMENT, "apply: x or w is NULL");
 	double *tmp = NULL;
 	if (p->form == LK_FORM_ROWS) {
-		tmp = malloc(((size_t)p->nbodies + 1) * 6 * sizeof(double));
+		tmp = malloc(((size_t)p->nbodies + 1) * LK_DU_STRIDE * sizeof(double));
 		if (!tmp)
 			return lk__fail(p, LK_ERR_NO_MEMORY, "apply: out of memory");
 	}
@@ -727,7 +735,7 @@ lk_status lk_problem_delta_velocity(const lk_problem *p, int body, double du[6])
 	if (!p->du_valid)
 		lk__recompute_du((lk_problem *)p, p->lambda, p->du);
 	((lk_problem *)p)->du_valid = 1;
-	memcpy(du, p->du + 6 * (size_t)body, 6 * sizeof(double));
+	memcpy(du, p->du + LK_DU_STRIDE * (size_t)body, 6 * sizeof(double));
 	return LK_OK;
 }
 

@@ -13,6 +13,11 @@
  * 64-byte aligned (J, MJ and the scalars each start a line). The matrix form uses only the scalar part.
  * Body slots a and b index du; the static world is the zero slot nbodies (its MJ is 0, so it stays zero).
  * 1 / A_ii lives beside the records in lk_problem.inv_diag: the record has no room left. */
+/* Doubles per body slot of du: the six of M^-1 J^T lambda and two of padding, so that a slot is one cache
+ * line (the array is 64-byte aligned) and two threads sweeping rows of different bodies never write one line
+ * (parallel.h). */
+#define LK_DU_STRIDE 8
+
 typedef struct lk__row {
 	alignas(64)
 	double J[12];   /* J_a (v, w), J_b (v, w) */
@@ -34,7 +39,8 @@ struct lk_problem {
 	lk_row_def *defs;      /* row form: as given (cold data: c, id, point) */
 	lk__row *rows;         /* hot records */
 	double *lambda;        /* nrows */
-	double *du;            /* (nbodies + 1) * 6: M^-1 J^T lambda per body, last slot the static world */
+	double *du;            /* (nbodies + 1) * LK_DU_STRIDE: M^-1 J^T lambda per body (6 numbers, then padding),
+	                        * last slot the static world */
 	double *inv_diag;      /* nrows: 1 / A_ii (0 where A_ii <= 0), so that sweeps multiply instead of divide */
 	int du_valid;          /* du matches lambda */
 	/* matrix form */

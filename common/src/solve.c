@@ -33,6 +33,59 @@ static int needs_positive_diagonal(const lk_solver_config *cfg, const lk_problem
 	return !newton || p->form == LK_FORM_ROWS;
 }
 
+/* The problem's rows in the colour order for a threaded solve: records, 1 / A_ii and lambda permuted into
+ * arena copies (friction indices renumbered), the problem pointing at them; leave copies lambda back into
+ * the caller's order and restores the pointers. du is per body and does not move. */
+typedef struct colour_layout {
+	lk__colouring *col;
+	const int *perm;
+	lk__row *rows;
+	double *inv_diag, *lambda;
+} colour_layout;
+
+static lk_status colour_layout_enter(lk_problem *p, colour_layout *lay)
+{
+	const int n = p->nrows;
+	int *perm = lk__arena_alloc(&p->arena, (size_t)n * sizeof(int));
+	int *where = lk__arena_alloc(&p->arena, (size_t)n * sizeof(int));
+	lk__row *rows = lk__arena_alloc(&p->arena, (size_t)n * sizeof(lk__row));
+	double *inv = lk__arena_alloc(&p->arena, (size_t)n * sizeof(double));
+	double *lambda = lk__arena_alloc(&p->arena, (size_t)n * sizeof(double));
+	if (!perm || !where || !rows || !inv || !lambda || lk__colour_rows(p, &p->arena, perm, &lay->col) != LK_OK)
+		return LK_ERR_NO_MEMORY;
+	for (int q = 0; q < n; ++q)
+		where[perm[q]] = q;
+	for (int q = 0; q < n; ++q) {
+		rows[q] = p->rows[perm[q]];
+		if (rows[q].findex >= 0)
+			rows[q].findex = where[rows[q].findex];
+		inv[q] = p->inv_diag[perm[q]];
+		lambda[q] = p->lambda[perm[q]];
+	}
+	lay->perm = perm;
+	lay->rows = p->rows;
+	lay->inv_diag = p->inv_diag;
+	lay->lambda = p->lambda;
+	p->rows = rows;
+	p->inv_diag = inv;
+	p->lambda = lambda;
+	/* the sweep order of the permuted rows is their own: the method's order buffer gets the identity */
+	lay->col->perm = NULL;
+	return LK_OK;
+}
+
+static void colour_layout_leave(lk_problem *p, colour_layout *lay)
+{
+	if (!lay->rows)
+		return;
+	for (int q = 0; q < p->nrows; ++q)
+		lay->lambda[lay->perm[q]] = p->lambda[q];
+	p->rows = lay->rows;
+	p->inv_diag = lay->inv_diag;
+	p->lambda = lay->lambda;
+	lay->rows = NULL;
+}
+
 static lk_status dispatch(lk__ctx *c)
 {
 	const lk_solver_config *cfg = c->cfg;
@@ -99,9 +152,10 @@ lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, 
 	}
 	lk__arena_reset(&p->arena);
 	/* threads > 1 sweep in the colour order, on the problem's threads (created at the first such solve and
-	 * kept; should they fail to start, one thread sweeps the same order to the same result) */
+	 * kept; should they fail to start, one thread sweeps the same order to the same result); a problem too
+	 * small to gain keeps the natural order on one thread (parallel.h), whatever the count */
 	lk_solver_config threaded;
-	if (cfg->threads > 1 && cfg->order == LK_ORDER_NATURAL) {
+	if (cfg->threads > 1 && cfg->order == LK_ORDER_NATURAL && p->nrows >= LK_PARALLEL_MIN_ROWS) {
 		threaded = *cfg;
 		threaded.order = LK_ORDER_COLOUR;
 		cfg = &threaded;
@@ -115,7 +169,7 @@ lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, 
 	memset(&c, 0, sizeof c);
 	c.p = p;
 	c.cfg = cfg;
-	c.pool = cfg->threads > 1 ? p->pool : NULL;
+	c.pool = cfg->threads > 1 && p->nrows >= LK_PARALLEL_MIN_ROWS ? p->pool : NULL;
 	c.n = n;
 	c.lambda = p->lambda;
 	c.du = p->du;
@@ -136,17 +190,28 @@ lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, 
 		/* every input is finite, and so is every row's M^-1 J^T (lk_problem_add_row refuses a row whose
 		 * product overflows, |J| near 1e308, found by tests/fuzz), yet M^-1 J^T lambda can overflow for a huge
 		 * warm start: then no guard could hand back a finite du from this start */
-		for (size_t k = 0; k < (size_t)(p->nbodies + 1) * 6; ++k) {
+		for (size_t k = 0; k < (size_t)(p->nbodies + 1) * LK_DU_STRIDE; ++k) {
 			if (!isfinite(p->du[k])) {
 				memcpy(p->lambda, orig, (size_t)n * sizeof(double));
 				lk__recompute_du(p, p->lambda, p->du);
 				p->du_valid = 0;
 				return lk__fail(p, LK_ERR_NONFINITE, "solve: M^-1 J^T lambda of body %d overflows at the start",
-				                (int)(k / 6));
+				                (int)(k / LK_DU_STRIDE));
 			}
 		}
 	}
 	p->du_valid = 1;
+
+	/* the colour order of a problem large enough for threads: the rows laid out in that order for the solve,
+	 * so that a sweep streams the records and each thread reads a contiguous stretch of them and writes one of
+	 * lambda (parallel.h); put back in their order at the end. One thread or several, the same layout. */
+	colour_layout lay = {0};
+	if (cfg->order == LK_ORDER_COLOUR && p->form == LK_FORM_ROWS && n >= LK_PARALLEL_MIN_ROWS) {
+		if (colour_layout_enter(p, &lay) != LK_OK)
+			return lk__fail(p, LK_ERR_NO_MEMORY, "solve: out of memory for the colour order of %d rows", n);
+		c.lambda = p->lambda;
+		c.colouring = lay.col;
+	}
 
 	lk_metrics m0;
 	lk__current_metrics(&c, &m0);
@@ -157,6 +222,7 @@ lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, 
 	st = dispatch(&c);
 	double seconds = lk__now() - c.t0;
 	if (st != LK_OK) {
+		colour_layout_leave(p, &lay);
 		memcpy(p->lambda, orig, (size_t)n * sizeof(double));
 		p->du_valid = 0;
 		return st;
@@ -203,5 +269,6 @@ lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, 
 		stats->seconds = seconds;
 		stats->used_best_iterate = c.used_best;
 	}
+	colour_layout_leave(p, &lay);
 	return LK_OK;
 }

@@ -144,6 +144,16 @@ static void init(void)
 		return;
 	}
 	snprintf(G.solver, sizeof G.solver, "%s", lcpkit ? solver : "");
+	/* LCPKIT_THREADS=N: the sweeps of an lcpkit solver on N threads, unless LCPKIT_SOLVER says threads= */
+	const char *threads = getenv("LCPKIT_THREADS");
+	if (lcpkit && !own && threads && *threads) {
+		char with[sizeof G.solver];
+		if (lk_config_spec_with(G.solver, "threads", threads, with, sizeof with) == LK_OK)
+			snprintf(G.solver, sizeof G.solver, "%s", with);
+		else
+			fprintf(stderr, "lcpkit: LCPKIT_THREADS=%s: expected a thread count from 1 to 64; one thread\n",
+			        threads);
+	}
 	G.active = 1;
 	G.stats_only = !lcpkit;
 	atexit(report_fallbacks);

@@ -1,8 +1,41 @@
 #include "bench_util.h"
 #include "cli_util.h"
+#include "scene.h"
+#include "sim.h"
 
 #include <errno.h>
 #include <string.h>
+
+lk_problem *lk_bench_capture(const char *scene_spec, int engine, const char *solver, int iterations, int step,
+                             char *err, size_t esz)
+{
+	lk_scene *sc = NULL;
+	if (lk_scene_create(scene_spec, &sc, err, esz) != LK_OK)
+		return NULL;
+	lk_sim_def def = {sc, (lk_engine)engine, solver, iterations, 0};
+	lk_sim *sim = NULL;
+	lk_problem *p = NULL;
+	if (lk_sim_create(&def, &sim, err, esz) != LK_OK) {
+		lk_scene_destroy(sc);
+		return NULL;
+	}
+	for (int s = 1; s <= step; ++s) {
+		if (s == step)
+			lk_sim_capture_next(sim);
+		if (lk_sim_step(sim, NULL) != LK_OK) {
+			snprintf(err, esz, "%s: step %d failed", scene_spec, s);
+			break;
+		}
+		if (s == step) {
+			p = lk_sim_take_captured(sim);
+			if (!p)
+				snprintf(err, esz, "%s: no problem captured at step %d", scene_spec, s);
+		}
+	}
+	lk_sim_destroy(sim);
+	lk_scene_destroy(sc);
+	return p;
+}
 
 int lk_bench_split(char *list, char **items, int max)
 {

@@ -21,6 +21,11 @@ typedef struct lk_bench_engine_opts {
  * Returns -1 to go on, else the exit status to return. */
 int lk_bench_engine_parse(const char *cmd, int argc, char **argv, lk_bench_engine_opts *o, void (*usage)(FILE *),
                           int warmup_quick);
+/* The problem a scene's simulation in `engine` solves at step `step` (1-based), run with `solver` at
+ * `iterations` per step: row form, lambda = its warm start; NULL with the reason in err. */
+struct lk_problem;
+struct lk_problem *lk_bench_capture(const char *scene_spec, int engine, const char *solver, int iterations,
+                                    int step, char *err, size_t esz);
 /* Splits a comma list in place; returns the number of items (at most max). */
 int lk_bench_split(char *list, char **items, int max);
 

@@ -27,7 +27,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: lcpkit compare [--scene S[,S..]] [--engine ode|bullet|both] [--solvers LIST] [--time SECONDS]\n"
-	        "                      [--hz H] [--iters N] [--frames T1,T2,..] [--out DIR] [--no-pictures] [--json]\n"
+	        "                      [--hz H] [--iters N] [--threads N] [--frames T1,T2,..] [--out DIR] [--no-pictures]\n"
+	        "                      [--json]\n"
 	        "       lcpkit compare --frontier [--budgets B1,B2,..] [--scene ..] [--engine ..] [--solvers ..] [--time ..]\n\n"
 	        "Runs every scene x engine x solver from the same initial state, each solver with the same work\n"
 	        "budget per step, and prints one table: solver and step time per step (median), work spent per step\n"
@@ -58,6 +59,8 @@ static void usage(FILE *f)
 	           "  --hz        steps per second (default 60)\n"
 	           "  --iters     work budget per step in sweep-equivalents for every solver (the engines' own: N\n"
 	           "              iterations; default 20); a spec's own iters= or budget= takes precedence\n"
+	           "  --threads   sweeps of every lcpkit solver on N threads (the same result on any N; a spec's own\n"
+	           "              threads= takes precedence)\n"
 	           "  --frames    times of the side-by-side pictures (default 1,2,4,10 clipped to --time)\n"
 	           "  --frontier  the stability frontier: outcome against solver time over a series of budgets\n"
 	           "  --budgets   the budgets of --frontier (default %s)\n"
@@ -696,6 +699,7 @@ typedef struct compare_opts {
 	int frontier;        /* --frontier: every run at every budget, outcome against solver time */
 	const char *budgets_arg;
 	int iters_given;
+	int threads;         /* --threads: every lcpkit solver's sweeps on this many threads (0: as its spec says) */
 } compare_opts;
 
 /* The runs the options ask for, scene by scene (scene x engine x solver), and what they share. */
@@ -778,6 +782,11 @@ static int parse_options(int argc, char **argv, compare_opts *o)
 				return LK_EXIT_USAGE;
 			}
 			o->iters_given = 1;
+		} else if (!strcmp(a, "--threads")) {
+			if (!lk_cli_int(v, 1, 64, &o->threads)) {
+				lk_cli_error("compare", "--threads needs a thread count in [1, 64], got '%s'", v);
+				return LK_EXIT_USAGE;
+			}
 		} else {
 			lk_cli_error("compare", "unknown option '%s' (see lcpkit compare --help)", a);
 			return LK_EXIT_USAGE;
@@ -841,6 +850,15 @@ static int plan_runs(const compare_opts *o, compare_plan *p)
 	if (p->nscenes <= 0 || p->nsolvers <= 0) {
 		lk_cli_error("compare", "give between 1 and %d scenes and solvers", MAX_ITEMS);
 		return LK_EXIT_USAGE;
+	}
+	/* --threads reaches every lcpkit spec that does not choose its own (the engines' solvers keep theirs) */
+	for (int k = 0; k < p->nsolvers && o->threads > 0; ++k) {
+		char *spec = p->solver_specs[k], with[160], n[16];
+		if (!strcmp(spec, "own") || lk_engine_solver_find(spec))
+			continue;
+		snprintf(n, sizeof n, "%d", o->threads);
+		if (lk_config_spec_with(spec, "threads", n, with, sizeof with) == LK_OK)
+			memcpy(spec, with, sizeof with);
 	}
 	char err[512];
 	for (int s = 0; s < p->nscenes; ++s) {

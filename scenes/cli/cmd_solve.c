@@ -9,7 +9,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: lcpkit solve FILE... [--solver SPEC] [--iters N] [--budget B] [--tol X] [--cold]\n"
-	        "                            [--history FILE.csv] [--out FILE.csv [--out-w]] [--json]\n\n"
+	        "                            [--threads N] [--history FILE.csv] [--out FILE.csv [--out-w]] [--json]\n\n"
 	        "Solves each problem file (docs/problem-format.md) and prints rows, bodies, iterations, RES and\n"
 	        "theta at start and end, time and the stop reason.\n\n"
 	        "  --solver SPEC   NAME[:key=value,...]: pgs, psor[:w=1.3], amgs[:alpha=A,gamma=G,omega=D|E],\n"
@@ -20,6 +20,7 @@ static void usage(FILE *f)
 	        "  --budget B      work limit in sweep-equivalents, the same for every method (docs/solvers.md)\n"
 	        "  --tol X         stop when RES < X (absolute rule)\n"
 	        "  --cold          start from lambda = 0 instead of the file's warm start\n"
+	        "  --threads N     sweep on N threads in the colour order (the same result on any N; docs/solvers.md)\n"
 	        "  --history F     write RES, theta and the Fischer merit per iteration to CSV file F\n"
 	        "  --out F         write the solution to CSV file F: row,lambda (one problem file)\n"
 	        "  --out-w         with --out, also w = A lambda + q: row,lambda,w\n"
@@ -117,7 +118,7 @@ static void print_json(const char *file, const char *spec, const lk_stats *s)
 int lk_solve_parse_args(int argc, char **argv, lk_solve_args *out)
 {
 	const char *spec = "pgs";
-	int iters = 0, cold = 0;
+	int iters = 0, cold = 0, threads = 0;
 	double tol = 0, budget = 0;
 	memset(out, 0, sizeof *out);
 	const char **files = calloc((size_t)argc + 1, sizeof *files);
@@ -145,6 +146,13 @@ int lk_solve_parse_args(int argc, char **argv, lk_solve_args *out)
 				return LK_EXIT_USAGE;
 			if (!lk_cli_double(v, &tol) || tol < 0) {
 				lk_cli_error("solve", "--tol needs a non-negative number, got '%s'", v);
+				return LK_EXIT_USAGE;
+			}
+		} else if (!strcmp(a, "--threads")) {
+			if (!(v = lk_cli_value("solve", argc, argv, &i)))
+				return LK_EXIT_USAGE;
+			if (!lk_cli_int(v, 1, 64, &threads)) {
+				lk_cli_error("solve", "--threads needs a thread count from 1 to 64, got '%s'", v);
 				return LK_EXIT_USAGE;
 			}
 		} else if (!strcmp(a, "--budget")) {
@@ -197,6 +205,8 @@ int lk_solve_parse_args(int argc, char **argv, lk_solve_args *out)
 	}
 	if (iters > 0)
 		cfg.max_iterations = iters;
+	if (threads > 0)
+		cfg.threads = threads;
 	if (budget > 0)
 		cfg.budget = budget;
 	out->tol = tol;

@@ -296,6 +296,10 @@ LK_API lk_status lk_config_parse(const char *spec, lk_solver_config *out, char *
 /* 1 if `spec` is a valid spec that names `key` explicitly ("iters" in "pgs:iters=5"), else 0: for adapters
  * that fill what a spec leaves open from their engine's settings. */
 LK_API int lk_config_spec_sets(const char *spec, const char *key);
+/* Writes into out the spec with key=value added, unless the spec names key already (then the spec as it is):
+ * how a tool's option ("--threads 2", LCPKIT_THREADS) reaches every spec without overriding one that chose.
+ * LK_ERR_PARSE if spec is no valid spec or the result is not, LK_ERR_LIMIT if out is too small. */
+LK_API lk_status lk_config_spec_with(const char *spec, const char *key, const char *value, char *out, size_t size);
 /* The adapters' one rule for an engine's iteration setting (ODE's quickstep iterations, Bullet's
  * m_numIterations): unless the spec names its own limit (lk_config_spec_sets_limit: iters= or budget=, asked
  * once when the spec is set), the setting becomes the budget in sweep-equivalents (at least 1) and the

@@ -70,32 +70,7 @@ static void usage(FILE *f)
 static lk_problem *capture(const char *spec, const opts *o, const char *solver, int iterations, int step, char *err,
                            size_t esz)
 {
-	lk_scene *sc = NULL;
-	if (lk_scene_create(spec, &sc, err, esz) != LK_OK)
-		return NULL;
-	lk_sim_def def = {sc, o->engine, solver, iterations, 0};
-	lk_sim *sim = NULL;
-	lk_problem *p = NULL;
-	if (lk_sim_create(&def, &sim, err, esz) != LK_OK) {
-		lk_scene_destroy(sc);
-		return NULL;
-	}
-	for (int s = 1; s <= step; ++s) {
-		if (s == step)
-			lk_sim_capture_next(sim);
-		if (lk_sim_step(sim, NULL) != LK_OK) {
-			snprintf(err, esz, "%s: step %d failed", spec, s);
-			break;
-		}
-		if (s == step) {
-			p = lk_sim_take_captured(sim);
-			if (!p)
-				snprintf(err, esz, "%s: no problem captured at step %d", spec, s);
-		}
-	}
-	lk_sim_destroy(sim);
-	lk_scene_destroy(sc);
-	return p;
+	return lk_bench_capture(spec, o->engine, solver, iterations, step, err, esz);
 }
 
 static int count_kind(const lk_problem *p, lk_row_kind kind)

@@ -1,0 +1,183 @@
+/* lcpkit bench threads: the parallel sweeps (docs/solvers.md, "Threads") on the bigpool scene at growing
+ * sizes. For each size the problem of one step is captured from ODE (lcpkit pgs at 20 iterations, the scene's
+ * spheres settling into the pool), then solved from its warm start with a fixed number of PGS sweeps:
+ *   natural    one thread, the engine's row order (what a user has without threads),
+ *   colour     one thread, the colour order,
+ *   colour 2t  two threads, the colour order (bitwise the result of `colour`),
+ * each repeated, with the minimum over the repeats of the wall time and of the process CPU time (all threads
+ * summed) of the whole lk_solve call (the colour order's layout of the rows included), and their spread. Reported: nanoseconds per row and sweep, the speed-up of two threads over one in
+ * the same order (wall), and the growth of the time per row and sweep from the smallest size. */
+#include "bench.h"
+#include "bench_util.h"
+#include "cli_util.h"
+#include "clock.h"
+#include "lcpkit/engine.h"
+#include "lcpkit/lcpkit.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_SIZES 6
+#define VARIANTS 3
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: lcpkit bench threads [--quick] [--sizes N1,N2,..] [--sweeps N] [--repeats N] [--step S]\n"
+	           "                            [--out DIR]\n"
+	           "PGS sweeps on one and two threads (docs/solvers.md, \"Threads\") on problems captured from the\n"
+	           "bigpool scene in ODE: ns per row and sweep, wall and CPU time, speed-up.\n"
+	           "  --sizes LIST  spheres (default 1000,10000,100000; quick 1000,10000)\n"
+	           "  --sweeps N    sweeps per solve (default 20)\n"
+	           "  --repeats N   timing repeats (default 7, quick 3)\n"
+	           "  --step S      the captured step (default 10)\n"
+	           "  --out DIR     CSV directory (default bench-out): bench_threads.csv\n");
+}
+
+static double process_cpu(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef struct timing {
+	double wall, cpu, spread; /* minima over the repeats; spread (max - min) / min of the wall times */
+	double res;
+} timing;
+
+static int time_variant(lk_problem *p, const double *warm, const char *spec, int sweeps, int repeats, timing *out)
+{
+	lk_solver_config cfg;
+	char err[256];
+	if (lk_config_parse(spec, &cfg, err, sizeof err) != LK_OK) {
+		lk_cli_error("bench threads", "%s", err);
+		return -1;
+	}
+	cfg.max_iterations = sweeps;
+	cfg.tol_abs = cfg.tol_rel = cfg.tol_stag = 0;
+	cfg.warm_start = 1;
+	int n = lk_problem_row_count(p);
+	double lo = INFINITY, hi = 0.0, cpu = INFINITY;
+	/* one solve first: the pool's threads start and the caches warm */
+	for (int r = -1; r < repeats; ++r) {
+		lk_problem_set_lambda(p, warm, n);
+		lk_stats st;
+		double w0 = lk__now(), c0 = process_cpu();
+		if (lk_solve(p, &cfg, &st, NULL) != LK_OK) {
+			lk_cli_error("bench threads", "%s: %s", spec, lk_problem_error(p));
+			return -1;
+		}
+		/* the whole lk_solve: validation, the colour order's layout and its undoing, the metrics, the sweeps */
+		double w = lk__now() - w0, c = process_cpu() - c0;
+		out->res = st.res_final;
+		if (r < 0)
+			continue;
+		lo = w < lo ? w : lo;
+		hi = w > hi ? w : hi;
+		cpu = c < cpu ? c : cpu;
+	}
+	out->wall = lo;
+	out->cpu = cpu > 0 ? cpu : NAN;
+	out->spread = lo > 0 ? (hi - lo) / lo : 0.0;
+	return 0;
+}
+
+int lk_bench_threads(int argc, char **argv)
+{
+	int quick = 0, sweeps = 20, repeats = -1, step = 10;
+	const char *out = "bench-out";
+	char sizes_arg[256] = "";
+	for (int i = 1; i < argc; ++i) {
+		const char *a = argv[i], *v;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			return LK_EXIT_OK;
+		} else if (!strcmp(a, "--quick")) {
+			quick = 1;
+		} else if (!strcmp(a, "--sizes") || !strcmp(a, "--out")) {
+			if (!(v = lk_cli_value("bench threads", argc, argv, &i)))
+				return LK_EXIT_USAGE;
+			if (!strcmp(a, "--out"))
+				out = v;
+			else
+				snprintf(sizes_arg, sizeof sizes_arg, "%s", v);
+		} else if (!strcmp(a, "--sweeps") || !strcmp(a, "--repeats") || !strcmp(a, "--step")) {
+			int *dst = !strcmp(a, "--sweeps") ? &sweeps : !strcmp(a, "--repeats") ? &repeats : &step;
+			if (!(v = lk_cli_value("bench threads", argc, argv, &i)))
+				return LK_EXIT_USAGE;
+			if (!lk_cli_int(v, 1, 100000, dst)) {
+				lk_cli_error("bench threads", "%s needs an integer in 1..100000, got '%s'", a, v);
+				return LK_EXIT_USAGE;
+			}
+		} else {
+			lk_cli_error("bench threads", "unknown option '%s'", a);
+			usage(stderr);
+			return LK_EXIT_USAGE;
+		}
+	}
+	if (repeats < 0)
+		repeats = quick ? 3 : 7;
+	if (!sizes_arg[0])
+		snprintf(sizes_arg, sizeof sizes_arg, "%s", quick ? "1000,10000" : "1000,10000,100000");
+	char *items[MAX_SIZES];
+	int nsizes = lk_bench_split(sizes_arg, items, MAX_SIZES), sizes[MAX_SIZES];
+	for (int k = 0; k < nsizes; ++k)
+		if (!lk_cli_int(items[k], 10, 1000000, &sizes[k])) {
+			lk_cli_error("bench threads", "--sizes: '%s' is not a count in 10..1000000", items[k]);
+			return LK_EXIT_USAGE;
+		}
+	lk_bench_csv csv = {"bench_threads.csv", "", NULL};
+	if (lk_bench_open_csvs("bench threads", out, &csv, 1) != 0)
+		return LK_EXIT_FAIL;
+	fprintf(csv.f, "spheres,rows,variant,threads,wall_s,cpu_s,wall_spread,ns_per_row_sweep,res_after\n");
+
+	static const char *const names[VARIANTS] = {"natural", "colour", "colour 2t"};
+	static const char *const specs[VARIANTS] = {"pgs", "pgs:order=colour", "pgs:threads=2"};
+	printf("lcpkit bench threads: %d PGS sweeps from the captured warm start, minimum of %d repeats\n", sweeps,
+	       repeats);
+	printf("%9s %8s %-10s %10s %10s %7s %10s %9s %9s\n", "spheres", "rows", "order", "wall ms", "cpu ms", "spread",
+	       "ns/row/sw", "2t vs 1t", "vs first");
+	double first[VARIANTS] = {NAN, NAN, NAN};
+	int bad = 0;
+	for (int k = 0; k < nsizes && !bad; ++k) {
+		char spec[64], err[400];
+		snprintf(spec, sizeof spec, "bigpool:n=%d", sizes[k]);
+		lk_problem *p = lk_bench_capture(spec, LK_ENGINE_ODE, "pgs", 20, step, err, sizeof err);
+		if (!p) {
+			lk_cli_error("bench threads", "%s", err);
+			bad = 1;
+			break;
+		}
+		int n = lk_problem_row_count(p);
+		double *warm = malloc(((size_t)n + 1) * sizeof *warm);
+		timing t[VARIANTS];
+		if (!warm) {
+			bad = 1;
+		} else {
+			memcpy(warm, lk_problem_lambda(p), (size_t)n * sizeof *warm);
+			for (int v = 0; v < VARIANTS && !bad; ++v)
+				bad = time_variant(p, warm, specs[v], sweeps, repeats, &t[v]) != 0;
+		}
+		for (int v = 0; v < VARIANTS && !bad; ++v) {
+			double per = 1e9 * t[v].wall / ((double)n * sweeps);
+			if (k == 0)
+				first[v] = per;
+			char speed[16] = "";
+			if (v == 2)
+				snprintf(speed, sizeof speed, "%.2fx", t[1].wall / t[2].wall);
+			printf("%9d %8d %-10s %10.3f %10.3f %6.0f%% %10.2f %9s %8.2fx\n", sizes[k], n, names[v], 1e3 * t[v].wall,
+			       1e3 * t[v].cpu, 100.0 * t[v].spread, per, speed, per / first[v]);
+			fprintf(csv.f, "%d,%d,%s,%d,%.6e,%.6e,%.4f,%.4f,%.6e\n", sizes[k], n, names[v], v == 2 ? 2 : 1,
+			        t[v].wall, t[v].cpu, t[v].spread, per, t[v].res);
+		}
+		free(warm);
+		lk_problem_destroy(p);
+	}
+	lk_bench_close_csvs(&csv, 1);
+	if (!bad)
+		printf("(2t vs 1t: wall time of one thread in the colour order over two threads; vs first: ns per row\n"
+		       " and sweep against the smallest size, same order and threads)\nCSV: %s/bench_threads.csv\n", out);
+	return bad ? LK_EXIT_FAIL : LK_EXIT_OK;
+}
