@@ -37,6 +37,8 @@ typedef struct lk__ctx {
 	lk__rng rng;
 	struct lk__colouring *colouring;       /* order=colour: the colours of the sweep order (parallel.h) */
 	struct lk__pool *pool;                 /* threads > 1: the problem's threads, or NULL */
+	lk__merit_sums *blocks;                /* colour order: metrics summed by blocks of rows (parallel.h) */
+	int nblocks;
 } lk__ctx;
 
 /* The merit (or, for the Newton methods, the iterate) has grown this many times over the start: the iteration

@@ -35,11 +35,11 @@ double lk_fischer_boxed(double lambda, double w, double lo, double hi)
 	return w;
 }
 
-void lk__metrics_from_w(const lk_problem *p, const double *lambda, const double *w, lk_friction friction,
-                        lk_metrics *m)
+void lk__merit_sums_rows(const lk_problem *p, const double *lambda, const double *w, lk_friction friction, int begin,
+                         int end, lk__merit_sums *s)
 {
 	double hh = 0, ff = 0, mod = 0, maxh = 0, viol = 0;
-	for (int i = 0; i < p->nrows; ++i) {
+	for (int i = begin; i < end; ++i) {
 		const lk__row *r = &p->rows[i];
 		double lo, hi;
 		lk__bounds(r, lambda, &lo, &hi);
@@ -73,12 +73,29 @@ void lk__metrics_from_w(const lk_problem *p, const double *lambda, const double 
 			mod += fabs(lambda[i]) * fabs(w[i]);
 		}
 	}
-	m->res = sqrt(hh);
-	m->theta = 0.5 * hh;
-	m->fischer = 0.5 * ff;
-	m->modified = mod;
-	m->max_h = maxh;
-	m->max_bound_violation = viol;
+	s->hh = hh;
+	s->ff = ff;
+	s->mod = mod;
+	s->maxh = maxh;
+	s->viol = viol;
+}
+
+void lk__merit_sums_finish(const lk__merit_sums *s, lk_metrics *m)
+{
+	m->res = sqrt(s->hh);
+	m->theta = 0.5 * s->hh;
+	m->fischer = 0.5 * s->ff;
+	m->modified = s->mod;
+	m->max_h = s->maxh;
+	m->max_bound_violation = s->viol;
+}
+
+void lk__metrics_from_w(const lk_problem *p, const double *lambda, const double *w, lk_friction friction,
+                        lk_metrics *m)
+{
+	lk__merit_sums s;
+	lk__merit_sums_rows(p, lambda, w, friction, 0, p->nrows, &s);
+	lk__merit_sums_finish(&s, m);
 }
 
 double lk__merit_value(const lk_metrics *m, lk_merit merit)

@@ -186,13 +186,6 @@ lk_status lk__order_build(lk__ctx *c, int *perm)
 		lk__colouring *col;
 		if (c->p->form != LK_FORM_ROWS)
 			return lk__order_permutation(c->p, c->cfg, perm);
-		if (c->colouring) {
-			/* the driver has laid the rows out in the colour order already (solve.c): the order is theirs */
-			for (int i = 0; i < c->n; ++i)
-				perm[i] = i;
-			c->colouring->perm = perm;
-			return LK_OK;
-		}
 		if (lk__colour_rows(c->p, &c->p->arena, perm, &col) != LK_OK)
 			return lk__fail(c->p, LK_ERR_NO_MEMORY, "order colour: out of memory for %d rows", c->n);
 		c->colouring = col;

@@ -26,6 +26,10 @@
  * rows, 1.2-1.9x at 14,946). Islands of an engine are mostly below it. */
 #define LK_PARALLEL_MIN_ROWS 4096
 
+/* Rows per block of the metrics of a colour-order solve: each block's sums are formed on one thread and the
+ * blocks' sums added in block order, so the metrics, like lambda, are the same on any number of threads. */
+#define LK_METRIC_BLOCK 2048
+
 typedef struct lk__colouring {
 	const int *perm;     /* the sweep order: colour after colour (the caller's buffer, n rows) */
 	int ncolours;        /* colours, the serial one included */

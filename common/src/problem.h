@@ -74,6 +74,14 @@ void lk__apply(const lk_problem *p, const double *x, double *w, int q_plus, doub
  * natural residual on each contact's pair of friction rows; the Fischer merit stays the box one). */
 void lk__metrics_from_w(const lk_problem *p, const double *lambda, const double *w, lk_friction friction,
                         lk_metrics *m);
+/* The sums behind the metrics over rows [begin, end) (a cone pair counted whole from its first row), and the
+ * metrics from sums (lk__metrics_from_w is the two over every row). */
+typedef struct lk__merit_sums {
+	double hh, ff, mod, maxh, viol;
+} lk__merit_sums;
+void lk__merit_sums_rows(const lk_problem *p, const double *lambda, const double *w, lk_friction friction, int begin,
+                         int end, lk__merit_sums *s);
+void lk__merit_sums_finish(const lk__merit_sums *s, lk_metrics *m);
 /* The configured merit's value in the metrics (merit.c). */
 double lk__merit_value(const lk_metrics *m, lk_merit merit);
 

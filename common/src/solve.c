@@ -33,59 +33,6 @@ static int needs_positive_diagonal(const lk_solver_config *cfg, const lk_problem
 	return !newton || p->form == LK_FORM_ROWS;
 }
 
-/* The problem's rows in the colour order for a threaded solve: records, 1 / A_ii and lambda permuted into
- * arena copies (friction indices renumbered), the problem pointing at them; leave copies lambda back into
- * the caller's order and restores the pointers. du is per body and does not move. */
-typedef struct colour_layout {
-	lk__colouring *col;
-	const int *perm;
-	lk__row *rows;
-	double *inv_diag, *lambda;
-} colour_layout;
-
-static lk_status colour_layout_enter(lk_problem *p, colour_layout *lay)
-{
-	const int n = p->nrows;
-	int *perm = lk__arena_alloc(&p->arena, (size_t)n * sizeof(int));
-	int *where = lk__arena_alloc(&p->arena, (size_t)n * sizeof(int));
-	lk__row *rows = lk__arena_alloc(&p->arena, (size_t)n * sizeof(lk__row));
-	double *inv = lk__arena_alloc(&p->arena, (size_t)n * sizeof(double));
-	double *lambda = lk__arena_alloc(&p->arena, (size_t)n * sizeof(double));
-	if (!perm || !where || !rows || !inv || !lambda || lk__colour_rows(p, &p->arena, perm, &lay->col) != LK_OK)
-		return LK_ERR_NO_MEMORY;
-	for (int q = 0; q < n; ++q)
-		where[perm[q]] = q;
-	for (int q = 0; q < n; ++q) {
-		rows[q] = p->rows[perm[q]];
-		if (rows[q].findex >= 0)
-			rows[q].findex = where[rows[q].findex];
-		inv[q] = p->inv_diag[perm[q]];
-		lambda[q] = p->lambda[perm[q]];
-	}
-	lay->perm = perm;
-	lay->rows = p->rows;
-	lay->inv_diag = p->inv_diag;
-	lay->lambda = p->lambda;
-	p->rows = rows;
-	p->inv_diag = inv;
-	p->lambda = lambda;
-	/* the sweep order of the permuted rows is their own: the method's order buffer gets the identity */
-	lay->col->perm = NULL;
-	return LK_OK;
-}
-
-static void colour_layout_leave(lk_problem *p, colour_layout *lay)
-{
-	if (!lay->rows)
-		return;
-	for (int q = 0; q < p->nrows; ++q)
-		lay->lambda[lay->perm[q]] = p->lambda[q];
-	p->rows = lay->rows;
-	p->inv_diag = lay->inv_diag;
-	p->lambda = lay->lambda;
-	lay->rows = NULL;
-}
-
 static lk_status dispatch(lk__ctx *c)
 {
 	const lk_solver_config *cfg = c->cfg;
@@ -202,15 +149,13 @@ lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, 
 	}
 	p->du_valid = 1;
 
-	/* the colour order of a problem large enough for threads: the rows laid out in that order for the solve,
-	 * so that a sweep streams the records and each thread reads a contiguous stretch of them and writes one of
-	 * lambda (parallel.h); put back in their order at the end. One thread or several, the same layout. */
-	colour_layout lay = {0};
+	/* the colour order of a problem large enough for threads: the metrics by blocks of rows, on the threads
+	 * when there are some, the same on any number (parallel.h) */
 	if (cfg->order == LK_ORDER_COLOUR && p->form == LK_FORM_ROWS && n >= LK_PARALLEL_MIN_ROWS) {
-		if (colour_layout_enter(p, &lay) != LK_OK)
-			return lk__fail(p, LK_ERR_NO_MEMORY, "solve: out of memory for the colour order of %d rows", n);
-		c.lambda = p->lambda;
-		c.colouring = lay.col;
+		c.nblocks = (n + LK_METRIC_BLOCK - 1) / LK_METRIC_BLOCK;
+		c.blocks = lk__arena_alloc(&p->arena, (size_t)c.nblocks * sizeof *c.blocks);
+		if (!c.blocks)
+			return lk__fail(p, LK_ERR_NO_MEMORY, "solve: out of memory for the metrics of %d rows", n);
 	}
 
 	lk_metrics m0;
@@ -222,7 +167,6 @@ lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, 
 	st = dispatch(&c);
 	double seconds = lk__now() - c.t0;
 	if (st != LK_OK) {
-		colour_layout_leave(p, &lay);
 		memcpy(p->lambda, orig, (size_t)n * sizeof(double));
 		p->du_valid = 0;
 		return st;
@@ -269,6 +213,5 @@ lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, 
 		stats->seconds = seconds;
 		stats->used_best_iterate = c.used_best;
 	}
-	colour_layout_leave(p, &lay);
 	return LK_OK;
 }
