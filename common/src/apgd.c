@@ -18,8 +18,11 @@
  * semidefinite, so f is the QP of the LCP; a matrix-form A should be symmetric too (the fluid LCPs are).
  *
  * Matrix-free, each product A x + q rebuilds M^-1 J^T x over every body and gathers every row: it counts
- * LK_WORK_PRODUCT_ROW per row in the budget. An iteration takes one product at y and one per trial point;
- * the last trial point's product leaves du consistent with lambda for the monitor. */
+ * LK_WORK_PRODUCT_ROW per row in the budget. An iteration takes one product per trial point and none at y:
+ * y = lambda' + beta (lambda' - lambda) is a combination of two points whose products are known, so
+ * A y + q = (1 + beta) w(lambda') - beta w(lambda) (the product is linear). With L lowered by 0.9 each
+ * iteration and doubled on a failed trial, that is about 1.15 products an iteration instead of 2.15. The
+ * accepted trial's product leaves du consistent with lambda for the monitor. */
 #include "methods.h"
 
 #include "kernel.h"
@@ -27,7 +30,7 @@
 #include <string.h>
 
 typedef struct apgd_state {
-	double *y, *g, *trial, *wt, *du_y;
+	double *y, *g, *trial, *wt, *wl, *du_y;
 	double L, theta;
 } apgd_state;
 
@@ -54,6 +57,22 @@ static void project(const lk__ctx *c, const double *x, double *out)
 	}
 }
 
+/* out = P(y - step g), the step and the projection in the same passes */
+static void gradient_step(const lk__ctx *c, const double *y, const double *g, double step, double *out)
+{
+	const lk_problem *p = c->p;
+	for (int pass = 0; pass < 2; ++pass) {
+		for (int i = 0; i < c->n; ++i) {
+			const lk__row *r = &p->rows[i];
+			if (lk__is_friction(r) != pass)
+				continue;
+			double lo, hi;
+			lk__bounds(r, out, &lo, &hi);
+			out[i] = lk__clamp(y[i] - step * g[i], lo, hi);
+		}
+	}
+}
+
 /* f(x) = 1/2 x^T (A x + q) + 1/2 q^T x, from w = A x + q */
 static double objective(const lk__ctx *c, const double *x, const double *w)
 {
@@ -73,8 +92,9 @@ static lk_status prepare(lk__ctx *c, apgd_state *s)
 	s->g = lk__arena_alloc(a, n * sizeof(double));
 	s->trial = lk__arena_alloc(a, n * sizeof(double));
 	s->wt = lk__arena_alloc(a, n * sizeof(double));
+	s->wl = lk__arena_alloc(a, n * sizeof(double));
 	s->du_y = lk__arena_alloc(a, nb * sizeof(double));
-	if (!s->y || !s->g || !s->trial || !s->wt || !s->du_y)
+	if (!s->y || !s->g || !s->trial || !s->wt || !s->wl || !s->du_y)
 		return lk__fail(c->p, LK_ERR_NO_MEMORY, "apgd: out of memory for %d rows", c->n);
 	/* L_0 = |A d| / |d| with d = ones, through the trial buffers */
 	for (int i = 0; i < c->n; ++i)
@@ -99,28 +119,33 @@ lk_status lk__solve_apgd(lk__ctx *c)
 		return st;
 	const int n = c->n;
 	double *lambda = c->lambda;
-	/* start from the projected warm start */
+	/* start from the projected warm start; its product is w(lambda), and the gradient at y = lambda */
 	project(c, lambda, s.trial);
 	lk__set_lambda(c, s.trial);
 	memcpy(s.y, lambda, (size_t)n * sizeof(double));
+	product(c, lambda, s.wl, c->du);
+	memcpy(s.g, s.wl, (size_t)n * sizeof(double));
+	double fy = objective(c, s.y, s.g);
+	const lk_problem *p = c->p;
 	for (int it = 1;; ++it) {
-		product(c, s.y, s.g, s.du_y);
-		const double fy = objective(c, s.y, s.g);
 		/* backtracking on L; the trial's product goes to c->du, which is lambda's once accepted */
 		double ft = 0.0, lin = 0.0, sq = 0.0;
 		for (int tries = 0; tries < 60; ++tries) {
-			for (int i = 0; i < n; ++i)
-				s.wt[i] = s.y[i] - s.g[i] / s.L;
-			project(c, s.wt, s.trial);
+			gradient_step(c, s.y, s.g, 1.0 / s.L, s.trial);
 			product(c, s.trial, s.wt, c->du);
-			ft = objective(c, s.trial, s.wt);
-			lin = sq = 0.0;
+			/* f(trial), and the linear and quadratic terms of the model around y, in one pass */
+			ft = lin = sq = 0.0;
 			for (int i = 0; i < n; ++i) {
-				double d = s.trial[i] - s.y[i];
+				const double d = s.trial[i] - s.y[i];
+				ft += s.trial[i] * (s.wt[i] + p->rows[i].q);
 				lin += s.g[i] * d;
 				sq += d * d;
 			}
-			if (ft <= fy + lin + 0.5 * s.L * sq || !isfinite(ft))
+			ft *= 0.5;
+			/* f(y) comes from the combined gradient, exact but for rounding: near the solution the test
+			 * compares numbers equal to rounding, which a slack of that size keeps from doubling L for ever */
+			const double slack = 1e-13 * (fabs(fy) + fabs(ft));
+			if (ft <= fy + lin + 0.5 * s.L * sq + slack || !isfinite(ft))
 				break;
 			s.L *= 2.0;
 		}
@@ -140,11 +165,21 @@ lk_status lk__solve_apgd(lk__ctx *c)
 			beta = 0.0;
 			th_next = 1.0;
 		}
+		/* y and its gradient from lambda' and lambda and their products, f(y) for the next test; then
+		 * w(lambda) <- w(lambda') */
+		fy = 0.0;
 		for (int i = 0; i < n; ++i) {
-			double next = s.trial[i];
-			s.y[i] = next + beta * (next - lambda[i]);
+			const double next = s.trial[i];
+			const double yi = next + beta * (next - lambda[i]), gi = (1.0 + beta) * s.wt[i] - beta * s.wl[i];
+			s.y[i] = yi;
+			s.g[i] = gi;
+			fy += yi * (gi + p->rows[i].q);
 			lambda[i] = next;
 		}
+		fy *= 0.5;
+		double *swap = s.wl;
+		s.wl = s.wt;
+		s.wt = swap;
 		s.theta = th_next;
 		s.L *= 0.9;
 		c->iterations = it;
