@@ -94,11 +94,38 @@ static void test_apgd_on_stacks(void **state)
 	/* measured: 500 against 112 (boxes, frictionless), 2,716 against 243 (boxes, mu 0.5), 1,752 against 177
 	 * (spheres) iterations to RES 1e-6 */
 	assert_third_of_pgs_on_stacks("apgd");
-	/* 20 boxes with mu = 0.5, to RES 1e-4: PGS needs 26,679 sweeps, APGD 536 sweep-equivalents of work
+	/* 20 boxes with mu = 0.5, to RES 1e-4: PGS needs 26,679 sweeps, APGD 289 sweep-equivalents of work
 	 * (248 iterations) */
 	double pgs = stack20_work("pgs"), apgd = stack20_work("apgd");
 	print_message("20 boxes, mu 0.5, to RES 1e-4: pgs %.0f, apgd %.0f sweep-equivalents\n", pgs, apgd);
 	assert_true(apgd * 10 < pgs);
+}
+
+/* One product an iteration: the gradient at the extrapolated point comes from the products at the last two
+ * iterates, and a failed trial costs one more, so the work stays near a product an iteration; and the
+ * rounding slack of the decrease test lets it reach the rounding level (it stalled doubling L before:
+ * 150 spheres and a 300-sphere packing did not reach 1e-8 in 200,000 iterations; measured now 1,822 and
+ * 120, at 1.16 and 1.19 products an iteration). */
+static void test_apgd_one_product(void **state)
+{
+	(void)state;
+	const struct {
+		const char *kind;
+		int n;
+	} cases[] = {{"spherestack", 150}, {"packing", 300}};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+		lk_problem *p = tu_generate(cases[k].kind, cases[k].n, 0.0);
+		lk_solver_config c = tu_spec("apgd:iters=20000,tol=1e-8,warm=0");
+		lk_stats st;
+		assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
+		assert_int_equal(st.stop_reason, LK_STOP_ABSOLUTE);
+		tu_assert_complementarity(p, lk_problem_lambda(p), 1e-7);
+		/* products counted in sweep-equivalents (weight 1), the one for the start estimate of L included */
+		double per_iteration = st.work / st.iterations;
+		if (!(per_iteration < 1.35))
+			fail_msg("%s: %.2f products an iteration", cases[k].kind, per_iteration);
+		lk_problem_destroy(p);
+	}
 }
 
 /* MPRGP (Dostal & Schoberl 2005): on a frictionless problem the QP has fixed bounds, and MPRGP terminates
@@ -168,6 +195,7 @@ int main(void)
 		cmocka_unit_test(test_fewer_iterations_than_pgs_on_stacks),
 		cmocka_unit_test(test_better_at_equal_budget),
 		cmocka_unit_test(test_apgd_on_stacks),
+		cmocka_unit_test(test_apgd_one_product),
 		cmocka_unit_test(test_psor_auto),
 		cmocka_unit_test(test_mprgp),
 		cmocka_unit_test(test_deterministic),
