@@ -129,17 +129,22 @@ lk_status lk__solve_apgd(lk__ctx *c)
 	const lk_problem *p = c->p;
 	for (int it = 1;; ++it) {
 		/* backtracking on L; the trial's product goes to c->du, which is lambda's once accepted */
-		double ft = 0.0, lin = 0.0, sq = 0.0;
+		double ft = 0.0, lin = 0.0, sq = 0.0, uphill = 0.0, max_change = 0.0;
 		for (int tries = 0; tries < 60; ++tries) {
 			gradient_step(c, s.y, s.g, 1.0 / s.L, s.trial);
 			product(c, s.trial, s.wt, c->du);
-			/* f(trial), and the linear and quadratic terms of the model around y, in one pass */
-			ft = lin = sq = 0.0;
+			/* f(trial) and the linear and quadratic terms of the model around y, and for the accepted trial
+			 * the restart test g^T (lambda' - lambda) and the largest change, in one pass */
+			ft = lin = sq = uphill = max_change = 0.0;
 			for (int i = 0; i < n; ++i) {
-				const double d = s.trial[i] - s.y[i];
-				ft += s.trial[i] * (s.wt[i] + p->rows[i].q);
+				const double t = s.trial[i], d = t - s.y[i], dl = t - lambda[i];
+				ft += t * (s.wt[i] + p->rows[i].q);
 				lin += s.g[i] * d;
 				sq += d * d;
+				uphill += s.g[i] * dl;
+				const double ad = fabs(dl);
+				if (!(ad <= max_change))
+					max_change = ad;
 			}
 			ft *= 0.5;
 			/* f(y) comes from the combined gradient, exact but for rounding: near the solution the test
@@ -150,14 +155,6 @@ lk_status lk__solve_apgd(lk__ctx *c)
 			s.L *= 2.0;
 		}
 		/* the restart test and the momentum step, then lambda <- trial */
-		double uphill = 0.0, max_change = 0.0;
-		for (int i = 0; i < n; ++i) {
-			double d = s.trial[i] - lambda[i];
-			uphill += s.g[i] * d;
-			double ad = fabs(d);
-			if (!(ad <= max_change))
-				max_change = ad;
-		}
 		const double th = s.theta;
 		double th_next = 0.5 * th * (sqrt(th * th + 4.0) - th);
 		double beta = th * (1.0 - th) / (th * th + th_next);
