@@ -38,6 +38,7 @@ typedef struct lk__ctx {
 	struct lk__colouring *colouring;       /* order=colour: the colours of the sweep order (parallel.h) */
 	struct lk__pool *pool;                 /* threads > 1: the problem's threads, or NULL */
 	lk__merit_sums *blocks;                /* colour order: metrics summed by blocks of rows (parallel.h) */
+	int full_metrics;                      /* 0: the metrics skip the Fischer and modified merits (NaN) */
 	int nblocks;
 } lk__ctx;
 

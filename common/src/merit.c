@@ -36,7 +36,7 @@ double lk_fischer_boxed(double lambda, double w, double lo, double hi)
 }
 
 void lk__merit_sums_rows(const lk_problem *p, const double *lambda, const double *w, lk_friction friction, int begin,
-                         int end, lk__merit_sums *s)
+                         int end, int full, lk__merit_sums *s)
 {
 	double hh = 0, ff = 0, mod = 0, maxh = 0, viol = 0;
 	for (int i = begin; i < end; ++i) {
@@ -54,10 +54,12 @@ void lk__merit_sums_rows(const lk_problem *p, const double *lambda, const double
 		} else {
 			h = lk_natural_residual(lambda[i], w[i], lo, hi);
 		}
-		double f = lk_fischer_boxed(lambda[i], w[i], lo, hi);
 		hh += h * h + h2 * h2;
-		ff += f * f;
-		mod += fabs(lambda[i]) * fabs(w[i]);
+		if (full) {
+			double f = lk_fischer_boxed(lambda[i], w[i], lo, hi);
+			ff += f * f;
+			mod += fabs(lambda[i]) * fabs(w[i]);
+		}
 		if (fabs(h) > maxh || isnan(h))
 			maxh = fabs(h);
 		if (fabs(h2) > maxh)
@@ -68,9 +70,11 @@ void lk__merit_sums_rows(const lk_problem *p, const double *lambda, const double
 		if (pair) {
 			/* the pair's second row is done: its Fischer and modified terms, its box bounds unused */
 			++i;
-			double f2 = lk_fischer_boxed(lambda[i], w[i], lo, hi);
-			ff += f2 * f2;
-			mod += fabs(lambda[i]) * fabs(w[i]);
+			if (full) {
+				double f2 = lk_fischer_boxed(lambda[i], w[i], lo, hi);
+				ff += f2 * f2;
+				mod += fabs(lambda[i]) * fabs(w[i]);
+			}
 		}
 	}
 	s->hh = hh;
@@ -78,14 +82,15 @@ void lk__merit_sums_rows(const lk_problem *p, const double *lambda, const double
 	s->mod = mod;
 	s->maxh = maxh;
 	s->viol = viol;
+	s->full = full;
 }
 
 void lk__merit_sums_finish(const lk__merit_sums *s, lk_metrics *m)
 {
 	m->res = sqrt(s->hh);
 	m->theta = 0.5 * s->hh;
-	m->fischer = 0.5 * s->ff;
-	m->modified = s->mod;
+	m->fischer = s->full ? 0.5 * s->ff : NAN;
+	m->modified = s->full ? s->mod : NAN;
 	m->max_h = s->maxh;
 	m->max_bound_violation = s->viol;
 }
@@ -94,7 +99,7 @@ void lk__metrics_from_w(const lk_problem *p, const double *lambda, const double 
                         lk_metrics *m)
 {
 	lk__merit_sums s;
-	lk__merit_sums_rows(p, lambda, w, friction, 0, p->nrows, &s);
+	lk__merit_sums_rows(p, lambda, w, friction, 0, p->nrows, 1, &s);
 	lk__merit_sums_finish(&s, m);
 }
 

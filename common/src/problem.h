@@ -78,9 +78,10 @@ void lk__metrics_from_w(const lk_problem *p, const double *lambda, const double 
  * metrics from sums (lk__metrics_from_w is the two over every row). */
 typedef struct lk__merit_sums {
 	double hh, ff, mod, maxh, viol;
+	int full; /* ff and mod were summed; without, the Fischer and modified merits are NaN */
 } lk__merit_sums;
 void lk__merit_sums_rows(const lk_problem *p, const double *lambda, const double *w, lk_friction friction, int begin,
-                         int end, lk__merit_sums *s);
+                         int end, int full, lk__merit_sums *s);
 void lk__merit_sums_finish(const lk__merit_sums *s, lk_metrics *m);
 /* The configured merit's value in the metrics (merit.c). */
 double lk__merit_value(const lk_metrics *m, lk_merit merit);

@@ -158,6 +158,11 @@ lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, 
 			return lk__fail(p, LK_ERR_NO_MEMORY, "solve: out of memory for the metrics of %d rows", n);
 	}
 
+	/* the Fischer and modified merits cost a square root or two a row: only where something reads them (the
+	 * configured merit, the history, the methods that work with them, the final statistics) */
+	c.full_metrics = !(cfg->merit == LK_MERIT_RES || cfg->merit == LK_MERIT_THETA) || history ||
+	                 cfg->method == LK_METHOD_PGS_SM || cfg->method == LK_METHOD_NEWTON_MINMAP ||
+	                 cfg->method == LK_METHOD_NEWTON_FISCHER;
 	lk_metrics m0;
 	lk__current_metrics(&c, &m0);
 	c.t0 = lk__now();
@@ -173,6 +178,7 @@ lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, 
 	}
 
 	lk_metrics m1;
+	c.full_metrics = 1;
 	lk__current_metrics(&c, &m1);
 	/* never hand back a non-finite lambda: the best finite iterate replaces it */
 	if (!isfinite(m1.res)) {
