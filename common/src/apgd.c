@@ -41,23 +41,8 @@ static void product(lk__ctx *c, const double *x, double *w, double *du)
 	lk__count(c, c->n, LK_WORK_PRODUCT_ROW);
 }
 
-/* out = P(x): rows with fixed bounds, then friction rows against their normal row's projected value */
-static void project(const lk__ctx *c, const double *x, double *out)
-{
-	const lk_problem *p = c->p;
-	for (int pass = 0; pass < 2; ++pass) {
-		for (int i = 0; i < c->n; ++i) {
-			const lk__row *r = &p->rows[i];
-			if (lk__is_friction(r) != pass)
-				continue;
-			double lo, hi;
-			lk__bounds(r, out, &lo, &hi);
-			out[i] = lk__clamp(x[i], lo, hi);
-		}
-	}
-}
-
-/* out = P(y - step g), the step and the projection in the same passes */
+/* out = P(y - step g), the step and the projection in the same passes; g NULL: out = P(y). P takes rows with
+ * fixed bounds first, then friction rows against their normal row's projected value. */
 static void gradient_step(const lk__ctx *c, const double *y, const double *g, double step, double *out)
 {
 	const lk_problem *p = c->p;
@@ -68,7 +53,7 @@ static void gradient_step(const lk__ctx *c, const double *y, const double *g, do
 				continue;
 			double lo, hi;
 			lk__bounds(r, out, &lo, &hi);
-			out[i] = lk__clamp(y[i] - step * g[i], lo, hi);
+			out[i] = lk__clamp(g ? y[i] - step * g[i] : y[i], lo, hi);
 		}
 	}
 }
@@ -120,7 +105,7 @@ lk_status lk__solve_apgd(lk__ctx *c)
 	const int n = c->n;
 	double *lambda = c->lambda;
 	/* start from the projected warm start; its product is w(lambda), and the gradient at y = lambda */
-	project(c, lambda, s.trial);
+	gradient_step(c, lambda, NULL, 0.0, s.trial);
 	lk__set_lambda(c, s.trial);
 	memcpy(s.y, lambda, (size_t)n * sizeof(double));
 	product(c, lambda, s.wl, c->du);
