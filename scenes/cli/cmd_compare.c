@@ -859,6 +859,9 @@ static int plan_runs(const compare_opts *o, compare_plan *p)
 		snprintf(n, sizeof n, "%d", o->threads);
 		if (lk_config_spec_with(spec, "threads", n, with, sizeof with) == LK_OK)
 			memcpy(spec, with, sizeof with);
+		else
+			fprintf(stderr, "lcpkit compare: %s sweeps on one thread (threads > 1 needs the natural or colour "
+			                "order and box friction)\n", spec);
 	}
 	char err[512];
 	for (int s = 0; s < p->nscenes; ++s) {

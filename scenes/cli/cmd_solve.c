@@ -205,8 +205,14 @@ int lk_solve_parse_args(int argc, char **argv, lk_solve_args *out)
 	}
 	if (iters > 0)
 		cfg.max_iterations = iters;
-	if (threads > 0)
+	if (threads > 0) {
 		cfg.threads = threads;
+		/* threads > 1 needs the natural or colour order and box friction: a spec that chose otherwise */
+		if (lk_config_validate(&cfg, err, sizeof err) != LK_OK) {
+			lk_cli_error("solve", "--threads %d with '%s': %s", threads, spec, err);
+			return LK_EXIT_USAGE;
+		}
+	}
 	if (budget > 0)
 		cfg.budget = budget;
 	out->tol = tol;
