@@ -439,6 +439,43 @@ static void test_solve_rejects_bad_config(void **state)
 	lk_problem_destroy(p);
 }
 
+/* lk_row_def_set_contact against Jacobians computed by hand: body a at the origin, b at (0, 0, 2), the point
+ * (1, 0, 1), the direction z. r_a = (1, 0, 1), r_a x z = (0, -1, 0); r_b = (1, 0, -1), r_b x z = (0, -1, 0),
+ * and the b side is negated. A static side gets zeros and needs no position; bad input is refused and leaves
+ * the row alone. */
+static void test_row_def_set_contact(void **state)
+{
+	(void)state;
+	const double pa[3] = {0, 0, 0}, pb[3] = {0, 0, 2}, pt[3] = {1, 0, 1}, z[3] = {0, 0, 1};
+	lk_row_def r = lk_default_row_def();
+	r.c = 0.25;
+	assert_int_equal(lk_row_def_set_contact(&r, 0, pa, 1, pb, pt, z), LK_OK);
+	const double ja[6] = {0, 0, 1, 0, -1, 0}, jb[6] = {0, 0, -1, 0, 1, 0};
+	for (int k = 0; k < 6; ++k) {
+		assert_double_equal(r.J[0][k], ja[k], 0);
+		assert_double_equal(r.J[1][k], jb[k], 0);
+	}
+	assert_int_equal(r.body[0], 0);
+	assert_int_equal(r.body[1], 1);
+	assert_double_equal(r.point[0], 1, 0);
+	assert_double_equal(r.c, 0.25, 0); /* the rest is left as it was */
+	/* against the world: the static side is zero, whatever was there */
+	r.J[1][2] = 7;
+	assert_int_equal(lk_row_def_set_contact(&r, 0, pa, LK_STATIC, NULL, pt, z), LK_OK);
+	for (int k = 0; k < 6; ++k)
+		assert_double_equal(r.J[1][k], 0, 0);
+	assert_int_equal(r.body[1], LK_STATIC);
+	/* refused */
+	lk_row_def before = r;
+	const double nan3[3] = {NAN, 0, 0};
+	assert_int_equal(lk_row_def_set_contact(&r, 0, NULL, 1, pb, pt, z), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_row_def_set_contact(&r, 1, pa, 1, pb, pt, z), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_row_def_set_contact(NULL, 0, pa, 1, pb, pt, z), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_row_def_set_contact(&r, 0, pa, 1, pb, nan3, z), LK_ERR_NONFINITE);
+	assert_int_equal(lk_row_def_set_contact(&r, 0, pa, 1, pb, pt, nan3), LK_ERR_NONFINITE);
+	assert_memory_equal(&r, &before, sizeof r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -452,6 +489,7 @@ int main(void)
 		cmocka_unit_test(test_metrics),
 		cmocka_unit_test(test_config_parse),
 		cmocka_unit_test(test_solve_rejects_bad_config),
+		cmocka_unit_test(test_row_def_set_contact),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -129,28 +129,15 @@ static int add_dir_row(gen *G, int a, int b, const double pt[3], const double d[
 	if (G->st != LK_OK)
 		return -1;
 	lk_row_def r = lk_default_row_def();
-	r.body[0] = a;
-	r.body[1] = b;
-	int ids[2] = {a, b};
-	for (int s = 0; s < 2; ++s) {
-		if (ids[s] == LK_STATIC)
-			continue;
-		double sign = s ? -1.0 : 1.0, arm[3], rxd[3];
-		for (int k = 0; k < 3; ++k)
-			arm[k] = pt[k] - G->pos[ids[s]][k];
-		cross(arm, d, rxd);
-		for (int k = 0; k < 3; ++k) {
-			r.J[s][k] = sign * d[k];
-			r.J[s][3 + k] = sign * rxd[k];
-		}
-	}
+	G->st = lk_row_def_set_contact(&r, a, a == LK_STATIC ? NULL : G->pos[a], b, b == LK_STATIC ? NULL : G->pos[b], pt, d);
+	if (G->st != LK_OK)
+		return -1;
 	r.kind = kind;
 	r.lo = lo;
 	r.hi = hi;
 	r.findex = findex;
 	r.mu = findex >= 0 ? G->g->mu : 0.0;
 	r.c = c;
-	memcpy(r.point, pt, sizeof r.point);
 	r.id = (uint64_t)lk_problem_row_count(G->p);
 	int idx = -1;
 	G->st = lk_problem_add_row(G->p, &r, &idx);

@@ -71,6 +71,37 @@ lk_row_def lk_default_row_def(void)
 	return d;
 }
 
+lk_status lk_row_def_set_contact(lk_row_def *row, int a, const double pos_a[3], int b, const double pos_b[3],
+                                 const double point[3], const double dir[3])
+{
+	if (!row || !point || !dir || (a != LK_STATIC && !pos_a) || (b != LK_STATIC && !pos_b) || a == b)
+		return LK_ERR_INVALID_ARGUMENT;
+	const double *pos[2] = {pos_a, pos_b};
+	const int ids[2] = {a, b};
+	for (int k = 0; k < 3; ++k)
+		if (!isfinite(point[k]) || !isfinite(dir[k]) || (pos_a && a != LK_STATIC && !isfinite(pos_a[k])) ||
+		    (pos_b && b != LK_STATIC && !isfinite(pos_b[k])))
+			return LK_ERR_NONFINITE;
+	for (int s = 0; s < 2; ++s) {
+		const double sign = s ? -1.0 : 1.0;
+		double r[3] = {0, 0, 0}, rxd[3];
+		if (ids[s] != LK_STATIC)
+			for (int k = 0; k < 3; ++k)
+				r[k] = point[k] - pos[s][k];
+		rxd[0] = r[1] * dir[2] - r[2] * dir[1];
+		rxd[1] = r[2] * dir[0] - r[0] * dir[2];
+		rxd[2] = r[0] * dir[1] - r[1] * dir[0];
+		for (int k = 0; k < 3; ++k) {
+			row->J[s][k] = ids[s] == LK_STATIC ? 0.0 : sign * dir[k];
+			row->J[s][3 + k] = ids[s] == LK_STATIC ? 0.0 : sign * rxd[k];
+		}
+	}
+	row->body[0] = a;
+	row->body[1] = b;
+	memcpy(row->point, point, sizeof row->point);
+	return LK_OK;
+}
+
 lk_body_def lk_default_body_def(void)
 {
 	lk_body_def d;

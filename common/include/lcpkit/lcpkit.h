@@ -65,6 +65,13 @@ typedef struct lk_row_def {
 LK_API lk_row_def lk_default_row_def(void);
 /* Fills a body definition with a static-like body: zero velocity and zero inverse mass. */
 LK_API lk_body_def lk_default_body_def(void);
+/* The Jacobian of a row on the relative velocity of bodies a and b at the world point `point` along `dir`
+ * (docs/maths.md): J_a = (dir, r_a x dir), J_b = -(dir, r_b x dir), r = point - the body's position (its
+ * centre of mass); a side that is LK_STATIC gets zeros and needs no position. Sets body[], J and point of
+ * *row and leaves the rest (c, bounds, findex, kind, ...) as they are. LK_ERR_INVALID_ARGUMENT for a NULL
+ * row, point or dir, a missing position of a body, or a == b; LK_ERR_NONFINITE for a non-finite input. */
+LK_API lk_status lk_row_def_set_contact(lk_row_def *row, int a, const double pos_a[3], int b,
+                                        const double pos_b[3], const double point[3], const double dir[3]);
 
 typedef struct lk_problem lk_problem;
 

@@ -95,21 +95,8 @@ static int add_contact_row(lk_problem *p, const double (*pos)[3], int a, int b, 
                            const double d[3], lk_row_kind kind, int findex, double mu, double c)
 {
 	lk_row_def r = lk_default_row_def();
-	r.body[0] = a;
-	r.body[1] = b < 0 ? LK_STATIC : b;
-	int ids[2] = {a, b};
-	for (int s = 0; s < 2; ++s) {
-		if (ids[s] < 0)
-			continue;
-		double arm[3], rxd[3], sign = s ? -1.0 : 1.0;
-		for (int k = 0; k < 3; ++k)
-			arm[k] = pt[k] - pos[ids[s]][k];
-		cross3(arm, d, rxd);
-		for (int k = 0; k < 3; ++k) {
-			r.J[s][k] = sign * d[k];
-			r.J[s][3 + k] = sign * rxd[k];
-		}
-	}
+	if (lk_row_def_set_contact(&r, a, pos[a], b < 0 ? LK_STATIC : b, b < 0 ? NULL : pos[b], pt, d) != LK_OK)
+		return -1;
 	r.kind = kind;
 	r.c = c;
 	r.findex = findex;
@@ -118,7 +105,6 @@ static int add_contact_row(lk_problem *p, const double (*pos)[3], int a, int b, 
 		r.lo = 0.0;
 		r.hi = INFINITY;
 	}
-	memcpy(r.point, pt, sizeof r.point);
 	int idx = -1;
 	if (lk_problem_add_row(p, &r, &idx) != LK_OK)
 		return -1;
