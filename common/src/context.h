@@ -35,7 +35,7 @@ typedef struct lk__ctx {
 	int used_best;
 	lk_stop_reason stop;
 	lk__rng rng;
-	struct lk__colouring *colouring;       /* order=colour: the colours of the sweep order (parallel.h) */
+	const struct lk__colouring *colouring; /* order=colour: the colours of the sweep order (parallel.h) */
 	struct lk__pool *pool;                 /* threads > 1: the problem's threads, or NULL */
 	lk__merit_sums *blocks;                /* colour order: metrics summed by blocks of rows (parallel.h) */
 	int full_metrics;                      /* 0: the metrics skip the Fischer and modified merits (NaN) */

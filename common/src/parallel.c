@@ -88,7 +88,7 @@ lk_status lk__colour_rows(const lk_problem *p, lk__arena *a, int *perm, lk__colo
 			top = colour + 1;
 	}
 
-	/* the order: colour after colour, the serial colour last; groups of a colour in row order */
+	/* the order: colour after colour, the serial colour last (within a colour, by body: below) */
 	const int serial = count[serial_colour] > 0;
 	col->ncolours = top + serial;
 	col->serial = serial;
@@ -106,44 +106,32 @@ lk_status lk__colour_rows(const lk_problem *p, lk__arena *a, int *perm, lk__colo
 		acc += count[c];
 	}
 	col->colour_group[col->ncolours] = ng;
-	/* group rank within the order, then positions */
-	int *rank = group_start; /* reuse: group g's place, written after its start is read */
-	int *start_copy = lk__arena_alloc(a, ((size_t)ng + 1) * sizeof(int));
-	if (!start_copy)
-		return LK_ERR_NO_MEMORY;
-	memcpy(start_copy, group_start, ((size_t)ng + 1) * sizeof(int));
 	/* within a colour, groups by their first dynamic body (a counting sort, stable in row order), so that a
 	 * colour's sweep walks du in address order: its groups share no body, and in row order each would load
 	 * two slots from anywhere */
 	int *by_body = lk__arena_alloc(a, ((size_t)ng + 1) * sizeof(int));
 	int *bucket = lk__arena_alloc(a, ((size_t)nb + 2) * sizeof(int));
-	if (!by_body || !bucket)
+	int *group_at = lk__arena_alloc(a, ((size_t)ng + 1) * sizeof(int)); /* the groups in the order */
+	if (!by_body || !bucket || !group_at)
 		return LK_ERR_NO_MEMORY;
 	memset(bucket, 0, ((size_t)nb + 2) * sizeof(int));
 	for (int g = 0; g < ng; ++g)
-		bucket[group_key(p, start_copy[g]) + 1]++;
+		bucket[group_key(p, group_start[g]) + 1]++;
 	for (int b = 0; b <= nb; ++b)
 		bucket[b + 1] += bucket[b];
 	for (int g = 0; g < ng; ++g)
-		by_body[bucket[group_key(p, start_copy[g])]++] = g;
+		by_body[bucket[group_key(p, group_start[g])]++] = g;
 	for (int j = 0; j < ng; ++j) {
 		int g = by_body[j];
 		int k = colour_of[g] == serial_colour ? top : colour_of[g];
-		rank[g] = slot[k]++;
-	}
-	int *size_of_rank = lk__arena_alloc(a, ((size_t)ng + 1) * sizeof(int));
-	int *start_of_rank = lk__arena_alloc(a, ((size_t)ng + 1) * sizeof(int));
-	if (!size_of_rank || !start_of_rank)
-		return LK_ERR_NO_MEMORY;
-	for (int g = 0; g < ng; ++g) {
-		size_of_rank[rank[g]] = start_copy[g + 1] - start_copy[g];
-		start_of_rank[rank[g]] = start_copy[g];
+		group_at[slot[k]++] = g;
 	}
 	int pos = 0;
 	for (int q = 0; q < ng; ++q) {
+		const int g = group_at[q];
 		col->group_pos[q] = pos;
-		for (int i = 0; i < size_of_rank[q]; ++i)
-			perm[pos++] = start_of_rank[q] + i;
+		for (int i = group_start[g]; i < group_start[g + 1]; ++i)
+			perm[pos++] = i;
 	}
 	col->group_pos[ng] = pos;
 	col->perm = perm;

@@ -175,11 +175,9 @@ static inline __attribute__((always_inline)) double sweep_csr_impl(lk__ctx *c, c
 
 /* ------------------------------------------------------------------------------- the colour order */
 
-/* Thread t's share of colour k: positions [*b, *e) of the colour order, the colour's groups whose rows lie in
- * the t-th of nt equal ranges of row indices (a colour's groups are in row order), so that each thread reads
- * and writes its own part of the records and of lambda, and no two threads write one cache line of lambda but
- * at the ranges' edges; every group is swept whole by one thread; the serial colour is thread 0's. */
-static void colour_share(const lk__colouring *col, int n, int k, int t, int nt, int *b, int *e)
+/* Thread t's share of colour k: positions [*b, *e) of the colour order, an even split of the colour's rows
+ * snapped to group starts, so that every group is swept whole by one thread; the serial colour is thread 0's. */
+static void colour_share(const lk__colouring *col, int k, int t, int nt, int *b, int *e)
 {
 	const int g0 = col->colour_group[k], g1 = col->colour_group[k + 1];
 	const int p0 = col->group_pos[g0], p1 = col->group_pos[g1];
@@ -190,7 +188,6 @@ static void colour_share(const lk__colouring *col, int n, int k, int t, int nt, 
 	}
 	int ends[2];
 	for (int side = 0; side < 2; ++side) {
-		(void)n;
 		const int target = p0 + (int)((int64_t)(p1 - p0) * (t + side) / nt);
 		int lo = g0, hi = g1; /* the first group starting at or after target */
 		while (lo < hi) {
@@ -224,7 +221,7 @@ static void colour_sweep_job(void *arg, int t, int nt)
 	double m = 0.0;
 	for (int k = 0; k < col->ncolours; ++k) {
 		int b, e;
-		colour_share(col, c->n, k, t, nt, &b, &e);
+		colour_share(col, k, t, nt, &b, &e);
 		if (e > b) {
 			const double ch = sweep_rows_impl(c, col->perm + b, e - b, j->w_relax, 0, NULL, j->gh, j->y, 1);
 			if (!(ch <= m))

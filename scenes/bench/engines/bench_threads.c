@@ -17,7 +17,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define MAX_SIZES 6
 #define VARIANTS 3
@@ -33,13 +32,6 @@ static void usage(FILE *f)
 	           "  --repeats N   timing repeats (default 7, quick 3)\n"
 	           "  --step S      the captured step (default 10)\n"
 	           "  --out DIR     CSV directory (default bench-out): bench_threads.csv\n");
-}
-
-static double process_cpu(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 typedef struct timing {
@@ -64,13 +56,13 @@ static int time_variant(lk_problem *p, const double *warm, const char *spec, int
 	for (int r = -1; r < repeats; ++r) {
 		lk_problem_set_lambda(p, warm, n);
 		lk_stats st;
-		double w0 = lk__now(), c0 = process_cpu();
+		double w0 = lk__now(), c0 = lk__process_cpu_now();
 		if (lk_solve(p, &cfg, &st, NULL) != LK_OK) {
 			lk_cli_error("bench threads", "%s: %s", spec, lk_problem_error(p));
 			return -1;
 		}
 		/* the whole lk_solve: validation, the colour order's layout and its undoing, the metrics, the sweeps */
-		double w = lk__now() - w0, c = process_cpu() - c0;
+		double w = lk__now() - w0, c = lk__process_cpu_now() - c0;
 		out->res = st.res_final;
 		if (r < 0)
 			continue;
