@@ -132,6 +132,23 @@ static lk_status sorted_permutation(lk_problem *p, const lk_solver_config *cfg, 
 	return LK_OK;
 }
 
+/* The colour order (parallel.h) into perm and its colours into *col; the matrix form has no bodies to colour
+ * by: its rows keep their order (the identity, *col NULL). */
+static lk_status colour_permutation(lk_problem *p, int *perm, const lk__colouring **col)
+{
+	*col = NULL;
+	if (p->form != LK_FORM_ROWS) {
+		for (int i = 0; i < p->nrows; ++i)
+			perm[i] = i;
+		return LK_OK;
+	}
+	lk__colouring *made;
+	if (lk__colour_rows(p, &p->arena, perm, &made) != LK_OK)
+		return lk__fail(p, LK_ERR_NO_MEMORY, "order colour: out of memory for %d rows", p->nrows);
+	*col = made;
+	return LK_OK;
+}
+
 lk_status lk__order_permutation(lk_problem *p, const lk_solver_config *cfg, int *perm)
 {
 	int n = p->nrows;
@@ -161,13 +178,8 @@ lk_status lk__order_permutation(lk_problem *p, const lk_solver_config *cfg, int 
 		return LK_OK;
 	}
 	case LK_ORDER_COLOUR: {
-		/* the matrix form has no bodies to colour by: its rows keep their order */
-		lk__colouring *col;
-		if (p->form != LK_FORM_ROWS)
-			return LK_OK;
-		if (lk__colour_rows(p, &p->arena, perm, &col) != LK_OK)
-			return lk__fail(p, LK_ERR_NO_MEMORY, "order colour: out of memory for %d rows", n);
-		return LK_OK;
+		const lk__colouring *col;
+		return colour_permutation(p, perm, &col);
 	}
 	case LK_ORDER_GSP:
 		return lk__fail(p, LK_ERR_UNSUPPORTED,
@@ -182,15 +194,9 @@ lk_status lk__order_permutation(lk_problem *p, const lk_solver_config *cfg, int 
 
 lk_status lk__order_build(lk__ctx *c, int *perm)
 {
-	if (c->cfg->order == LK_ORDER_COLOUR) {
-		lk__colouring *col;
-		if (c->p->form != LK_FORM_ROWS)
-			return lk__order_permutation(c->p, c->cfg, perm);
-		if (lk__colour_rows(c->p, &c->p->arena, perm, &col) != LK_OK)
-			return lk__fail(c->p, LK_ERR_NO_MEMORY, "order colour: out of memory for %d rows", c->n);
-		c->colouring = col;
-		return LK_OK;
-	}
+	/* the colour order's sweeps need its colours, not only its permutation */
+	if (c->cfg->order == LK_ORDER_COLOUR)
+		return colour_permutation(c->p, perm, &c->colouring);
 	return lk__order_permutation(c->p, c->cfg, perm);
 }
 
