@@ -586,12 +586,20 @@ static void test_stats_and_advance(void **state)
 	assert_true(isnan(s.res_after));
 	assert_true(s.rows_by_kind[LK_ROW_NORMAL] >= 9);
 
-	/* switch to lcpkit mid-run; its iterations follow the world's unless the spec says */
+	/* switch to lcpkit mid-run; its iterations follow the world's unless the spec says; without residuals
+	 * it skips its RES evaluations too (measure=0), unless the spec asks for them */
 	assert_int_equal(lk_bt_world_set_solver(w, "psor:w=1.2"), LK_OK);
 	assert_string_equal(lk_bt_world_solver(w), "psor:w=1.2");
 	step(w, 1, &s);
 	assert_int_equal(s.iterations, 12);
-	assert_true(isfinite(s.res_after));
+	assert_true(isnan(s.res_before) && isnan(s.res_after));
+	assert_int_equal(lk_bt_world_set_solver(w, "psor:w=1.2,measure=1"), LK_OK);
+	step(w, 1, &s);
+	assert_true(isfinite(s.res_before) && isfinite(s.res_after));
+	assert_int_equal(lk_bt_world_set_solver(w, "psor:w=1.2"), LK_OK);
+	assert_int_equal(lk_bt_world_set_residuals(w, 1), LK_OK);
+	step(w, 1, &s);
+	assert_true(isfinite(s.res_before) && isfinite(s.res_after));
 	assert_int_equal(lk_bt_world_set_iterations(w, 7), LK_OK);
 	step(w, 1, &s);
 	assert_int_equal(s.iterations, 7);

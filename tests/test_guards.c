@@ -451,6 +451,57 @@ static void test_unstable_amgs_small_alpha(void **state)
 	}
 }
 
+/* measure=0 (the adapters' setting when no statistics are asked for) leaves out RES of the start and of
+ * the result for the Gauss-Seidel methods without tolerance or history: the same lambda to the bit, NaN in
+ * the statistics; a non-finite result is still caught and replaced by the start; anything that reads the
+ * merits measures anyway. */
+static void test_measure_off(void **state)
+{
+	(void)state;
+	const char *const specs[] = {"pgs", "psor:w=1.3", "amgs", "amsor", "pgs:order=gsp"};
+	for (int k = 0; k < 5; ++k) {
+		lk_problem *p = boxstack();
+		const int n = lk_problem_row_count(p);
+		double *on = malloc((size_t)n * sizeof(double));
+		lk_solver_config c = tu_spec(specs[k]);
+		c.max_iterations = 20;
+		c.warm_start = 0;
+		lk_stats st;
+		assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
+		assert_true(isfinite(st.res_initial) && isfinite(st.res_final));
+		memcpy(on, lk_problem_lambda(p), (size_t)n * sizeof(double));
+		c.measure = 0;
+		assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
+		assert_true(isnan(st.res_initial) && isnan(st.res_final));
+		assert_int_equal(st.iterations, 20);
+		assert_memory_equal(on, lk_problem_lambda(p), (size_t)n * sizeof(double));
+		c.tol_abs = 1e-300; /* a tolerance reads the merit: measured */
+		assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
+		assert_true(isfinite(st.res_initial) && isfinite(st.res_final));
+		free(on);
+		lk_problem_destroy(p);
+
+		const double warm[2] = {0.5, -0.25};
+		p = overflow_problem(warm);
+		c = tu_spec(specs[k]);
+		c.measure = 0;
+		assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
+		if (st.stop_reason != LK_STOP_NONFINITE)
+			fail_msg("%s, measure=0: stopped by %s", specs[k], lk_stop_reason_name(st.stop_reason));
+		assert_lambda_is(p, warm, specs[k]);
+		assert_all_finite(p, specs[k]);
+		lk_problem_destroy(p);
+	}
+	/* PGS-SM works with the merits: measure=0 does not take them away */
+	lk_problem *p = boxstack();
+	lk_solver_config c = tu_spec("pgs-sm:measure=0");
+	assert_int_equal(c.measure, 0);
+	lk_stats st;
+	assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
+	assert_true(isfinite(st.res_initial) && isfinite(st.res_final) && st.res_final < st.res_initial);
+	lk_problem_destroy(p);
+}
+
 /* With the merit evaluated every sweep the best iterate is the best of the history (here the start: the
  * unstable iteration never improves on it); and the tuned alpha on the same problem does not trip the
  * check. */
@@ -541,6 +592,7 @@ int main(void)
 		cmocka_unit_test(test_unstable_amgs_small_alpha),
 		cmocka_unit_test(test_unstable_amgs_best_iterate),
 		cmocka_unit_test(test_reduced_system_cg),
+		cmocka_unit_test(test_measure_off),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

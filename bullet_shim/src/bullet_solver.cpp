@@ -56,6 +56,9 @@ lk_solver_config BulletSolverCore::Impl::effective(const btContactSolverInfo &in
 			note(NOTE_ITERATIONS, "m_numIterations = %d: lcpkit spends at least one sweep-equivalent",
 			     info.m_numIterations);
 	}
+	/* RES before and after the solve only when the statistics report it (lk_bt_world_set_residuals) */
+	if (fromSpec && !specSetsMeasure && !ins.residuals && !ins.recording)
+		cfg.measure = 0;
 	if (info.m_solverMode & SOLVER_RANDMIZE_ORDER) {
 		if (fromSpec && !specSetsOrder && sweepsInOrder(m))
 			cfg.order = LK_ORDER_RANDOM;
@@ -142,6 +145,7 @@ lk_status BulletSolverCore::setSpec(const char *spec)
 	m_impl->budgetFromEngine = !lk_config_spec_sets_limit(spec);
 	m_impl->specSetsOrder = lk_config_spec_sets(spec, "order") != 0;
 	m_impl->specSetsW = lk_config_spec_sets(spec, "w") != 0;
+	m_impl->specSetsMeasure = lk_config_spec_sets(spec, "measure") != 0;
 	return LK_OK;
 }
 

@@ -325,6 +325,7 @@ void mergeStats(lk_engine_step_stats &into, const lk_engine_step_stats &g)
 	into.solve_seconds += g.solve_seconds;
 	into.convert_seconds += g.convert_seconds;
 	into.step_seconds += g.step_seconds;
+	into.phase_seconds += g.phase_seconds;
 	if (severity(g.stop_reason) > severity(into.stop_reason))
 		into.stop_reason = g.stop_reason;
 	into.fallback |= g.fallback;
@@ -386,12 +387,14 @@ Instrument::Instrument()
 void Instrument::beginStep()
 {
 	clearStats(m_step);
+	m_phaseStart = lk__now();
 	if (recording)
 		current.clear();
 }
 
 void Instrument::endStep()
 {
+	m_step.phase_seconds = lk__now() - m_phaseStart;
 	m_step.fallback_total = fallbacks;
 	m_last = m_step;
 	mergeStats(m_accumulated, m_step);

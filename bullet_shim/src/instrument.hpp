@@ -116,6 +116,7 @@ public:
 
 private:
 	lk_engine_step_stats m_step, m_last, m_accumulated;
+	double m_phaseStart = 0.0; /* when the current step's constraint phase began (beginStep) */
 };
 
 /* Adds island statistics: counts and times summed, iterations the largest, RES in quadrature, the worst

@@ -37,6 +37,7 @@ lk_solver_config lk_default_config(lk_method method)
 	c.merit = LK_MERIT_RES;
 	c.check_every = 1;
 	c.warm_start = 1;
+	c.measure = 1;
 	/* Erleben 2013 sec. 7, Fig. 4: lambda = 1.4 works best for PSOR */
 	c.sor_w = c.method == LK_METHOD_PSOR ? 1.4 : 1.0;
 	c.order = LK_ORDER_NATURAL;
@@ -142,6 +143,7 @@ static const param params[] = {
 	{"merit", P_ENUM, OFF(merit), M_ALL, merit_names, "merit of the tolerances"},
 	{"check", P_INT, OFF(check_every), M_ALL, NULL, "evaluate the merit every N iterations"},
 	{"warm", P_BOOL, OFF(warm_start), M_ALL, NULL, "start from the incoming lambda"},
+	{"measure", P_BOOL, OFF(measure), M_ALL, NULL, "RES of the start and the result (0: skipped where unused)"},
 	{"seed", P_U64, OFF(seed), M_ALL, NULL, "random seed"},
 	{"threads", P_INT, OFF(threads), M_ALL, NULL, "threads of the sweeps (> 1: order=colour)"},
 	{"w", P_DOUBLE, OFF(sor_w), M_GS | M_NNCG, NULL, "SOR relaxation"},

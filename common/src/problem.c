@@ -316,12 +316,8 @@ static double inv_diag_of(double diag)
 }
 
 /* M^-1 J^T for one side: linear part scaled per axis, angular part through the inverse inertia. */
-static void mass_times_jt(const lk_body_def *b, const double *J, double *out)
+static inline void mass_times_jt(const lk_body_def *b, const double *J, double *out)
 {
-	if (!b) {
-		memset(out, 0, 6 * sizeof(double));
-		return;
-	}
 	for (int k = 0; k < 3; ++k)
 		out[k] = b->inv_mass[k] * J[k];
 	for (int r = 0; r < 3; ++r)
@@ -329,16 +325,24 @@ static void mass_times_jt(const lk_body_def *b, const double *J, double *out)
 		             b->inv_inertia[3 * r + 2] * J[5];
 }
 
-lk_status lk_problem_add_row(lk_problem *p, const lk_row_def *d, int *index_out)
+/* Nonzero when one of x[0..n) is infinite or NaN (its exponent bits all ones): a test of every value without
+ * a branch per value, which the compiler vectorises. */
+static inline uint64_t any_nonfinite(const double *x, int n)
 {
-	if (!p)
-		return LK_ERR_INVALID_ARGUMENT;
-	lk__clear_error(p);
-	if (!d)
-		return lk__fail(p, LK_ERR_INVALID_ARGUMENT, "add_row: definition is NULL");
-	if (p->form != LK_FORM_ROWS)
-		return lk__fail(p, LK_ERR_FORM, "add_row: the problem is in matrix form");
-	int i = p->nrows;
+	const uint64_t exp = 0x7ff0000000000000u, unit = 0x0010000000000000u;
+	uint64_t acc = 0;
+	for (int k = 0; k < n; ++k) {
+		uint64_t b;
+		memcpy(&b, &x[k], sizeof b);
+		acc |= (b & exp) + unit; /* carries into the sign bit only from an all-ones exponent */
+	}
+	return acc & 0x8000000000000000u;
+}
+
+/* Every rule a row definition must meet before anything is derived from it; LK_OK or the first rule broken,
+ * with its message. */
+static lk_status check_row_def(lk_problem *p, const lk_row_def *d, int i)
+{
 	if (i >= LK_MAX_ROWS)
 		return lk__fail(p, LK_ERR_LIMIT, "add_row: more than %d rows", LK_MAX_ROWS);
 	for (int k = 0; k < 2; ++k)
@@ -371,36 +375,76 @@ lk_status lk_problem_add_row(lk_problem *p, const lk_row_def *d, int *index_out)
 		if (d->lo > d->hi)
 			return lk__fail(p, LK_ERR_BOUNDS, "row %d: lo %g > hi %g", i, d->lo, d->hi);
 	}
+	return LK_OK;
+}
+
+/* The rules of check_row_def as one test without messages (the common case costs a few dozen instructions
+ * instead of a branch per value); it implies them all, so a row it passes needs no other check. */
+static int row_def_plainly_valid(const lk_problem *p, const lk_row_def *d, int i)
+{
+	const int a = d->body[0], b = d->body[1];
+	const double scalars[6] = {d->c, d->s, d->mu, d->point[0], d->point[1], d->point[2]};
+	int ok = i < LK_MAX_ROWS && a >= LK_STATIC && a < p->nbodies && b >= LK_STATIC && b < p->nbodies && a != b;
+	ok &= !any_nonfinite(&d->J[0][0], 12) & !any_nonfinite(scalars, 6);
+	ok &= d->s >= 0 && (unsigned)d->kind < LK_ROW_KIND_COUNT && d->findex >= -1 && d->findex != i;
+	if (d->findex >= 0)
+		ok &= d->mu >= 0;
+	else
+		ok &= d->lo <= d->hi && d->lo != INFINITY && d->hi != -INFINITY; /* false for a NaN bound too */
+	return ok;
+}
+
+lk_status lk_problem_add_row(lk_problem *p, const lk_row_def *d, int *index_out)
+{
+	if (!p)
+		return LK_ERR_INVALID_ARGUMENT;
+	lk__clear_error(p);
+	if (!d)
+		return lk__fail(p, LK_ERR_INVALID_ARGUMENT, "add_row: definition is NULL");
+	if (p->form != LK_FORM_ROWS)
+		return lk__fail(p, LK_ERR_FORM, "add_row: the problem is in matrix form");
+	const int i = p->nrows;
+	if (!row_def_plainly_valid(p, d, i)) {
+		lk_status st = check_row_def(p, d, i);
+		if (st != LK_OK)
+			return st;
+	}
 
 	/* The derived numbers, before anything is stored: finite J, masses and velocities can still give an
 	 * infinite M^-1 J^T (|J| near 1e308 on a light body), A_ii = J M^-1 J^T + s or q = J u* - c, and then no
-	 * solver has a finite w or du to work with. */
-	double J[12] = {0}, MJ[12];
+	 * solver has a finite w or du to work with. A static side contributes nothing: its J is dropped, its
+	 * slot is the zero sink. */
+	double J[12] = {0}, MJ[14] = {0}; /* MJ[12], MJ[13]: A_ii and q, checked with it */
 	const lk_body_def *ba = d->body[0] >= 0 ? &p->bodies[d->body[0]] : NULL;
 	const lk_body_def *bb = d->body[1] >= 0 ? &p->bodies[d->body[1]] : NULL;
-	/* a static side contributes nothing: its J is dropped, its slot is the zero sink */
-	if (ba)
+	static const double still[6] = {0, 0, 0, 0, 0, 0};
+	if (ba) {
 		memcpy(J, d->J[0], 6 * sizeof(double));
-	if (bb)
+		mass_times_jt(ba, J, MJ);
+	}
+	if (bb) {
 		memcpy(J + 6, d->J[1], 6 * sizeof(double));
-	mass_times_jt(ba, J, MJ);
-	mass_times_jt(bb, J + 6, MJ + 6);
-	for (int k = 0; k < 12; ++k)
-		if (!isfinite(MJ[k]))
-			return lk__fail(p, LK_ERR_NONFINITE, "row %d: M^-1 J^T overflows on body %d", i, d->body[k / 6]);
+		mass_times_jt(bb, J + 6, MJ + 6);
+	}
+	const double *ua = ba ? ba->u : still, *ub = bb ? bb->u : still;
 	double diag = d->s, q = -d->c;
 	for (int k = 0; k < 12; ++k)
 		diag += J[k] * MJ[k];
 	for (int k = 0; k < 6; ++k) {
-		if (ba)
-			q += J[k] * ba->u[k];
-		if (bb)
-			q += J[6 + k] * bb->u[k];
+		q += J[k] * ua[k];
+		q += J[6 + k] * ub[k];
 	}
-	if (!isfinite(diag))
-		return lk__fail(p, LK_ERR_NONFINITE, "row %d: A_ii = J M^-1 J^T + s overflows", i);
-	if (!isfinite(q))
+	MJ[12] = diag;
+	MJ[13] = q;
+	if (any_nonfinite(MJ, 14)) {
+		for (int k = 0; k < 12; ++k)
+			if (!isfinite(MJ[k]))
+				return lk__fail(p, LK_ERR_NONFINITE, "row %d: M^-1 J^T overflows on body %d", i,
+				                d->body[k / 6]);
+		if (!isfinite(diag))
+			return lk__fail(p, LK_ERR_NONFINITE, "row %d: A_ii = J M^-1 J^T + s overflows", i);
 		return lk__fail(p, LK_ERR_NONFINITE, "row %d: J u* - c overflows", i);
+	}
 
 	if (i >= p->cap_rows) {
 		lk_status st = reserve_rows(p, i + 1);
@@ -410,7 +454,7 @@ lk_status lk_problem_add_row(lk_problem *p, const lk_row_def *d, int *index_out)
 	/* every field of the record is written below (the record has no padding: problem.h) */
 	lk__row *r = &p->rows[i];
 	memcpy(r->J, J, sizeof J);
-	memcpy(r->MJ, MJ, sizeof MJ);
+	memcpy(r->MJ, MJ, 12 * sizeof(double));
 	r->q = q;
 	r->s = d->s;
 	r->diag = diag;

@@ -70,6 +70,25 @@ static lk_status dispatch(lk__ctx *c)
 	                lk_method_name(cfg->method));
 }
 
+/* The metrics of an iterate that was not measured (measure=0). */
+static void unmeasured(lk_metrics *m)
+{
+	m->res = m->theta = m->fischer = m->modified = m->max_h = m->max_bound_violation = NAN;
+}
+
+/* 1 when lambda and, in row form, the bodies' M^-1 J^T lambda are finite. */
+static int result_finite(const lk__ctx *c)
+{
+	double z = 0.0; /* x - x is 0 for a finite x and NaN otherwise */
+	for (int i = 0; i < c->n; ++i)
+		z += c->lambda[i] - c->lambda[i];
+	if (c->p->form == LK_FORM_ROWS)
+		for (int b = 0; b < c->p->nbodies; ++b)
+			for (int k = 0; k < 6; ++k)
+				z += c->du[LK_DU_STRIDE * (size_t)b + k] - c->du[LK_DU_STRIDE * (size_t)b + k];
+	return z == 0.0;
+}
+
 lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, lk_history *history)
 {
 	if (!p)
@@ -163,8 +182,17 @@ lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, 
 	c.full_metrics = !(cfg->merit == LK_MERIT_RES || cfg->merit == LK_MERIT_THETA) || history ||
 	                 cfg->method == LK_METHOD_PGS_SM || cfg->method == LK_METHOD_NEWTON_MINMAP ||
 	                 cfg->method == LK_METHOD_NEWTON_FISCHER;
+	/* RES of the start and of the result (the statistics and the end guard), unless measure=0 leaves them out
+	 * where nothing else reads them: a Gauss-Seidel method, which evaluates no merit without a tolerance or
+	 * a history. A non-finite result is still caught below. */
+	const int measure = cfg->measure || history || cfg->tol_abs > 0 || cfg->tol_rel > 0 ||
+	                    !(cfg->method == LK_METHOD_PGS || cfg->method == LK_METHOD_PSOR ||
+	                      cfg->method == LK_METHOD_AMGS || cfg->method == LK_METHOD_AMSOR);
 	lk_metrics m0;
-	lk__current_metrics(&c, &m0);
+	if (measure)
+		lk__current_metrics(&c, &m0);
+	else
+		unmeasured(&m0);
 	c.t0 = lk__now();
 	lk__monitor_start(&c, &m0);
 
@@ -179,9 +207,13 @@ lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, 
 
 	lk_metrics m1;
 	c.full_metrics = 1;
-	lk__current_metrics(&c, &m1);
+	const int measured = measure || !result_finite(&c);
+	if (measured)
+		lk__current_metrics(&c, &m1);
+	else
+		unmeasured(&m1);
 	/* never hand back a non-finite lambda: the best finite iterate replaces it */
-	if (!isfinite(m1.res)) {
+	if (measured && !isfinite(m1.res)) {
 		lk__restore_best(&c);
 		lk__current_metrics(&c, &m1);
 		if (c.stop == LK_STOP_NONE || c.stop == LK_STOP_ITERATIONS)
@@ -194,7 +226,7 @@ lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, 
 	 * that an adapter can fall back to its engine's solver for the step. PGS-SM with best=0 asks for its
 	 * last iterate whatever it is (Silcowitz et al. sec. 4.3 without the fall-back), and gets it. */
 	int keep_last = cfg->method == LK_METHOD_PGS_SM && !cfg->pgs_sm.best_iterate;
-	if (!keep_last && isfinite(m0.res) && m1.res > LK_UNSTABLE_FACTOR * m0.res) {
+	if (!keep_last && measured && isfinite(m0.res) && m1.res > LK_UNSTABLE_FACTOR * m0.res) {
 		lk__restore_best(&c);
 		lk__current_metrics(&c, &m1);
 		c.stop = LK_STOP_DIVERGED;

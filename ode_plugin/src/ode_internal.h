@@ -127,6 +127,7 @@ struct lk_ode {
 	lk_ode_stepper fallback; /* ODE's stepper for a step lcpkit's solver cannot make */
 	lk_solver_config cfg;
 	int iters_from_world;
+	int measure_open; /* the spec leaves measure= open: it follows def.ode_residual */
 	char spec[160];
 
 	/* registration */

@@ -105,6 +105,7 @@ lk_status lk_ode_create(dWorldID world, const lk_ode_def *def, lk_ode **out, cha
 		return st;
 	}
 	snprintf(ctx->spec, sizeof ctx->spec, "%s", d.solver ? d.solver : "pgs");
+	ctx->measure_open = !lk_config_spec_sets(ctx->spec, "measure");
 	ctx->def.solver = ctx->spec;
 	ctx->problem = lk_problem_create(LK_FORM_ROWS);
 	ctx->island_group = dJointGroupCreate(0);
@@ -168,6 +169,7 @@ lk_status lk_ode_set_solver(lk_ode *ctx, const char *spec)
 	ctx->stepper = s;
 	ctx->cfg = c;
 	ctx->iters_from_world = fw;
+	ctx->measure_open = !lk_config_spec_sets(spec, "measure");
 	snprintf(ctx->spec, sizeof ctx->spec, "%s", spec);
 	ctx->nwarm = 0;
 	return LK_OK;
@@ -186,6 +188,7 @@ lk_status lk_ode_set_config(lk_ode *ctx, const lk_solver_config *cfg)
 	ctx->stepper = LK_ODE_LCPKIT;
 	ctx->cfg = *cfg;
 	ctx->iters_from_world = 0;
+	ctx->measure_open = 0;
 	if (lk_config_format(cfg, ctx->spec, sizeof ctx->spec) != LK_OK)
 		snprintf(ctx->spec, sizeof ctx->spec, "%s", lk_method_name(cfg->method));
 	ctx->nwarm = 0;
@@ -224,6 +227,9 @@ lk_solver_config lk_ode_get_config(const lk_ode *ctx)
 	lk_solver_config c = ctx->cfg;
 	if (ctx->iters_from_world)
 		lk_config_set_engine_budget(&c, dWorldGetQuickStepNumIterations(ctx->world));
+	/* RES before and after the solve only when the step's statistics are measured */
+	if (ctx->measure_open && !ctx->def.ode_residual)
+		c.measure = 0;
 	return c;
 }
 
@@ -694,6 +700,8 @@ lk_status lk_ode_world_step(lk_ode *ctx, double dt)
 	lk_status st = ctx->stepper == LK_ODE_LCPKIT ? lcpkit_step(ctx, dt, t0) : ode_own_step(ctx, dt, t0);
 	ctx->timing.total = lk__now() - t0;
 	ctx->stats.step_seconds = ctx->timing.total;
+	/* ODE's own stepper: its call alone, without the optional residual measurement around it */
+	ctx->stats.phase_seconds = ctx->stepper == LK_ODE_LCPKIT ? ctx->timing.total : ctx->stats.solve_seconds;
 	return st;
 }
 

@@ -15,6 +15,7 @@ int lk_bench_paper(int argc, char **argv);
 int lk_bench_amgs(int argc, char **argv);
 int lk_bench_work(int argc, char **argv);
 int lk_bench_threads(int argc, char **argv);
+int lk_bench_phase(int argc, char **argv);
 
 /* A benchmark suite of `lcpkit bench NAME`: run gets the arguments after NAME. */
 typedef struct lk_bench_suite {

@@ -13,6 +13,8 @@ static const lk_bench_suite suites[] = {
 	{"kernel", "ns per row update of the PGS/AMGS kernels vs the memory streaming limit", lk_bench_kernel},
 	{"work", "the work budget's weights: CPU time per counted row of each kind of work", lk_bench_work},
 	{"threads", "PGS sweeps on one and two threads on the bigpool scene: speed-up and scaling", lk_bench_threads},
+	{"phase", "the engines' whole solver phase (rows, solve, write-back) with their own solver vs lcpkit's",
+	 lk_bench_phase},
 	{"engines", "engines' own solvers vs lcpkit's through the adapters: same scene, same budget", lk_bench_engines},
 	{"paper", "the papers' tables (Miyamoto & Yamashita, Poulsen et al., Silcowitz et al.) on the scenes", lk_bench_paper},
 	{"amgs", "AMGS family vs PGS: sweeps and time to RES < 1e-4, cost per sweep (Miyamoto & Yamashita 2019)",

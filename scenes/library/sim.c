@@ -147,6 +147,11 @@ double lk_sim_max_penetration(const lk_sim *s)
 	return s->max_penetration;
 }
 
+void lk_sim_set_residuals(lk_sim *s, int on)
+{
+	s->ops->set_residuals(s, on != 0);
+}
+
 void lk_sim_capture_next(lk_sim *s)
 {
 	s->capture_next = 1;

@@ -37,6 +37,10 @@ void lk_sim_pose(const lk_sim *s, int i, lk_pose *pose);
 void lk_sim_velocity(const lk_sim *s, int i, double v[3], double w[3]);
 /* The deepest penetration among the contacts of the last step, metres (0 if none). */
 double lk_sim_max_penetration(const lk_sim *s);
+/* Whether a step measures RES before and after the solve on its rows (on by default). With an engine's own
+ * solver that means extracting the rows, which the step's times then include: a benchmark of the solver
+ * phase switches it off. */
+void lk_sim_set_residuals(lk_sim *s, int on);
 /* Asks the next step to keep a copy of the problem it solves (row form, lambda = its warm start). */
 void lk_sim_capture_next(lk_sim *s);
 /* The problem captured by the last step, or NULL; the caller destroys it. */

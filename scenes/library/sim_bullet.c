@@ -155,7 +155,12 @@ static lk_bt_joint_def joint_def(const bt_sim *b, const lk_scene_joint *j)
 	return jd;
 }
 
-static const lk_sim_ops bt_ops = {bt_destroy, bt_step, bt_pose, bt_velocity, bt_add_body};
+static void bt_set_residuals(lk_sim *s, int on)
+{
+	lk_bt_world_set_residuals(((bt_sim *)s->impl)->world, on);
+}
+
+static const lk_sim_ops bt_ops = {bt_destroy, bt_step, bt_pose, bt_velocity, bt_add_body, bt_set_residuals};
 
 lk_status lk__sim_create_bullet(lk_sim *s, const lk_sim_def *def, char *err, size_t esz)
 {

@@ -10,6 +10,7 @@ typedef struct lk_sim_ops {
 	void (*pose)(const lk_sim *s, int i, lk_pose *pose);
 	void (*velocity)(const lk_sim *s, int i, double v[3], double w[3]);
 	lk_status (*add_body)(lk_sim *s, int i); /* builds scene body i, just appended by lk_sim_add_body */
+	void (*set_residuals)(lk_sim *s, int on);
 } lk_sim_ops;
 
 struct lk_sim {

@@ -297,7 +297,12 @@ static void ode_joint(ode_sim *o, const lk_scene_joint *j)
 	}
 }
 
-static const lk_sim_ops ode_ops = {ode_destroy, ode_step, ode_pose, ode_velocity, ode_add_body};
+static void ode_set_residuals(lk_sim *s, int on)
+{
+	lk_ode_set_ode_residual(((ode_sim *)s->impl)->ctx, on);
+}
+
+static const lk_sim_ops ode_ops = {ode_destroy, ode_step, ode_pose, ode_velocity, ode_add_body, ode_set_residuals};
 
 lk_status lk__sim_create_ode(lk_sim *s, const lk_sim_def *def, char *err, size_t esz)
 {

@@ -40,6 +40,9 @@ typedef struct lk_engine_step_stats {
 	double solve_seconds;      /* the solver proper */
 	double convert_seconds;    /* building the lcpkit problem from the engine's rows and writing back */
 	double step_seconds;       /* the whole step (collision, solve, integration) */
+	double phase_seconds;      /* the engine's constraint phase, what swapping the solver changes: in ODE the
+	                            * stepper call (rows built, solved, written back, bodies integrated); in Bullet
+	                            * solveConstraints (its row setup, the solve, the write-back, its finish) */
 	lk_stop_reason stop_reason;
 	int fallback;              /* 1: a guard tripped and the engine's own solver produced this step */
 	int64_t fallback_total;    /* fallbacks since the world was created */

@@ -51,8 +51,10 @@ typedef struct lk_ode_def {
 	const char *solver;
 	double warm_distance;    /* two steps' contacts of one body pair match within this distance (m) */
 	double warm_normal_cos;  /* ... and when the cosine of the angle between their normals is at least this */
-	int ode_residual;        /* ODE's steppers: extract the rows too and report RES of ODE's impulses on them
-	                          * (a read that changes nothing: the trajectory stays ODE's bit for bit) */
+	int ode_residual;        /* RES in every step's statistics. ODE's steppers: extract the rows too and report
+	                          * RES of ODE's impulses on them (a read that changes nothing: the trajectory
+	                          * stays ODE's bit for bit). lcpkit: RES of the solve's start and result (the
+	                          * configuration's measure=, unless the spec sets it) */
 } lk_ode_def;
 
 /* Defaults: solver "pgs", warm_distance 0.01 m, warm_normal_cos 0.95, ode_residual 1. */
@@ -80,7 +82,8 @@ LK_API lk_ode_stepper lk_ode_get_stepper(const lk_ode *ctx);
 /* Which of ODE's steppers makes a step that lcpkit's solver cannot (see lk_ode_world_step): LK_ODE_QUICKSTEP
  * (the default) or LK_ODE_STEP, for a program written for dWorldStep. */
 LK_API lk_status lk_ode_set_fallback(lk_ode *ctx, lk_ode_stepper stepper);
-/* Switches lk_ode_def.ode_residual (RES of ODE's own steppers, at the cost of an extraction per step). */
+/* Switches lk_ode_def.ode_residual (RES of every step, at the cost of an extraction per step with ODE's own
+ * steppers and of two residual evaluations with lcpkit's). */
 LK_API lk_status lk_ode_set_ode_residual(lk_ode *ctx, int on);
 /* The lcpkit configuration in use (meaningful for LK_ODE_LCPKIT). */
 LK_API lk_solver_config lk_ode_get_config(const lk_ode *ctx);

@@ -39,7 +39,7 @@
 
 #define MAX_SCENES 8
 #define MAX_RUNS 32
-#define SPEC_LEN 160
+#define SPEC_LEN LK_BENCH_SPEC_LEN
 
 typedef struct opts {
 	int quick;
@@ -73,28 +73,6 @@ static void usage(FILE *f)
 	        "  --no-scaling      skip table 4 (bigpool scaling)\n"
 	        "  --scaling-max N   largest bigpool (default 100000, quick 10000)\n"
 	        "  --out DIR         CSV directory (default bench-out): bench_engines*.csv\n");
-}
-
-/* Splits a comma list of scene specs whose parameters also use commas: a piece with '=' but no ':' belongs to
- * the spec before it ("pool1:dim=3,n=1000,pool2" -> "pool1:dim=3,n=1000" and "pool2"). */
-static int split_specs(const char *list, char out[][SPEC_LEN], int max)
-{
-	int n = 0;
-	for (const char *s = list; *s;) {
-		size_t len = strcspn(s, ",");
-		if (n > 0 && memchr(s, '=', len) && !memchr(s, ':', len)) {
-			size_t used = strlen(out[n - 1]);
-			snprintf(out[n - 1] + used, SPEC_LEN - used, ",%.*s", (int)len, s);
-		} else if (len > 0) {
-			if (n >= max)
-				return -1;
-			snprintf(out[n++], SPEC_LEN, "%.*s", (int)len, s);
-		}
-		s += len;
-		if (*s == ',')
-			++s;
-	}
-	return n;
 }
 
 /* ------------------------------------------------------------------------------------------ solvers */
@@ -596,7 +574,7 @@ int lk_bench_engines(int argc, char **argv)
 		o.scaling_max = o.quick ? 10000 : 100000;
 	if (!scenes)
 		scenes = o.quick ? "boxstack:n=10,pool1" : "boxstack:n=10,pool1,pool1:dim=3,n=1000";
-	o.nscenes = split_specs(scenes, o.scenes, MAX_SCENES);
+	o.nscenes = lk_bench_split_specs(scenes, o.scenes, MAX_SCENES);
 	if (o.nscenes <= 0) {
 		lk_cli_error(cmd, "--scenes: no scenes or more than %d", MAX_SCENES);
 		return LK_EXIT_USAGE;

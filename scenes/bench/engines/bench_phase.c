@@ -1,0 +1,255 @@
+/* lcpkit bench phase: what a user pays for the solver inside the engine, end to end. The engine's constraint
+ * phase (lk_engine_step_stats.phase_seconds: in ODE the stepper call, which builds the rows, solves them,
+ * writes the impulses back and integrates; in Bullet solveConstraints, its row setup, the solve, the
+ * write-back and its finish) with the engine's own solver against lcpkit's through the adapter, same scene,
+ * same iteration count.
+ *
+ * One simulation per engine and solver is built from the same scene description; they are stepped in turn,
+ * step by step, in an order reversed every step, so that each sees the same machine load and none always
+ * runs on the cache another left. Residual measurement is off (with an engine's own solver it would extract
+ * the rows inside the phase). Reported per solver: the median row count, the phase's median, minimum and
+ * interquartile range over the timed steps, the medians of the solve, of the conversion (lcpkit only) and of
+ * the whole step, and the ratio of the phase median to the first solver's (the engine's own by default), as
+ * a whole and per row (the simulations drift apart, so their row counts differ a little; ODE's own steppers
+ * report no rows without the residual measurement, so there the ratio is the whole phase's only). */
+#include "bench.h"
+#include "bench_util.h"
+#include "cli_util.h"
+#include "scene.h"
+#include "sim.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SCENES 8
+#define MAX_SOLVERS 6
+
+typedef struct opts {
+	int quick, iterations, warmup, steps;
+	int nscenes, nsolvers, engines; /* engines: bit (1 << lk_engine) */
+	char scenes[MAX_SCENES][LK_BENCH_SPEC_LEN];
+	char solvers[MAX_SOLVERS][LK_BENCH_SPEC_LEN];
+	const char *out;
+} opts;
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: lcpkit bench phase [--quick] [--scenes LIST] [--engines LIST] [--solvers LIST]\n"
+	        "                          [--iterations N] [--warmup N] [--steps N] [--out DIR]\n"
+	        "The engines' constraint phase (ODE: the stepper call; Bullet: solveConstraints) with their own\n"
+	        "solver against lcpkit's through the adapters: same scene, same iterations, simulations stepped\n"
+	        "side by side; medians, minima and quartiles over the timed steps.\n"
+	        "  --scenes LIST     scene specs (default pile:n=3000,ragdolls:n=32; quick: pile:n=300,ragdolls:n=4)\n"
+	        "  --engines LIST    ode, bullet (default: those built in)\n"
+	        "  --solvers LIST    solver specs; \"own\" is the engine's default solver (default own,pgs)\n"
+	        "  --iterations N    iterations per step, every solver (default 10)\n"
+	        "  --warmup N        steps before timing (default 60, quick 10)\n"
+	        "  --steps N         timed steps (default 60, quick 10)\n"
+	        "  --out DIR         CSV directory (default bench-out): bench_phase.csv\n");
+}
+
+static int parse(int argc, char **argv, opts *o)
+{
+	const char *scenes = NULL, *solvers = "own,pgs", *engines = NULL;
+	o->iterations = 10;
+	o->warmup = o->steps = -1;
+	o->out = "bench-out";
+	for (int i = 1; i < argc; ++i) {
+		const char *a = argv[i], *v;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			return LK_EXIT_OK;
+		}
+		if (!strcmp(a, "--quick")) {
+			o->quick = 1;
+			continue;
+		}
+		if (!(v = lk_cli_value("bench phase", argc, argv, &i)))
+			return LK_EXIT_USAGE;
+		if (!strcmp(a, "--scenes"))
+			scenes = v;
+		else if (!strcmp(a, "--solvers"))
+			solvers = v;
+		else if (!strcmp(a, "--engines"))
+			engines = v;
+		else if (!strcmp(a, "--out"))
+			o->out = v;
+		else if (!strcmp(a, "--iterations") || !strcmp(a, "--warmup") || !strcmp(a, "--steps")) {
+			int *dst = a[2] == 'i' ? &o->iterations : a[2] == 'w' ? &o->warmup : &o->steps;
+			if (!lk_cli_int(v, a[2] == 'w' ? 0 : 1, 1000000, dst)) {
+				lk_cli_error("bench phase", "%s: '%s' is not an integer in [%d, 1000000]", a, v, a[2] == 'w' ? 0 : 1);
+				return LK_EXIT_USAGE;
+			}
+		} else {
+			lk_cli_error("bench phase", "unknown option '%s' (see --help)", a);
+			return LK_EXIT_USAGE;
+		}
+	}
+	if (o->warmup < 0)
+		o->warmup = o->quick ? 10 : 60;
+	if (o->steps < 0)
+		o->steps = o->quick ? 10 : 60;
+	if (!scenes)
+		scenes = o->quick ? "pile:n=300,ragdolls:n=4" : "pile:n=3000,ragdolls:n=32";
+	o->nscenes = lk_bench_split_specs(scenes, o->scenes, MAX_SCENES);
+	o->nsolvers = lk_bench_split_specs(solvers, o->solvers, MAX_SOLVERS);
+	if (o->nscenes < 1 || o->nsolvers < 1) {
+		lk_cli_error("bench phase", "--scenes and --solvers take 1 to %d and %d specs", MAX_SCENES, MAX_SOLVERS);
+		return LK_EXIT_USAGE;
+	}
+	if (!engines) {
+		for (int e = 0; e < LK_ENGINE_COUNT; ++e)
+			o->engines |= lk_engine_available((lk_engine)e) << e;
+		if (!o->engines)
+			lk_cli_error("bench phase", "this lcpkit was built without ODE and Bullet");
+		return o->engines ? -1 : LK_EXIT_FAIL;
+	}
+	char list[LK_BENCH_SPEC_LEN], *names[4];
+	snprintf(list, sizeof list, "%s", engines);
+	const int ne = lk_bench_split(list, names, 4);
+	for (int k = 0; k < ne; ++k) {
+		const int e = lk_engine_from_name(names[k]);
+		if (e < 0) {
+			lk_cli_error("bench phase", "--engines: '%s' is not an engine built into this lcpkit (ode, bullet)",
+			             names[k]);
+			return LK_EXIT_USAGE;
+		}
+		o->engines |= 1 << e;
+	}
+	if (!o->engines) {
+		lk_cli_error("bench phase", "--engines names no engine");
+		return LK_EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* The value at fraction f of the sorted v[0..n) (v is sorted in place). */
+static double quantile(double *v, int n, double f)
+{
+	lk_cli_median(v, n); /* sorts */
+	const double at = f * (n - 1);
+	const int i = (int)at;
+	return i + 1 < n ? v[i] + (at - i) * (v[i + 1] - v[i]) : v[n - 1];
+}
+
+typedef struct series {
+	double *phase, *solve, *convert, *step, *rows;
+} series;
+
+static int run(const opts *o, const char *scene_spec, lk_engine engine, FILE *csv)
+{
+	const int ns = o->nsolvers, n = o->steps;
+	const char *spec[MAX_SOLVERS];
+	lk_sim *sim[MAX_SOLVERS] = {0};
+	series t[MAX_SOLVERS];
+	memset(t, 0, sizeof t);
+	lk_scene *sc = NULL;
+	int rc = LK_EXIT_FAIL;
+	char err[256];
+	if (lk_scene_create(scene_spec, &sc, err, sizeof err) != LK_OK) {
+		lk_cli_error("bench phase", "%s", err);
+		return LK_EXIT_USAGE;
+	}
+	for (int k = 0; k < ns; ++k) {
+		spec[k] = strcmp(o->solvers[k], "own") ? o->solvers[k] : lk_engine_default_solver(engine);
+		lk_sim_def def = {sc, engine, spec[k], o->iterations, 0};
+		if (lk_sim_create(&def, &sim[k], err, sizeof err) != LK_OK) {
+			lk_cli_error("bench phase", "%s in %s with %s: %s", scene_spec, lk_engine_name(engine), spec[k], err);
+			rc = LK_EXIT_USAGE;
+			goto done;
+		}
+		lk_sim_set_residuals(sim[k], 0);
+		double **cols[5] = {&t[k].phase, &t[k].solve, &t[k].convert, &t[k].step, &t[k].rows};
+		for (int c = 0; c < 5; ++c)
+			if (!(*cols[c] = calloc((size_t)n, sizeof(double)))) {
+				lk_cli_error("bench phase", "out of memory");
+				goto done;
+			}
+	}
+	char label[LK_BENCH_SPEC_LEN + 16];
+	snprintf(label, sizeof label, "%s %s", lk_engine_name(engine), scene_spec);
+	const int total = o->warmup + n;
+	for (int s = 0; s < total; ++s) {
+		lk_cli_progress(label, s, total);
+		for (int j = 0; j < ns; ++j) {
+			const int k = s % 2 ? ns - 1 - j : j;
+			lk_engine_step_stats st;
+			if (lk_sim_step(sim[k], &st) != LK_OK) {
+				lk_cli_error("bench phase", "%s in %s with %s: step %d failed", scene_spec, lk_engine_name(engine),
+				             spec[k], s + 1);
+				goto done;
+			}
+			if (s < o->warmup)
+				continue;
+			const int at = s - o->warmup;
+			t[k].phase[at] = st.phase_seconds;
+			t[k].solve[at] = st.solve_seconds;
+			t[k].convert[at] = st.convert_seconds;
+			t[k].step[at] = st.step_seconds;
+			t[k].rows[at] = st.rows;
+		}
+	}
+	lk_cli_progress(label, total, total);
+	printf("\n%s in %s: %d iterations, %d warm-up and %d timed steps, medians (ms)\n", scene_spec,
+	       lk_engine_name(engine), o->iterations, o->warmup, n);
+	printf("  %-18s %7s %9s %9s %9s %9s %9s %9s %9s %8s %8s\n", "solver", "rows", "phase", "min", "q25", "q75",
+	       "solve", "convert", "step", "phase/own", "per row");
+	double own_phase = NAN, own_rows = NAN;
+	for (int k = 0; k < ns; ++k) {
+		const double rows = lk_cli_median(t[k].rows, n);
+		const double q25 = quantile(t[k].phase, n, 0.25), q75 = quantile(t[k].phase, n, 0.75);
+		const double phase = lk_cli_median(t[k].phase, n), lo = t[k].phase[0];
+		const double solve = lk_cli_median(t[k].solve, n), convert = lk_cli_median(t[k].convert, n);
+		const double step = lk_cli_median(t[k].step, n);
+		if (k == 0)
+			own_phase = phase, own_rows = rows;
+		const double ratio = phase / own_phase;
+		const double ratio_row = rows > 0 && own_rows > 0 ? (phase / rows) / (own_phase / own_rows) : NAN;
+		char per_row[16] = "-";
+		if (isfinite(ratio_row))
+			snprintf(per_row, sizeof per_row, "%.2fx", ratio_row);
+		printf("  %-18s %7.0f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %8.2fx %8s\n", spec[k], rows, 1e3 * phase,
+		       1e3 * lo, 1e3 * q25, 1e3 * q75, 1e3 * solve, 1e3 * convert, 1e3 * step, ratio, per_row);
+		fprintf(csv, "%s,%s,%s,%d,%d,%.0f,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.4f,%.4f\n", scene_spec,
+		        lk_engine_name(engine), spec[k], o->iterations, n, rows, phase, lo, q25, q75, solve, convert, step,
+		        ratio, ratio_row);
+	}
+	fflush(stdout);
+	rc = LK_EXIT_OK;
+done:
+	for (int k = 0; k < ns; ++k) {
+		lk_sim_destroy(sim[k]);
+		free(t[k].phase);
+		free(t[k].solve);
+		free(t[k].convert);
+		free(t[k].step);
+		free(t[k].rows);
+	}
+	lk_scene_destroy(sc);
+	return rc;
+}
+
+int lk_bench_phase(int argc, char **argv)
+{
+	opts o;
+	memset(&o, 0, sizeof o);
+	int rc = parse(argc, argv, &o);
+	if (rc >= 0)
+		return rc;
+	lk_bench_csv csv = {.name = "bench_phase.csv"};
+	if (lk_bench_open_csvs("bench phase", o.out, &csv, 1) != 0)
+		return LK_EXIT_FAIL;
+	fprintf(csv.f, "scene,engine,solver,iterations,steps,rows,phase_median_s,phase_min_s,phase_q25_s,phase_q75_s,"
+	               "solve_median_s,convert_median_s,step_median_s,phase_vs_first,phase_per_row_vs_first\n");
+	printf("lcpkit bench phase: the solver phase with each engine's own solver and lcpkit's, side by side\n");
+	rc = LK_EXIT_OK;
+	for (int i = 0; i < o.nscenes && rc == LK_EXIT_OK; ++i)
+		for (int e = 0; e < LK_ENGINE_COUNT && rc == LK_EXIT_OK; ++e)
+			if ((o.engines >> e) & 1)
+				rc = run(&o, o.scenes[i], (lk_engine)e, csv.f);
+	printf("\nCSV: %s\n", csv.path);
+	lk_bench_close_csvs(&csv, 1);
+	return rc;
+}
