@@ -64,8 +64,28 @@ static void each_engine_solver(void (*f)(lk_engine e, const char *solver))
 static void pile_settles(lk_engine e, const char *solver)
 {
 	run r;
-	run_scene(&r, "pile:n=48", e, solver, 20, 5.0);
+	run_scene(&r, "pile:n=48", e, solver, 20, 4.0);
 	const lk_scene *sc = r.scene;
+	/* A heap of 48 boxes is chaotic: the order in which an engine moves its geoms changes the order of the
+	 * next contacts, and a box balanced on an edge topples seconds later in one run and not in another
+	 * (measured in ODE with lcpkit's PGS: kinetic energy spikes of 0.4-1.8 J between 10 and 15 s, with the
+	 * integration through ODE's stepper and with its own). So at rest
+	 * means at rest most of the time: the median of the energy sampled every 0.1 s from 4 to 10 s. */
+	double ke[60];
+	const int per_sample = (int)lround(0.1 / sc->h);
+	for (int k = 0; k < 60; ++k) {
+		for (int s = 0; s < per_sample; ++s)
+			if (lk_sim_step(r.sim, NULL) != LK_OK)
+				fail_msg("%s: a step after 4 s failed", r.what);
+		ke[k] = lk_sim_kinetic_energy(r.sim);
+	}
+	for (int i = 1; i < 60; ++i) /* insertion sort for the median */
+		for (int j = i; j > 0 && ke[j - 1] > ke[j]; --j) {
+			const double t = ke[j];
+			ke[j] = ke[j - 1];
+			ke[j - 1] = t;
+		}
+	const double energy_median = 0.5 * (ke[29] + ke[30]);
 	/* the walls' inner faces bound the footprint */
 	double half = INFINITY, wall_top = 0, top = 0;
 	int walls = 0, boxes = 0;
@@ -83,17 +103,14 @@ static void pile_settles(lk_engine e, const char *solver)
 	assert_true(half > 1 && half < 10);
 	/* the columns start far above the walls ... */
 	assert_true(top > 3 * wall_top);
-	double energy = 0, heap_top = 0;
+	double heap_top = 0;
 	for (int i = 0; i < sc->nbodies; ++i) {
 		const lk_scene_body *b = &sc->bodies[i];
 		if (b->mass <= 0)
 			continue;
 		++boxes;
 		lk_pose p;
-		double v[3], w[3];
 		lk_sim_pose(r.sim, i, &p);
-		lk_sim_velocity(r.sim, i, v, w);
-		energy += lk_scene_body_energy(b, p.quat, v, w);
 		heap_top = fmax(heap_top, p.pos[2]);
 		/* a box's centre lies at least half its size above the floor (less a penetration) and within the
 		 * walls, at most half its diagonal from their faces */
@@ -105,9 +122,9 @@ static void pile_settles(lk_engine e, const char *solver)
 	/* ... and end in a heap at most a box over them, at rest: 0.1 J is a box of 1 kg at 0.45 m/s */
 	if (heap_top > wall_top + 1.0)
 		fail_msg("%s: the heap's top box is at %g m, above the walls' %g m", r.what, heap_top, wall_top);
-	if (energy > 0.1)
-		fail_msg("%s: the heap still moves, kinetic energy %g J", r.what, energy);
-	print_message("%-40s kinetic energy at 5 s %.3g J\n", r.what, energy);
+	if (energy_median > 0.1)
+		fail_msg("%s: the heap still moves, median kinetic energy from 4 to 10 s %g J", r.what, energy_median);
+	print_message("%-40s median kinetic energy from 4 to 10 s %.3g J\n", r.what, energy_median);
 	run_done(&r);
 }
 

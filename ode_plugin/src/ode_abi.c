@@ -96,6 +96,7 @@ lk_status lk__ode_abi_load(lk__ode_abi *abi, char *err, size_t err_size)
 		{offsetof(lk__ode_abi, realloc_context),
 		 "_Z31dxReallocateWorldProcessContextP7dxWorldR25dxWorldProcessIslandsInfodPFmPKP6dxBodyjPKP7dxJointjE"},
 		{offsetof(lk__ode_abi, quickstep_estimate), "_Z37dxEstimateQuickStepMemoryRequirementsPKP6dxBodyjPKP7dxJointj"},
+		{offsetof(lk__ode_abi, step_body), "_Z10dxStepBodyP6dxBodyd"},
 	};
 	for (size_t i = 0; i < sizeof other / sizeof other[0]; ++i) {
 		snprintf(name, sizeof name, "%s", other[i].name);

@@ -36,6 +36,7 @@ typedef _Bool (*lk__ode_context_sync_fn)(void *context, void *world);
 typedef size_t (*lk__ode_estimate_fn)(void *const *bodies, unsigned nb, void *const *joints, unsigned nj);
 typedef _Bool (*lk__ode_realloc_context_fn)(void *world, void *islands_info, double h, lk__ode_estimate_fn est);
 typedef void (*lk__ode_world_destroy_fn)(dWorldID w);
+typedef void (*lk__ode_step_body_fn)(dBodyID b, dReal stepsize);
 
 typedef struct lk__ode_abi {
 	lk__ode_info1_fn info1[LK__ODE_JOINT_TYPES];
@@ -50,6 +51,8 @@ typedef struct lk__ode_abi {
 	lk__ode_context_sync_fn context_sync;
 	lk__ode_realloc_context_fn realloc_context;
 	lk__ode_estimate_fn quickstep_estimate;
+	lk__ode_step_body_fn step_body; /* dxStepBody: a body's position and orientation over a step, as the
+	                                  * steppers end */
 } lk__ode_abi;
 
 /* Resolves everything; on failure writes which symbol (or what) is missing. */

@@ -525,12 +525,14 @@ static int guard_tripped(lk_stop_reason r)
 	return r == LK_STOP_NONFINITE || r == LK_STOP_DIVERGED || r == LK_STOP_BAD_DIAGONAL;
 }
 
-static void apply_forces(lk_ode *ctx, double h)
+/* The constraint forces J^T lambda / h: into the bodies' accumulators when ODE's stepper integrates them
+ * (to_bodies), and into the joints' dJointFeedback either way. */
+static void apply_forces(lk_ode *ctx, double h, int to_bodies)
 {
-	for (int i = 0; i < ctx->nbodies; ++i)
-		memset(ctx->bodies[i].force, 0, sizeof ctx->bodies[i].force);
 	const double inv_h = 1.0 / h;
-	for (int g = 0; g < ctx->nrows; ++g) {
+	for (int i = 0; i < ctx->nbodies && to_bodies; ++i)
+		memset(ctx->bodies[i].force, 0, sizeof ctx->bodies[i].force);
+	for (int g = 0; g < ctx->nrows && to_bodies; ++g) {
 		const lk__ode_joint *j = &ctx->joints[ctx->row_joint[g]];
 		const double *x = ctx->rows + (size_t)g * LK__ODE_ROW;
 		double f = ctx->lambda[g] * inv_h;
@@ -543,7 +545,7 @@ static void apply_forces(lk_ode *ctx, double h)
 				F1[k] += x[LK__ODE_J2 + k] * f;
 		}
 	}
-	for (int i = 0; i < ctx->nbodies; ++i) {
+	for (int i = 0; i < ctx->nbodies && to_bodies; ++i) {
 		const lk__ode_body *e = &ctx->bodies[i];
 		if (e->kinematic)
 			continue;
@@ -604,9 +606,59 @@ static void keep_islands(lk_ode *ctx)
 	}
 }
 
+/* What ODE's quickstep does to each body of an island at the end of its step (quickstep.cpp, stages 6a and
+ * 6b): the velocity becomes u + h M^-1 (f + J^T lambda / h), which is lcpkit's u* + M^-1 J^T lambda, then its
+ * own dxStepBody moves the body (position, orientation, its geoms, the moved callback, damping, the angular
+ * speed cap) and the accumulators are cleared. Run on the gathered bodies directly, this costs a fraction of
+ * a dWorldQuickStep with the solved joints switched off, which treats every body as an island of its own
+ * (callgrind, 3,000-box pile: 2,200 instructions a body). Only for a step without auto-disabling and
+ * disabled bodies (need_islands 0), whose bookkeeping is ODE's. Bodies the plugin did not gather (no geom
+ * in a registered space, no joint to a gathered body, not registered) are still stepped by
+ * dWorldQuickStep, with the gathered ones switched off for its call. */
+static int integrate_gathered(lk_ode *ctx, double h)
+{
+	/* in reverse: dGeomMoved puts a moved geom at the front of its space's list, so this keeps the list, and
+	 * with it the order of the next step's contacts and rows, as it was; in gather order it would reverse
+	 * every step, and a cold-started PGS on rows in alternating orders jitters (a heap of 48 boxes, median
+	 * kinetic energy from 4 to 10 s: 0.078 J in gather order, 0.0038 J in reverse, 0.0093 J through ODE's
+	 * stepper) */
+	for (int i = ctx->nbodies - 1; i >= 0; --i) {
+		const lk__ode_body *e = &ctx->bodies[i];
+		const lk_body_def *d = lk_problem_body(ctx->problem, i);
+		double du[6];
+		if (lk_problem_delta_velocity(ctx->problem, i, du) != LK_OK)
+			memset(du, 0, sizeof du);
+		dBodySetLinearVel(e->id, d->u[0] + du[0], d->u[1] + du[1], d->u[2] + du[2]);
+		dBodySetAngularVel(e->id, d->u[3] + du[3], d->u[4] + du[4], d->u[5] + du[5]);
+		ctx->abi.step_body(e->id, h);
+		dBodySetForce(e->id, 0, 0, 0);
+		dBodySetTorque(e->id, 0, 0, 0);
+	}
+	for (int i = 0; i < ctx->nbodies; ++i)
+		dBodyDisable(ctx->bodies[i].id);
+	for (int i = 0; i < ctx->njoints; ++i)
+		if (ctx->joints[i].m)
+			dJointDisable(ctx->joints[i].id);
+	const int ok = ctx->abi.quickstep(ctx->world, h);
+	for (int i = 0; i < ctx->njoints; ++i)
+		if (ctx->joints[i].m)
+			dJointEnable(ctx->joints[i].id);
+	for (int i = 0; i < ctx->nbodies; ++i)
+		dBodyEnable(ctx->bodies[i].id);
+	/* the gathered bodies have moved whatever happened to the others */
+	if (!ok)
+		lk__ode_note(ctx, "ode: ODE's dWorldQuickStep could not step the bodies outside lcpkit's registered "
+		                  "spaces (out of memory for its working memory); they did not move this step");
+	return 1;
+}
+
 /* 0 when ODE's stepper failed (no memory); then nothing moved and the accumulators are the application's. */
 static int integrate(lk_ode *ctx, double h)
 {
+	/* dxStepBody locks the world's processing context, which the read of the rows made sure of when there
+	 * were joints */
+	if (!ctx->need_islands && (ctx->njoints > 0 || lk__ode_world_ready(&ctx->abi, ctx->world, h)))
+		return integrate_gathered(ctx, h);
 	if (ctx->need_islands)
 		keep_islands(ctx);
 	for (int i = 0; i < ctx->njoints; ++i)
@@ -670,7 +722,7 @@ static lk_status lcpkit_step(lk_ode *ctx, double h, double t0)
 	}
 	for (int k = 0; k < ctx->nrows; ++k)
 		ctx->lambda[ctx->prow[k]] = lam[k];
-	apply_forces(ctx, h);
+	apply_forces(ctx, h, ctx->need_islands);
 	double t5 = lk__now();
 	ctx->timing.apply = t5 - t4;
 	if (!integrate(ctx, h))
