@@ -42,6 +42,12 @@ static void test_every_scene_every_engine(void **state)
 				for (int k = 0; k < 10; ++k)
 					assert_int_equal(lk_sim_step(sim, &st), LK_OK);
 				assert_true(st.step_seconds > 0);
+				/* the constraint phase lies inside the step and holds the solve */
+				if (!(st.phase_seconds > 0 && st.phase_seconds <= st.step_seconds &&
+				      st.phase_seconds >= st.solve_seconds))
+					fail_msg("%s in %s with %s: phase %g s, solve %g s, step %g s", spec,
+					         lk_engine_name((lk_engine)e), solvers[v], st.phase_seconds, st.solve_seconds,
+					         st.step_seconds);
 				for (int i = 0; i < sc->nbodies; ++i) {
 					lk_pose p;
 					double v[3], w[3];
