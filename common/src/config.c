@@ -149,6 +149,7 @@ static const param params[] = {
 	{"w", P_DOUBLE, OFF(sor_w), M_GS | M_NNCG, NULL, "SOR relaxation"},
 	{"order", P_ENUM, OFF(order), M_ORDERED, order_list, "sweep order"},
 	{"friction", P_ENUM, OFF(friction), M_GS, friction_names, "friction model: box or cone"},
+	{"coarse", P_INT, OFF(coarse), M_GS, NULL, "two-level correction of the normal rows every N sweeps (0: off)"},
 	{"desc", P_BOOL, OFF(order_descending), M_ORDERED, NULL, "descending IPP/CP order"},
 	{"blocked", P_BOOL, OFF(order_blocked), M_ORDERED, NULL, "CP keeps normal rows before friction"},
 	{"alpha", P_DOUBLE, OFF(amgs.alpha), M_AMGS, NULL, "Omega = alpha D"},
@@ -470,6 +471,7 @@ lk_status lk_config_validate(const lk_solver_config *cfg, char *err, size_t err_
 	      "budget and time_us must be finite and non-negative");
 	CHECK((unsigned)cfg->merit <= LK_MERIT_MODIFIED, "unknown merit %d", (int)cfg->merit);
 	CHECK(cfg->check_every >= 1, "check interval %d must be at least 1", cfg->check_every);
+	CHECK(cfg->coarse >= 0, "coarse interval %d must not be negative", cfg->coarse);
 	CHECK(cfg->sor_w == LK_SOR_AUTO || (isfinite(cfg->sor_w) && cfg->sor_w > 0 && cfg->sor_w < 2),
 	      "relaxation w = %g must lie in (0, 2), or be auto", cfg->sor_w);
 	CHECK((unsigned)cfg->order < LK_ORDER_COUNT, "unknown order %d", (int)cfg->order);

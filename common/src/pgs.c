@@ -9,6 +9,7 @@
  * frictionless and 1.25-1.54 with friction on the paper's problems, docs/benchmarks.md). */
 #include "methods.h"
 
+#include "coarse.h"
 #include "kernel.h"
 #include "sweep.h"
 
@@ -25,6 +26,8 @@ typedef struct pgs_w {
 	double log_ratio;       /* sum of log(change_k / change_{k-1}) over the last sweeps of the warm-up */
 	int ratios;
 	double cap;
+	lk__coarse coarse;      /* coarse=K: the faces (coarse.c), sweeps since the last correction, and the */
+	int since, interval;    /* sweeps between corrections: K, doubled after each correction undone */
 } pgs_w;
 
 static void auto_w_update(pgs_w *a, double change)
@@ -54,6 +57,15 @@ static double pgs_sweep(lk__ctx *c, const int *perm, void *user)
 	                                                      : lk__pgs_sweep(c, perm, c->n, a->w);
 	if (a->automatic)
 		auto_w_update(a, change);
+	/* the two-level correction (coarse.c), when the work left pays for it */
+	if (a->coarse.nfaces > 0 && ++a->since >= a->interval && lk__work_left(c) >= lk__coarse_cost(&a->coarse)) {
+		a->since = 0;
+		const int rejected = a->coarse.rejected;
+		const double d = lk__coarse_correct(&a->coarse, c);
+		if (a->coarse.rejected > rejected && a->interval < (1 << 20))
+			a->interval *= 2; /* where the welded faces do not fit (sliding, opening), try less often */
+		change = d > change || d != d ? d : change;
+	}
 	return change;
 }
 
@@ -64,7 +76,7 @@ lk_status lk__solve_pgs(lk__ctx *c)
 	lk_status st = lk__sweep_order(c, 1, &perm);
 	if (st != LK_OK)
 		return st;
-	pgs_w a = {c->cfg->sor_w, 0, 0, 0.0, 0.0, 0, 1.9};
+	pgs_w a = {c->cfg->sor_w, 0, 0, 0.0, 0.0, 0, 1.9, {0}, 0, c->cfg->coarse};
 	if (c->cfg->sor_w == LK_SOR_AUTO) {
 		a.w = 1.0;
 		a.automatic = 1;
@@ -74,6 +86,11 @@ lk_status lk__solve_pgs(lk__ctx *c)
 				break;
 			}
 	}
+	if (c->cfg->coarse > 0 && c->p->form == LK_FORM_ROWS && c->cfg->friction == LK_FRICTION_BOX &&
+	    lk__coarse_setup(&a.coarse, c->p) != LK_OK)
+		return lk__fail(c->p, LK_ERR_NO_MEMORY, "%s: out of memory for the coarse level",
+		                lk_method_name(c->cfg->method));
 	lk__sweep_until_stop(c, perm, pgs_sweep, &a);
+	lk__coarse_free(&a.coarse);
 	return LK_OK;
 }

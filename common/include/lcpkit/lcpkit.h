@@ -286,6 +286,8 @@ typedef struct lk_solver_config {
 	int order_descending;   /* IPP and CP: descending instead of ascending */
 	int order_blocked;      /* CP: keep each contact's normal row before its friction rows */
 	lk_friction friction;   /* PGS and PSOR: box (default) or cone; the merits follow it */
+	int coarse;             /* PGS and PSOR, row form: a two-level correction of the normal rows (one unknown per
+	                         * body pair) after every `coarse` sweeps; 0 = off (docs/solvers.md, "Coarse") */
 	double gravity[3];      /* direction used by LK_ORDER_CP_GRAVITY */
 	uint64_t seed;          /* random order and random strategies; same seed, same result */
 	int threads;            /* threads of the row-form sweeps (1 .. 64; > 1 sweeps in order=colour, with the same

@@ -1,0 +1,451 @@
+/* A two-level correction of a contact problem between Gauss-Seidel sweeps: the faces of a stack as rigid
+ * joints.
+ *
+ * A Gauss-Seidel sweep moves the weight of a stack down by about one contact per sweep, so on a tall stack
+ * the error left after a few sweeps is smooth along the stack: every face carries too little, in a pattern
+ * that changes slowly from one face to the next. That part of the error lives in a small space: what each
+ * face transmits as a whole, its resultant wrench. The correction solves the problem restricted to that
+ * space, as the coarse level of an aggregation multigrid does (Vanek, Mandel & Brezina 1996, "Algebraic
+ * multigrid by smoothed aggregation for second and fourth order elliptic problems"; unsmoothed here, with
+ * the Galerkin coarse operator P^T A P):
+ *
+ *  - an aggregate is a face: the normal rows of one body pair and the friction rows that hang on them;
+ *  - its prolongation P is an orthonormal basis of the span of the face's Jacobians on the pair's first body
+ *    (face_prolongation): a coarse unknown is a change of the wrench the face transmits, spread over the
+ *    face's rows with the least norm;
+ *  - the coarse problem has the rows J_c = P^T J on the same two bodies, up to six per face, the CFM
+ *    diag(P^T S P) and the right-hand side P^T w(lambda); it is solved as an equality (the stack with every
+ *    face welded) by the envelope factor of PGS-SM's direct subspace solve (envelope.h), with its proximal
+ *    term. None of it but the right-hand side depends on lambda: the basis, the coarse rows and the factor
+ *    are made once and kept while the same faces take part (those that carry impulse or are closing);
+ *  - the change is projected onto the bounds (a normal impulse >= 0, a friction impulse within the box of
+ *    its contact's new normal impulse) and kept only if it lowers the objective
+ *    f(lambda) = 1/2 lambda^T A lambda + q^T lambda, which every Gauss-Seidel row update lowers.
+ *
+ * The last rule is what makes the correction safe: the welded solution can ask for tension at a contact or
+ * for more friction than the cone allows (a face that is opening, a stack that slides), and its projection
+ * can then be worse than no correction; such a correction is undone and the sweeps go on as plain PGS. On a
+ * resting stack it takes the error of the stack's slow mode in one step (docs/solvers.md, "Coarse"). */
+#include "coarse.h"
+
+#include "envelope.h"
+#include "kernel.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* coarse unknowns per face */
+#define WRENCH 6
+/* the largest factor of a coarse problem, in sweeps of the fine one */
+#define LK_COARSE_MAX_FACTOR 4.0
+
+static int is_normal_row(const lk__row *r)
+{
+	return r->kind == LK_ROW_NORMAL && r->findex < 0 && r->lo == 0.0 && r->hi == INFINITY;
+}
+
+static const lk__row *sort_rows;
+
+static int by_pair(const void *x, const void *y)
+{
+	const int i = *(const int *)x, j = *(const int *)y;
+	const lk__row *a = &sort_rows[i], *b = &sort_rows[j];
+	if (a->a != b->a)
+		return a->a < b->a ? -1 : 1;
+	if (a->b != b->b)
+		return a->b < b->b ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+void lk__coarse_free(lk__coarse *k)
+{
+	free(k->rows);
+	free(k->face_start);
+	free(k->face_normals);
+	free(k->face_in);
+	free(k->friction);
+	free(k->rhs);
+	free(k->idx);
+	free(k->reg);
+	free(k->dl);
+	free(k->P);
+	free(k->changed);
+	free(k->face_modes);
+	free(k->wold);
+	lk__arena_free(&k->arena);
+	free(k->crows);
+	memset(k, 0, sizeof *k);
+}
+
+lk_status lk__coarse_setup(lk__coarse *k, const lk_problem *p)
+{
+	memset(k, 0, sizeof *k);
+	const int n = p->nrows;
+	int nn = 0, nf = 0;
+	for (int i = 0; i < n; ++i) {
+		nn += is_normal_row(&p->rows[i]);
+		nf += p->rows[i].findex >= 0;
+	}
+	if (nn == 0)
+		return LK_OK;
+	int *normals = malloc((size_t)nn * sizeof *normals), *face_of = malloc((size_t)n * sizeof *face_of);
+	k->rows = malloc(((size_t)nn + nf) * sizeof *k->rows);
+	k->face_start = malloc(((size_t)nn + 1) * sizeof *k->face_start);
+	k->face_normals = malloc((size_t)nn * sizeof *k->face_normals);
+	k->face_in = malloc((size_t)nn * sizeof *k->face_in);
+	k->friction = malloc(((size_t)nf + 1) * sizeof *k->friction);
+	k->rhs = malloc(WRENCH * (size_t)nn * sizeof *k->rhs);
+	k->idx = malloc(WRENCH * (size_t)nn * sizeof *k->idx);
+	k->reg = malloc(WRENCH * (size_t)nn * sizeof *k->reg);
+	k->crows = aligned_alloc(64, WRENCH * (size_t)nn * sizeof *k->crows);
+	if (!normals || !face_of || !k->rows || !k->face_start || !k->face_normals || !k->face_in || !k->friction ||
+	    !k->rhs || !k->idx || !k->reg || !k->crows) {
+		free(normals);
+		free(face_of);
+		lk__coarse_free(k);
+		return LK_ERR_NO_MEMORY;
+	}
+	nn = 0;
+	for (int i = 0; i < n; ++i) {
+		face_of[i] = -1;
+		if (is_normal_row(&p->rows[i]))
+			normals[nn++] = i;
+		if (p->rows[i].findex >= 0)
+			k->friction[k->nfriction++] = i;
+	}
+	sort_rows = p->rows;
+	qsort(normals, (size_t)nn, sizeof *normals, by_pair);
+	int g = -1;
+	for (int t = 0; t < nn; ++t) {
+		const lk__row *r = &p->rows[normals[t]];
+		if (t == 0 || r->a != p->rows[normals[t - 1]].a || r->b != p->rows[normals[t - 1]].b)
+			k->face_normals[++g] = 0;
+		face_of[normals[t]] = g;
+		k->face_normals[g]++;
+	}
+	k->nfaces = g + 1;
+	/* the faces' rows: their normals, then the friction rows on them (same two bodies) */
+	int *fric_count = k->face_in; /* borrowed as a counter */
+	memset(fric_count, 0, (size_t)k->nfaces * sizeof *fric_count);
+	for (int t = 0; t < k->nfriction; ++t) {
+		const lk__row *r = &p->rows[k->friction[t]];
+		const int f = face_of[r->findex];
+		if (f >= 0 && r->a == p->rows[r->findex].a && r->b == p->rows[r->findex].b)
+			fric_count[f]++;
+	}
+	k->face_start[0] = 0;
+	for (int f = 0; f < k->nfaces; ++f)
+		k->face_start[f + 1] = k->face_start[f] + k->face_normals[f] + fric_count[f];
+	int at = 0;
+	for (int f = 0; f < k->nfaces; ++f) {
+		for (int t = 0; t < k->face_normals[f]; ++t)
+			k->rows[k->face_start[f] + t] = normals[at + t];
+		at += k->face_normals[f];
+		fric_count[f] = k->face_start[f] + k->face_normals[f]; /* now the next friction slot */
+	}
+	for (int t = 0; t < k->nfriction; ++t) {
+		const int i = k->friction[t];
+		const lk__row *r = &p->rows[i];
+		const int f = face_of[r->findex];
+		if (f >= 0 && r->a == p->rows[r->findex].a && r->b == p->rows[r->findex].b)
+			k->rows[fric_count[f]++] = i;
+	}
+	k->nentries = k->face_start[k->nfaces];
+	free(normals);
+	free(face_of);
+	k->dl = malloc(((size_t)k->nentries + 1) * sizeof *k->dl);
+	k->P = malloc(WRENCH * ((size_t)k->nentries + 1) * sizeof *k->P);
+	k->changed = malloc(((size_t)k->nentries + 1) * sizeof *k->changed);
+	k->face_modes = malloc(((size_t)k->nfaces + 1) * sizeof *k->face_modes);
+	k->wold = malloc(((size_t)k->nentries + 1) * sizeof *k->wold);
+	if (!k->dl || !k->wold || !k->P || !k->face_modes || !k->changed) {
+		lk__coarse_free(k);
+		return LK_ERR_NO_MEMORY;
+	}
+	return LK_OK;
+}
+
+/* The prolongation of face f, into k->P[WRENCH t + q] for its entries t: an orthonormal basis of the span of
+ * the face's rows' Jacobians on the pair's first body (side: 0 or 6 of J). With W the 6 x m matrix of those
+ * Jacobians, the pivoted Cholesky factor of W W^T = E L L^T E^T stops at the rank r of W (a pivot below
+ * 1e-9 of the largest diagonal), and P = W^T E_r L_r^-T has P^T P = I (Golub & Van Loan, "Matrix
+ * Computations", sec. 4.2.8 on the pivoted factor). The basis spans what the face can transmit and nothing
+ * of what it cannot: four coplanar contacts without friction carry three wrench components, and the fourth
+ * combination of their impulses, which changes no velocity, stays out of the coarse problem (it would make
+ * it singular). Returns r. */
+static int face_prolongation(lk__coarse *k, const lk_problem *p, int f, int side)
+{
+	const int t0 = k->face_start[f], t1 = k->face_start[f + 1];
+	double G[6][6] = {{0}};
+	for (int t = t0; t < t1; ++t) {
+		const double *J = p->rows[k->rows[t]].J + side;
+		for (int r = 0; r < 6; ++r)
+			for (int c = 0; c <= r; ++c)
+				G[r][c] += J[r] * J[c];
+	}
+	for (int r = 0; r < 6; ++r)
+		for (int c = r + 1; c < 6; ++c)
+			G[r][c] = G[c][r];
+	int perm[6] = {0, 1, 2, 3, 4, 5};
+	double L[6][6] = {{0}}, top = 0.0;
+	for (int r = 0; r < 6; ++r)
+		top = fmax(top, G[r][r]);
+	int rank = 0;
+	for (; rank < 6; ++rank) {
+		/* the largest remaining diagonal of the Schur complement */
+		int best = rank;
+		double d = -1.0;
+		for (int c = rank; c < 6; ++c) {
+			double v = G[perm[c]][perm[c]];
+			for (int j = 0; j < rank; ++j)
+				v -= L[c][j] * L[c][j];
+			if (v > d) {
+				d = v;
+				best = c;
+			}
+		}
+		if (!(d > 1e-9 * top))
+			break;
+		const int sw = perm[rank];
+		perm[rank] = perm[best];
+		perm[best] = sw;
+		for (int j = 0; j < rank; ++j) {
+			const double x = L[rank][j];
+			L[rank][j] = L[best][j];
+			L[best][j] = x;
+		}
+		L[rank][rank] = sqrt(d);
+		for (int c = rank + 1; c < 6; ++c) {
+			double v = G[perm[c]][perm[rank]];
+			for (int j = 0; j < rank; ++j)
+				v -= L[c][j] * L[rank][j];
+			L[c][rank] = v / L[rank][rank];
+		}
+	}
+	/* P_t = L_r^-1 (E_r^T J_t) by forward substitution, entry by entry */
+	for (int t = t0; t < t1; ++t) {
+		const double *J = p->rows[k->rows[t]].J + side;
+		double *P = k->P + WRENCH * t;
+		for (int q = 0; q < rank; ++q) {
+			double v = J[perm[q]];
+			for (int j = 0; j < q; ++j)
+				v -= L[q][j] * P[j];
+			P[q] = v / L[q][q];
+		}
+	}
+	return rank;
+}
+
+/* For the faces in k->face_in: their prolongations, the coarse rows as records on the fine bodies (J_c = P^T
+ * J, M^-1 J_c^T from the bodies, the CFM diag(P^T S P), whose off-diagonal part, products of two rows' CFM,
+ * is left out) and the factor of A_c = P^T A P, none of which depends on lambda. Returns the work spent, or
+ * -1 when the factor cannot be made. */
+static double prepare(lk__coarse *k, lk__ctx *c)
+{
+	const lk_problem *p = c->p;
+	double work = 0.0;
+	int m = 0;
+	for (int f = 0; f < k->nfaces; ++f) {
+		k->face_modes[f] = 0;
+		if (!k->face_in[f])
+			continue;
+		const int t0 = k->face_start[f], t1 = k->face_start[f + 1];
+		const lk__row *r0 = &p->rows[k->rows[t0]];
+		const int side = r0->a < p->nbodies ? 0 : 6;
+		const int modes = k->face_modes[f] = face_prolongation(k, p, f, side);
+		/* in locals: the compiler cannot tell the coarse records from the fine ones they are summed from */
+		double accJ[WRENCH][12] = {{0}}, accs[WRENCH] = {0};
+		for (int t = t0; t < t1; ++t) {
+			const lk__row *r = &p->rows[k->rows[t]];
+			double Jr[12], Pr[WRENCH];
+			memcpy(Jr, r->J, sizeof Jr);
+			memcpy(Pr, k->P + WRENCH * t, sizeof Pr);
+			for (int q = 0; q < modes; ++q) {
+				accs[q] += Pr[q] * Pr[q] * r->s;
+				for (int e = 0; e < 12; ++e)
+					accJ[q][e] += Pr[q] * Jr[e];
+			}
+		}
+		const lk_body_def *sides[2] = {r0->a < p->nbodies ? &p->bodies[r0->a] : NULL,
+		                               r0->b < p->nbodies ? &p->bodies[r0->b] : NULL};
+		for (int q = 0; q < modes; ++q) {
+			lk__row *cr = &k->crows[m];
+			memset(cr, 0, sizeof *cr);
+			memcpy(cr->J, accJ[q], sizeof accJ[q]);
+			cr->s = accs[q];
+			for (int sd = 0; sd < 2; ++sd) {
+				const lk_body_def *b = sides[sd];
+				const double *J = cr->J + 6 * sd;
+				double *MJ = cr->MJ + 6 * sd;
+				if (!b)
+					continue;
+				for (int e = 0; e < 3; ++e)
+					MJ[e] = b->inv_mass[e] * J[e];
+				for (int e = 0; e < 3; ++e)
+					MJ[3 + e] = b->inv_inertia[3 * e] * J[3] + b->inv_inertia[3 * e + 1] * J[4] +
+					            b->inv_inertia[3 * e + 2] * J[5];
+			}
+			cr->diag = cr->s;
+			for (int e = 0; e < 12; ++e)
+				cr->diag += cr->J[e] * cr->MJ[e];
+			cr->a = r0->a;
+			cr->b = r0->b;
+			cr->findex = -1;
+			k->idx[m] = m;
+			k->reg[m] = LK_ENV_PROXIMAL * cr->diag;
+			++m;
+		}
+		work += (0.5 + modes) * (t1 - t0) + 10.0; /* the basis and the coarse rows */
+	}
+	/* A_c + the proximal term of PGS-SM's factored subspace (envelope.h), on a view of the problem whose
+	 * rows are the coarse ones */
+	k->ncoarse = m;
+	lk_problem view = *p;
+	view.rows = k->crows;
+	view.nrows = m;
+	lk__arena_reset(&k->arena);
+	/* a coarse problem whose factor costs more than a few sweeps is no coarse level (a packing of single
+	 * contacts, where every contact is its own face): none is made, and the sweeps go on alone */
+	const double max_macs = LK_COARSE_MAX_FACTOR * p->nrows / LK_WORK_FACTOR_MAC;
+	if (lk__env_analyse(&k->env, &k->arena, &view, k->idx, m, max_macs) != 0) {
+		k->too_costly = 1;
+		return -1.0;
+	}
+	lk__env_factor(&k->env, &view, k->idx, k->reg);
+	work += 4.0 * m + LK_WORK_FACTOR_MAC * k->env.macs;
+	return work;
+}
+
+double lk__coarse_correct(lk__coarse *k, lk__ctx *c)
+{
+	lk_problem *p = c->p;
+	double *lambda = c->lambda, *du = c->du;
+	if (k->nfaces == 0 || k->too_costly)
+		return 0.0;
+	double work = 0.0;
+	/* the faces that take part: those that carry impulse or are closing (w < 0); the basis, the coarse rows
+	 * and the factor are made again only when that set changes */
+	int nin = 0, changed = !k->prepared;
+	for (int f = 0; f < k->nfaces; ++f) {
+		int in = 0;
+		for (int t = k->face_start[f]; t < k->face_start[f] + k->face_normals[f] && !in; ++t) {
+			const int i = k->rows[t];
+			in = lambda[i] > 0.0 || lk__row_w(&p->rows[i], du, lambda[i]) < 0.0;
+		}
+		changed |= in != k->face_in[f];
+		k->face_in[f] = in;
+		nin += in;
+	}
+	work += 0.5 * k->nentries / 3.0; /* a w per normal row (a w is about half a row update) */
+	if (nin == 0) {
+		lk__count(c, 1, work);
+		return 0.0;
+	}
+	if (changed) {
+		const double w = prepare(k, c);
+		k->prepared = w < 0.0 ? 0 : 1;
+		if (!k->prepared) {
+			lk__count(c, 1, work);
+			return 0.0;
+		}
+		work += w;
+	}
+	/* the right-hand side -P^T w(lambda) */
+	int m = 0;
+	for (int f = 0; f < k->nfaces; ++f) {
+		if (!k->face_in[f])
+			continue;
+		const int modes = k->face_modes[f];
+		double acc[WRENCH] = {0};
+		for (int t = k->face_start[f]; t < k->face_start[f + 1]; ++t) {
+			const int i = k->rows[t];
+			const double w = lk__row_w(&p->rows[i], du, lambda[i]);
+			const double *P = k->P + WRENCH * t;
+			k->wold[t] = w;
+			for (int q = 0; q < modes; ++q)
+				acc[q] -= P[q] * w;
+		}
+		memcpy(k->rhs + m, acc, (size_t)modes * sizeof *acc);
+		m += modes;
+		work += 0.5 * (k->face_start[f + 1] - k->face_start[f]);
+	}
+	lk__env_solve(&k->env, k->rhs, k->rhs);
+	work += LK_WORK_FACTOR_MAC * 2.0 * (double)k->env.entries;
+	/* the change of every row of the faces in the correction: the solved one, projected onto the bounds (a
+	 * normal impulse >= 0, a friction impulse within the box of its contact's new normal impulse) */
+	m = 0;
+	for (int f = 0; f < k->nfaces; ++f) {
+		if (!k->face_in[f])
+			continue;
+		const int t0 = k->face_start[f], t1 = k->face_start[f + 1], tn = t0 + k->face_normals[f];
+		const double *delta = k->rhs + m;
+		const int modes = k->face_modes[f];
+		m += modes;
+		for (int t = t0; t < t1; ++t) {
+			const int i = k->rows[t];
+			const double *P = k->P + WRENCH * t;
+			double dl = 0.0;
+			for (int q = 0; q < modes; ++q)
+				dl += P[q] * delta[q];
+			if (!(dl == dl))
+				dl = 0.0;
+			if (t < tn && lambda[i] + dl < 0.0)
+				dl = -lambda[i];
+			k->dl[t] = dl;
+		}
+		for (int t = tn; t < t1; ++t) {
+			const int i = k->rows[t];
+			const lk__row *r = &p->rows[i];
+			double ln = lambda[r->findex];
+			for (int u = t0; u < tn; ++u)
+				if (k->rows[u] == r->findex)
+					ln += k->dl[u];
+			const double hi = r->mu * fabs(ln), next = lambda[i] + k->dl[t];
+			k->dl[t] = (next > hi ? hi : next < -hi ? -hi : next) - lambda[i];
+		}
+	}
+	/* applied, and kept only if it lowers f(lambda) = 1/2 lambda^T A lambda + q^T lambda, the objective every
+	 * Gauss-Seidel row update lowers: the change of f is d^T (w_old + w_new) / 2 over the changed rows */
+	double max_change = 0.0, df = 0.0, scale = 0.0;
+	int nchanged = 0;
+	for (int f = 0; f < k->nfaces; ++f) {
+		if (!k->face_in[f])
+			continue;
+		for (int t = k->face_start[f]; t < k->face_start[f + 1]; ++t) {
+			const int i = k->rows[t];
+			if (k->dl[t] == 0.0)
+				continue;
+			lambda[i] += k->dl[t];
+			lk__row_apply(&p->rows[i], du, k->dl[t]);
+			max_change = fabs(k->dl[t]) > max_change ? fabs(k->dl[t]) : max_change;
+			k->changed[nchanged++] = t;
+		}
+	}
+	for (int c2 = 0; c2 < nchanged; ++c2) {
+		const int t = k->changed[c2], i = k->rows[t];
+		const double wn = lk__row_w(&p->rows[i], du, lambda[i]);
+		df += 0.5 * k->dl[t] * (k->wold[t] + wn);
+		scale += fabs(k->dl[t] * k->wold[t]);
+	}
+	if (!(df <= 1e-12 * scale)) {
+		for (int c2 = 0; c2 < nchanged; ++c2) {
+			const int t = k->changed[c2];
+			lambda[k->rows[t]] -= k->dl[t];
+			lk__row_apply(&p->rows[k->rows[t]], du, -k->dl[t]);
+		}
+		max_change = 0.0;
+		k->rejected++;
+	}
+	work += 1.0 * k->nentries + 0.2 * k->nfriction; /* the apply and the w after it; the friction boxes */
+	k->last_work = work;
+	lk__count(c, 1, work);
+	return max_change;
+}
+
+double lk__coarse_cost(const lk__coarse *k)
+{
+	/* the last correction's, or before the first the making of the coarse rows ((0.5 + WRENCH) a face row)
+	 * and the correction itself (about 2 a face row, the band's factor and solves included) */
+	return k->last_work > 0.0 ? k->last_work : (2.5 + WRENCH) * k->nentries;
+}

@@ -1,0 +1,46 @@
+/* A two-level correction between Gauss-Seidel sweeps (coarse.c): the faces of a contact problem (the rows
+ * between two bodies) as rigid joints, one wrench of six unknowns per face. */
+#ifndef LCPKIT_COARSE_H
+#define LCPKIT_COARSE_H
+
+#include "arena.h"
+#include "envelope.h"
+#include "context.h"
+
+typedef struct lk__coarse {
+	int nfaces;         /* aggregates: the normal rows of one body pair and their friction rows */
+	int nentries;       /* rows in the faces */
+	int *rows;          /* per face: its normal rows, then its friction rows */
+	int *face_start;    /* nfaces + 1 offsets into rows */
+	int *face_normals;  /* per face: how many of its rows are normal rows */
+	int *face_in;       /* per face: in the last correction */
+	int *friction;      /* every friction row, projected onto its box after a correction */
+	int nfriction;
+	double *rhs;        /* the coarse right-hand side, then the correction */
+	int *idx;           /* 0, 1, 2, ...: the coarse rows the factor holds */
+	double *reg;        /* the factor's proximal term per coarse row */
+	double *P;          /* per entry t of rows: the prolongation's columns, P[6 t + q] */
+	int *face_modes;    /* per face: its columns in the last correction */
+	double *dl;         /* per entry of rows: the change a correction makes */
+	double *wold;       /* per entry of rows: w before it */
+	int *changed;       /* the entries a correction changed */
+	int rejected;       /* corrections undone because they raised the objective */
+	double last_work;   /* the work of the last correction (lk__count units) */
+	lk__row *crows;     /* the coarse rows, six per face, records on the fine bodies */
+	lk__arena arena;    /* the factor's storage */
+	lk__env env;        /* the factor, its structure kept while the same faces are in */
+	int ncoarse;        /* coarse rows */
+	int prepared;       /* 1: basis, coarse rows and factor made for the faces in face_in */
+	int too_costly;     /* the coarse factor would cost more than LK_COARSE_MAX_FACTOR sweeps: no corrections */
+} lk__coarse;
+
+/* Finds the faces of p (row form). LK_OK, or LK_ERR_NO_MEMORY with k empty. */
+lk_status lk__coarse_setup(lk__coarse *k, const lk_problem *p);
+/* One correction of c's iterate; counts its work; returns the largest change of lambda. */
+double lk__coarse_correct(lk__coarse *k, lk__ctx *c);
+void lk__coarse_free(lk__coarse *k);
+/* The work a correction is expected to cost (lk__count units): a method under a budget makes one only when
+ * the work left pays for it. */
+double lk__coarse_cost(const lk__coarse *k);
+
+#endif
