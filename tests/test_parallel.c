@@ -1,8 +1,10 @@
-/* Parallel sweeps (common/src/parallel.c, docs/solvers.md "Threads"): the colouring is valid (no two groups
- * of a colour share a dynamic body or a normal impulse one of them reads; the order is a permutation); a
- * sweep in the colour order gives bitwise the same lambda on 1, 2, 3 and 4 threads, run after run, for PGS,
- * PSOR, AMGS and PGS-SM; the colour order converges as PGS does; the configuration refuses what it cannot do.
- * Run under ThreadSanitizer by tools/test.sh. */
+/* Parallel sweeps (common/src/parallel.c, docs/solvers.md "Threads"): the colouring and the partition are
+ * valid (no two units of a colour share a dynamic body or a normal impulse one of them reads; the order is a
+ * permutation); a sweep in the colour order gives bitwise the same lambda on 1, 2, 3 and 4 threads, run after
+ * run, for PGS, PSOR, AMGS and PGS-SM; the part order, the default of threads > 1, the same lambda run after
+ * run for a thread count, and on two threads the lambda of one thread sweeping its two parts; both orders
+ * converge as PGS does; the configuration refuses what it cannot do. Run under ThreadSanitizer by
+ * tools/test.sh. */
 #include "test_util.h"
 #include "internal.h"
 #include "parallel.h"
@@ -12,14 +14,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void check_colouring(lk_problem *p)
+/* nparts 0: the colour order; >= 2: the part order, whose first colour's units are the parts */
+static void check_colouring(lk_problem *p, int nparts)
 {
 	int n = p->nrows, nb = p->nbodies;
 	int *perm = malloc((size_t)n * sizeof *perm), *seen = calloc((size_t)n, sizeof *seen);
 	int *owner = malloc(((size_t)nb + 1) * sizeof *owner), *group_of_pos = malloc((size_t)n * sizeof(int));
 	lk__arena a = {0};
 	lk__colouring *col;
-	assert_int_equal(lk__colour_rows(p, &a, perm, &col), LK_OK);
+	assert_int_equal(lk__colour_rows(p, &a, nparts, perm, &col), LK_OK);
+	if (nparts >= 2)
+		assert_true(col->colour_group[1] == nparts);
 	assert_true(col->ncolours >= 1 && col->ncolours <= LK_MAX_COLOURS + 1);
 	for (int k = 0; k < n; ++k) {
 		assert_true(perm[k] >= 0 && perm[k] < n);
@@ -68,14 +73,16 @@ static void test_colouring_is_valid(void **state)
 	const int sizes[4] = {400, 30, 40, 20};
 	for (int k = 0; k < 4; ++k) {
 		lk_problem *p = tu_generate(kinds[k], sizes[k], 0.5);
-		check_colouring(p);
+		for (int parts = 0; parts <= 4; parts += 1 + (parts == 0))
+			check_colouring(p, parts);
 		lk_problem_destroy(p);
 	}
 	/* random rows: any pairs, friction rows pointing anywhere the generator puts them */
 	for (uint64_t seed = 1; seed <= 5; ++seed) {
 		lk_problem *p = tu_random_rows(30, 200, seed, 0.4);
 		assert_int_equal(lk_problem_validate(p), LK_OK);
-		check_colouring(p);
+		check_colouring(p, 0);
+		check_colouring(p, 3);
 		lk_problem_destroy(p);
 	}
 }
@@ -104,7 +111,7 @@ static void test_same_result_on_any_thread_count(void **state)
 		lk_stats s1;
 		double *ref = solved(p, spec, &s1);
 		for (int t = 2; t <= 4; ++t) {
-			snprintf(spec, sizeof spec, "%s,threads=%d", methods[m], t);
+			snprintf(spec, sizeof spec, "%s,order=colour,threads=%d", methods[m], t);
 			for (int run = 0; run < 3; ++run) {
 				lk_stats st;
 				double *l = solved(p, spec, &st);
@@ -115,6 +122,45 @@ static void test_same_result_on_any_thread_count(void **state)
 				assert_true(st.work == s1.work);
 				free(l);
 			}
+		}
+		free(ref);
+	}
+	lk_problem_destroy(p);
+}
+
+/* The part order (threads > 1 by default) depends on the thread count, which sets the number of parts: the
+ * same lambda run after run for one count, and two threads give what one thread gives in the order of two
+ * parts (order=part alone). */
+static void test_part_order_deterministic(void **state)
+{
+	(void)state;
+	const char *methods[3] = {"pgs:iters=40", "psor:w=1.3,iters=40", "pgs-sm:budget=30"};
+	lk_problem *p = tu_generate("packing", 1500, 0.5);
+	int n = lk_problem_row_count(p);
+	for (int m = 0; m < 3; ++m) {
+		char spec[96];
+		snprintf(spec, sizeof spec, "%s,order=part", methods[m]);
+		lk_stats s1;
+		double *ref = solved(p, spec, &s1);
+		snprintf(spec, sizeof spec, "%s,threads=2", methods[m]);
+		for (int run = 0; run < 3; ++run) {
+			lk_stats st;
+			double *l = solved(p, spec, &st);
+			if (memcmp(l, ref, (size_t)n * sizeof *l) != 0)
+				fail_msg("%s run %d: lambda differs from one thread's in two parts by up to %g", spec, run,
+				         tu_max_diff(l, ref, n));
+			assert_true(st.work == s1.work);
+			free(l);
+		}
+		free(ref);
+		snprintf(spec, sizeof spec, "%s,threads=3", methods[m]);
+		lk_stats s3;
+		ref = solved(p, spec, &s3);
+		for (int run = 0; run < 2; ++run) {
+			lk_stats st;
+			double *l = solved(p, spec, &st);
+			assert_memory_equal(l, ref, (size_t)n * sizeof *l);
+			free(l);
 		}
 		free(ref);
 	}
@@ -134,14 +180,19 @@ static void test_colour_order_converges(void **state)
 		lk_stats nat, col;
 		double *l = solved(p, "pgs:iters=50000,tol=1e-8", &nat);
 		free(l);
-		l = solved(p, "pgs:iters=50000,tol=1e-8,order=colour,threads=2", &col);
-		assert_int_equal(nat.stop_reason, LK_STOP_ABSOLUTE);
-		assert_int_equal(col.stop_reason, LK_STOP_ABSOLUTE);
-		if (!(col.iterations <= 1.2 * nat.iterations))
-			fail_msg("%s: %d sweeps in the colour order, %d in the natural one", kinds[k], col.iterations,
-			         nat.iterations);
-		tu_assert_complementarity(p, l, 1e-7);
-		free(l);
+		const char *orders[2] = {"colour", "part"};
+		for (int o = 0; o < 2; ++o) {
+			char spec[96];
+			snprintf(spec, sizeof spec, "pgs:iters=50000,tol=1e-8,order=%s,threads=2", orders[o]);
+			l = solved(p, spec, &col);
+			assert_int_equal(nat.stop_reason, LK_STOP_ABSOLUTE);
+			assert_int_equal(col.stop_reason, LK_STOP_ABSOLUTE);
+			if (!(col.iterations <= 1.2 * nat.iterations))
+				fail_msg("%s: %d sweeps in the %s order, %d in the natural one", kinds[k], col.iterations,
+				         orders[o], nat.iterations);
+			tu_assert_complementarity(p, l, 1e-7);
+			free(l);
+		}
 		lk_problem_destroy(p);
 	}
 }
@@ -217,6 +268,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_colouring_is_valid),
 		cmocka_unit_test(test_same_result_on_any_thread_count),
+		cmocka_unit_test(test_part_order_deterministic),
 		cmocka_unit_test(test_colour_order_converges),
 		cmocka_unit_test(test_small_problem_stays_natural),
 		cmocka_unit_test(test_matrix_form_single_threaded),

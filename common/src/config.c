@@ -15,7 +15,7 @@ static const char *const method_names[LK_METHOD_COUNT + 1] = {
 };
 
 static const char *const order_names[LK_ORDER_COUNT] = {
-	"natural", "random", "ipp", "cp-x", "cp-y", "cp-z", "cp-gravity", "esp", "gsp", "colour",
+	"natural", "random", "ipp", "cp-x", "cp-y", "cp-z", "cp-gravity", "esp", "gsp", "colour", "part",
 };
 
 const char *lk_method_name(lk_method m)
@@ -121,7 +121,7 @@ static const char *const krylov_names[] = {"gmres", "cg", NULL};
 static const char *const subspace_names[] = {"cg", "direct", NULL};
 static const char *const subspace_rows_names[] = {"free", "normal", NULL};
 static const char *const order_list[] = {"natural", "random", "ipp", "cp-x", "cp-y", "cp-z",
-                                          "cp-gravity", "esp", "gsp", "colour", NULL};
+                                          "cp-gravity", "esp", "gsp", "colour", "part", NULL};
 
 typedef struct param {
 	const char *key;
@@ -476,8 +476,9 @@ lk_status lk_config_validate(const lk_solver_config *cfg, char *err, size_t err_
 	      "relaxation w = %g must lie in (0, 2), or be auto", cfg->sor_w);
 	CHECK((unsigned)cfg->order < LK_ORDER_COUNT, "unknown order %d", (int)cfg->order);
 	CHECK(cfg->threads >= 1 && cfg->threads <= 64, "threads = %d must lie in 1..64", cfg->threads);
-	CHECK(cfg->threads == 1 || cfg->order == LK_ORDER_NATURAL || cfg->order == LK_ORDER_COLOUR,
-	      "threads > 1 sweeps in the colour order: order must be natural or colour, not %s",
+	CHECK(cfg->threads == 1 || cfg->order == LK_ORDER_NATURAL || cfg->order == LK_ORDER_COLOUR ||
+	          cfg->order == LK_ORDER_PART,
+	      "threads > 1 sweeps in the colour or the part order: order must be natural, colour or part, not %s",
 	      lk_order_name(cfg->order));
 	CHECK(cfg->threads == 1 || cfg->friction == LK_FRICTION_BOX, "threads > 1 sweeps with box friction only");
 	CHECK((unsigned)cfg->friction <= LK_FRICTION_CONE, "unknown friction model %d", (int)cfg->friction);

@@ -132,9 +132,9 @@ static lk_status sorted_permutation(lk_problem *p, const lk_solver_config *cfg, 
 	return LK_OK;
 }
 
-/* The colour order (parallel.h) into perm and its colours into *col; the matrix form has no bodies to colour
- * by: its rows keep their order (the identity, *col NULL). */
-static lk_status colour_permutation(lk_problem *p, int *perm, const lk__colouring **col)
+/* The colour order (nparts 0) or the part order in nparts parts (parallel.h) into perm and its colours into
+ * *col; the matrix form has no bodies to colour by: its rows keep their order (the identity, *col NULL). */
+static lk_status colour_permutation(lk_problem *p, int nparts, int *perm, const lk__colouring **col)
 {
 	*col = NULL;
 	if (p->form != LK_FORM_ROWS) {
@@ -143,8 +143,9 @@ static lk_status colour_permutation(lk_problem *p, int *perm, const lk__colourin
 		return LK_OK;
 	}
 	lk__colouring *made;
-	if (lk__colour_rows(p, &p->arena, perm, &made) != LK_OK)
-		return lk__fail(p, LK_ERR_NO_MEMORY, "order colour: out of memory for %d rows", p->nrows);
+	if (lk__colour_rows(p, &p->arena, nparts, perm, &made) != LK_OK)
+		return lk__fail(p, LK_ERR_NO_MEMORY, "order %s: out of memory for %d rows", nparts ? "part" : "colour",
+		                p->nrows);
 	*col = made;
 	return LK_OK;
 }
@@ -177,9 +178,10 @@ lk_status lk__order_permutation(lk_problem *p, const lk_solver_config *cfg, int 
 				perm[k++] = i;
 		return LK_OK;
 	}
-	case LK_ORDER_COLOUR: {
+	case LK_ORDER_COLOUR:
+	case LK_ORDER_PART: {
 		const lk__colouring *col;
-		return colour_permutation(p, perm, &col);
+		return colour_permutation(p, lk__order_parts(cfg), perm, &col);
 	}
 	case LK_ORDER_GSP:
 		return lk__fail(p, LK_ERR_UNSUPPORTED,
@@ -194,9 +196,9 @@ lk_status lk__order_permutation(lk_problem *p, const lk_solver_config *cfg, int 
 
 lk_status lk__order_build(lk__ctx *c, int *perm)
 {
-	/* the colour order's sweeps need its colours, not only its permutation */
-	if (c->cfg->order == LK_ORDER_COLOUR)
-		return colour_permutation(c->p, perm, &c->colouring);
+	/* the colour and part orders' sweeps need their colours, not only their permutation */
+	if (c->cfg->order == LK_ORDER_COLOUR || c->cfg->order == LK_ORDER_PART)
+		return colour_permutation(c->p, lk__order_parts(c->cfg), perm, &c->colouring);
 	return lk__order_permutation(c->p, c->cfg, perm);
 }
 

@@ -8,6 +8,11 @@
  * the normal rows then the friction rows; gsp is no fixed order and fails with LK_ERR_UNSUPPORTED, as does
  * a cp order on the matrix form). perm has n entries. */
 lk_status lk__order_build(lk__ctx *c, int *perm);
+/* The parts of the part order: one per thread, at least two (0 for every other order). */
+static inline int lk__order_parts(const lk_solver_config *cfg)
+{
+	return cfg->order == LK_ORDER_PART ? (cfg->threads > 2 ? cfg->threads : 2) : 0;
+}
 /* The same without a solve context (scratch from p's arena), for tests and tools. */
 lk_status lk__order_permutation(lk_problem *p, const lk_solver_config *cfg, int *perm);
 

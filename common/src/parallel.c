@@ -40,7 +40,62 @@ static inline int group_key(const lk_problem *p, int first_row)
 	return a < b ? a : b;
 }
 
-lk_status lk__colour_rows(const lk_problem *p, lk__arena *a, int *perm, lk__colouring **out)
+/* The bodies group g touches (touch), into set; 0 when there are more than GROUP_BODIES. */
+static int group_bodies(const lk_problem *p, const int *group_start, int g, int *set, int *ns)
+{
+	const int nb = p->nbodies;
+	int fits = 1;
+	*ns = 0;
+	for (int i = group_start[g]; i < group_start[g + 1] && fits; ++i) {
+		const lk__row *r = &p->rows[i];
+		int f = r->findex, outside = f >= 0 && (f < group_start[g] || f >= group_start[g + 1]);
+		fits = touch(set, ns, r->a, nb) && touch(set, ns, r->b, nb) &&
+		       (!outside || (touch(set, ns, p->rows[f].a, nb) && touch(set, ns, p->rows[f].b, nb)));
+	}
+	return fits;
+}
+
+/* Partition order (nparts >= 2): each dynamic body belongs to one of nparts ranges of body indices, cut so
+ * that the ranges hold about as many rows each (a row counted on its lower dynamic body). A group whose
+ * bodies all lie in part k goes to part k; the parts, each in the natural order of its rows, make the first
+ * colour, every part one unit of work that a thread sweeps whole (the parts share no body, so they are
+ * independent). The groups that cross parts are coloured greedily after it. Returns the part of each group in
+ * part_of (-1: crossing). */
+static void partition_groups(const lk_problem *p, const int *group_start, int ng, int nparts, int *part_of,
+                             int *body_part)
+{
+	const int nb = p->nbodies;
+	/* rows per body, then the cuts */
+	memset(body_part, 0, ((size_t)nb + 1) * sizeof(int));
+	for (int g = 0; g < ng; ++g) {
+		const int key = group_key(p, group_start[g]);
+		if (key < nb)
+			body_part[key] += group_start[g + 1] - group_start[g];
+	}
+	int64_t total = 0;
+	for (int b = 0; b < nb; ++b)
+		total += body_part[b];
+	int64_t acc = 0;
+	for (int b = 0; b < nb; ++b) {
+		const int rows = body_part[b];
+		int k = total > 0 ? (int)((acc * nparts) / total) : 0;
+		body_part[b] = k < nparts ? k : nparts - 1;
+		acc += rows;
+	}
+	for (int g = 0; g < ng; ++g) {
+		int set[GROUP_BODIES], ns = 0;
+		part_of[g] = -1;
+		if (!group_bodies(p, group_start, g, set, &ns))
+			continue;
+		int k = ns > 0 ? body_part[set[0]] : 0;
+		for (int j = 1; j < ns && k >= 0; ++j)
+			if (body_part[set[j]] != k)
+				k = -1;
+		part_of[g] = k;
+	}
+}
+
+lk_status lk__colour_rows(const lk_problem *p, lk__arena *a, int nparts, int *perm, lk__colouring **out)
 {
 	const int n = p->nrows, nb = p->nbodies;
 	lk__colouring *col = lk__arena_alloc(a, sizeof *col);
@@ -48,7 +103,9 @@ lk_status lk__colour_rows(const lk_problem *p, lk__arena *a, int *perm, lk__colo
 	unsigned char *colour_of = lk__arena_alloc(a, (size_t)n + 1);
 	uint64_t *used = lk__arena_alloc(a, ((size_t)nb + 1) * sizeof(uint64_t));
 	int *count = lk__arena_alloc(a, (LK_MAX_COLOURS + 2) * sizeof(int));
-	if (!col || !group_start || !colour_of || !used || !count)
+	int *part_of = nparts >= 2 ? lk__arena_alloc(a, ((size_t)n + 1) * sizeof(int)) : NULL;
+	int *body_part = nparts >= 2 ? lk__arena_alloc(a, ((size_t)nb + 1) * sizeof(int)) : NULL;
+	if (!col || !group_start || !colour_of || !used || !count || (nparts >= 2 && (!part_of || !body_part)))
 		return LK_ERR_NO_MEMORY;
 	memset(used, 0, ((size_t)nb + 1) * sizeof(uint64_t));
 	memset(count, 0, (LK_MAX_COLOURS + 2) * sizeof(int));
@@ -59,25 +116,31 @@ lk_status lk__colour_rows(const lk_problem *p, lk__arena *a, int *perm, lk__colo
 		if (i == 0 || p->rows[i].a != p->rows[i - 1].a || p->rows[i].b != p->rows[i - 1].b)
 			group_start[ng++] = i;
 	group_start[ng] = n;
+	if (nparts >= 2)
+		partition_groups(p, group_start, ng, nparts, part_of, body_part);
 
-	/* greedy first fit over the groups in row order */
-	const int serial_colour = LK_MAX_COLOURS;
-	int top = 0;
+	/* greedy first fit over the groups in row order (in the part order, the parts are the first colour and
+	 * the crossing groups the serial one) */
+	const int serial_colour = LK_MAX_COLOURS, first = nparts >= 2;
+	int top = 0, in_parts = 0;
 	for (int g = 0; g < ng; ++g) {
-		int set[GROUP_BODIES], ns = 0, fits = 1;
-		for (int i = group_start[g]; i < group_start[g + 1] && fits; ++i) {
-			const lk__row *r = &p->rows[i];
-			int f = r->findex, outside = f >= 0 && (f < group_start[g] || f >= group_start[g + 1]);
-			fits = touch(set, &ns, r->a, nb) && touch(set, &ns, r->b, nb) &&
-			       (!outside || (touch(set, &ns, p->rows[f].a, nb) && touch(set, &ns, p->rows[f].b, nb)));
+		if (first && part_of[g] >= 0) {
+			colour_of[g] = 0;
+			++in_parts;
+			continue;
 		}
+		int set[GROUP_BODIES], ns = 0;
+		/* in the part order the few groups that cross parts go to the serial colour: one barrier a sweep
+		 * after the parts instead of one per colour */
+		const int fits = !first && group_bodies(p, group_start, g, set, &ns);
 		int colour = serial_colour;
 		if (fits) {
 			uint64_t busy = 0;
 			for (int k = 0; k < ns; ++k)
 				busy |= used[set[k]];
-			if (~busy) {
-				colour = __builtin_ctzll(~busy);
+			const uint64_t free = ~busy;
+			if (free) {
+				colour = __builtin_ctzll(free);
 				for (int k = 0; k < ns; ++k)
 					used[set[k]] |= (uint64_t)1 << colour;
 			}
@@ -87,14 +150,19 @@ lk_status lk__colour_rows(const lk_problem *p, lk__arena *a, int *perm, lk__colo
 		if (colour != serial_colour && colour + 1 > top)
 			top = colour + 1;
 	}
+	if (first && top < 1)
+		top = 1;
 
-	/* the order: colour after colour, the serial colour last (within a colour, by body: below) */
+	/* the order: colour after colour, the serial colour last (within a colour, by body: below). In the
+	 * partition order the first colour's units are the parts, not the groups. */
 	const int serial = count[serial_colour] > 0;
+	const int units0 = first ? nparts : count[0];
+	const int nunits = ng - (first ? in_parts : 0) + (first ? nparts : 0);
 	col->ncolours = top + serial;
 	col->serial = serial;
-	col->ngroups = ng;
+	col->ngroups = nunits;
 	col->colour_group = lk__arena_alloc(a, ((size_t)col->ncolours + 1) * sizeof(int));
-	col->group_pos = lk__arena_alloc(a, ((size_t)ng + 1) * sizeof(int));
+	col->group_pos = lk__arena_alloc(a, ((size_t)nunits + 1) * sizeof(int));
 	int *slot = lk__arena_alloc(a, ((size_t)col->ncolours + 1) * sizeof(int));
 	if (!col->colour_group || !col->group_pos || !slot)
 		return LK_ERR_NO_MEMORY;
@@ -103,15 +171,35 @@ lk_status lk__colour_rows(const lk_problem *p, lk__arena *a, int *perm, lk__colo
 		int c = serial && k == top ? serial_colour : k;
 		col->colour_group[k] = acc;
 		slot[k] = acc;
-		acc += count[c];
+		acc += k == 0 && first ? units0 : count[c];
 	}
-	col->colour_group[col->ncolours] = ng;
+	col->colour_group[col->ncolours] = nunits;
+	int pos = 0;
+	if (first) {
+		/* the parts, each in row order */
+		int *part_rows = lk__arena_alloc(a, ((size_t)nparts + 1) * sizeof(int));
+		if (!part_rows)
+			return LK_ERR_NO_MEMORY;
+		memset(part_rows, 0, ((size_t)nparts + 1) * sizeof(int));
+		for (int g = 0; g < ng; ++g)
+			if (part_of[g] >= 0)
+				part_rows[part_of[g] + 1] += group_start[g + 1] - group_start[g];
+		for (int k = 0; k < nparts; ++k) {
+			part_rows[k + 1] += part_rows[k];
+			col->group_pos[k] = part_rows[k];
+		}
+		pos = part_rows[nparts]; /* the rows in parts */
+		for (int g = 0; g < ng; ++g)
+			if (part_of[g] >= 0)
+				for (int i = group_start[g]; i < group_start[g + 1]; ++i)
+					perm[part_rows[part_of[g]]++] = i;
+	}
 	/* within a colour, groups by their first dynamic body (a counting sort, stable in row order), so that a
 	 * colour's sweep walks du in address order: its groups share no body, and in row order each would load
 	 * two slots from anywhere */
 	int *by_body = lk__arena_alloc(a, ((size_t)ng + 1) * sizeof(int));
 	int *bucket = lk__arena_alloc(a, ((size_t)nb + 2) * sizeof(int));
-	int *group_at = lk__arena_alloc(a, ((size_t)ng + 1) * sizeof(int)); /* the groups in the order */
+	int *group_at = lk__arena_alloc(a, ((size_t)nunits + 1) * sizeof(int)); /* the groups in the order */
 	if (!by_body || !bucket || !group_at)
 		return LK_ERR_NO_MEMORY;
 	memset(bucket, 0, ((size_t)nb + 2) * sizeof(int));
@@ -123,17 +211,18 @@ lk_status lk__colour_rows(const lk_problem *p, lk__arena *a, int *perm, lk__colo
 		by_body[bucket[group_key(p, group_start[g])]++] = g;
 	for (int j = 0; j < ng; ++j) {
 		int g = by_body[j];
+		if (first && part_of[g] >= 0)
+			continue;
 		int k = colour_of[g] == serial_colour ? top : colour_of[g];
 		group_at[slot[k]++] = g;
 	}
-	int pos = 0;
-	for (int q = 0; q < ng; ++q) {
+	for (int q = first ? nparts : 0; q < nunits; ++q) {
 		const int g = group_at[q];
 		col->group_pos[q] = pos;
 		for (int i = group_start[g]; i < group_start[g + 1]; ++i)
 			perm[pos++] = i;
 	}
-	col->group_pos[ng] = pos;
+	col->group_pos[nunits] = pos;
 	col->perm = perm;
 	*out = col;
 	return LK_OK;

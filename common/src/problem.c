@@ -385,7 +385,7 @@ static int row_def_plainly_valid(const lk_problem *p, const lk_row_def *d, int i
 	const int a = d->body[0], b = d->body[1];
 	const double scalars[6] = {d->c, d->s, d->mu, d->point[0], d->point[1], d->point[2]};
 	int ok = i < LK_MAX_ROWS && a >= LK_STATIC && a < p->nbodies && b >= LK_STATIC && b < p->nbodies && a != b;
-	ok &= !any_nonfinite(&d->J[0][0], 12) & !any_nonfinite(scalars, 6);
+	ok &= !(any_nonfinite(&d->J[0][0], 12) | any_nonfinite(scalars, 6));
 	ok &= d->s >= 0 && (unsigned)d->kind < LK_ROW_KIND_COUNT && d->findex >= -1 && d->findex != i;
 	if (d->findex >= 0)
 		ok &= d->mu >= 0;

@@ -117,13 +117,14 @@ lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, 
 		return LK_OK;
 	}
 	lk__arena_reset(&p->arena);
-	/* threads > 1 sweep in the colour order, on the problem's threads (created at the first such solve and
-	 * kept; should they fail to start, one thread sweeps the same order to the same result); a problem too
-	 * small to gain keeps the natural order on one thread (parallel.h), whatever the count */
+	/* threads > 1 sweep in the part order (or the colour order when the configuration asks for it), on the
+	 * problem's threads (created at the first such solve and kept; should they fail to start, one thread
+	 * sweeps the same order to the same result); a problem too small to gain keeps the natural order on one
+	 * thread (parallel.h), whatever the count */
 	lk_solver_config threaded;
 	if (cfg->threads > 1 && cfg->order == LK_ORDER_NATURAL && p->nrows >= LK_PARALLEL_MIN_ROWS) {
 		threaded = *cfg;
-		threaded.order = LK_ORDER_COLOUR;
+		threaded.order = LK_ORDER_PART;
 		cfg = &threaded;
 	}
 	if (cfg->threads > 1 && p->form == LK_FORM_ROWS && p->pool_request != cfg->threads) {
@@ -170,7 +171,8 @@ lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, 
 
 	/* the colour order of a problem large enough for threads: the metrics by blocks of rows, on the threads
 	 * when there are some, the same on any number (parallel.h) */
-	if (cfg->order == LK_ORDER_COLOUR && p->form == LK_FORM_ROWS && n >= LK_PARALLEL_MIN_ROWS) {
+	if ((cfg->order == LK_ORDER_COLOUR || cfg->order == LK_ORDER_PART) && p->form == LK_FORM_ROWS &&
+	    n >= LK_PARALLEL_MIN_ROWS) {
 		c.nblocks = (n + LK_METRIC_BLOCK - 1) / LK_METRIC_BLOCK;
 		c.blocks = lk__arena_alloc(&p->arena, (size_t)c.nblocks * sizeof *c.blocks);
 		if (!c.blocks)

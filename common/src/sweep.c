@@ -176,7 +176,8 @@ static inline __attribute__((always_inline)) double sweep_csr_impl(lk__ctx *c, c
 /* ------------------------------------------------------------------------------- the colour order */
 
 /* Thread t's share of colour k: positions [*b, *e) of the colour order, an even split of the colour's rows
- * snapped to group starts, so that every group is swept whole by one thread; the serial colour is thread 0's. */
+ * snapped to the nearest group starts, so that every group (in the part order, every part) is swept whole by
+ * one thread; the serial colour is thread 0's. */
 static void colour_share(const lk__colouring *col, int k, int t, int nt, int *b, int *e)
 {
 	const int g0 = col->colour_group[k], g1 = col->colour_group[k + 1];
@@ -197,6 +198,10 @@ static void colour_share(const lk__colouring *col, int k, int t, int nt, int *b,
 			else
 				hi = mid;
 		}
+		/* or the one before it, if that starts nearer: the part order's units are whole parts, and the next
+		 * start after the middle of two parts can be the end of the colour */
+		if (lo > g0 && target - col->group_pos[lo - 1] < col->group_pos[lo] - target)
+			--lo;
 		ends[side] = col->group_pos[lo];
 	}
 	*b = ends[0];

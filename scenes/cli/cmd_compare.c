@@ -59,8 +59,8 @@ static void usage(FILE *f)
 	           "  --hz        steps per second (default 60)\n"
 	           "  --iters     work budget per step in sweep-equivalents for every solver (the engines' own: N\n"
 	           "              iterations; default 20); a spec's own iters= or budget= takes precedence\n"
-	           "  --threads   sweeps of every lcpkit solver on N threads (the same result on any N; a spec's own\n"
-	           "              threads= takes precedence)\n"
+	           "  --threads   sweeps of every lcpkit solver on N threads (the part order: the same result run after\n"
+	           "              run; a spec's own threads= or order=colour takes precedence)\n"
 	           "  --frames    times of the side-by-side pictures (default 1,2,4,10 clipped to --time)\n"
 	           "  --frontier  the stability frontier: outcome against solver time over a series of budgets\n"
 	           "  --budgets   the budgets of --frontier (default %s)\n"
@@ -860,8 +860,8 @@ static int plan_runs(const compare_opts *o, compare_plan *p)
 		if (lk_config_spec_with(spec, "threads", n, with, sizeof with) == LK_OK)
 			memcpy(spec, with, sizeof with);
 		else
-			fprintf(stderr, "lcpkit compare: %s sweeps on one thread (threads > 1 needs the natural or colour "
-			                "order and box friction)\n", spec);
+			fprintf(stderr, "lcpkit compare: %s sweeps on one thread (threads > 1 needs the natural, part or "
+			                "colour order and box friction)\n", spec);
 	}
 	char err[512];
 	for (int s = 0; s < p->nscenes; ++s) {

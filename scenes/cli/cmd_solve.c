@@ -20,7 +20,8 @@ static void usage(FILE *f)
 	        "  --budget B      work limit in sweep-equivalents, the same for every method (docs/solvers.md)\n"
 	        "  --tol X         stop when RES < X (absolute rule)\n"
 	        "  --cold          start from lambda = 0 instead of the file's warm start\n"
-	        "  --threads N     sweep on N threads in the colour order (the same result on any N; docs/solvers.md)\n"
+	        "  --threads N     sweep on N threads in the part order (the same result run after run; order=colour\n"
+	        "                  in the spec: the same on any N; docs/solvers.md)\n"
 	        "  --history F     write RES, theta and the Fischer merit per iteration to CSV file F\n"
 	        "  --out F         write the solution to CSV file F: row,lambda (one problem file)\n"
 	        "  --out-w         with --out, also w = A lambda + q: row,lambda,w\n"
@@ -207,7 +208,7 @@ int lk_solve_parse_args(int argc, char **argv, lk_solve_args *out)
 		cfg.max_iterations = iters;
 	if (threads > 0) {
 		cfg.threads = threads;
-		/* threads > 1 needs the natural or colour order and box friction: a spec that chose otherwise */
+		/* threads > 1 needs the natural, part or colour order and box friction: a spec that chose otherwise */
 		if (lk_config_validate(&cfg, err, sizeof err) != LK_OK) {
 			lk_cli_error("solve", "--threads %d with '%s': %s", threads, spec, err);
 			return LK_EXIT_USAGE;

@@ -187,6 +187,8 @@ typedef enum lk_order {
 	LK_ORDER_ESP,         /* extreme staggered: normal sweep, friction sweep, ... */
 	LK_ORDER_GSP,         /* greedy staggered: sweep the set with the larger error */
 	LK_ORDER_COLOUR,      /* the colours of the row graph one after the other: the order of threads > 1 */
+	LK_ORDER_PART,        /* the rows in parts of the bodies, each in the natural order, then the rows that cross
+	                       * parts in colours: the other order of threads > 1 (docs/solvers.md, "Threads") */
 	LK_ORDER_COUNT
 } lk_order;
 
@@ -290,8 +292,9 @@ typedef struct lk_solver_config {
 	                         * body pair) after every `coarse` sweeps; 0 = off (docs/solvers.md, "Coarse") */
 	double gravity[3];      /* direction used by LK_ORDER_CP_GRAVITY */
 	uint64_t seed;          /* random order and random strategies; same seed, same result */
-	int threads;            /* threads of the row-form sweeps (1 .. 64; > 1 sweeps in order=colour, with the same
-	                         * result for every thread count: docs/solvers.md, "Threads") */
+	int threads;            /* threads of the row-form sweeps (1 .. 64; > 1 sweeps in order=part, the same result
+	                         * run after run, or order=colour, the same for every thread count: docs/solvers.md,
+	                         * "Threads") */
 	lk_amgs_config amgs;
 	lk_pgs_sm_config pgs_sm;
 	lk_newton_config newton;
