@@ -99,12 +99,29 @@ static double *solved(lk_problem *p, const char *spec, lk_stats *st)
 	return l;
 }
 
+/* Solves with spec `runs` times and checks that every run gives ref's lambda, iterations and work bit for
+ * bit (ref_stats NULL: lambda only). */
+static void expect_same(lk_problem *p, const char *spec, const double *ref, const lk_stats *ref_stats, int runs)
+{
+	const int n = lk_problem_row_count(p);
+	for (int run = 0; run < runs; ++run) {
+		lk_stats st;
+		double *l = solved(p, spec, &st);
+		if (memcmp(l, ref, (size_t)n * sizeof *l) != 0)
+			fail_msg("%s run %d: lambda differs from the reference by up to %g", spec, run, tu_max_diff(l, ref, n));
+		if (ref_stats) {
+			assert_int_equal(st.iterations, ref_stats->iterations);
+			assert_true(st.work == ref_stats->work);
+		}
+		free(l);
+	}
+}
+
 static void test_same_result_on_any_thread_count(void **state)
 {
 	(void)state;
 	const char *methods[4] = {"pgs:iters=40", "psor:w=1.3,iters=40", "amgs:iters=40", "pgs-sm:budget=30"};
 	lk_problem *p = tu_generate("packing", 1500, 0.5);
-	int n = lk_problem_row_count(p);
 	for (int m = 0; m < 4; ++m) {
 		char spec[96];
 		snprintf(spec, sizeof spec, "%s,order=colour", methods[m]);
@@ -112,16 +129,7 @@ static void test_same_result_on_any_thread_count(void **state)
 		double *ref = solved(p, spec, &s1);
 		for (int t = 2; t <= 4; ++t) {
 			snprintf(spec, sizeof spec, "%s,order=colour,threads=%d", methods[m], t);
-			for (int run = 0; run < 3; ++run) {
-				lk_stats st;
-				double *l = solved(p, spec, &st);
-				if (memcmp(l, ref, (size_t)n * sizeof *l) != 0)
-					fail_msg("%s run %d: lambda differs from one thread's by up to %g", spec, run,
-					         tu_max_diff(l, ref, n));
-				assert_int_equal(st.iterations, s1.iterations);
-				assert_true(st.work == s1.work);
-				free(l);
-			}
+			expect_same(p, spec, ref, &s1, 3);
 		}
 		free(ref);
 	}
@@ -136,32 +144,17 @@ static void test_part_order_deterministic(void **state)
 	(void)state;
 	const char *methods[3] = {"pgs:iters=40", "psor:w=1.3,iters=40", "pgs-sm:budget=30"};
 	lk_problem *p = tu_generate("packing", 1500, 0.5);
-	int n = lk_problem_row_count(p);
 	for (int m = 0; m < 3; ++m) {
 		char spec[96];
 		snprintf(spec, sizeof spec, "%s,order=part", methods[m]);
 		lk_stats s1;
 		double *ref = solved(p, spec, &s1);
 		snprintf(spec, sizeof spec, "%s,threads=2", methods[m]);
-		for (int run = 0; run < 3; ++run) {
-			lk_stats st;
-			double *l = solved(p, spec, &st);
-			if (memcmp(l, ref, (size_t)n * sizeof *l) != 0)
-				fail_msg("%s run %d: lambda differs from one thread's in two parts by up to %g", spec, run,
-				         tu_max_diff(l, ref, n));
-			assert_true(st.work == s1.work);
-			free(l);
-		}
+		expect_same(p, spec, ref, &s1, 3);
 		free(ref);
 		snprintf(spec, sizeof spec, "%s,threads=3", methods[m]);
-		lk_stats s3;
-		ref = solved(p, spec, &s3);
-		for (int run = 0; run < 2; ++run) {
-			lk_stats st;
-			double *l = solved(p, spec, &st);
-			assert_memory_equal(l, ref, (size_t)n * sizeof *l);
-			free(l);
-		}
+		ref = solved(p, spec, &s1);
+		expect_same(p, spec, ref, &s1, 2);
 		free(ref);
 	}
 	lk_problem_destroy(p);
