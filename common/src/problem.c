@@ -410,51 +410,49 @@ lk_status lk_problem_add_row(lk_problem *p, const lk_row_def *d, int *index_out)
 			return st;
 	}
 
-	/* The derived numbers, before anything is stored: finite J, masses and velocities can still give an
-	 * infinite M^-1 J^T (|J| near 1e308 on a light body), A_ii = J M^-1 J^T + s or q = J u* - c, and then no
-	 * solver has a finite w or du to work with. A static side contributes nothing: its J is dropped, its
-	 * slot is the zero sink. */
-	double J[12] = {0}, MJ[14] = {0}; /* MJ[12], MJ[13]: A_ii and q, checked with it */
+	if (i >= p->cap_rows) {
+		lk_status st = reserve_rows(p, i + 1);
+		if (st != LK_OK)
+			return st;
+	}
+	/* The derived numbers, made in the record's slot, which counts only once nrows does: finite J, masses
+	 * and velocities can still give an infinite M^-1 J^T (|J| near 1e308 on a light body), A_ii =
+	 * J M^-1 J^T + s or q = J u* - c, and then no solver has a finite w or du to work with. A static side
+	 * contributes nothing: its J is dropped, its slot is the zero sink. Every field of the record is written
+	 * (it has no padding: problem.h). */
+	lk__row *r = &p->rows[i];
 	const lk_body_def *ba = d->body[0] >= 0 ? &p->bodies[d->body[0]] : NULL;
 	const lk_body_def *bb = d->body[1] >= 0 ? &p->bodies[d->body[1]] : NULL;
 	static const double still[6] = {0, 0, 0, 0, 0, 0};
-	if (ba) {
-		memcpy(J, d->J[0], 6 * sizeof(double));
-		mass_times_jt(ba, J, MJ);
-	}
-	if (bb) {
-		memcpy(J + 6, d->J[1], 6 * sizeof(double));
-		mass_times_jt(bb, J + 6, MJ + 6);
+	const lk_body_def *sides[2] = {ba, bb};
+	for (int side = 0; side < 2; ++side) {
+		if (sides[side]) {
+			memcpy(r->J + 6 * side, d->J[side], 6 * sizeof(double));
+			mass_times_jt(sides[side], r->J + 6 * side, r->MJ + 6 * side);
+		} else {
+			memset(r->J + 6 * side, 0, 6 * sizeof(double));
+			memset(r->MJ + 6 * side, 0, 6 * sizeof(double));
+		}
 	}
 	const double *ua = ba ? ba->u : still, *ub = bb ? bb->u : still;
 	double diag = d->s, q = -d->c;
 	for (int k = 0; k < 12; ++k)
-		diag += J[k] * MJ[k];
+		diag += r->J[k] * r->MJ[k];
 	for (int k = 0; k < 6; ++k) {
-		q += J[k] * ua[k];
-		q += J[6 + k] * ub[k];
+		q += r->J[k] * ua[k];
+		q += r->J[6 + k] * ub[k];
 	}
-	MJ[12] = diag;
-	MJ[13] = q;
-	if (any_nonfinite(MJ, 14)) {
+	/* a non-finite M^-1 J^T shows in A_ii: J is finite, so a term J_k (M^-1 J^T)_k is infinite or NaN
+	 * (0 times infinity) wherever (M^-1 J^T)_k is */
+	if (!isfinite(diag) || !isfinite(q)) {
 		for (int k = 0; k < 12; ++k)
-			if (!isfinite(MJ[k]))
+			if (!isfinite(r->MJ[k]))
 				return lk__fail(p, LK_ERR_NONFINITE, "row %d: M^-1 J^T overflows on body %d", i,
 				                d->body[k / 6]);
 		if (!isfinite(diag))
 			return lk__fail(p, LK_ERR_NONFINITE, "row %d: A_ii = J M^-1 J^T + s overflows", i);
 		return lk__fail(p, LK_ERR_NONFINITE, "row %d: J u* - c overflows", i);
 	}
-
-	if (i >= p->cap_rows) {
-		lk_status st = reserve_rows(p, i + 1);
-		if (st != LK_OK)
-			return st;
-	}
-	/* every field of the record is written below (the record has no padding: problem.h) */
-	lk__row *r = &p->rows[i];
-	memcpy(r->J, J, sizeof J);
-	memcpy(r->MJ, MJ, 12 * sizeof(double));
 	r->q = q;
 	r->s = d->s;
 	r->diag = diag;
