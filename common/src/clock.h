@@ -6,30 +6,32 @@
 
 #include <time.h>
 
+/* A clock's reading in seconds. */
+static inline double lk__clock_seconds(clockid_t clock)
+{
+	struct timespec ts;
+	clock_gettime(clock, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 /* Wall time in seconds since an arbitrary fixed point (CLOCK_MONOTONIC). */
 static inline double lk__now(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+	return lk__clock_seconds(CLOCK_MONOTONIC);
 }
 
 /* CPU time of the calling thread in seconds (CLOCK_THREAD_CPUTIME_ID): what the benchmarks measure, since a
  * shared machine preempts wall-clock intervals of milliseconds often enough to move their medians. */
 static inline double lk__cpu_now(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+	return lk__clock_seconds(CLOCK_THREAD_CPUTIME_ID);
 }
 
 /* CPU time of the whole process in seconds (CLOCK_PROCESS_CPUTIME_ID): every thread's time summed, for the
  * benchmarks of the threaded sweeps beside their wall time. */
 static inline double lk__process_cpu_now(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+	return lk__clock_seconds(CLOCK_PROCESS_CPUTIME_ID);
 }
 
 #endif

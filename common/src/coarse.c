@@ -45,17 +45,19 @@ static int is_normal_row(const lk__row *r)
 	return r->kind == LK_ROW_NORMAL && r->findex < 0 && r->lo == 0.0 && r->hi == INFINITY;
 }
 
-static const lk__row *sort_rows;
+/* A normal row with its body pair, sorted by pair, then by row (qsort's comparator sees only the key). */
+typedef struct pair_key {
+	int a, b, row;
+} pair_key;
 
 static int by_pair(const void *x, const void *y)
 {
-	const int i = *(const int *)x, j = *(const int *)y;
-	const lk__row *a = &sort_rows[i], *b = &sort_rows[j];
-	if (a->a != b->a)
-		return a->a < b->a ? -1 : 1;
-	if (a->b != b->b)
-		return a->b < b->b ? -1 : 1;
-	return i < j ? -1 : i > j;
+	const pair_key *u = x, *v = y;
+	if (u->a != v->a)
+		return u->a < v->a ? -1 : 1;
+	if (u->b != v->b)
+		return u->b < v->b ? -1 : 1;
+	return u->row < v->row ? -1 : u->row > v->row;
 }
 
 void lk__coarse_free(lk__coarse *k)
@@ -64,7 +66,6 @@ void lk__coarse_free(lk__coarse *k)
 	free(k->face_start);
 	free(k->face_normals);
 	free(k->face_in);
-	free(k->friction);
 	free(k->rhs);
 	free(k->idx);
 	free(k->reg);
@@ -89,50 +90,53 @@ lk_status lk__coarse_setup(lk__coarse *k, const lk_problem *p)
 	}
 	if (nn == 0)
 		return LK_OK;
-	int *normals = malloc((size_t)nn * sizeof *normals), *face_of = malloc((size_t)n * sizeof *face_of);
+	pair_key *normals = malloc((size_t)nn * sizeof *normals);
+	int *face_of = malloc((size_t)n * sizeof *face_of), *friction = malloc(((size_t)nf + 1) * sizeof *friction);
 	k->rows = malloc(((size_t)nn + nf) * sizeof *k->rows);
 	k->face_start = malloc(((size_t)nn + 1) * sizeof *k->face_start);
 	k->face_normals = malloc((size_t)nn * sizeof *k->face_normals);
 	k->face_in = malloc((size_t)nn * sizeof *k->face_in);
-	k->friction = malloc(((size_t)nf + 1) * sizeof *k->friction);
 	k->rhs = malloc(WRENCH * (size_t)nn * sizeof *k->rhs);
 	k->idx = malloc(WRENCH * (size_t)nn * sizeof *k->idx);
 	k->reg = malloc(WRENCH * (size_t)nn * sizeof *k->reg);
 	k->crows = aligned_alloc(64, WRENCH * (size_t)nn * sizeof *k->crows);
-	if (!normals || !face_of || !k->rows || !k->face_start || !k->face_normals || !k->face_in || !k->friction ||
+	if (!normals || !face_of || !friction || !k->rows || !k->face_start || !k->face_normals || !k->face_in ||
 	    !k->rhs || !k->idx || !k->reg || !k->crows) {
 		free(normals);
 		free(face_of);
+		free(friction);
 		lk__coarse_free(k);
 		return LK_ERR_NO_MEMORY;
 	}
 	nn = 0;
 	for (int i = 0; i < n; ++i) {
+		const lk__row *r = &p->rows[i];
 		face_of[i] = -1;
-		if (is_normal_row(&p->rows[i]))
-			normals[nn++] = i;
-		if (p->rows[i].findex >= 0)
-			k->friction[k->nfriction++] = i;
+		if (is_normal_row(r))
+			normals[nn++] = (pair_key){r->a, r->b, i};
+		if (r->findex >= 0)
+			friction[k->nfriction++] = i;
 	}
-	sort_rows = p->rows;
 	qsort(normals, (size_t)nn, sizeof *normals, by_pair);
 	int g = -1;
 	for (int t = 0; t < nn; ++t) {
-		const lk__row *r = &p->rows[normals[t]];
-		if (t == 0 || r->a != p->rows[normals[t - 1]].a || r->b != p->rows[normals[t - 1]].b)
+		if (t == 0 || normals[t].a != normals[t - 1].a || normals[t].b != normals[t - 1].b)
 			k->face_normals[++g] = 0;
-		face_of[normals[t]] = g;
+		face_of[normals[t].row] = g;
 		k->face_normals[g]++;
 	}
 	k->nfaces = g + 1;
-	/* the faces' rows: their normals, then the friction rows on them (same two bodies) */
+	/* the faces' rows: their normals, then the friction rows on them (same two bodies); friction[t] becomes
+	 * the face of friction row t, -1 for none */
 	int *fric_count = k->face_in; /* borrowed as a counter */
 	memset(fric_count, 0, (size_t)k->nfaces * sizeof *fric_count);
 	for (int t = 0; t < k->nfriction; ++t) {
-		const lk__row *r = &p->rows[k->friction[t]];
+		const lk__row *r = &p->rows[friction[t]];
 		const int f = face_of[r->findex];
-		if (f >= 0 && r->a == p->rows[r->findex].a && r->b == p->rows[r->findex].b)
+		const int on = f >= 0 && r->a == p->rows[r->findex].a && r->b == p->rows[r->findex].b;
+		if (on)
 			fric_count[f]++;
+		face_of[friction[t]] = on ? f : -1;
 	}
 	k->face_start[0] = 0;
 	for (int f = 0; f < k->nfaces; ++f)
@@ -140,20 +144,17 @@ lk_status lk__coarse_setup(lk__coarse *k, const lk_problem *p)
 	int at = 0;
 	for (int f = 0; f < k->nfaces; ++f) {
 		for (int t = 0; t < k->face_normals[f]; ++t)
-			k->rows[k->face_start[f] + t] = normals[at + t];
+			k->rows[k->face_start[f] + t] = normals[at + t].row;
 		at += k->face_normals[f];
 		fric_count[f] = k->face_start[f] + k->face_normals[f]; /* now the next friction slot */
 	}
-	for (int t = 0; t < k->nfriction; ++t) {
-		const int i = k->friction[t];
-		const lk__row *r = &p->rows[i];
-		const int f = face_of[r->findex];
-		if (f >= 0 && r->a == p->rows[r->findex].a && r->b == p->rows[r->findex].b)
-			k->rows[fric_count[f]++] = i;
-	}
+	for (int t = 0; t < k->nfriction; ++t)
+		if (face_of[friction[t]] >= 0)
+			k->rows[fric_count[face_of[friction[t]]]++] = friction[t];
 	k->nentries = k->face_start[k->nfaces];
 	free(normals);
 	free(face_of);
+	free(friction);
 	k->dl = malloc(((size_t)k->nentries + 1) * sizeof *k->dl);
 	k->P = malloc(WRENCH * ((size_t)k->nentries + 1) * sizeof *k->P);
 	k->changed = malloc(((size_t)k->nentries + 1) * sizeof *k->changed);
@@ -274,18 +275,9 @@ static double prepare(lk__coarse *k, lk__ctx *c)
 			memset(cr, 0, sizeof *cr);
 			memcpy(cr->J, accJ[q], sizeof accJ[q]);
 			cr->s = accs[q];
-			for (int sd = 0; sd < 2; ++sd) {
-				const lk_body_def *b = sides[sd];
-				const double *J = cr->J + 6 * sd;
-				double *MJ = cr->MJ + 6 * sd;
-				if (!b)
-					continue;
-				for (int e = 0; e < 3; ++e)
-					MJ[e] = b->inv_mass[e] * J[e];
-				for (int e = 0; e < 3; ++e)
-					MJ[3 + e] = b->inv_inertia[3 * e] * J[3] + b->inv_inertia[3 * e + 1] * J[4] +
-					            b->inv_inertia[3 * e + 2] * J[5];
-			}
+			for (int sd = 0; sd < 2; ++sd)
+				if (sides[sd])
+					lk__mass_times_jt(sides[sd], cr->J + 6 * sd, cr->MJ + 6 * sd);
 			cr->diag = cr->s;
 			for (int e = 0; e < 12; ++e)
 				cr->diag += cr->J[e] * cr->MJ[e];
@@ -300,7 +292,6 @@ static double prepare(lk__coarse *k, lk__ctx *c)
 	}
 	/* A_c + the proximal term of PGS-SM's factored subspace (envelope.h), on a view of the problem whose
 	 * rows are the coarse ones */
-	k->ncoarse = m;
 	lk_problem view = *p;
 	view.rows = k->crows;
 	view.nrows = m;

@@ -14,8 +14,7 @@ typedef struct lk__coarse {
 	int *face_start;    /* nfaces + 1 offsets into rows */
 	int *face_normals;  /* per face: how many of its rows are normal rows */
 	int *face_in;       /* per face: in the last correction */
-	int *friction;      /* every friction row, projected onto its box after a correction */
-	int nfriction;
+	int nfriction;      /* friction rows in the problem (the work of their boxes) */
 	double *rhs;        /* the coarse right-hand side, then the correction */
 	int *idx;           /* 0, 1, 2, ...: the coarse rows the factor holds */
 	double *reg;        /* the factor's proximal term per coarse row */
@@ -29,7 +28,6 @@ typedef struct lk__coarse {
 	lk__row *crows;     /* the coarse rows, six per face, records on the fine bodies */
 	lk__arena arena;    /* the factor's storage */
 	lk__env env;        /* the factor, its structure kept while the same faces are in */
-	int ncoarse;        /* coarse rows */
 	int prepared;       /* 1: basis, coarse rows and factor made for the faces in face_in */
 	int too_costly;     /* the coarse factor would cost more than LK_COARSE_MAX_FACTOR sweeps: no corrections */
 } lk__coarse;

@@ -197,7 +197,7 @@ lk_status lk__order_permutation(lk_problem *p, const lk_solver_config *cfg, int 
 lk_status lk__order_build(lk__ctx *c, int *perm)
 {
 	/* the colour and part orders' sweeps need their colours, not only their permutation */
-	if (c->cfg->order == LK_ORDER_COLOUR || c->cfg->order == LK_ORDER_PART)
+	if (lk__order_coloured(c->cfg->order))
 		return colour_permutation(c->p, lk__order_parts(c->cfg), perm, &c->colouring);
 	return lk__order_permutation(c->p, c->cfg, perm);
 }

@@ -8,6 +8,12 @@
  * the normal rows then the friction rows; gsp is no fixed order and fails with LK_ERR_UNSUPPORTED, as does
  * a cp order on the matrix form). perm has n entries. */
 lk_status lk__order_build(lk__ctx *c, int *perm);
+/* The orders swept colour by colour on the problem's threads (parallel.h): the colour and the part order. */
+static inline int lk__order_coloured(lk_order order)
+{
+	return order == LK_ORDER_COLOUR || order == LK_ORDER_PART;
+}
+
 /* The parts of the part order: one per thread, at least two (0 for every other order). */
 static inline int lk__order_parts(const lk_solver_config *cfg)
 {

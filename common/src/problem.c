@@ -315,16 +315,6 @@ static double inv_diag_of(double diag)
 	return diag > 0.0 ? 1.0 / diag : 0.0;
 }
 
-/* M^-1 J^T for one side: linear part scaled per axis, angular part through the inverse inertia. */
-static inline void mass_times_jt(const lk_body_def *b, const double *J, double *out)
-{
-	for (int k = 0; k < 3; ++k)
-		out[k] = b->inv_mass[k] * J[k];
-	for (int r = 0; r < 3; ++r)
-		out[3 + r] = b->inv_inertia[3 * r] * J[3] + b->inv_inertia[3 * r + 1] * J[4] +
-		             b->inv_inertia[3 * r + 2] * J[5];
-}
-
 /* Nonzero when one of x[0..n) is infinite or NaN (its exponent bits all ones): a test of every value without
  * a branch per value, which the compiler vectorises. */
 static inline uint64_t any_nonfinite(const double *x, int n)
@@ -428,7 +418,7 @@ lk_status lk_problem_add_row(lk_problem *p, const lk_row_def *d, int *index_out)
 	for (int side = 0; side < 2; ++side) {
 		if (sides[side]) {
 			memcpy(r->J + 6 * side, d->J[side], 6 * sizeof(double));
-			mass_times_jt(sides[side], r->J + 6 * side, r->MJ + 6 * side);
+			lk__mass_times_jt(sides[side], r->J + 6 * side, r->MJ + 6 * side);
 		} else {
 			memset(r->J + 6 * side, 0, 6 * sizeof(double));
 			memset(r->MJ + 6 * side, 0, 6 * sizeof(double));

@@ -64,6 +64,17 @@ _Static_assert(sizeof(lk__row) == 256, "lk__row is four cache lines");
 _Static_assert(alignof(lk__row) == 64, "lk__row starts a cache line");
 _Static_assert(offsetof(lk__row, MJ) == 96 && offsetof(lk__row, q) == 192, "J, MJ, scalars at fixed offsets");
 
+/* M^-1 J^T for one side of a row: the linear part scaled per axis, the angular part through the inverse
+ * inertia. */
+static inline void lk__mass_times_jt(const lk_body_def *b, const double *J, double *out)
+{
+	for (int k = 0; k < 3; ++k)
+		out[k] = b->inv_mass[k] * J[k];
+	for (int r = 0; r < 3; ++r)
+		out[3 + r] = b->inv_inertia[3 * r] * J[3] + b->inv_inertia[3 * r + 1] * J[4] +
+		             b->inv_inertia[3 * r + 2] * J[5];
+}
+
 /* Recomputes du = M^-1 J^T lambda from scratch (row form). */
 void lk__recompute_du(lk_problem *p, const double *lambda, double *du);
 /* w = A x + q (q_plus) or A x, using tmp_du ((nbodies+1)*6 doubles) as scratch in the row form. */

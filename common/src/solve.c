@@ -3,6 +3,7 @@
 #include "context.h"
 #include "kernel.h"
 #include "methods.h"
+#include "ordering.h"
 #include "parallel.h"
 #include "sweep.h"
 
@@ -171,8 +172,7 @@ lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, 
 
 	/* the colour order of a problem large enough for threads: the metrics by blocks of rows, on the threads
 	 * when there are some, the same on any number (parallel.h) */
-	if ((cfg->order == LK_ORDER_COLOUR || cfg->order == LK_ORDER_PART) && p->form == LK_FORM_ROWS &&
-	    n >= LK_PARALLEL_MIN_ROWS) {
+	if (lk__order_coloured(cfg->order) && p->form == LK_FORM_ROWS && n >= LK_PARALLEL_MIN_ROWS) {
 		c.nblocks = (n + LK_METRIC_BLOCK - 1) / LK_METRIC_BLOCK;
 		c.blocks = lk__arena_alloc(&p->arena, (size_t)c.nblocks * sizeof *c.blocks);
 		if (!c.blocks)

@@ -525,14 +525,12 @@ static int guard_tripped(lk_stop_reason r)
 	return r == LK_STOP_NONFINITE || r == LK_STOP_DIVERGED || r == LK_STOP_BAD_DIAGONAL;
 }
 
-/* The constraint forces J^T lambda / h: into the bodies' accumulators when ODE's stepper integrates them
- * (to_bodies), and into the joints' dJointFeedback either way. */
-static void apply_forces(lk_ode *ctx, double h, int to_bodies)
+/* The constraint forces J^T lambda / h into the bodies' accumulators, for ODE's stepper to integrate. */
+static void add_body_forces(lk_ode *ctx, double inv_h)
 {
-	const double inv_h = 1.0 / h;
-	for (int i = 0; i < ctx->nbodies && to_bodies; ++i)
+	for (int i = 0; i < ctx->nbodies; ++i)
 		memset(ctx->bodies[i].force, 0, sizeof ctx->bodies[i].force);
-	for (int g = 0; g < ctx->nrows && to_bodies; ++g) {
+	for (int g = 0; g < ctx->nrows; ++g) {
 		const lk__ode_joint *j = &ctx->joints[ctx->row_joint[g]];
 		const double *x = ctx->rows + (size_t)g * LK__ODE_ROW;
 		double f = ctx->lambda[g] * inv_h;
@@ -545,13 +543,22 @@ static void apply_forces(lk_ode *ctx, double h, int to_bodies)
 				F1[k] += x[LK__ODE_J2 + k] * f;
 		}
 	}
-	for (int i = 0; i < ctx->nbodies && to_bodies; ++i) {
+	for (int i = 0; i < ctx->nbodies; ++i) {
 		const lk__ode_body *e = &ctx->bodies[i];
 		if (e->kinematic)
 			continue;
 		dBodyAddForce(e->id, e->force[0], e->force[1], e->force[2]);
 		dBodyAddTorque(e->id, e->force[3], e->force[4], e->force[5]);
 	}
+}
+
+/* The constraint forces J^T lambda / h: into the bodies' accumulators when ODE's stepper integrates them
+ * (to_bodies), and into the joints' dJointFeedback either way. */
+static void apply_forces(lk_ode *ctx, double h, int to_bodies)
+{
+	const double inv_h = 1.0 / h;
+	if (to_bodies)
+		add_body_forces(ctx, inv_h);
 	/* ODE's dJointFeedback holds forces: J_k^T lambda / h for each side */
 	for (int i = 0; i < ctx->njoints; ++i) {
 		const lk__ode_joint *j = &ctx->joints[i];
@@ -652,12 +659,18 @@ static int integrate_gathered(lk_ode *ctx, double h)
 	return 1;
 }
 
-/* 0 when ODE's stepper failed (no memory); then nothing moved and the accumulators are the application's. */
-static int integrate(lk_ode *ctx, double h)
+/* Whether the step integrates the gathered bodies itself (integrate_gathered): without auto-disabling and
+ * disabled bodies, and with the world's processing context, which dxStepBody locks (the read of the rows made
+ * sure of it when there were joints). */
+static int integrates_directly(lk_ode *ctx, double h)
 {
-	/* dxStepBody locks the world's processing context, which the read of the rows made sure of when there
-	 * were joints */
-	if (!ctx->need_islands && (ctx->njoints > 0 || lk__ode_world_ready(&ctx->abi, ctx->world, h)))
+	return !ctx->need_islands && (ctx->njoints > 0 || lk__ode_world_ready(&ctx->abi, ctx->world, h));
+}
+
+/* 0 when ODE's stepper failed (no memory); then nothing moved and the accumulators are the application's. */
+static int integrate(lk_ode *ctx, double h, int directly)
+{
+	if (directly)
 		return integrate_gathered(ctx, h);
 	if (ctx->need_islands)
 		keep_islands(ctx);
@@ -722,10 +735,11 @@ static lk_status lcpkit_step(lk_ode *ctx, double h, double t0)
 	}
 	for (int k = 0; k < ctx->nrows; ++k)
 		ctx->lambda[ctx->prow[k]] = lam[k];
-	apply_forces(ctx, h, ctx->need_islands);
+	const int directly = integrates_directly(ctx, h);
+	apply_forces(ctx, h, !directly);
 	double t5 = lk__now();
 	ctx->timing.apply = t5 - t4;
-	if (!integrate(ctx, h))
+	if (!integrate(ctx, h, directly))
 		return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "ode: ODE's dWorldQuickStep failed to integrate the step "
 		                    "(out of memory for its working memory); the world did not move");
 	double t6 = lk__now();

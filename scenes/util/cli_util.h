@@ -23,7 +23,7 @@ void lk_cli_json_string(FILE *f, const char *s);
 void lk_cli_json_number(FILE *f, double x);
 /* mkdir -p; returns 0 on success, else -1 with errno set. */
 int lk_cli_mkdirs(const char *path);
-/* Median of n values (reorders v). */
+/* Median of n values; sorts v ascending. */
 double lk_cli_median(double *v, int n);
 /* Prints one line "lcpkit CMD: message" to stderr. */
 void lk_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

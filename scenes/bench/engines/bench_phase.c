@@ -125,10 +125,9 @@ static int parse(int argc, char **argv, opts *o)
 	return -1;
 }
 
-/* The value at fraction f of the sorted v[0..n) (v is sorted in place). */
-static double quantile(double *v, int n, double f)
+/* The value at fraction f of v[0..n), sorted ascending, between its neighbours. */
+static double sorted_quantile(const double *v, int n, double f)
 {
-	lk_cli_median(v, n); /* sorts */
 	const double at = f * (n - 1);
 	const int i = (int)at;
 	return i + 1 < n ? v[i] + (at - i) * (v[i + 1] - v[i]) : v[n - 1];
@@ -199,8 +198,9 @@ static int run(const opts *o, const char *scene_spec, lk_engine engine, FILE *cs
 	double own_phase = NAN, own_rows = NAN;
 	for (int k = 0; k < ns; ++k) {
 		const double rows = lk_cli_median(t[k].rows, n);
-		const double q25 = quantile(t[k].phase, n, 0.25), q75 = quantile(t[k].phase, n, 0.75);
-		const double phase = lk_cli_median(t[k].phase, n), lo = t[k].phase[0];
+		const double phase = lk_cli_median(t[k].phase, n); /* sorts the phases */
+		const double lo = t[k].phase[0], q25 = sorted_quantile(t[k].phase, n, 0.25);
+		const double q75 = sorted_quantile(t[k].phase, n, 0.75);
 		const double solve = lk_cli_median(t[k].solve, n), convert = lk_cli_median(t[k].convert, n);
 		const double step = lk_cli_median(t[k].step, n);
 		if (k == 0)
