@@ -1,8 +1,8 @@
 /* The two-level correction of PGS and PSOR (coarse=K, common/src/coarse.c): what it is for, a stack's slow
  * mode removed in a few sweeps, checked against the complementarity conditions; its safeguard, the objective
  * f(lambda) = 1/2 lambda^T A lambda + q^T lambda never rising on a frictionless problem (every Gauss-Seidel
- * row update lowers it, and a correction is kept only if it does too); the budget; and the cases without a
- * coarse level, where it must change nothing. */
+ * row update lowers it, and a correction's line search never raises it); the weak modes of nearly coplanar
+ * contacts left out; the budget; and the cases without a coarse level, where it must change nothing. */
 #include "test_util.h"
 #include "lcpkit/io.h"
 
@@ -102,12 +102,12 @@ static void test_objective_never_rises(void **state)
 	}
 }
 
-/* A step recorded from Bullet's 20-box stack (tests/data/bullet-boxstack20-step6.lkp, warm-started): the
- * welded faces' solution asks for more friction than the boxes allow and for tension, and its projection
- * raises f (by 80, against a change of 55 in some impulses); each such correction is undone, so the solve
- * ends where plain PGS does, instead of at a result so much worse than the start that lk_solve's end guard
- * hands the start back (measured without the rule: RES 1.17, the start's, against PGS's 0.83). */
-static void test_harmful_correction_undone(void **state)
+/* A step recorded from Bullet's 20-box stack (tests/data/bullet-boxstack20-step6.lkp, warm-started, no CFM):
+ * the four contacts of a face are a rounding away from coplanar (Bullet's margins), so the face's rows span a
+ * fourth direction whose energy J_c M^-1 J_c^T is 5e-9 of the others'. Kept, the coarse solve put an impulse
+ * of 2e4 there, every correction had to be undone and the solve ended where plain PGS does (RES 0.83); with
+ * that mode left out, the corrections are descents and the same 20 sweeps end at RES 0.64. */
+static void test_weak_mode_left_out(void **state)
 {
 	(void)state;
 	lk_problem *p = NULL;
@@ -123,7 +123,7 @@ static void test_harmful_correction_undone(void **state)
 	c = tu_spec("pgs:iters=20,coarse=2");
 	assert_int_equal(lk_solve(p, &c, &coarse, NULL), LK_OK);
 	assert_int_equal(coarse.stop_reason, LK_STOP_ITERATIONS);
-	if (!(coarse.res_final <= 1.001 * plain.res_final && plain.res_final < coarse.res_initial))
+	if (!(coarse.res_final < 0.85 * plain.res_final && plain.res_final < coarse.res_initial))
 		fail_msg("RES %g with the correction, %g without (start %g)", coarse.res_final, plain.res_final,
 		         coarse.res_initial);
 	free(warm);
@@ -195,7 +195,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stack_in_a_few_sweeps),
 		cmocka_unit_test(test_objective_never_rises),
-		cmocka_unit_test(test_harmful_correction_undone),
+		cmocka_unit_test(test_weak_mode_left_out),
 		cmocka_unit_test(test_budget),
 		cmocka_unit_test(test_no_coarse_level),
 		cmocka_unit_test(test_config),

@@ -19,13 +19,14 @@
  *    term. None of it but the right-hand side depends on lambda: the basis, the coarse rows and the factor
  *    are made once and kept while the same faces take part (those that carry impulse or are closing);
  *  - the change is projected onto the bounds (a normal impulse >= 0, a friction impulse within the box of
- *    its contact's new normal impulse) and kept only if it lowers the objective
- *    f(lambda) = 1/2 lambda^T A lambda + q^T lambda, which every Gauss-Seidel row update lowers.
+ *    its contact's new normal impulse), and a line search takes the step along it that lowers the objective
+ *    f(lambda) = 1/2 lambda^T A lambda + q^T lambda most, between none of it and all of it.
  *
  * The last rule is what makes the correction safe: the welded solution can ask for tension at a contact or
  * for more friction than the cone allows (a face that is opening, a stack that slides), and its projection
- * can then be worse than no correction; such a correction is undone and the sweeps go on as plain PGS. On a
- * resting stack it takes the error of the stack's slow mode in one step (docs/solvers.md, "Coarse"). */
+ * can then overshoot; the line search shortens it, or undoes it where it is no descent at all, and the sweeps
+ * go on as plain PGS. On a resting stack it takes the error of the stack's slow mode in one step
+ * (docs/solvers.md, "Coarse"). */
 #include "coarse.h"
 
 #include "envelope.h"
@@ -39,6 +40,8 @@
 #define WRENCH 6
 /* the largest factor of a coarse problem, in sweeps of the fine one */
 #define LK_COARSE_MAX_FACTOR 4.0
+/* the weakest coarse mode kept, relative to the strongest of its face (prepare) */
+#define LK_COARSE_WEAK_MODE 1e-4
 
 static int is_normal_row(const lk__row *r)
 {
@@ -270,24 +273,42 @@ static double prepare(lk__coarse *k, lk__ctx *c)
 		}
 		const lk_body_def *sides[2] = {r0->a < p->nbodies ? &p->bodies[r0->a] : NULL,
 		                               r0->b < p->nbodies ? &p->bodies[r0->b] : NULL};
+		/* a mode that moves almost nothing (an energy J_c M^-1 J_c^T below LK_COARSE_WEAK_MODE of the face's
+		 * strongest) is left out: four contacts a rounding away from coplanar (Bullet's margins) span a fourth
+		 * direction in which the face barely moves, and a coarse solve without CFM would put an impulse four
+		 * orders of magnitude too large there */
+		lk__row cand[WRENCH];
+		double energy[WRENCH], strongest = 0.0;
 		for (int q = 0; q < modes; ++q) {
-			lk__row *cr = &k->crows[m];
+			lk__row *cr = &cand[q];
 			memset(cr, 0, sizeof *cr);
 			memcpy(cr->J, accJ[q], sizeof accJ[q]);
 			cr->s = accs[q];
 			for (int sd = 0; sd < 2; ++sd)
 				if (sides[sd])
 					lk__mass_times_jt(sides[sd], cr->J + 6 * sd, cr->MJ + 6 * sd);
-			cr->diag = cr->s;
+			energy[q] = 0.0;
 			for (int e = 0; e < 12; ++e)
-				cr->diag += cr->J[e] * cr->MJ[e];
+				energy[q] += cr->J[e] * cr->MJ[e];
+			cr->diag = cr->s + energy[q];
 			cr->a = r0->a;
 			cr->b = r0->b;
 			cr->findex = -1;
-			k->idx[m] = m;
-			k->reg[m] = LK_ENV_PROXIMAL * cr->diag;
-			++m;
+			strongest = energy[q] > strongest ? energy[q] : strongest;
 		}
+		int kept = 0;
+		for (int q = 0; q < modes; ++q) {
+			if (!(energy[q] > LK_COARSE_WEAK_MODE * strongest))
+				continue;
+			for (int t = t0; t < t1 && kept != q; ++t)
+				k->P[WRENCH * t + kept] = k->P[WRENCH * t + q];
+			k->crows[m] = cand[q];
+			k->idx[m] = m;
+			k->reg[m] = LK_ENV_PROXIMAL * cand[q].diag;
+			++m;
+			++kept;
+		}
+		k->face_modes[f] = kept;
 		work += (0.5 + modes) * (t1 - t0) + 10.0; /* the basis and the coarse rows */
 	}
 	/* A_c + the proximal term of PGS-SM's factored subspace (envelope.h), on a view of the problem whose
@@ -396,9 +417,16 @@ double lk__coarse_correct(lk__coarse *k, lk__ctx *c)
 			k->dl[t] = (next > hi ? hi : next < -hi ? -hi : next) - lambda[i];
 		}
 	}
-	/* applied, and kept only if it lowers f(lambda) = 1/2 lambda^T A lambda + q^T lambda, the objective every
-	 * Gauss-Seidel row update lowers: the change of f is d^T (w_old + w_new) / 2 over the changed rows */
-	double max_change = 0.0, df = 0.0, scale = 0.0;
+	/* the step alpha v along the projected change v that minimises the objective f(lambda) = 1/2 lambda^T A
+	 * lambda + q^T lambda, alpha in [0, 1], as the truncated nonsmooth Newton multigrid of Graeser, Sack & Sander
+	 * (2009) ends its coarse correction: with g = w(lambda) and A v from w after the full step,
+	 *     f(lambda + alpha v) - f(lambda) = alpha g^T v + alpha^2 / 2 v^T A v.
+	 * lambda and lambda + v both satisfy the bounds (normal impulses >= 0, each friction impulse within mu times
+	 * its normal one), a convex set, so every point between them does too: the step keeps every bound and never
+	 * raises f, the objective every Gauss-Seidel row update lowers. Where the projection has turned v uphill
+	 * (g^T v >= 0: the welded faces asked for tension or for more friction than the box allows) alpha is 0 and
+	 * the correction is undone. */
+	double max_change = 0.0, gv = 0.0, vav = 0.0;
 	int nchanged = 0;
 	for (int f = 0; f < k->nfaces; ++f) {
 		if (!k->face_in[f])
@@ -415,18 +443,20 @@ double lk__coarse_correct(lk__coarse *k, lk__ctx *c)
 	}
 	for (int c2 = 0; c2 < nchanged; ++c2) {
 		const int t = k->changed[c2], i = k->rows[t];
-		const double wn = lk__row_w(&p->rows[i], du, lambda[i]);
-		df += 0.5 * k->dl[t] * (k->wold[t] + wn);
-		scale += fabs(k->dl[t] * k->wold[t]);
+		gv += k->dl[t] * k->wold[t];
+		vav += k->dl[t] * (lk__row_w(&p->rows[i], du, lambda[i]) - k->wold[t]);
 	}
-	if (!(df <= 1e-12 * scale)) {
+	const double alpha = gv < 0.0 && vav > 0.0 ? (-gv < vav ? -gv / vav : 1.0) : 0.0;
+	if (alpha < 1.0) {
 		for (int c2 = 0; c2 < nchanged; ++c2) {
 			const int t = k->changed[c2];
-			lambda[k->rows[t]] -= k->dl[t];
-			lk__row_apply(&p->rows[k->rows[t]], du, -k->dl[t]);
+			const double back = (alpha - 1.0) * k->dl[t];
+			lambda[k->rows[t]] += back;
+			lk__row_apply(&p->rows[k->rows[t]], du, back);
 		}
-		max_change = 0.0;
-		k->rejected++;
+		max_change *= alpha;
+		k->rejected += alpha == 0.0;
+		work += 0.5 * nchanged;
 	}
 	work += 1.0 * k->nentries + 0.2 * k->nfriction; /* the apply and the w after it; the friction boxes */
 	k->last_work = work;

@@ -23,7 +23,7 @@ typedef struct lk__coarse {
 	double *dl;         /* per entry of rows: the change a correction makes */
 	double *wold;       /* per entry of rows: w before it */
 	int *changed;       /* the entries a correction changed */
-	int rejected;       /* corrections undone because they raised the objective */
+	int rejected;       /* corrections undone: the projected change was no descent direction */
 	double last_work;   /* the work of the last correction (lk__count units) */
 	lk__row *crows;     /* the coarse rows, six per face, records on the fine bodies */
 	lk__arena arena;    /* the factor's storage */
