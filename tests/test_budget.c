@@ -1,13 +1,14 @@
 /* The work budget (docs/solvers.md, "Work"): one unit for every method, the work of one PGS sweep. Each
  * method given a budget it cannot converge within must stop for "budget" having spent it, and no more than
  * one step of its own beyond it; PGS under budget=N is PGS with iters=N, bit for bit; a time budget stops a
- * solve too. */
+ * solve too, on the wall clock whatever clock the statistics read. */
 #include "test_util.h"
 #include "lcpkit/generate.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 static lk_problem *packing(void)
 {
@@ -98,6 +99,36 @@ static void test_time_budget(void **state)
 	}
 }
 
+/* The statistics clock (lk_set_stats_clock): the thread's CPU time does not advance while the thread sleeps,
+ * the wall clock does; a solve's seconds follow the chosen clock, and the time budget keeps the wall clock
+ * (a budget of 1 us still stops a solve whose statistics read CPU time). */
+static void test_stats_clock(void **state)
+{
+	(void)state;
+	assert_int_equal(lk_stats_clock(), LK_CLOCK_WALL);
+	assert_int_equal(lk_set_stats_clock((lk_clock)7), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_stats_clock(), LK_CLOCK_WALL);
+	const struct timespec nap = {0, 50 * 1000 * 1000};
+	double t0 = lk_stats_now();
+	nanosleep(&nap, NULL);
+	const double wall = lk_stats_now() - t0;
+	assert_int_equal(lk_set_stats_clock(LK_CLOCK_THREAD_CPU), LK_OK);
+	assert_int_equal(lk_stats_clock(), LK_CLOCK_THREAD_CPU);
+	t0 = lk_stats_now();
+	nanosleep(&nap, NULL);
+	const double cpu = lk_stats_now() - t0;
+	if (!(wall >= 0.045 && cpu < 0.02))
+		fail_msg("50 ms asleep: %g s on the wall clock, %g s on the CPU clock", wall, cpu);
+	lk_solver_config c = tu_spec("pgs:iters=1000000,time_us=1,warm=0");
+	lk_problem *p = packing();
+	lk_stats st;
+	assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
+	assert_int_equal(st.stop_reason, LK_STOP_BUDGET);
+	assert_true(st.seconds > 0 && st.seconds < 1.0);
+	lk_problem_destroy(p);
+	assert_int_equal(lk_set_stats_clock(LK_CLOCK_WALL), LK_OK);
+}
+
 static void test_budget_parse(void **state)
 {
 	(void)state;
@@ -146,6 +177,7 @@ int main(void)
 		cmocka_unit_test(test_budget_binds),
 		cmocka_unit_test(test_budget_is_iterations_for_pgs),
 		cmocka_unit_test(test_time_budget),
+		cmocka_unit_test(test_stats_clock),
 		cmocka_unit_test(test_budget_parse),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

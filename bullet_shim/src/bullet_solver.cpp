@@ -254,9 +254,9 @@ bool BulletSolverCore::Impl::solveIsland(const detail::Pools &pools, const btCon
 	std::string reason;
 	bool built = false, solved = false;
 	try {
-		const double t0 = lk__now();
+		const double t0 = lk_stats_now();
 		lk_status st = ins.map.build(pools);
-		g.convert_seconds = lk__now() - t0;
+		g.convert_seconds = lk_stats_now() - t0;
 		lk_problem *p = ins.map.problem();
 		if (st != LK_OK) {
 			reason = std::string("rows could not be converted: ") + lk_problem_error(p);
@@ -267,19 +267,19 @@ bool BulletSolverCore::Impl::solveIsland(const detail::Pools &pools, const btCon
 		} else {
 			built = true;
 			lk_stats ls;
-			const double t1 = lk__now();
+			const double t1 = lk_stats_now();
 			const lk_solver_config cfg = effective(info);
 			st = lk_solve(p, &cfg, &ls, nullptr);
-			g.solve_seconds = lk__now() - t1;
+			g.solve_seconds = lk_stats_now() - t1;
 			if (st != LK_OK) {
 				reason = std::string("lk_solve: ") + lk_problem_error(p);
 			} else if (detail::isGuardStop(ls.stop_reason)) {
 				reason = std::string("guard: ") + lk_stop_reason_name(ls.stop_reason);
 				g.stop_reason = ls.stop_reason;
 			} else {
-				const double t2 = lk__now();
+				const double t2 = lk_stats_now();
 				ins.map.writeBack(pools);
-				g.convert_seconds += lk__now() - t2;
+				g.convert_seconds += lk_stats_now() - t2;
 				solved = true;
 				g.iterations = ls.iterations;
 				g.work = ls.work;
@@ -300,9 +300,9 @@ bool BulletSolverCore::Impl::solveIsland(const detail::Pools &pools, const btCon
 	}
 
 	if (!solved) {
-		const double t = lk__now();
+		const double t = lk_stats_now();
 		g.iterations = bulletIterations();
-		g.solve_seconds += lk__now() - t;
+		g.solve_seconds += lk_stats_now() - t;
 		g.work = g.iterations;
 		if (g.stop_reason == LK_STOP_NONE)
 			g.stop_reason = LK_STOP_ITERATIONS;

@@ -387,14 +387,14 @@ Instrument::Instrument()
 void Instrument::beginStep()
 {
 	clearStats(m_step);
-	m_phaseStart = lk__now();
+	m_phaseStart = lk_stats_now();
 	if (recording)
 		current.clear();
 }
 
 void Instrument::endStep()
 {
-	m_step.phase_seconds = lk__now() - m_phaseStart;
+	m_step.phase_seconds = lk_stats_now() - m_phaseStart;
 	m_step.fallback_total = fallbacks;
 	m_last = m_step;
 	mergeStats(m_accumulated, m_step);

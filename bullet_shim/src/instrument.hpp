@@ -6,7 +6,6 @@
 #include "lcpkit/engine.h"
 #include "lcpkit/lcpkit.h"
 
-#include "clock.h"
 
 #include <BulletDynamics/ConstraintSolver/btSequentialImpulseConstraintSolver.h>
 

@@ -54,18 +54,18 @@ protected:
 		bool built = false;
 		if (ins.residuals || ins.recording) {
 			try {
-				const double t0 = lk__now();
+				const double t0 = lk_stats_now();
 				built = ins.map.build(pools) == LK_OK;
-				g.convert_seconds = lk__now() - t0;
+				g.convert_seconds = lk_stats_now() - t0;
 			} catch (...) {
 				built = false;
 			}
 		}
 		int fallbacks = 0;
-		const double t1 = lk__now();
+		const double t1 = lk_stats_now();
 		g.iterations = run(bodies, numBodies, manifoldPtr, numManifolds, constraints, numConstraints, info, dd,
 		                   &fallbacks);
-		g.solve_seconds = lk__now() - t1;
+		g.solve_seconds = lk_stats_now() - t1;
 		g.work = m_kind == OwnKind::MlcpDirect ? 0.0 : g.iterations;
 		/* Bullet's loop stops early only when no impulse changed (its least-squares threshold is 0) */
 		const int maxIt = this->m_maxOverrideNumSolverIterations > info.m_numIterations

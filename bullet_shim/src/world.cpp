@@ -106,12 +106,12 @@ lk_status do_step(World *w, double dt, int maxSub, int *steps_out, lk_engine_ste
 {
 	w->ins->active = stats != nullptr || w->recording;
 	w->ins->resetAccumulated();
-	const double t0 = lk__now();
+	const double t0 = lk_stats_now();
 	/* Bullet returns the fixed steps due, of which it takes at most maxSub (dropping the rest) */
 	int n = w->world->stepSimulation(dt, maxSub, w->fixedStep);
 	if (n > maxSub)
 		n = maxSub;
-	const double t1 = lk__now();
+	const double t1 = lk_stats_now();
 	w->steps += n;
 	if (steps_out)
 		*steps_out = n;

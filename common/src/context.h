@@ -26,7 +26,8 @@ typedef struct lk__ctx {
 	int grew;             /* a check under LK__RULE_SOFT_GROWTH found the growth guard tripped */
 	lk_stats *stats;
 	lk_history *hist;
-	double t0;
+	double t0;              /* wall clock at the start of the iteration (the time budget) */
+	double ts0;             /* statistics clock at the start (lk_stats.seconds, the history) */
 	int64_t row_updates;
 	double work;          /* row updates weighted by what they cost (lk__count): the budget's unit times n */
 	int iterations;       /* outer iterations done, set by the method */

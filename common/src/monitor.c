@@ -84,7 +84,7 @@ void lk__record(lk__ctx *c, int iter, const lk_metrics *m)
 	e->res = m->res;
 	e->theta = m->theta;
 	e->fischer = m->fischer;
-	e->seconds = lk__now() - c->t0;
+	e->seconds = lk_stats_now() - c->ts0;
 	e->row_updates = c->row_updates;
 }
 

@@ -196,11 +196,12 @@ lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, 
 	else
 		unmeasured(&m0);
 	c.t0 = lk__now();
+	c.ts0 = lk_stats_now();
 	lk__monitor_start(&c, &m0);
 
 	c.stop = LK_STOP_NONE;
 	st = dispatch(&c);
-	double seconds = lk__now() - c.t0;
+	double seconds = lk_stats_now() - c.ts0;
 	if (st != LK_OK) {
 		memcpy(p->lambda, orig, (size_t)n * sizeof(double));
 		p->du_valid = 0;

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
 
 lk_ode_def lk_ode_default_def(void)
 {
@@ -346,12 +345,12 @@ static lk_status read_problem(lk_ode *ctx, double h, lk_problem *p, int warm, in
 {
 	ctx->state_saved = 0;
 	lk_status st = lk__ode_gather(ctx);
-	t_marks[0] = lk__now();
+	t_marks[0] = lk_stats_now();
 	if (st == LK_OK)
 		st = lk__ode_state_save(ctx);
 	if (st == LK_OK) {
 		st = lk__ode_extract_rows(ctx, h);
-		t_marks[1] = lk__now();
+		t_marks[1] = lk_stats_now();
 		if (st == LK_OK)
 			st = extract_problem(ctx, h, p, warm);
 		if (passive)
@@ -359,7 +358,7 @@ static lk_status read_problem(lk_ode *ctx, double h, lk_problem *p, int warm, in
 	} else {
 		t_marks[1] = t_marks[0];
 	}
-	t_marks[2] = lk__now();
+	t_marks[2] = lk_stats_now();
 	return st;
 }
 
@@ -382,9 +381,9 @@ static lk_status fallback(lk_ode *ctx, double h)
 	ctx->stats.fallback_total++;
 	int step = ctx->fallback == LK_ODE_STEP;
 	const char *name = step ? "dWorldStep" : "dWorldQuickStep";
-	double t = lk__now();
+	double t = lk_stats_now();
 	int ok = step ? ctx->abi.step(ctx->world, h) : ctx->abi.quickstep(ctx->world, h);
-	ctx->timing.integrate = lk__now() - t;
+	ctx->timing.integrate = lk_stats_now() - t;
 	ctx->nwarm = 0;
 	char why[sizeof ctx->error];
 	snprintf(why, sizeof why, "%s", ctx->error);
@@ -486,9 +485,9 @@ static lk_status ode_own_step(lk_ode *ctx, double h, double t0)
 			}
 		}
 	}
-	double t1 = lk__now();
+	double t1 = lk_stats_now();
 	int ok = ctx->stepper == LK_ODE_STEP ? ctx->abi.step(ctx->world, h) : ctx->abi.quickstep(ctx->world, h);
-	double t2 = lk__now();
+	double t2 = lk_stats_now();
 	ctx->timing.solve = t2 - t1;
 	ctx->stats.solve_seconds = t2 - t1;
 	ctx->stats.iterations = ctx->stepper == LK_ODE_STEP ? 0 : dWorldGetQuickStepNumIterations(ctx->world);
@@ -711,9 +710,9 @@ static lk_status lcpkit_step(lk_ode *ctx, double h, double t0)
 	if (st != LK_OK)
 		return fallback(ctx, h);
 	lk_stats ls;
-	double t3 = lk__now();
+	double t3 = lk_stats_now();
 	st = lk_solve(ctx->problem, &cfg, &ls, NULL);
-	double t4 = lk__now();
+	double t4 = lk_stats_now();
 	ctx->timing.solve = t4 - t3;
 	if (st != LK_OK) {
 		lk__ode_note(ctx, "ode: %s", lk_problem_error(ctx->problem));
@@ -737,18 +736,18 @@ static lk_status lcpkit_step(lk_ode *ctx, double h, double t0)
 		ctx->lambda[ctx->prow[k]] = lam[k];
 	const int directly = integrates_directly(ctx, h);
 	apply_forces(ctx, h, !directly);
-	double t5 = lk__now();
+	double t5 = lk_stats_now();
 	ctx->timing.apply = t5 - t4;
 	if (!integrate(ctx, h, directly))
 		return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "ode: ODE's dWorldQuickStep failed to integrate the step "
 		                    "(out of memory for its working memory); the world did not move");
-	double t6 = lk__now();
+	double t6 = lk_stats_now();
 	ctx->timing.integrate = t6 - t5;
 	if (cfg.warm_start)
 		lk__ode_warm_store(ctx, h);
 	else
 		ctx->nwarm = 0;
-	ctx->timing.apply += lk__now() - t6;
+	ctx->timing.apply += lk_stats_now() - t6;
 	ctx->stats.convert_seconds =
 	        ctx->timing.gather + ctx->timing.extract + ctx->timing.build + ctx->timing.apply;
 	return LK_OK;
@@ -761,10 +760,10 @@ lk_status lk_ode_world_step(lk_ode *ctx, double dt)
 	if (!(dt > 0) || !isfinite(dt))
 		return lk__ode_fail(ctx, LK_ERR_INVALID_ARGUMENT, "lk_ode_world_step: dt %g must be positive and finite",
 		                    dt);
-	double t0 = lk__now();
+	double t0 = lk_stats_now();
 	reset_stats(ctx);
 	lk_status st = ctx->stepper == LK_ODE_LCPKIT ? lcpkit_step(ctx, dt, t0) : ode_own_step(ctx, dt, t0);
-	ctx->timing.total = lk__now() - t0;
+	ctx->timing.total = lk_stats_now() - t0;
 	ctx->stats.step_seconds = ctx->timing.total;
 	/* ODE's own stepper: its call alone, without the optional residual measurement around it */
 	ctx->stats.phase_seconds = ctx->stepper == LK_ODE_LCPKIT ? ctx->timing.total : ctx->stats.solve_seconds;

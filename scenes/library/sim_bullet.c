@@ -1,6 +1,5 @@
 /* Scenes in Bullet through lcpkit's C API over Bullet (bullet_shim). */
 #include "sim_internal.h"
-#include "clock.h"
 #include "lcpkit/bullet.h"
 
 #include <math.h>
@@ -31,9 +30,9 @@ static lk_status bt_step(lk_sim *s, lk_engine_step_stats *st)
 	s->capture_next = 0;
 	if (capture)
 		lk_bt_world_set_recording(b->world, 1);
-	double t0 = lk__now();
+	double t0 = lk_stats_now();
 	lk_status rc = lk_bt_world_step(b->world, st);
-	double t1 = lk__now();
+	double t1 = lk_stats_now();
 	if (rc != LK_OK)
 		return rc;
 	st->step_seconds = t1 - t0;

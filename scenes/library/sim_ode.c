@@ -2,7 +2,6 @@
  * through lk_ode_world_step (which runs ODE's own steppers too, for A/B). */
 #include "sim_internal.h"
 #include "quat.h"
-#include "clock.h"
 #include "lcpkit/ode.h"
 
 #include <math.h>
@@ -135,7 +134,7 @@ static void ode_destroy(lk_sim *s)
 static lk_status ode_step(lk_sim *s, lk_engine_step_stats *st)
 {
 	ode_sim *o = s->impl;
-	double t0 = lk__now();
+	double t0 = lk_stats_now();
 	o->max_depth = 0;
 	dSpaceCollide(o->space, s, near_callback);
 	if (s->capture_next) {
@@ -149,7 +148,7 @@ static lk_status ode_step(lk_sim *s, lk_engine_step_stats *st)
 	}
 	lk_status rc = lk_ode_world_step(o->ctx, s->h);
 	dJointGroupEmpty(o->contacts);
-	double t1 = lk__now();
+	double t1 = lk_stats_now();
 	if (rc != LK_OK && rc != LK_ERR_UNSUPPORTED && lk_ode_get_stepper(o->ctx) != LK_ODE_LCPKIT)
 		return rc;
 	lk_ode_get_stats(o->ctx, st);

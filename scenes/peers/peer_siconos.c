@@ -1,6 +1,7 @@
 /* Thin bridge to Siconos numerics' LCP solvers; everything it calls is Siconos's own. */
 #include "peer_siconos.h"
-#include "clock.h"
+
+#include "lcpkit/lcpkit.h"
 
 #include <siconos/numerics/FrictionContactProblem.h>
 #include <siconos/numerics/Friction_cst.h>
@@ -68,9 +69,9 @@ lk_status lk_peer_siconos_lcp(lk_peer_solver s, int n, const double *A, const do
 	prob.size = n;
 	prob.M = M;
 	prob.q = qq;
-	double t0 = lk__now();
+	double t0 = lk_stats_now();
 	res->info = lcp_driver_DenseMatrix(&prob, z, w, opt);
-	res->seconds = lk__now() - t0;
+	res->seconds = lk_stats_now() - t0;
 	res->iterations = opt->iparam[SICONOS_IPARAM_ITER_DONE];
 	res->error = opt->dparam[SICONOS_DPARAM_RESIDU];
 	solver_options_delete(opt);
@@ -104,9 +105,9 @@ lk_status lk_peer_siconos_fc3d(int nc, const double *W, const double *q, const d
 		prob.M = M;
 		prob.q = qq;
 		prob.mu = mm;
-		double t0 = lk__now();
+		double t0 = lk_stats_now();
 		res->info = fc3d_driver(&prob, r, u, opt);
-		res->seconds = lk__now() - t0;
+		res->seconds = lk_stats_now() - t0;
 		res->iterations = opt->iparam[SICONOS_IPARAM_ITER_DONE];
 		res->error = opt->dparam[SICONOS_DPARAM_RESIDU];
 		if (error_of && error_out) {
@@ -167,9 +168,9 @@ lk_status lk_peer_siconos_gfc3d(int n, int nc, const double *M, const double *H,
 		prob.q = q;
 		prob.b = b;
 		prob.mu = mm;
-		double t0 = lk__now();
+		double t0 = lk_stats_now();
 		res->info = gfc3d_driver(&prob, r, u, v, opt);
-		res->seconds = lk__now() - t0;
+		res->seconds = lk_stats_now() - t0;
 		res->iterations = opt->iparam[SICONOS_IPARAM_ITER_DONE];
 		res->error = opt->dparam[SICONOS_DPARAM_RESIDU];
 	}

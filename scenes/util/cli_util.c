@@ -112,6 +112,26 @@ double lk_cli_median(double *v, int n)
 	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* The value at fraction f of v[0..n), sorted ascending, between its neighbours. */
+static double sorted_quantile(const double *v, int n, double f)
+{
+	const double at = f * (n - 1);
+	const int i = (int)at;
+	return i + 1 < n ? v[i] + (at - i) * (v[i + 1] - v[i]) : v[n - 1];
+}
+
+lk_cli_spread lk_cli_spread_of(double *v, int n)
+{
+	lk_cli_spread s = {NAN, NAN, NAN, NAN};
+	if (n <= 0)
+		return s;
+	s.median = lk_cli_median(v, n);
+	s.min = v[0];
+	s.q25 = sorted_quantile(v, n, 0.25);
+	s.q75 = sorted_quantile(v, n, 0.75);
+	return s;
+}
+
 void lk_cli_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;

@@ -25,6 +25,12 @@ void lk_cli_json_number(FILE *f, double x);
 int lk_cli_mkdirs(const char *path);
 /* Median of n values; sorts v ascending. */
 double lk_cli_median(double *v, int n);
+/* The median, the minimum and the quartiles of v[0..n) (sorts v, as lk_cli_median does; NaN for n = 0):
+ * what the benchmarks report of a series of timings, the minimum and the spread beside the median. */
+typedef struct lk_cli_spread {
+	double median, min, q25, q75;
+} lk_cli_spread;
+lk_cli_spread lk_cli_spread_of(double *v, int n);
 /* Prints one line "lcpkit CMD: message" to stderr. */
 void lk_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The option value after argv[*i] (advancing *i), or NULL with an error printed. */

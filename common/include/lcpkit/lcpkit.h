@@ -382,7 +382,8 @@ typedef struct lk_stats {
 	double theta_initial, theta_final;
 	double fischer_final;
 	double modified_final;
-	double seconds;         /* wall time of the solve proper (no validation, no metrics) */
+	double seconds;         /* time of the solve proper (no validation, no metrics), on the statistics clock
+	                         * (lk_set_stats_clock; wall time by default) */
 	int used_best_iterate;  /* 1 if the returned lambda is an earlier, better iterate */
 } lk_stats;
 
@@ -390,6 +391,22 @@ typedef struct lk_stats {
  * du is updated to match. On an invalid problem or configuration returns an error with a message in
  * lk_problem_error(p) and leaves lambda untouched. stats and history may be NULL. */
 LK_API lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, lk_history *history);
+
+/* The clock of every timing statistic: lk_stats.seconds, lk_history's seconds and the adapters'
+ * lk_engine_step_stats (*_seconds). LK_CLOCK_WALL (the default, CLOCK_MONOTONIC) is what a user waits;
+ * LK_CLOCK_THREAD_CPU (CLOCK_THREAD_CPUTIME_ID) is the CPU time of the thread that reads it, which a shared
+ * machine's preemptions do not move: the benchmarks use it. The thread's time leaves out the work of
+ * lcpkit's other threads (threads > 1). A time budget (time_budget_us) always runs on the wall clock. The
+ * setting is process-wide and may be changed at any time; a reading costs a system call on the CPU clock
+ * (tens of nanoseconds on the wall clock). LK_ERR_INVALID_ARGUMENT for an unknown clock. */
+typedef enum lk_clock {
+	LK_CLOCK_WALL,
+	LK_CLOCK_THREAD_CPU,
+} lk_clock;
+LK_API lk_status lk_set_stats_clock(lk_clock clock);
+LK_API lk_clock lk_stats_clock(void);
+/* The statistics clock's reading in seconds (differences are meaningful, not the value). */
+LK_API double lk_stats_now(void);
 
 #ifdef __cplusplus
 }

@@ -5,8 +5,9 @@
  * (r = 0.1 m) packed touching in a walled square pool, collapsing into it. One world per solver is built from
  * the same description and the worlds are stepped in turn, step by step, so that every solver sees the same
  * machine load; each world first takes --warmup steps (contacts and warm starts established), then --steps
- * timed steps. Reported: medians over the timed steps of the whole step, the solver (Bullet's velocity
- * iterations; lk_solve for lcpkit, including its validation and its two RES evaluations), its time per
+ * timed steps. Reported, in thread CPU time (lk_set_stats_clock): medians over the timed steps of the whole
+ * step, of the solver with its minimum and quartiles (Bullet's velocity iterations; lk_solve for lcpkit,
+ * including its validation and, when it measures them, its RES evaluations), its time per
  * iteration ("method": lk_solve's own time of its sweeps per iteration, re-measured on the last step's
  * rows), and the time spent converting Bullet's rows into an lcpkit problem and writing the impulses
  * back, with its share of the step. Bullet's own solver is timed without extracting its rows; RES before and
@@ -128,6 +129,7 @@ typedef struct result {
 	char solver[64];
 	int bodies, rows, iterations;
 	double step, solve, convert, share, per_iter, method_per_iter, res_before, res_after;
+	lk_cli_spread solve_spread;
 	long long fallbacks;
 } result;
 
@@ -211,22 +213,28 @@ static int run_scene(const char *scene, const opts *o, FILE *csv)
 		r->share = lk_cli_median(share, o->steps);
 		free(share);
 		r->step = lk_cli_median(a, o->steps);
-		r->solve = lk_cli_median(b, o->steps);
+		r->solve_spread = lk_cli_spread_of(b, o->steps);
+		r->solve = r->solve_spread.median;
 		r->convert = lk_cli_median(c, o->steps);
 		r->per_iter = lk_cli_median(d, o->steps);
 	}
 	printf("\n%s (%d bodies in the solver, %d rows at the last timed step of %s)\n", scene, res[0].bodies,
 	       res[0].rows, res[0].solver);
-	printf("  %-12s %7s %5s %9s %9s %9s %9s %10s %8s %10s %10s %6s\n", "solver", "rows", "iters", "step ms",
-	       "solve ms", "us/iter", "method", "convert ms", "convert", "RES before", "RES after", "fallb.");
+	printf("  %-12s %7s %5s %9s %9s %9s %15s %9s %9s %10s %8s %10s %10s %6s\n", "solver", "rows", "iters",
+	       "step ms", "solve ms", "min", "q25-q75", "us/iter", "method", "convert ms", "convert", "RES before",
+	       "RES after", "fallb.");
 	for (int k = 0; k < ns; ++k) {
 		const result *r = &res[k];
-		printf("  %-12s %7d %5d %9.3f %9.3f %9.1f %9.1f %10.3f %7.1f%% %10.3e %10.3e %6lld\n", r->solver, r->rows,
-		       r->iterations, 1e3 * r->step, 1e3 * r->solve, 1e6 * r->per_iter, 1e6 * r->method_per_iter,
-		       1e3 * r->convert, 100 * r->share, r->res_before, r->res_after, r->fallbacks);
-		fprintf(csv, "%s,%s,%d,%d,%d,%d,%.6e,%.6e,%.6e,%.6e,%.6e,%.4f,%.6e,%.6e,%lld\n", scene, r->solver,
-		        r->bodies, r->rows, r->iterations, o->steps, r->step, r->solve, r->per_iter, r->method_per_iter,
-		        r->convert, r->share, r->res_before, r->res_after, r->fallbacks);
+		char iqr[32];
+		snprintf(iqr, sizeof iqr, "%.3f-%.3f", 1e3 * r->solve_spread.q25, 1e3 * r->solve_spread.q75);
+		printf("  %-12s %7d %5d %9.3f %9.3f %9.3f %15s %9.1f %9.1f %10.3f %7.1f%% %10.3e %10.3e %6lld\n",
+		       r->solver, r->rows, r->iterations, 1e3 * r->step, 1e3 * r->solve, 1e3 * r->solve_spread.min, iqr,
+		       1e6 * r->per_iter, 1e6 * r->method_per_iter, 1e3 * r->convert, 100 * r->share, r->res_before,
+		       r->res_after, r->fallbacks);
+		fprintf(csv, "%s,%s,%d,%d,%d,%d,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.4f,%.6e,%.6e,%lld\n", scene,
+		        r->solver, r->bodies, r->rows, r->iterations, o->steps, r->step, r->solve, r->solve_spread.min,
+		        r->solve_spread.q25, r->solve_spread.q75, r->per_iter, r->method_per_iter, r->convert, r->share,
+		        r->res_before, r->res_after, r->fallbacks);
 	}
 	fflush(stdout);
 	rc = LK_EXIT_OK;
@@ -258,10 +266,11 @@ int lk_bench_bullet(int argc, char **argv)
 	if (lk_bench_open_csvs(cmd, o.out, &file, 1) != 0)
 		return LK_EXIT_FAIL;
 	FILE *csv = file.f;
-	fprintf(csv, "scene,solver,bodies,rows,iterations,timed_steps,step_s,solve_s,solve_s_per_iteration,"
+	fprintf(csv, "scene,solver,bodies,rows,iterations,timed_steps,step_s,solve_s,solve_min_s,solve_q25_s,solve_q75_s,"
+	             "solve_s_per_iteration,"
 	             "method_s_per_iteration,convert_s,convert_share,res_before,res_after,fallbacks\n");
-	printf("lcpkit bench bullet: %d iterations, %d warm-up and %d timed steps per world, medians; worlds "
-	       "stepped side by side\n",
+	printf("lcpkit bench bullet: %d iterations, %d warm-up and %d timed steps per world, thread CPU time: "
+	       "medians, the solve's minimum and quartiles; worlds stepped side by side\n",
 	       o.iterations, o.warmup, o.steps);
 	int rc = LK_EXIT_OK;
 	for (int k = 0; k < o.nscenes && rc == LK_EXIT_OK; ++k)

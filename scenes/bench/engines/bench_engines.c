@@ -8,6 +8,8 @@
  * ("bullet-dantzig") solvers, and lcpkit's pgs, amgs, pgs-sm and gsp ("pgs:order=gsp") through each engine's
  * adapter. Four tables:
  *
+ * Every time is thread CPU time (lk_set_stats_clock): a shared machine's preemptions do not move it.
+ *
  * 1. Same budget: every solver at --iterations iterations per step (pgs-sm at iters = budget / 5 outer
  *    iterations of 5 PGS sweeps and 5 subspace steps, the reduced CG capped at 20 products: the same number
  *    of PGS sweeps; its subspace work comes on top). Medians over the timed steps of the solver's time (lk_engine_step_stats.solve_seconds: for
@@ -131,6 +133,7 @@ typedef struct run {
 	long long fallbacks;
 	/* medians */
 	double m_solve, m_step, m_res, m_per_row, m_rows;
+	lk_cli_spread s_solve; /* the solve's median, minimum and quartiles */
 } run;
 
 static void run_free(run *r)
@@ -143,20 +146,25 @@ static void run_free(run *r)
 	memset(r, 0, sizeof *r);
 }
 
-static double median_of(const double *x, int n)
+/* The median, minimum and quartiles of the finite values of x[0..n) (x is left as it is). */
+static lk_cli_spread spread_of(const double *x, int n)
 {
+	lk_cli_spread none = {NAN, NAN, NAN, NAN};
 	double *t = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
-	if (!t || n <= 0) {
-		free(t);
-		return NAN;
-	}
+	if (!t)
+		return none;
 	int m = 0;
 	for (int i = 0; i < n; ++i)
 		if (!isnan(x[i]))
 			t[m++] = x[i];
-	double v = m > 0 ? lk_cli_median(t, m) : NAN;
+	lk_cli_spread v = lk_cli_spread_of(t, m);
 	free(t);
 	return v;
+}
+
+static double median_of(const double *x, int n)
+{
+	return spread_of(x, n).median;
 }
 
 /* Steps every run's simulation side by side: warmup untimed steps, then steps timed ones. */
@@ -209,7 +217,8 @@ static void run_group(const lk_scene *sc, run *rs, int nr, int warmup, int steps
 		run *r = &rs[k];
 		if (r->failed || r->n == 0)
 			continue;
-		r->m_solve = median_of(r->solve, r->n);
+		r->s_solve = spread_of(r->solve, r->n);
+		r->m_solve = r->s_solve.median;
 		r->m_step = median_of(r->step, r->n);
 		r->m_res = median_of(r->res, r->n);
 		r->m_per_row = median_of(r->per_row, r->n);
@@ -255,14 +264,17 @@ static void csv_num(FILE *f, double x)
 }
 
 static void csv_row(FILE *f, const char *table, const char *scene, lk_engine e, const char *solver, const char *spec,
-                    int budget, double rows, double iterations, double solve, double step, double per_row, double res,
-                    double extra)
+                    int budget, double rows, double iterations, double solve, const lk_cli_spread *spread, double step,
+                    double per_row, double res, double extra)
 {
 	/* scene and solver specs have commas of their own: quoted */
 	fprintf(f, "%s,\"%s\",%s,%s,\"%s\",%d", table, scene, engine_tag(e), solver, spec, budget);
 	csv_num(f, rows);
 	csv_num(f, iterations);
 	csv_num(f, solve);
+	csv_num(f, spread ? spread->min : NAN);
+	csv_num(f, spread ? spread->q25 : NAN);
+	csv_num(f, spread ? spread->q75 : NAN);
 	csv_num(f, step);
 	csv_num(f, per_row);
 	csv_num(f, res);
@@ -289,10 +301,12 @@ static void table_budget(const lk_scene *sc, const opts *o, double *pgs_res, FIL
 	char label[64];
 	snprintf(label, sizeof label, "budget %s", sc->spec);
 	run_group(sc, rs, nr, o->warmup, o->steps, label);
-	printf("\n1. %s: same budget, %d iterations per step (medians of %d timed steps after %d)\n", sc->spec,
+	printf("\n1. %s: same budget, %d iterations per step (thread CPU time; medians, the solve's minimum and "
+	       "quartiles, of %d timed steps after %d)\n",
+	       sc->spec,
 	       o->iterations, o->steps, o->warmup);
-	printf("  %-6s %-15s %7s %6s %10s %10s %11s %10s %7s\n", "engine", "solver", "rows", "iters", "solve ms",
-	       "step ms", "ns/row", "RES after", "fallb.");
+	printf("  %-6s %-15s %7s %6s %10s %9s %15s %10s %11s %10s %7s\n", "engine", "solver", "rows", "iters",
+	       "solve ms", "min", "q25-q75", "step ms", "ns/row", "RES after", "fallb.");
 	for (int k = 0; k < nr; ++k) {
 		run *r = &rs[k];
 		if (r->failed) {
@@ -300,11 +314,13 @@ static void table_budget(const lk_scene *sc, const opts *o, double *pgs_res, FIL
 			run_free(r);
 			continue;
 		}
-		printf("  %-6s %-15s %7.0f %6d %10.3f %10.3f %11.1f %10.2e %7lld\n", engine_tag(r->sv->engine), r->sv->name,
-		       r->m_rows, r->iterations_last, 1e3 * r->m_solve, 1e3 * r->m_step, 1e9 * r->m_per_row, r->m_res,
-		       r->fallbacks);
+		char iqr[32];
+		snprintf(iqr, sizeof iqr, "%.3f-%.3f", 1e3 * r->s_solve.q25, 1e3 * r->s_solve.q75);
+		printf("  %-6s %-15s %7.0f %6d %10.3f %9.3f %15s %10.3f %11.1f %10.2e %7lld\n", engine_tag(r->sv->engine),
+		       r->sv->name, r->m_rows, r->iterations_last, 1e3 * r->m_solve, 1e3 * r->s_solve.min, iqr,
+		       1e3 * r->m_step, 1e9 * r->m_per_row, r->m_res, r->fallbacks);
 		csv_row(csv, "budget", sc->spec, r->sv->engine, r->sv->name, r->spec, r->budget, r->m_rows, r->iterations_last,
-		        r->m_solve, r->m_step, r->m_per_row, r->m_res, (double)r->fallbacks);
+		        r->m_solve, &r->s_solve, r->m_step, r->m_per_row, r->m_res, (double)r->fallbacks);
 		if (!strcmp(r->sv->name, "pgs"))
 			pgs_res[r->sv->engine] = r->m_res;
 		run_free(r);
@@ -355,8 +371,8 @@ static void table_per_iteration(const lk_scene *sc, const opts *o, FILE *csv)
 			printf("  %-6s %-15s %7.0f %12.1f %12.1f %14.2f %12.2f\n", engine_tag(a->sv->engine), a->sv->name,
 			       a->m_rows, 1e9 * a->m_per_row, 1e9 * b->m_per_row, 1e9 * slope[k], ratio);
 			/* per_row: the slope (seconds per row and iteration); extra: its ratio to lcpkit pgs */
-			csv_row(csv, "per_iteration", sc->spec, a->sv->engine, a->sv->name, a->spec, N, a->m_rows, NAN, NAN, NAN,
-			        slope[k], NAN, ratio);
+			csv_row(csv, "per_iteration", sc->spec, a->sv->engine, a->sv->name, a->spec, N, a->m_rows, NAN, NAN, NULL,
+			        NAN, slope[k], NAN, ratio);
 		}
 		run_free(a);
 		run_free(b);
@@ -431,11 +447,12 @@ static void table_time_to_res(const lk_scene *sc, const opts *o, const double *p
 			printf("  %-6s %-15s %8s %10.3f %10.2e %10.2e\n", engine_tag(s->engine), s->name, s->direct ? "direct" : b,
 			       1e3 * hit.m_solve, hit.m_res, target);
 			csv_row(csv, "to_res", sc->spec, s->engine, s->name, hit.spec, s->direct ? 0 : hit.budget, hit.m_rows, NAN,
-			        hit.m_solve, hit.m_step, hit.m_per_row, hit.m_res, target);
+			        hit.m_solve, &hit.s_solve, hit.m_step, hit.m_per_row, hit.m_res, target);
 		} else {
 			printf("  %-6s %-15s %8s %10s %10.2e %10.2e not reached (best; up to %s%d)\n", engine_tag(s->engine),
 			       s->name, "-", "-", best_res, target, s->direct ? "direct " : "", s->direct ? 0 : last);
-			csv_row(csv, "to_res", sc->spec, s->engine, s->name, "", -1, NAN, NAN, NAN, NAN, NAN, best_res, target);
+			csv_row(csv, "to_res", sc->spec, s->engine, s->name, "", -1, NAN, NAN, NAN, NULL, NAN, NAN, best_res,
+			        target);
 		}
 		fflush(stdout);
 	}
@@ -490,7 +507,8 @@ static void table_scaling(const opts *o, FILE *csv)
 						base = per;
 					printf("  %-6s %-15s %8d %8.0f %10.3f %14.2f %10.2f\n", engine_tag(sv.engine), sv.name, sizes[k],
 					       r.m_rows, 1e3 * r.m_solve, 1e9 * per, per / base);
-					csv_row(csv, "scaling", spec, sv.engine, sv.name, sv.name, 20, r.m_rows, 20, r.m_solve, r.m_step,
+					csv_row(csv, "scaling", spec, sv.engine, sv.name, sv.name, 20, r.m_rows, 20, r.m_solve, &r.s_solve,
+					        r.m_step,
 					        r.m_per_row, r.m_res, per / base);
 				}
 				run_free(&r);
@@ -602,7 +620,7 @@ int lk_bench_engines(int argc, char **argv)
 		return LK_EXIT_FAIL;
 	}
 	FILE *csv = file.f;
-	fprintf(csv, "table,scene,engine,solver,spec,budget,rows,iterations,solve_s,step_s,solve_s_per_row,res_after,"
+	fprintf(csv, "table,scene,engine,solver,spec,budget,rows,iterations,solve_s,solve_min_s,solve_q25_s,solve_q75_s,step_s,solve_s_per_row,res_after,"
 	             "extra\n");
 	printf("lcpkit bench engines: %d iterations, %d warm-up and %d timed steps, simulations stepped side by side\n",
 	       o.iterations, o.warmup, o.steps);

@@ -7,11 +7,11 @@
  * the same description and the worlds are stepped in turn, step by step, so that every solver sees the same
  * machine load; each world first takes --warmup steps, then --steps timed steps. Collision detection
  * (dSpaceCollide) is not timed. Every solver runs the world's quickstep iteration count (--iterations,
- * default ODE's 20). Reported: medians over the timed steps of the step in thread CPU time (a shared
- * machine preempts wall-clock steps of milliseconds often enough to move medians; CPU time does not move),
- * and its split by the plugin's own wall-clock shares of the same step: lcpkit's solve (or ODE's stepper
- * call), finding bodies and joints and extracting ODE's rows into an lcpkit problem (and its share of the
- * step), and ODE's integration (its quickstep with the solved joints switched off). RES before and after, on the same extracted rows, comes from one more step of each world with ODE's
+ * default ODE's 20). Reported, in thread CPU time (a shared machine preempts wall-clock steps of
+ * milliseconds often enough to move medians; CPU time does not move; the plugin's own timings read the same
+ * clock, lk_set_stats_clock): medians over the timed steps of the step, of lcpkit's solve (or ODE's stepper
+ * call) with its minimum and quartiles, of finding bodies and joints and extracting ODE's rows into an
+ * lcpkit problem (and its share of the step), and of ODE's integration. RES before and after, on the same extracted rows, comes from one more step of each world with ODE's
  * impulses read back through dJointFeedback. ODE's dWorldStep (a dense LCP per island) runs on stack10
  * only: a pool is one island of ~10^4 rows, a dense matrix of hundreds of megabytes. */
 #include "bench.h"
@@ -167,6 +167,7 @@ typedef struct result {
 	char solver[64];
 	int bodies, rows, iterations, skipped;
 	double step, solve, extract, share, integrate, res_before, res_after;
+	lk_cli_spread solve_spread;
 	long long fallbacks;
 } result;
 
@@ -216,14 +217,12 @@ static int run_scene(const char *scene, const opts *o, FILE *csv)
 			if (s < o->warmup)
 				continue;
 			const size_t at = (size_t)k * (size_t)o->steps + (size_t)(s - o->warmup);
-			/* the step in CPU time (robust on a shared machine), split by the plugin's own wall-clock
-			 * shares of the same step */
-			const double wall = tm.total > 0 ? tm.total : 1;
+			/* the plugin's timings are on the same CPU clock (lk_set_stats_clock) */
 			t_step[at] = cpu;
-			t_solve[at] = cpu * tm.solve / wall;
-			t_extract[at] = cpu * (tm.gather + tm.extract + tm.build) / wall;
-			t_share[at] = (tm.gather + tm.extract + tm.build) / wall;
-			t_integrate[at] = cpu * tm.integrate / wall;
+			t_solve[at] = tm.solve;
+			t_extract[at] = tm.gather + tm.extract + tm.build;
+			t_share[at] = tm.total > 0 ? t_extract[at] / tm.total : 0;
+			t_integrate[at] = tm.integrate;
 			res[k].rows = st.rows;
 			res[k].bodies = st.bodies;
 			res[k].iterations = st.iterations;
@@ -249,7 +248,8 @@ static int run_scene(const char *scene, const opts *o, FILE *csv)
 		r->fallbacks = (long long)st.fallback_total;
 		const size_t at = (size_t)k * (size_t)o->steps;
 		r->step = lk_cli_median(t_step + at, o->steps);
-		r->solve = lk_cli_median(t_solve + at, o->steps);
+		r->solve_spread = lk_cli_spread_of(t_solve + at, o->steps);
+		r->solve = r->solve_spread.median;
 		r->extract = lk_cli_median(t_extract + at, o->steps);
 		r->share = lk_cli_median(t_share + at, o->steps);
 		r->integrate = lk_cli_median(t_integrate + at, o->steps);
@@ -263,8 +263,9 @@ static int run_scene(const char *scene, const opts *o, FILE *csv)
 		++shown;
 	printf("\n%s (%d bodies, %d rows at the last step of %s)\n", scene, shown < ns ? res[shown].bodies : 0,
 	       shown < ns ? res[shown].rows : 0, shown < ns ? res[shown].solver : "-");
-	printf("  %-14s %7s %5s %9s %8s %9s %10s %8s %11s %10s %10s %6s\n", "solver", "rows", "iters", "step ms*",
-	       "vs qs", "solve ms", "extract ms", "extract", "integrate", "RES before", "RES after", "fallb.");
+	printf("  %-14s %7s %5s %9s %8s %9s %9s %15s %10s %8s %11s %10s %10s %6s\n", "solver", "rows", "iters",
+	       "step ms", "vs qs", "solve ms", "min", "q25-q75", "extract ms", "extract", "integrate", "RES before",
+	       "RES after", "fallb.");
 	for (int k = 0; k < ns; ++k) {
 		const result *r = &res[k];
 		if (r->skipped) {
@@ -272,12 +273,16 @@ static int run_scene(const char *scene, const opts *o, FILE *csv)
 			fprintf(csv, "%s,%s,,,,,,,,,,,,,skipped\n", scene, r->solver);
 			continue;
 		}
-		printf("  %-14s %7d %5d %9.3f %7.2fx %9.3f %10.3f %7.1f%% %8.3f ms %10.3e %10.3e %6lld\n", r->solver,
-		       r->rows, r->iterations, 1e3 * r->step, r->step / base, 1e3 * r->solve, 1e3 * r->extract,
-		       100 * r->share, 1e3 * r->integrate, r->res_before, r->res_after, r->fallbacks);
-		fprintf(csv, "%s,%s,%d,%d,%d,%d,%.6e,%.4f,%.6e,%.6e,%.4f,%.6e,%.6e,%.6e,%lld\n", scene, r->solver,
-		        r->bodies, r->rows, r->iterations, o->steps, r->step, r->step / base, r->solve, r->extract,
-		        r->share, r->integrate, r->res_before, r->res_after, r->fallbacks);
+		char iqr[32];
+		snprintf(iqr, sizeof iqr, "%.3f-%.3f", 1e3 * r->solve_spread.q25, 1e3 * r->solve_spread.q75);
+		printf("  %-14s %7d %5d %9.3f %7.2fx %9.3f %9.3f %15s %10.3f %7.1f%% %8.3f ms %10.3e %10.3e %6lld\n",
+		       r->solver, r->rows, r->iterations, 1e3 * r->step, r->step / base, 1e3 * r->solve,
+		       1e3 * r->solve_spread.min, iqr, 1e3 * r->extract, 100 * r->share, 1e3 * r->integrate, r->res_before,
+		       r->res_after, r->fallbacks);
+		fprintf(csv, "%s,%s,%d,%d,%d,%d,%.6e,%.4f,%.6e,%.6e,%.6e,%.6e,%.6e,%.4f,%.6e,%.6e,%.6e,%lld\n", scene,
+		        r->solver, r->bodies, r->rows, r->iterations, o->steps, r->step, r->step / base, r->solve,
+		        r->solve_spread.min, r->solve_spread.q25, r->solve_spread.q75, r->extract, r->share, r->integrate,
+		        r->res_before, r->res_after, r->fallbacks);
 	}
 	fflush(stdout);
 	rc = LK_EXIT_OK;
@@ -321,10 +326,10 @@ int lk_bench_ode(int argc, char **argv)
 		return LK_EXIT_FAIL;
 	}
 	FILE *csv = file.f;
-	fprintf(csv, "scene,solver,bodies,rows,iterations,timed_steps,step_cpu_s,step_vs_quickstep,solve_s,extract_s,"
-	             "extract_share,integrate_s,res_before,res_after,fallbacks\n");
-	printf("lcpkit bench ode: %d iterations, %d warm-up and %d timed steps per world, medians; worlds stepped "
-	       "side by side; *: thread CPU time\n",
+	fprintf(csv, "scene,solver,bodies,rows,iterations,timed_steps,step_cpu_s,step_vs_quickstep,solve_s,solve_min_s,"
+	             "solve_q25_s,solve_q75_s,extract_s,extract_share,integrate_s,res_before,res_after,fallbacks\n");
+	printf("lcpkit bench ode: %d iterations, %d warm-up and %d timed steps per world, thread CPU time: medians, "
+	       "the solve's minimum and quartiles; worlds stepped side by side\n",
 	       o.iterations, o.warmup, o.steps);
 	int rc = LK_EXIT_OK;
 	for (int k = 0; k < o.nscenes && rc == LK_EXIT_OK; ++k)

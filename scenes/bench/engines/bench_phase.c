@@ -7,7 +7,8 @@
  * One simulation per engine and solver is built from the same scene description; they are stepped in turn,
  * step by step, in an order reversed every step, so that each sees the same machine load and none always
  * runs on the cache another left. Residual measurement is off (with an engine's own solver it would extract
- * the rows inside the phase). Reported per solver: the median row count, the phase's median, minimum and
+ * the rows inside the phase). Times are the stepping thread's CPU time (lk_set_stats_clock), which the
+ * preemptions of a shared machine do not move. Reported per solver: the median row count, the phase's median, minimum and
  * interquartile range over the timed steps, the medians of the solve, of the conversion (lcpkit only) and of
  * the whole step, and the ratio of the phase median to the first solver's (the engine's own by default), as
  * a whole and per row (the simulations drift apart, so their row counts differ a little; ODE's own steppers
@@ -125,14 +126,6 @@ static int parse(int argc, char **argv, opts *o)
 	return -1;
 }
 
-/* The value at fraction f of v[0..n), sorted ascending, between its neighbours. */
-static double sorted_quantile(const double *v, int n, double f)
-{
-	const double at = f * (n - 1);
-	const int i = (int)at;
-	return i + 1 < n ? v[i] + (at - i) * (v[i + 1] - v[i]) : v[n - 1];
-}
-
 typedef struct series {
 	double *phase, *solve, *convert, *step, *rows;
 } series;
@@ -191,16 +184,15 @@ static int run(const opts *o, const char *scene_spec, lk_engine engine, FILE *cs
 		}
 	}
 	lk_cli_progress(label, total, total);
-	printf("\n%s in %s: %d iterations, %d warm-up and %d timed steps, medians (ms)\n", scene_spec,
+	printf("\n%s in %s: %d iterations, %d warm-up and %d timed steps, thread CPU time, medians (ms)\n", scene_spec,
 	       lk_engine_name(engine), o->iterations, o->warmup, n);
 	printf("  %-18s %7s %9s %9s %9s %9s %9s %9s %9s %8s %8s\n", "solver", "rows", "phase", "min", "q25", "q75",
 	       "solve", "convert", "step", "phase/own", "per row");
 	double own_phase = NAN, own_rows = NAN;
 	for (int k = 0; k < ns; ++k) {
 		const double rows = lk_cli_median(t[k].rows, n);
-		const double phase = lk_cli_median(t[k].phase, n); /* sorts the phases */
-		const double lo = t[k].phase[0], q25 = sorted_quantile(t[k].phase, n, 0.25);
-		const double q75 = sorted_quantile(t[k].phase, n, 0.75);
+		const lk_cli_spread ps = lk_cli_spread_of(t[k].phase, n);
+		const double phase = ps.median, lo = ps.min, q25 = ps.q25, q75 = ps.q75;
 		const double solve = lk_cli_median(t[k].solve, n), convert = lk_cli_median(t[k].convert, n);
 		const double step = lk_cli_median(t[k].step, n);
 		if (k == 0)
