@@ -1,11 +1,13 @@
 /* lcpkit bench amgs: the accelerated modulus-based Gauss-Seidel family against PGS.
  *
- * Miyamoto & Yamashita 2019, Table 1: sweeps and wall time to RES < 1e-4 for PGS, Method 3.1 with
+ * Miyamoto & Yamashita 2019, Table 1: sweeps and time to RES < 1e-4 for PGS, Method 3.1 with
  * Omega = omega_bar E, Omega = D / gamma and (Figures 6-8, Table 2) Omega = alpha D, alpha = 0.1 .. 0.6, and the
  * dense Method 2.2. Here on generated one-step problems from lambda = 0: their Stacking with 150 spheres (in
  * 3D, one contact per sphere), and random sphere packings of about 500 to 10,000 rows frictionless and 500 to
- * 2,000 rows with friction (100,000 and 10,000 with --full). PSOR (w = 1.4) is listed beside them because AMGS with alpha < 1 / gamma
- * over-relaxes (amgs.c). Sweep counts come from a run that checks RES after every sweep; the times are of
+ * 2,000 rows with friction (100,000 and 10,000 with --full). PSOR is listed beside them because AMGS with
+ * alpha < 1 / gamma over-relaxes (amgs.c): at the relaxation r(alpha) = 2 / (1 + alpha gamma) that AMGS[alpha D]
+ * gives the rows inside their bounds (alpha = 0.1, 0.2, 0.3 at gamma = 2), and over a scan of w (1.4 .. 1.95)
+ * for PSOR at its best. Sweep counts come from a run that checks RES after every sweep; the times are of
  * separate runs of exactly that many sweeps without checks, CPU time of the lk_solve call, medians of
  * --repeat runs taken round-robin over the methods. Method 2.2's time includes forming the dense A, as in
  * the paper.
@@ -41,7 +43,16 @@ static const bmethod methods[] = {
 	{"AMGS[0.4 D]", "amgs:alpha=0.4", 0},
 	{"AMGS[0.6 D]", "amgs:alpha=0.6", 0},
 	{"AMSOR[0.3D,1.2]", "amsor:alpha=0.3,w=1.2", 0},
+	/* PSOR at the relaxation AMGS[alpha D] gives the rows inside their bounds, w = 2 / (1 + alpha gamma)
+	 * (amgs.c), to show the two at the same w; then a scan of w for PSOR's best */
+	{"PSOR[w=r(0.1)]", "psor:w=1.6666666666666667", 0},
+	{"PSOR[w=r(0.2)]", "psor:w=1.4285714285714286", 0},
+	{"PSOR[w=r(0.3)]", "psor:w=1.25", 0},
 	{"PSOR[w=1.4]", "psor:w=1.4", 0},
+	{"PSOR[w=1.6]", "psor:w=1.6", 0},
+	{"PSOR[w=1.8]", "psor:w=1.8", 0},
+	{"PSOR[w=1.9]", "psor:w=1.9", 0},
+	{"PSOR[w=1.95]", "psor:w=1.95", 0},
 	{"2.2[D/gamma]", "amgs-dense:alpha=0.5", 1},
 };
 #define NMETHODS ((int)(sizeof methods / sizeof methods[0]))
