@@ -169,8 +169,10 @@ static void test_no_coarse_level(void **state)
 		memcpy(ref, lk_problem_lambda(p), (size_t)n * sizeof *ref);
 		const lk_stats st = solve_cold(p, "pgs:iters=40,coarse=2");
 		assert_memory_equal(ref, lk_problem_lambda(p), (size_t)n * sizeof *ref);
-		/* what was looked at is counted: the faces' normal rows once, and no more */
-		assert_true(st.work >= 40.0 && st.work < 40.5);
+		/* what was looked at is counted: the faces' normal rows once and the coarse structure's analysis
+		 * (half a row update a coarse row, at most one coarse row a fine row), and no more */
+		if (!(st.work >= 40.0 && st.work <= 40.0 + 0.5 / 3.0 + 0.5 + 1e-9))
+			fail_msg("%s: work %g for 40 sweeps", kinds[k], st.work);
 		free(ref);
 		lk_problem_destroy(p);
 	}

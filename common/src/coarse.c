@@ -40,6 +40,8 @@
 #define WRENCH 6
 /* the largest factor of a coarse problem, in sweeps of the fine one */
 #define LK_COARSE_MAX_FACTOR 4.0
+/* the work of analysing a coarse structure (its ordering and envelope), per coarse row */
+#define LK_COARSE_ANALYSIS 0.5
 /* the weakest coarse mode kept, relative to the strongest of its face (prepare) */
 #define LK_COARSE_WEAK_MODE 1e-4
 
@@ -241,15 +243,58 @@ static int face_prolongation(lk__coarse *k, const lk_problem *p, int f, int side
 	return rank;
 }
 
+/* The work of making the coarse rows of the faces in k->face_in at most (six modes a face), before the
+ * factor. */
+static double rows_work_bound(const lk__coarse *k)
+{
+	double w = 0.0;
+	for (int f = 0; f < k->nfaces; ++f)
+		if (k->face_in[f])
+			w += (0.5 + WRENCH) * (k->face_start[f + 1] - k->face_start[f]) + 10.0 + 4.0 * WRENCH;
+	return w;
+}
+
 /* For the faces in k->face_in: their prolongations, the coarse rows as records on the fine bodies (J_c = P^T
  * J, M^-1 J_c^T from the bodies, the CFM diag(P^T S P), whose off-diagonal part, products of two rows' CFM,
- * is left out) and the factor of A_c = P^T A P, none of which depends on lambda. Returns the work spent, or
- * -1 when the factor cannot be made. */
-static double prepare(lk__coarse *k, lk__ctx *c)
+ * is left out) and the factor of A_c = P^T A P, none of which depends on lambda. *spent gets the work done;
+ * returns 1 when the factor is made, 0 when it is declined: for good (k->too_costly) when it would cost more
+ * than LK_COARSE_MAX_FACTOR sweeps, for now when the rows and the factor would take more than `allowed`. */
+static int prepare(lk__coarse *k, lk__ctx *c, double allowed, double *spent)
 {
 	const lk_problem *p = c->p;
 	double work = 0.0;
 	int m = 0;
+	/* the structure first, before any arithmetic: at most six coarse rows a face, and no more than it has
+	 * rows, on the face's two bodies. The factor's cost on that structure bounds the real one (a face with
+	 * fewer modes only leaves rows out); a structure whose factor would cost more than LK_COARSE_MAX_FACTOR
+	 * sweeps is no coarse level (a packing of single contacts, where every contact is its own face), and
+	 * one the budget cannot pay for is not made now */
+	for (int f = 0; f < k->nfaces; ++f) {
+		if (!k->face_in[f])
+			continue;
+		const lk__row *r0 = &p->rows[k->rows[k->face_start[f]]];
+		const int rows = k->face_start[f + 1] - k->face_start[f];
+		for (int q = 0; q < (rows < WRENCH ? rows : WRENCH); ++q, ++m) {
+			k->crows[m].a = r0->a;
+			k->crows[m].b = r0->b;
+			k->idx[m] = m;
+		}
+	}
+	lk_problem view = *p;
+	view.rows = k->crows;
+	view.nrows = m;
+	lk__arena_reset(&k->arena);
+	const double max_macs = LK_COARSE_MAX_FACTOR * p->nrows / LK_WORK_FACTOR_MAC;
+	const int fits = lk__env_analyse(&k->env, &k->arena, &view, k->idx, m, max_macs);
+	*spent = LK_COARSE_ANALYSIS * m;
+	if (fits != 0) {
+		k->too_costly = 1;
+		return 0;
+	}
+	if (*spent + rows_work_bound(k) + LK_WORK_FACTOR_MAC * k->env.macs > allowed)
+		return 0;
+	work = *spent;
+	m = 0;
 	for (int f = 0; f < k->nfaces; ++f) {
 		k->face_modes[f] = 0;
 		if (!k->face_in[f])
@@ -311,22 +356,19 @@ static double prepare(lk__coarse *k, lk__ctx *c)
 		k->face_modes[f] = kept;
 		work += (0.5 + modes) * (t1 - t0) + 10.0; /* the basis and the coarse rows */
 	}
-	/* A_c + the proximal term of PGS-SM's factored subspace (envelope.h), on a view of the problem whose
-	 * rows are the coarse ones */
-	lk_problem view = *p;
-	view.rows = k->crows;
+	/* A_c + the proximal term of PGS-SM's factored subspace (envelope.h), on the real coarse rows: their
+	 * structure analysed again (it fits: it is part of the bound's), then factored */
 	view.nrows = m;
 	lk__arena_reset(&k->arena);
-	/* a coarse problem whose factor costs more than a few sweeps is no coarse level (a packing of single
-	 * contacts, where every contact is its own face): none is made, and the sweeps go on alone */
-	const double max_macs = LK_COARSE_MAX_FACTOR * p->nrows / LK_WORK_FACTOR_MAC;
-	if (lk__env_analyse(&k->env, &k->arena, &view, k->idx, m, max_macs) != 0) {
-		k->too_costly = 1;
-		return -1.0;
+	work += 4.0 * m + LK_COARSE_ANALYSIS * m;
+	*spent = work;
+	if (lk__env_analyse(&k->env, &k->arena, &view, k->idx, m, INFINITY) != 0) {
+		k->too_costly = 1; /* no memory for the factor */
+		return 0;
 	}
 	lk__env_factor(&k->env, &view, k->idx, k->reg);
-	work += 4.0 * m + LK_WORK_FACTOR_MAC * k->env.macs;
-	return work;
+	*spent = work + LK_WORK_FACTOR_MAC * k->env.macs;
+	return 1;
 }
 
 double lk__coarse_correct(lk__coarse *k, lk__ctx *c)
@@ -355,13 +397,17 @@ double lk__coarse_correct(lk__coarse *k, lk__ctx *c)
 		return 0.0;
 	}
 	if (changed) {
-		const double w = prepare(k, c);
-		k->prepared = w < 0.0 ? 0 : 1;
+		/* under a budget the coarse rows and the factor are made only when the work left pays for them and
+		 * for the correction after them, as bounded from their structure before any of it is spent */
+		k->prepared = 0;
+		const double left = lk__work_left(c) - work - 2.0 * k->nentries - 0.2 * k->nfriction;
+		double spent = 0.0;
+		k->prepared = prepare(k, c, left, &spent);
+		work += spent;
 		if (!k->prepared) {
 			lk__count(c, 1, work);
 			return 0.0;
 		}
-		work += w;
 	}
 	/* the right-hand side -P^T w(lambda) */
 	int m = 0;
