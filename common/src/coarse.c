@@ -122,7 +122,12 @@ lk_status lk__coarse_setup(lk__coarse *k, const lk_problem *p)
 		if (r->findex >= 0)
 			friction[k->nfriction++] = i;
 	}
-	qsort(normals, (size_t)nn, sizeof *normals, by_pair);
+	/* the adapters lay out a pair's contacts together and pairs in order, often already sorted */
+	int sorted = 1;
+	for (int t = 1; t < nn && sorted; ++t)
+		sorted = by_pair(&normals[t - 1], &normals[t]) < 0;
+	if (!sorted)
+		qsort(normals, (size_t)nn, sizeof *normals, by_pair);
 	int g = -1;
 	for (int t = 0; t < nn; ++t) {
 		if (t == 0 || normals[t].a != normals[t - 1].a || normals[t].b != normals[t - 1].b)
@@ -294,6 +299,8 @@ static int prepare(lk__coarse *k, lk__ctx *c, double allowed, double *spent)
 	if (*spent + rows_work_bound(k) + LK_WORK_FACTOR_MAC * k->env.macs > allowed)
 		return 0;
 	work = *spent;
+	const int bound_rows = m;
+	int same = 1; /* every face has as many modes as the structure gave it: the analysis stands */
 	m = 0;
 	for (int f = 0; f < k->nfaces; ++f) {
 		k->face_modes[f] = 0;
@@ -354,17 +361,22 @@ static int prepare(lk__coarse *k, lk__ctx *c, double allowed, double *spent)
 			++kept;
 		}
 		k->face_modes[f] = kept;
+		same &= kept == (t1 - t0 < WRENCH ? t1 - t0 : WRENCH);
 		work += (0.5 + modes) * (t1 - t0) + 10.0; /* the basis and the coarse rows */
 	}
-	/* A_c + the proximal term of PGS-SM's factored subspace (envelope.h), on the real coarse rows: their
-	 * structure analysed again (it fits: it is part of the bound's), then factored */
+	/* A_c + the proximal term of PGS-SM's factored subspace (envelope.h), on the real coarse rows: where a
+	 * face has fewer modes than the bound gave it, their structure is analysed again (it fits: it is part of
+	 * the bound's); then factored */
 	view.nrows = m;
-	lk__arena_reset(&k->arena);
-	work += 4.0 * m + LK_COARSE_ANALYSIS * m;
-	*spent = work;
-	if (lk__env_analyse(&k->env, &k->arena, &view, k->idx, m, INFINITY) != 0) {
-		k->too_costly = 1; /* no memory for the factor */
-		return 0;
+	work += 4.0 * m;
+	if (!(same && m == bound_rows)) {
+		lk__arena_reset(&k->arena);
+		work += LK_COARSE_ANALYSIS * m;
+		*spent = work;
+		if (lk__env_analyse(&k->env, &k->arena, &view, k->idx, m, INFINITY) != 0) {
+			k->too_costly = 1; /* no memory for the factor */
+			return 0;
+		}
 	}
 	lk__env_factor(&k->env, &view, k->idx, k->reg);
 	*spent = work + LK_WORK_FACTOR_MAC * k->env.macs;

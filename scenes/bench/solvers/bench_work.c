@@ -14,6 +14,9 @@
  *                                                                -> time per whole-product row
  *   direct   one PGS sweep and one subspace step solved by the envelope factor, against one PGS sweep:
  *            the difference in PGS row updates over the multiply-adds counted -> weight of a multiply-add
+ *   coarse   two PGS sweeps and the two-level correction after them (its coarse rows, factor and the
+ *            correction itself), against two sweeps: the difference in PGS row updates over the work counted
+ *            -> 1 when the correction's count is right (coarse.c; nan where no coarse level is made)
  * Each ratio to pgs is the measured weight; the weights in use are printed beside them. */
 #include "bench.h"
 #include "bench_util.h"
@@ -83,7 +86,7 @@ static int bench_problem(FILE *csv, const char *kind, int n, double mu, int repe
 	}
 	int rows = lk_problem_row_count(p);
 	double *warm = malloc((size_t)rows * sizeof(double));
-	timed t[11];
+	timed t[13];
 	int bad = !warm;
 	if (!bad) {
 		lk_solver_config c = lk_default_config(LK_METHOD_PGS);
@@ -93,7 +96,7 @@ static int bench_problem(FILE *csv, const char *kind, int n, double mu, int repe
 		if (!bad)
 			memcpy(warm, lk_problem_lambda(p), (size_t)rows * sizeof(double));
 	}
-	const char *specs[11] = {"pgs:iters=200",
+	const char *specs[13] = {"pgs:iters=200",
 	                        "pgs-sm:kpgs=1,ksm=1,iters=1,cg_max=10,tol=0",
 	                        "pgs-sm:kpgs=1,ksm=1,iters=1,cg_max=110,tol=0",
 	                        "newton-minmap:iters=1,tol=0,krylov_max=5,pgs_warm=0",
@@ -103,8 +106,10 @@ static int bench_problem(FILE *csv, const char *kind, int n, double mu, int repe
 	                        "apgd:iters=20",
 	                        "apgd:iters=120",
 	                        "pgs:iters=1",
-	                        "pgs-sm:kpgs=1,ksm=1,iters=1,sub=direct,tol=0"};
-	for (int k = 0; k < 11 && !bad; ++k)
+	                        "pgs-sm:kpgs=1,ksm=1,iters=1,sub=direct,tol=0",
+	                        "pgs:iters=2",
+	                        "pgs:iters=2,coarse=2"};
+	for (int k = 0; k < 13 && !bad; ++k)
 		bad = time_spec(p, warm, specs[k], repeats, &t[k]) != 0;
 	if (!bad) {
 		double pgs = t[0].seconds / (double)t[0].st.row_updates;
@@ -118,11 +123,15 @@ static int bench_problem(FILE *csv, const char *kind, int n, double mu, int repe
 		double counted = (t[10].st.work - t[9].st.work) * rows, mac = NAN;
 		if (counted > 0 && t[10].st.subspace_steps > 0)
 			mac = (t[10].seconds - t[9].seconds) / pgs / counted * LK_WORK_FACTOR_MAC;
-		printf("%-12s %7d %9.2f %9.2f %5.2f %9.2f %5.2f %9.2f %5.2f %9.2f %5.2f %9.4f\n", kind, rows, 1e9 * pgs,
-		       1e9 * cg, cg / pgs, 1e9 * newton, newton / pgs, 1e9 * moment, moment / pgs, 1e9 * product,
-		       product / pgs, mac);
-		fprintf(csv, "%s,%d,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g\n", kind, rows, 1e9 * pgs, cg / pgs, newton / pgs,
-		        moment / pgs, product / pgs, mac);
+		/* the correction's counted work against its time in PGS row updates (more than a sweep counted: a
+		 * coarse level was made) */
+		const double coarse_counted = (t[12].st.work - t[11].st.work) * rows;
+		const double coarse = coarse_counted > rows ? (t[12].seconds - t[11].seconds) / pgs / coarse_counted : NAN;
+		printf("%-12s %7d %9.2f %9.2f %5.2f %9.2f %5.2f %9.2f %5.2f %9.2f %5.2f %9.4f %8.2f\n", kind, rows,
+		       1e9 * pgs, 1e9 * cg, cg / pgs, 1e9 * newton, newton / pgs, 1e9 * moment, moment / pgs,
+		       1e9 * product, product / pgs, mac, coarse);
+		fprintf(csv, "%s,%d,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g\n", kind, rows, 1e9 * pgs, cg / pgs, newton / pgs,
+		        moment / pgs, product / pgs, mac, coarse);
 	}
 	free(warm);
 	lk_problem_destroy(p);
@@ -161,13 +170,15 @@ int lk_bench_work(int argc, char **argv)
 	printf("weights in use: pgs-sm CG row %.2f, Newton product row %.2f, NNCG momentum row %.2f, APGD product "
 	       "row %.2f, factor multiply-add %.4f\n", LK_WORK_CG_ROW, LK_WORK_NEWTON_ROW, LK_WORK_MOMENTUM_ROW,
 	       LK_WORK_PRODUCT_ROW, LK_WORK_FACTOR_MAC);
-	printf("%-12s %7s %9s %9s %5s %9s %5s %9s %5s %9s %5s %9s\n", "problem", "rows", "pgs ns", "cg ns", "x",
-	       "newton ns", "x", "nncg ns", "x", "apgd ns", "x", "mac x");
+	printf("%-12s %7s %9s %9s %5s %9s %5s %9s %5s %9s %5s %9s %8s\n", "problem", "rows", "pgs ns", "cg ns", "x",
+	       "newton ns", "x", "nncg ns", "x", "apgd ns", "x", "mac x", "coarse x");
 	lk_bench_csv csv = {"bench_work.csv", "", NULL};
 	if (lk_bench_open_csvs("bench work", out, &csv, 1) != 0)
 		return LK_EXIT_FAIL;
-	fprintf(csv.f, "problem,rows,pgs_ns_per_row,cg_weight,newton_weight,momentum_weight,product_weight,factor_mac_weight\n");
+	fprintf(csv.f, "problem,rows,pgs_ns_per_row,cg_weight,newton_weight,momentum_weight,product_weight,"
+	               "factor_mac_weight,coarse_time_per_counted\n");
 	int bad = bench_problem(csv.f, "boxstack", 20, 0.5, repeats) != 0;
+	bad |= bench_problem(csv.f, "boxstack", 50, 0.5, repeats) != 0;
 	bad |= bench_problem(csv.f, "packing", quick ? 100 : 400, 0.5, repeats) != 0;
 	if (!quick)
 		bad |= bench_problem(csv.f, "packing", 2000, 0.5, repeats) != 0;
