@@ -387,7 +387,7 @@ double lk__coarse_correct(lk__coarse *k, lk__ctx *c)
 {
 	lk_problem *p = c->p;
 	double *lambda = c->lambda, *du = c->du;
-	if (k->nfaces == 0 || k->too_costly)
+	if (k->nfaces == 0 || k->too_costly || k->unaffordable)
 		return 0.0;
 	double work = 0.0;
 	/* the faces that take part: those that carry impulse or are closing (w < 0); the basis, the coarse rows
@@ -411,12 +411,13 @@ double lk__coarse_correct(lk__coarse *k, lk__ctx *c)
 	if (changed) {
 		/* under a budget the coarse rows and the factor are made only when the work left pays for them and
 		 * for the correction after them, as bounded from their structure before any of it is spent */
-		k->prepared = 0;
 		const double left = lk__work_left(c) - work - 2.0 * k->nentries - 0.2 * k->nfriction;
 		double spent = 0.0;
 		k->prepared = prepare(k, c, left, &spent);
 		work += spent;
 		if (!k->prepared) {
+			/* the work left only shrinks: a solve that cannot pay for the coarse level now never will */
+			k->unaffordable = !k->too_costly;
 			lk__count(c, 1, work);
 			return 0.0;
 		}

@@ -30,6 +30,7 @@ typedef struct lk__coarse {
 	lk__env env;        /* the factor, its structure kept while the same faces are in */
 	int prepared;       /* 1: basis, coarse rows and factor made for the faces in face_in */
 	int too_costly;     /* the coarse factor would cost more than LK_COARSE_MAX_FACTOR sweeps: no corrections */
+	int unaffordable;   /* the budget left could not pay for the coarse rows and factor: none in this solve */
 } lk__coarse;
 
 /* Finds the faces of p (row form). LK_OK, or LK_ERR_NO_MEMORY with k empty. */
