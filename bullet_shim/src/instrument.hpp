@@ -6,7 +6,6 @@
 #include "lcpkit/engine.h"
 #include "lcpkit/lcpkit.h"
 
-
 #include <BulletDynamics/ConstraintSolver/btSequentialImpulseConstraintSolver.h>
 
 #include <string>

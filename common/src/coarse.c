@@ -248,6 +248,13 @@ static int face_prolongation(lk__coarse *k, const lk_problem *p, int f, int side
 	return rank;
 }
 
+/* The coarse rows face f has at most: a mode for each of its rows, six at most. */
+static int face_mode_bound(const lk__coarse *k, int f)
+{
+	const int rows = k->face_start[f + 1] - k->face_start[f];
+	return rows < WRENCH ? rows : WRENCH;
+}
+
 /* The work of making the coarse rows of the faces in k->face_in at most (six modes a face), before the
  * factor. */
 static double rows_work_bound(const lk__coarse *k)
@@ -278,8 +285,7 @@ static int prepare(lk__coarse *k, lk__ctx *c, double allowed, double *spent)
 		if (!k->face_in[f])
 			continue;
 		const lk__row *r0 = &p->rows[k->rows[k->face_start[f]]];
-		const int rows = k->face_start[f + 1] - k->face_start[f];
-		for (int q = 0; q < (rows < WRENCH ? rows : WRENCH); ++q, ++m) {
+		for (int q = 0; q < face_mode_bound(k, f); ++q, ++m) {
 			k->crows[m].a = r0->a;
 			k->crows[m].b = r0->b;
 			k->idx[m] = m;
@@ -361,7 +367,7 @@ static int prepare(lk__coarse *k, lk__ctx *c, double allowed, double *spent)
 			++kept;
 		}
 		k->face_modes[f] = kept;
-		same &= kept == (t1 - t0 < WRENCH ? t1 - t0 : WRENCH);
+		same &= kept == face_mode_bound(k, f);
 		work += (0.5 + modes) * (t1 - t0) + 10.0; /* the basis and the coarse rows */
 	}
 	/* A_c + the proximal term of PGS-SM's factored subspace (envelope.h), on the real coarse rows: where a

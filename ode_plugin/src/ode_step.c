@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 lk_ode_def lk_ode_default_def(void)
 {
 	lk_ode_def d;

@@ -132,6 +132,12 @@ lk_cli_spread lk_cli_spread_of(double *v, int n)
 	return s;
 }
 
+const char *lk_cli_quartiles(const lk_cli_spread *s, double scale, char *buf, size_t size)
+{
+	snprintf(buf, size, "%.3f-%.3f", scale * s->q25, scale * s->q75);
+	return buf;
+}
+
 void lk_cli_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;

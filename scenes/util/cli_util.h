@@ -31,6 +31,8 @@ typedef struct lk_cli_spread {
 	double median, min, q25, q75;
 } lk_cli_spread;
 lk_cli_spread lk_cli_spread_of(double *v, int n);
+/* "Q25-Q75" of a spread, each times scale with three decimals, into buf; returns buf. */
+const char *lk_cli_quartiles(const lk_cli_spread *s, double scale, char *buf, size_t size);
 /* Prints one line "lcpkit CMD: message" to stderr. */
 void lk_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The option value after argv[*i] (advancing *i), or NULL with an error printed. */

@@ -128,8 +128,8 @@ static double method_time(lk_bt_world *w, const char *spec, const opts *o)
 typedef struct result {
 	char solver[64];
 	int bodies, rows, iterations;
-	double step, solve, convert, share, per_iter, method_per_iter, res_before, res_after;
-	lk_cli_spread solve_spread;
+	double step, convert, share, per_iter, method_per_iter, res_before, res_after;
+	lk_cli_spread solve;
 	long long fallbacks;
 } result;
 
@@ -213,8 +213,7 @@ static int run_scene(const char *scene, const opts *o, FILE *csv)
 		r->share = lk_cli_median(share, o->steps);
 		free(share);
 		r->step = lk_cli_median(a, o->steps);
-		r->solve_spread = lk_cli_spread_of(b, o->steps);
-		r->solve = r->solve_spread.median;
+		r->solve = lk_cli_spread_of(b, o->steps);
 		r->convert = lk_cli_median(c, o->steps);
 		r->per_iter = lk_cli_median(d, o->steps);
 	}
@@ -226,14 +225,14 @@ static int run_scene(const char *scene, const opts *o, FILE *csv)
 	for (int k = 0; k < ns; ++k) {
 		const result *r = &res[k];
 		char iqr[32];
-		snprintf(iqr, sizeof iqr, "%.3f-%.3f", 1e3 * r->solve_spread.q25, 1e3 * r->solve_spread.q75);
 		printf("  %-12s %7d %5d %9.3f %9.3f %9.3f %15s %9.1f %9.1f %10.3f %7.1f%% %10.3e %10.3e %6lld\n",
-		       r->solver, r->rows, r->iterations, 1e3 * r->step, 1e3 * r->solve, 1e3 * r->solve_spread.min, iqr,
+		       r->solver, r->rows, r->iterations, 1e3 * r->step, 1e3 * r->solve.median, 1e3 * r->solve.min,
+		       lk_cli_quartiles(&r->solve, 1e3, iqr, sizeof iqr),
 		       1e6 * r->per_iter, 1e6 * r->method_per_iter, 1e3 * r->convert, 100 * r->share, r->res_before,
 		       r->res_after, r->fallbacks);
 		fprintf(csv, "%s,%s,%d,%d,%d,%d,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.4f,%.6e,%.6e,%lld\n", scene,
-		        r->solver, r->bodies, r->rows, r->iterations, o->steps, r->step, r->solve, r->solve_spread.min,
-		        r->solve_spread.q25, r->solve_spread.q75, r->per_iter, r->method_per_iter, r->convert, r->share,
+		        r->solver, r->bodies, r->rows, r->iterations, o->steps, r->step, r->solve.median, r->solve.min,
+		        r->solve.q25, r->solve.q75, r->per_iter, r->method_per_iter, r->convert, r->share,
 		        r->res_before, r->res_after, r->fallbacks);
 	}
 	fflush(stdout);

@@ -132,7 +132,7 @@ typedef struct run {
 	int rows_last, iterations_last;
 	long long fallbacks;
 	/* medians */
-	double m_solve, m_step, m_res, m_per_row, m_rows;
+	double m_step, m_res, m_per_row, m_rows;
 	lk_cli_spread s_solve; /* the solve's median, minimum and quartiles */
 } run;
 
@@ -218,7 +218,6 @@ static void run_group(const lk_scene *sc, run *rs, int nr, int warmup, int steps
 		if (r->failed || r->n == 0)
 			continue;
 		r->s_solve = spread_of(r->solve, r->n);
-		r->m_solve = r->s_solve.median;
 		r->m_step = median_of(r->step, r->n);
 		r->m_res = median_of(r->res, r->n);
 		r->m_per_row = median_of(r->per_row, r->n);
@@ -264,17 +263,17 @@ static void csv_num(FILE *f, double x)
 }
 
 static void csv_row(FILE *f, const char *table, const char *scene, lk_engine e, const char *solver, const char *spec,
-                    int budget, double rows, double iterations, double solve, const lk_cli_spread *spread, double step,
+                    int budget, double rows, double iterations, const lk_cli_spread *solve, double step,
                     double per_row, double res, double extra)
 {
 	/* scene and solver specs have commas of their own: quoted */
 	fprintf(f, "%s,\"%s\",%s,%s,\"%s\",%d", table, scene, engine_tag(e), solver, spec, budget);
 	csv_num(f, rows);
 	csv_num(f, iterations);
-	csv_num(f, solve);
-	csv_num(f, spread ? spread->min : NAN);
-	csv_num(f, spread ? spread->q25 : NAN);
-	csv_num(f, spread ? spread->q75 : NAN);
+	csv_num(f, solve ? solve->median : NAN);
+	csv_num(f, solve ? solve->min : NAN);
+	csv_num(f, solve ? solve->q25 : NAN);
+	csv_num(f, solve ? solve->q75 : NAN);
 	csv_num(f, step);
 	csv_num(f, per_row);
 	csv_num(f, res);
@@ -315,12 +314,12 @@ static void table_budget(const lk_scene *sc, const opts *o, double *pgs_res, FIL
 			continue;
 		}
 		char iqr[32];
-		snprintf(iqr, sizeof iqr, "%.3f-%.3f", 1e3 * r->s_solve.q25, 1e3 * r->s_solve.q75);
 		printf("  %-6s %-15s %7.0f %6d %10.3f %9.3f %15s %10.3f %11.1f %10.2e %7lld\n", engine_tag(r->sv->engine),
-		       r->sv->name, r->m_rows, r->iterations_last, 1e3 * r->m_solve, 1e3 * r->s_solve.min, iqr,
+		       r->sv->name, r->m_rows, r->iterations_last, 1e3 * r->s_solve.median, 1e3 * r->s_solve.min,
+		       lk_cli_quartiles(&r->s_solve, 1e3, iqr, sizeof iqr),
 		       1e3 * r->m_step, 1e9 * r->m_per_row, r->m_res, r->fallbacks);
 		csv_row(csv, "budget", sc->spec, r->sv->engine, r->sv->name, r->spec, r->budget, r->m_rows, r->iterations_last,
-		        r->m_solve, &r->s_solve, r->m_step, r->m_per_row, r->m_res, (double)r->fallbacks);
+		        &r->s_solve, r->m_step, r->m_per_row, r->m_res, (double)r->fallbacks);
 		if (!strcmp(r->sv->name, "pgs"))
 			pgs_res[r->sv->engine] = r->m_res;
 		run_free(r);
@@ -371,7 +370,7 @@ static void table_per_iteration(const lk_scene *sc, const opts *o, FILE *csv)
 			printf("  %-6s %-15s %7.0f %12.1f %12.1f %14.2f %12.2f\n", engine_tag(a->sv->engine), a->sv->name,
 			       a->m_rows, 1e9 * a->m_per_row, 1e9 * b->m_per_row, 1e9 * slope[k], ratio);
 			/* per_row: the slope (seconds per row and iteration); extra: its ratio to lcpkit pgs */
-			csv_row(csv, "per_iteration", sc->spec, a->sv->engine, a->sv->name, a->spec, N, a->m_rows, NAN, NAN, NULL,
+			csv_row(csv, "per_iteration", sc->spec, a->sv->engine, a->sv->name, a->spec, N, a->m_rows, NAN, NULL,
 			        NAN, slope[k], NAN, ratio);
 		}
 		run_free(a);
@@ -432,7 +431,7 @@ static void table_time_to_res(const lk_scene *sc, const opts *o, const double *p
 			last = budgets[k];
 			if (!r.failed) {
 				best_res = fmin(best_res, r.m_res);
-				last_solve = r.m_solve;
+				last_solve = r.s_solve.median;
 				if (r.m_res < target) {
 					found = 1;
 					hit = r;
@@ -445,13 +444,13 @@ static void table_time_to_res(const lk_scene *sc, const opts *o, const double *p
 			char b[16];
 			snprintf(b, sizeof b, "%d", hit.budget);
 			printf("  %-6s %-15s %8s %10.3f %10.2e %10.2e\n", engine_tag(s->engine), s->name, s->direct ? "direct" : b,
-			       1e3 * hit.m_solve, hit.m_res, target);
+			       1e3 * hit.s_solve.median, hit.m_res, target);
 			csv_row(csv, "to_res", sc->spec, s->engine, s->name, hit.spec, s->direct ? 0 : hit.budget, hit.m_rows, NAN,
-			        hit.m_solve, &hit.s_solve, hit.m_step, hit.m_per_row, hit.m_res, target);
+			        &hit.s_solve, hit.m_step, hit.m_per_row, hit.m_res, target);
 		} else {
 			printf("  %-6s %-15s %8s %10s %10.2e %10.2e not reached (best; up to %s%d)\n", engine_tag(s->engine),
 			       s->name, "-", "-", best_res, target, s->direct ? "direct " : "", s->direct ? 0 : last);
-			csv_row(csv, "to_res", sc->spec, s->engine, s->name, "", -1, NAN, NAN, NAN, NULL, NAN, NAN, best_res,
+			csv_row(csv, "to_res", sc->spec, s->engine, s->name, "", -1, NAN, NAN, NULL, NAN, NAN, best_res,
 			        target);
 		}
 		fflush(stdout);
@@ -506,10 +505,9 @@ static void table_scaling(const opts *o, FILE *csv)
 					if (k == 0)
 						base = per;
 					printf("  %-6s %-15s %8d %8.0f %10.3f %14.2f %10.2f\n", engine_tag(sv.engine), sv.name, sizes[k],
-					       r.m_rows, 1e3 * r.m_solve, 1e9 * per, per / base);
-					csv_row(csv, "scaling", spec, sv.engine, sv.name, sv.name, 20, r.m_rows, 20, r.m_solve, &r.s_solve,
-					        r.m_step,
-					        r.m_per_row, r.m_res, per / base);
+					       r.m_rows, 1e3 * r.s_solve.median, 1e9 * per, per / base);
+					csv_row(csv, "scaling", spec, sv.engine, sv.name, sv.name, 20, r.m_rows, 20, &r.s_solve,
+					        r.m_step, r.m_per_row, r.m_res, per / base);
 				}
 				run_free(&r);
 				lk_scene_destroy(sc);

@@ -17,7 +17,6 @@
 #include "bench.h"
 #include "bench_util.h"
 #include "cli_util.h"
-#include "clock.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -146,14 +145,12 @@ static void world_destroy(world *wd)
 		dWorldDestroy(wd->w);
 }
 
-/* One step; *cpu is the thread CPU time of the stepping call (collision excluded). */
-static int world_step(world *wd, double h, lk_engine_step_stats *st, lk_ode_timing *tm, double *cpu)
+/* One step (collision not timed); the plugin's statistics and timings of it. */
+static int world_step(world *wd, double h, lk_engine_step_stats *st, lk_ode_timing *tm)
 {
 	dJointGroupEmpty(wd->contacts);
 	dSpaceCollide(wd->s, wd, near_cb);
-	double t0 = lk__cpu_now();
 	lk_status rc = lk_ode_world_step(wd->ctx, h);
-	*cpu = lk__cpu_now() - t0;
 	if (rc != LK_OK && rc != LK_ERR_UNSUPPORTED) {
 		lk_cli_error("bench ode", "%s", lk_ode_error(wd->ctx));
 		return 0;
@@ -166,8 +163,8 @@ static int world_step(world *wd, double h, lk_engine_step_stats *st, lk_ode_timi
 typedef struct result {
 	char solver[64];
 	int bodies, rows, iterations, skipped;
-	double step, solve, extract, share, integrate, res_before, res_after;
-	lk_cli_spread solve_spread;
+	double step, extract, share, integrate, res_before, res_after;
+	lk_cli_spread solve;
 	long long fallbacks;
 } result;
 
@@ -211,14 +208,13 @@ static int run_scene(const char *scene, const opts *o, FILE *csv)
 				continue;
 			lk_engine_step_stats st;
 			lk_ode_timing tm;
-			double cpu;
-			if (!world_step(&wd[k], h, &st, &tm, &cpu))
+			if (!world_step(&wd[k], h, &st, &tm))
 				goto done;
 			if (s < o->warmup)
 				continue;
 			const size_t at = (size_t)k * (size_t)o->steps + (size_t)(s - o->warmup);
-			/* the plugin's timings are on the same CPU clock (lk_set_stats_clock) */
-			t_step[at] = cpu;
+			/* the plugin's timings, on the CPU clock `lcpkit bench` sets (lk_set_stats_clock) */
+			t_step[at] = tm.total;
 			t_solve[at] = tm.solve;
 			t_extract[at] = tm.gather + tm.extract + tm.build;
 			t_share[at] = tm.total > 0 ? t_extract[at] / tm.total : 0;
@@ -237,9 +233,8 @@ static int run_scene(const char *scene, const opts *o, FILE *csv)
 		/* one more step with ODE's impulses read back, for the accuracy columns of every solver */
 		lk_engine_step_stats st;
 		lk_ode_timing tm;
-		double cpu;
 		lk_ode_set_ode_residual(wd[k].ctx, 1);
-		if (!world_step(&wd[k], h, &st, &tm, &cpu))
+		if (!world_step(&wd[k], h, &st, &tm))
 			goto done;
 		r->res_before = st.res_before;
 		r->res_after = st.res_after;
@@ -248,8 +243,7 @@ static int run_scene(const char *scene, const opts *o, FILE *csv)
 		r->fallbacks = (long long)st.fallback_total;
 		const size_t at = (size_t)k * (size_t)o->steps;
 		r->step = lk_cli_median(t_step + at, o->steps);
-		r->solve_spread = lk_cli_spread_of(t_solve + at, o->steps);
-		r->solve = r->solve_spread.median;
+		r->solve = lk_cli_spread_of(t_solve + at, o->steps);
 		r->extract = lk_cli_median(t_extract + at, o->steps);
 		r->share = lk_cli_median(t_share + at, o->steps);
 		r->integrate = lk_cli_median(t_integrate + at, o->steps);
@@ -274,14 +268,13 @@ static int run_scene(const char *scene, const opts *o, FILE *csv)
 			continue;
 		}
 		char iqr[32];
-		snprintf(iqr, sizeof iqr, "%.3f-%.3f", 1e3 * r->solve_spread.q25, 1e3 * r->solve_spread.q75);
 		printf("  %-14s %7d %5d %9.3f %7.2fx %9.3f %9.3f %15s %10.3f %7.1f%% %8.3f ms %10.3e %10.3e %6lld\n",
-		       r->solver, r->rows, r->iterations, 1e3 * r->step, r->step / base, 1e3 * r->solve,
-		       1e3 * r->solve_spread.min, iqr, 1e3 * r->extract, 100 * r->share, 1e3 * r->integrate, r->res_before,
-		       r->res_after, r->fallbacks);
+		       r->solver, r->rows, r->iterations, 1e3 * r->step, r->step / base, 1e3 * r->solve.median,
+		       1e3 * r->solve.min, lk_cli_quartiles(&r->solve, 1e3, iqr, sizeof iqr), 1e3 * r->extract,
+		       100 * r->share, 1e3 * r->integrate, r->res_before, r->res_after, r->fallbacks);
 		fprintf(csv, "%s,%s,%d,%d,%d,%d,%.6e,%.4f,%.6e,%.6e,%.6e,%.6e,%.6e,%.4f,%.6e,%.6e,%.6e,%lld\n", scene,
-		        r->solver, r->bodies, r->rows, r->iterations, o->steps, r->step, r->step / base, r->solve,
-		        r->solve_spread.min, r->solve_spread.q25, r->solve_spread.q75, r->extract, r->share, r->integrate,
+		        r->solver, r->bodies, r->rows, r->iterations, o->steps, r->step, r->step / base, r->solve.median,
+		        r->solve.min, r->solve.q25, r->solve.q75, r->extract, r->share, r->integrate,
 		        r->res_before, r->res_after, r->fallbacks);
 	}
 	fflush(stdout);
