@@ -30,6 +30,8 @@
 
 /* MPRGP iterations between two refreezings of the friction bounds */
 #define MPRGP_PHASE 25
+/* a projected gradient below this fraction of |q| is rounding: the iterate solves the problem */
+#define MPRGP_ROUNDING 1e-13
 /* power iterations for |A| */
 #define MPRGP_POWER 12
 
@@ -167,9 +169,16 @@ lk_status lk__solve_mprgp(lk__ctx *c)
 		return st;
 	const int n = c->n;
 	double *x = c->lambda;
+	/* the projected gradient of an iterate that solves the problem to rounding: past it the CG and line-search
+	 * steps divide rounding by rounding (p^T A p of a direction of size 1e-17) and throw a solved lambda away */
+	double qq = 0.0;
+	for (int i = 0; i < n; ++i)
+		qq += c->p->rows[i].q * c->p->rows[i].q;
+	const double solved2 = MPRGP_ROUNDING * MPRGP_ROUNDING * qq;
 	int phase = 0;
 	for (int it = 1;; ++it) {
-		if (phase == 0) {
+		const int fresh = phase == 0; /* bounds refrozen and the gradient recomputed in this iteration */
+		if (fresh) {
 			freeze(c, &s);
 			restart(c, &s);
 		}
@@ -187,7 +196,17 @@ lk_status lk__solve_mprgp(lk__ctx *c)
 			}
 		}
 		double max_change = 0.0;
-		if (bb <= tphi) {
+		double gp2 = bb;
+		for (int i = 0; i < n; ++i)
+			if (is_free(&s, x, i))
+				gp2 += s.g[i] * s.g[i];
+		/* solved with the bounds of the phase: with fresh bounds and gradient the problem is solved and the solve
+		 * ends below; otherwise the friction bounds may have moved, and the next iteration refreezes them */
+		const int solved = gp2 <= solved2;
+		if (solved) {
+			if (!fresh)
+				phase = 0;
+		} else if (bb <= tphi) {
 			/* CG step along p, or an expansion step where it would leave the box */
 			product(c, s.p, s.ap, s.du_p);
 			const double pap = dot(n, s.p, s.ap);
@@ -249,6 +268,8 @@ lk_status lk__solve_mprgp(lk__ctx *c)
 		}
 		c->iterations = it;
 		c->stop = lk__monitor(c, it, max_change);
+		if (c->stop == LK_STOP_NONE && solved && fresh)
+			c->stop = LK_STOP_STAGNATION;
 		if (c->stop != LK_STOP_NONE)
 			return LK_OK;
 	}
