@@ -140,7 +140,7 @@ static lk_stop_reason merit_rules(lk__ctx *c, int iter, const lk_metrics *m, int
 	if (cfg->tol_abs > 0 && merit < cfg->tol_abs)
 		return LK_STOP_ABSOLUTE;
 	if (cfg->tol_rel > 0 && isfinite(c->last_merit) &&
-	    fabs(merit - c->last_merit) < cfg->tol_rel * fabs(c->last_merit))
+	    fabs(merit - c->last_merit) <= cfg->tol_rel * fabs(c->last_merit))
 		return LK_STOP_RELATIVE;
 	c->last_merit = merit;
 	return LK_STOP_NONE;
