@@ -44,7 +44,7 @@ RowMap::~RowMap()
 
 lk_status RowMap::addBody(const btSolverBody &sb, int solverIndex)
 {
-	lk_body_def d = lk_default_body_def();
+	lk_body_def d; /* every field is written below */
 	/* Bullet's solver body velocity before the constraints: the velocity plus the external force impulse
 	 * h M^-1 f_ext (btSolverBody::getVelocityInLocalPointNoDelta), i.e. the u* of docs/maths.md */
 	const btVector3 v = sb.m_linearVelocity + sb.m_externalForceImpulse;
@@ -68,13 +68,17 @@ lk_status RowMap::addBody(const btSolverBody &sb, int solverIndex)
 		return st;
 	m_lkOfSolver[solverIndex] = index;
 	m_solverOfLk.push_back(solverIndex);
+	/* what addRow reads of the body, beside the problem's copy: u* and the inverse masses */
+	BodyState b;
+	std::memcpy(b.u, d.u, sizeof b.u);
+	std::memcpy(b.invMass, d.inv_mass, sizeof b.invMass);
+	m_state.push_back(b);
 	return LK_OK;
 }
 
-lk_status RowMap::addRow(const Pools &pools, const btSolverConstraint &c, lk_row_kind kind, int findex,
-                         const double *point, bool normalRow)
+lk_status RowMap::addRow(const btSolverConstraint &c, lk_row_kind kind, int findex, const double *point,
+                         bool normalRow)
 {
-	(void)pools;
 	const int nsb = (int)m_lkOfSolver.size();
 	if (c.m_solverBodyIdA < 0 || c.m_solverBodyIdA >= nsb || c.m_solverBodyIdB < 0 || c.m_solverBodyIdB >= nsb)
 		return LK_ERR_OUT_OF_RANGE;
@@ -86,36 +90,36 @@ lk_status RowMap::addRow(const Pools &pools, const btSolverConstraint &c, lk_row
 	if (!std::isfinite(jinv) || jinv == 0.0)
 		return LK_OK; /* Bullet's own update leaves such a row unchanged too */
 
-	static const lk_row_def blank = lk_default_row_def();
-	lk_row_def d = blank;
+	/* every field of d is written (no blank copy first) */
+	lk_row_def d;
 	d.body[0] = a;
 	d.body[1] = b;
+	const BodyState *sa = a == LK_STATIC ? nullptr : &m_state[(size_t)a];
+	const BodyState *sb = b == LK_STATIC ? nullptr : &m_state[(size_t)b];
 	for (int k = 0; k < 3; ++k) {
-		d.J[0][k] = a == LK_STATIC ? 0.0 : c.m_contactNormal1[k];
-		d.J[0][3 + k] = a == LK_STATIC ? 0.0 : c.m_relpos1CrossNormal[k];
-		d.J[1][k] = b == LK_STATIC ? 0.0 : c.m_contactNormal2[k];
-		d.J[1][3 + k] = b == LK_STATIC ? 0.0 : c.m_relpos2CrossNormal[k];
+		d.J[0][k] = sa ? c.m_contactNormal1[k] : 0.0;
+		d.J[0][3 + k] = sa ? c.m_relpos1CrossNormal[k] : 0.0;
+		d.J[1][k] = sb ? c.m_contactNormal2[k] : 0.0;
+		d.J[1][3 + k] = sb ? c.m_relpos2CrossNormal[k] : 0.0;
 	}
-	const lk_body_def *ba = a == LK_STATIC ? nullptr : lk_problem_body(m_p, a);
-	const lk_body_def *bb = b == LK_STATIC ? nullptr : lk_problem_body(m_p, b);
 	double ju = 0.0, jmj = 0.0;
 	for (int k = 0; k < 6; ++k) {
-		if (ba)
-			ju += d.J[0][k] * ba->u[k];
-		if (bb)
-			ju += d.J[1][k] * bb->u[k];
+		if (sa)
+			ju += d.J[0][k] * sa->u[k];
+		if (sb)
+			ju += d.J[1][k] * sb->u[k];
 	}
 	/* J M^-1 J^T from what Bullet's setup already holds: the linear part from the inverse masses, the angular
 	 * part as (r x n) . I^-1 (r x n), Bullet's m_angularComponent being I^-1 (r x n) (with the angular factor)
 	 * on each side; the core forms its own A_ii, this only screens out rows that move nothing */
-	if (ba) {
+	if (sa) {
 		for (int k = 0; k < 3; ++k)
-			jmj += ba->inv_mass[k] * d.J[0][k] * d.J[0][k];
+			jmj += sa->invMass[k] * d.J[0][k] * d.J[0][k];
 		jmj += c.m_relpos1CrossNormal.dot(c.m_angularComponentA);
 	}
-	if (bb) {
+	if (sb) {
 		for (int k = 0; k < 3; ++k)
-			jmj += bb->inv_mass[k] * d.J[1][k] * d.J[1][k];
+			jmj += sb->invMass[k] * d.J[1][k] * d.J[1][k];
 		jmj += c.m_relpos2CrossNormal.dot(c.m_angularComponentB);
 	}
 	/* the mapping of the class comment: A_ii = 1 / jacDiagABInv, s = cfm_b A_ii, q = -rhs A_ii */
@@ -127,8 +131,11 @@ lk_status RowMap::addRow(const Pools &pools, const btSolverConstraint &c, lk_row
 		return LK_OK;
 	d.kind = kind;
 	d.findex = findex;
+	d.mu = 0.0;
 	if (findex >= 0) {
 		d.mu = c.m_friction;
+		d.lo = -INFINITY;
+		d.hi = INFINITY;
 	} else if (normalRow) {
 		d.lo = c.m_lowerLimit;
 		d.hi = INFINITY; /* Bullet's 1e10 stands for "unbounded" */
@@ -137,11 +144,9 @@ lk_status RowMap::addRow(const Pools &pools, const btSolverConstraint &c, lk_row
 		d.hi = bound(c.m_upperLimit);
 		d.kind = classify(d.lo, d.hi);
 	}
-	if (point)
-		std::memcpy(d.point, point, sizeof d.point);
+	std::memcpy(d.point, point, sizeof d.point);
 	d.id = (uint64_t)m_rows.size();
-	int index = -1;
-	lk_status st = lk_problem_add_row(m_p, &d, &index);
+	lk_status st = lk_problem_add_row(m_p, &d, nullptr);
 	if (st != LK_OK)
 		return st;
 	m_rows.push_back(&c);
@@ -156,6 +161,7 @@ lk_status RowMap::build(const Pools &pools)
 	m_rows.clear();
 	m_lambda0.clear();
 	m_solverOfLk.clear();
+	m_state.clear();
 	std::memset(m_kinds, 0, sizeof m_kinds);
 	const int nsb = pools.bodies.size();
 	const int nnc = pools.nonContact.size(), nc = pools.contact.size(), nf = pools.friction.size(),
@@ -175,7 +181,7 @@ lk_status RowMap::build(const Pools &pools)
 			const btVector3 &o = pools.bodies[c.m_solverBodyIdA].m_worldTransform.getOrigin();
 			point[0] = o[0], point[1] = o[1], point[2] = o[2];
 		}
-		st = addRow(pools, c, LK_ROW_JOINT, -1, point, false);
+		st = addRow(c, LK_ROW_JOINT, -1, point, false);
 	}
 
 	m_contactRow.assign((size_t)nc, -1);
@@ -189,7 +195,7 @@ lk_status RowMap::build(const Pools &pools)
 			pts[3 * j] = o[0], pts[3 * j + 1] = o[1], pts[3 * j + 2] = o[2];
 		}
 		const int before = (int)m_rows.size();
-		st = addRow(pools, c, LK_ROW_NORMAL, -1, &pts[3 * j], true);
+		st = addRow(c, LK_ROW_NORMAL, -1, &pts[3 * j], true);
 		if ((int)m_rows.size() > before)
 			m_contactRow[j] = before;
 	}
@@ -203,7 +209,7 @@ lk_status RowMap::build(const Pools &pools)
 			const int f = c.m_frictionIndex;
 			if (f < 0 || f >= nc || m_contactRow[f] < 0)
 				continue;
-			st = addRow(pools, c, LK_ROW_FRICTION, m_contactRow[f], &pts[3 * f], false);
+			st = addRow(c, LK_ROW_FRICTION, m_contactRow[f], &pts[3 * f], false);
 		}
 	}
 	if (st == LK_OK)

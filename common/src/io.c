@@ -1144,7 +1144,9 @@ static void write_rows_form(FILE *f, const lk_problem *p)
 	}
 	fprintf(f, "rows %d\n# index kind body0 body1 id findex mu lo hi c s J0[6] J1[6] point[3]\n", p->nrows);
 	for (int i = 0; i < p->nrows; ++i) {
-		const lk_row_def *d = &p->defs[i];
+		lk_row_def row;
+		lk_problem_get_row(p, i, &row);
+		const lk_row_def *d = &row;
 		fprintf(f, "%d %s %d %d %" PRIu64 " %d %.17g %.17g %.17g %.17g %.17g", i, kind_names[d->kind],
 		        d->body[0], d->body[1], d->id, d->findex, d->mu, bound_for_file(d->lo, -INFINITY),
 		        bound_for_file(d->hi, INFINITY), d->c, d->s);

@@ -72,8 +72,8 @@ static int cp_axis(const lk_solver_config *cfg, double axis[3])
 static double row_key(const lk_problem *p, lk_order order, const double axis[3], int i)
 {
 	if (order == LK_ORDER_IPP)
-		return p->form == LK_FORM_ROWS ? p->rows[i].q + p->defs[i].c : p->rows[i].q;
-	const double *x = p->defs[i].point;
+		return p->form == LK_FORM_ROWS ? p->rows[i].q + p->cold[i].c : p->rows[i].q;
+	const double *x = p->cold[i].point;
 	return x[0] * axis[0] + x[1] * axis[1] + x[2] * axis[2];
 }
 

@@ -132,7 +132,7 @@ void lk_problem_destroy(lk_problem *p)
 	if (!p)
 		return;
 	free(p->bodies);
-	free(p->defs);
+	free(p->cold);
 	free(p->rows);
 	free(p->lambda);
 	free(p->inv_diag);
@@ -195,9 +195,9 @@ static lk_status reserve_rows(lk_problem *p, int rows)
 	int nc = p->cap_rows ? p->cap_rows : 16;
 	while (nc < rows)
 		nc = nc > INT32_MAX / 2 ? rows : nc * 2;
-	lk_row_def *defs = realloc(p->defs, (size_t)nc * sizeof *defs);
-	if (defs)
-		p->defs = defs;
+	lk__row_cold *cold = realloc(p->cold, (size_t)nc * sizeof *cold);
+	if (cold)
+		p->cold = cold;
 	double *lambda = realloc(p->lambda, (size_t)nc * sizeof *lambda);
 	if (lambda)
 		p->lambda = lambda;
@@ -205,7 +205,7 @@ static lk_status reserve_rows(lk_problem *p, int rows)
 	if (inv)
 		p->inv_diag = inv;
 	/* the hot records are 64-byte aligned, so they cannot use realloc */
-	lk__row *r = defs && lambda && inv ? aligned_alloc(64, (size_t)nc * sizeof(lk__row)) : NULL;
+	lk__row *r = cold && lambda && inv ? aligned_alloc(64, (size_t)nc * sizeof(lk__row)) : NULL;
 	if (!r)
 		return lk__fail(p, LK_ERR_NO_MEMORY, "out of memory reserving %d rows", rows);
 	if (p->rows)
@@ -260,6 +260,72 @@ static int all_finite(const double *x, int n)
 	return 1;
 }
 
+/* Nonzero when one of x[0..n) is infinite or NaN (its exponent bits all ones): a test of every value without
+ * a branch per value, which the compiler vectorises. */
+static inline uint64_t any_nonfinite(const double *x, int n)
+{
+	const uint64_t exp = 0x7ff0000000000000u, unit = 0x0010000000000000u;
+	uint64_t acc = 0;
+	for (int k = 0; k < n; ++k) {
+		uint64_t b;
+		memcpy(&b, &x[k], sizeof b);
+		acc |= (b & exp) + unit; /* carries into the sign bit only from an all-ones exponent */
+	}
+	return acc & 0x8000000000000000u;
+}
+
+/* The minors of a positive semidefinite inverse inertia are non-negative, up to rounding; scale is its trace
+ * (of absolute values). */
+static int inertia_psd(const double *I, double scale)
+{
+	const double m1 = fmin(I[0], fmin(I[4], I[8]));
+	const double m2 = fmin(I[0] * I[4] - I[1] * I[3], fmin(I[0] * I[8] - I[2] * I[6], I[4] * I[8] - I[5] * I[7]));
+	const double m3 = I[0] * (I[4] * I[8] - I[5] * I[7]) - I[1] * (I[3] * I[8] - I[5] * I[6]) +
+	                  I[2] * (I[3] * I[7] - I[4] * I[6]);
+	return m1 >= -1e-12 * scale && m2 >= -1e-9 * scale * scale && m3 >= -1e-9 * scale * scale * scale;
+}
+
+static double inertia_scale(const double *I)
+{
+	return fabs(I[0]) + fabs(I[4]) + fabs(I[8]) + 1e-300;
+}
+
+/* Every rule a body definition must meet, LK_OK or the first rule broken, with its message. */
+static lk_status check_body_def(lk_problem *p, const lk_body_def *d, int i)
+{
+	if (i >= LK_MAX_BODIES)
+		return lk__fail(p, LK_ERR_LIMIT, "add_body: more than %d bodies", LK_MAX_BODIES);
+	if (!all_finite(d->u, 6))
+		return lk__fail(p, LK_ERR_NONFINITE, "body %d: velocity is not finite", i);
+	if (!all_finite(d->inv_mass, 3) || !all_finite(d->inv_inertia, 9))
+		return lk__fail(p, LK_ERR_NONFINITE, "body %d: inverse mass or inertia is not finite", i);
+	for (int k = 0; k < 3; ++k)
+		if (d->inv_mass[k] < 0)
+			return lk__fail(p, LK_ERR_MASS, "body %d: negative inverse mass %g", i, d->inv_mass[k]);
+	const double *I = d->inv_inertia;
+	const double scale = inertia_scale(I);
+	for (int r = 0; r < 3; ++r)
+		for (int s = r + 1; s < 3; ++s)
+			if (fabs(I[3 * r + s] - I[3 * s + r]) > 1e-9 * scale)
+				return lk__fail(p, LK_ERR_MASS, "body %d: inverse inertia is not symmetric", i);
+	if (!inertia_psd(I, scale))
+		return lk__fail(p, LK_ERR_MASS, "body %d: inverse inertia is not positive semidefinite", i);
+	return LK_OK;
+}
+
+/* The rules of check_body_def as one test without messages (no branch per rule in the common case); it implies
+ * them all. */
+static int body_def_plainly_valid(const lk_body_def *d, int i)
+{
+	const double *I = d->inv_inertia;
+	const double scale = inertia_scale(I), tol = 1e-9 * scale;
+	int ok = i < LK_MAX_BODIES;
+	ok &= !(any_nonfinite(d->u, 6) | any_nonfinite(d->inv_mass, 3) | any_nonfinite(I, 9));
+	ok &= d->inv_mass[0] >= 0 && d->inv_mass[1] >= 0 && d->inv_mass[2] >= 0;
+	ok &= fabs(I[1] - I[3]) <= tol && fabs(I[2] - I[6]) <= tol && fabs(I[5] - I[7]) <= tol;
+	return ok && inertia_psd(I, scale);
+}
+
 lk_status lk_problem_add_body(lk_problem *p, const lk_body_def *d, int *index_out)
 {
 	if (!p)
@@ -271,32 +337,17 @@ lk_status lk_problem_add_body(lk_problem *p, const lk_body_def *d, int *index_ou
 		return lk__fail(p, LK_ERR_FORM, "add_body: the problem is in matrix form");
 	if (p->nrows > 0)
 		return lk__fail(p, LK_ERR_STATE, "add_body: bodies must be added before rows");
-	int i = p->nbodies;
-	if (i >= LK_MAX_BODIES)
-		return lk__fail(p, LK_ERR_LIMIT, "add_body: more than %d bodies", LK_MAX_BODIES);
-	if (!all_finite(d->u, 6))
-		return lk__fail(p, LK_ERR_NONFINITE, "body %d: velocity is not finite", i);
-	if (!all_finite(d->inv_mass, 3) || !all_finite(d->inv_inertia, 9))
-		return lk__fail(p, LK_ERR_NONFINITE, "body %d: inverse mass or inertia is not finite", i);
-	for (int k = 0; k < 3; ++k)
-		if (d->inv_mass[k] < 0)
-			return lk__fail(p, LK_ERR_MASS, "body %d: negative inverse mass %g", i, d->inv_mass[k]);
-	const double *I = d->inv_inertia;
-	double scale = fabs(I[0]) + fabs(I[4]) + fabs(I[8]) + 1e-300;
-	for (int r = 0; r < 3; ++r)
-		for (int s = r + 1; s < 3; ++s)
-			if (fabs(I[3 * r + s] - I[3 * s + r]) > 1e-9 * scale)
-				return lk__fail(p, LK_ERR_MASS, "body %d: inverse inertia is not symmetric", i);
-	/* positive semidefinite: principal minors non-negative, up to rounding */
-	double m1 = fmin(I[0], fmin(I[4], I[8]));
-	double m2 = fmin(I[0] * I[4] - I[1] * I[3], fmin(I[0] * I[8] - I[2] * I[6], I[4] * I[8] - I[5] * I[7]));
-	double m3 = I[0] * (I[4] * I[8] - I[5] * I[7]) - I[1] * (I[3] * I[8] - I[5] * I[6]) +
-	            I[2] * (I[3] * I[7] - I[4] * I[6]);
-	if (m1 < -1e-12 * scale || m2 < -1e-9 * scale * scale || m3 < -1e-9 * scale * scale * scale)
-		return lk__fail(p, LK_ERR_MASS, "body %d: inverse inertia is not positive semidefinite", i);
-	lk_status st = reserve_bodies(p, i + 1);
-	if (st != LK_OK)
-		return st;
+	const int i = p->nbodies;
+	if (!body_def_plainly_valid(d, i)) {
+		lk_status st = check_body_def(p, d, i);
+		if (st != LK_OK)
+			return st;
+	}
+	if (i >= p->cap_bodies) {
+		lk_status st = reserve_bodies(p, i + 1);
+		if (st != LK_OK)
+			return st;
+	}
 	p->bodies[i] = *d;
 	p->nbodies = i + 1;
 	/* the new body's slot and the static slot after it: zeroing all of du here would make adding n bodies
@@ -313,20 +364,6 @@ lk_status lk_problem_add_body(lk_problem *p, const lk_body_def *d, int *index_ou
 static double inv_diag_of(double diag)
 {
 	return diag > 0.0 ? 1.0 / diag : 0.0;
-}
-
-/* Nonzero when one of x[0..n) is infinite or NaN (its exponent bits all ones): a test of every value without
- * a branch per value, which the compiler vectorises. */
-static inline uint64_t any_nonfinite(const double *x, int n)
-{
-	const uint64_t exp = 0x7ff0000000000000u, unit = 0x0010000000000000u;
-	uint64_t acc = 0;
-	for (int k = 0; k < n; ++k) {
-		uint64_t b;
-		memcpy(&b, &x[k], sizeof b);
-		acc |= (b & exp) + unit; /* carries into the sign bit only from an all-ones exponent */
-	}
-	return acc & 0x8000000000000000u;
 }
 
 /* Every rule a row definition must meet before anything is derived from it; LK_OK or the first rule broken,
@@ -384,54 +421,62 @@ static int row_def_plainly_valid(const lk_problem *p, const lk_row_def *d, int i
 	return ok;
 }
 
-lk_status lk_problem_add_row(lk_problem *p, const lk_row_def *d, int *index_out)
+/* The slow path of lk_problem_add_row: every check with its message. */
+static lk_status add_row_checked(lk_problem *p, const lk_row_def *d, int i)
 {
-	if (!p)
-		return LK_ERR_INVALID_ARGUMENT;
 	lk__clear_error(p);
 	if (!d)
 		return lk__fail(p, LK_ERR_INVALID_ARGUMENT, "add_row: definition is NULL");
 	if (p->form != LK_FORM_ROWS)
 		return lk__fail(p, LK_ERR_FORM, "add_row: the problem is in matrix form");
-	const int i = p->nrows;
-	if (!row_def_plainly_valid(p, d, i)) {
-		lk_status st = check_row_def(p, d, i);
-		if (st != LK_OK)
-			return st;
-	}
+	lk_status st = check_row_def(p, d, i);
+	if (st == LK_OK && i >= p->cap_rows)
+		st = reserve_rows(p, i + 1);
+	return st;
+}
 
-	if (i >= p->cap_rows) {
-		lk_status st = reserve_rows(p, i + 1);
+lk_status lk_problem_add_row(lk_problem *p, const lk_row_def *d, int *index_out)
+{
+	if (!p)
+		return LK_ERR_INVALID_ARGUMENT;
+	const int i = p->nrows;
+	/* the common case, a plainly valid row with room reserved, in one test; otherwise the checks that say
+	 * what is wrong (and the reservation) */
+	if (!d || p->form != LK_FORM_ROWS || i >= p->cap_rows || !row_def_plainly_valid(p, d, i)) {
+		lk_status st = add_row_checked(p, d, i);
 		if (st != LK_OK)
 			return st;
 	}
+	lk__clear_error(p);
 	/* The derived numbers, made in the record's slot, which counts only once nrows does: finite J, masses
 	 * and velocities can still give an infinite M^-1 J^T (|J| near 1e308 on a light body), A_ii =
 	 * J M^-1 J^T + s or q = J u* - c, and then no solver has a finite w or du to work with. A static side
 	 * contributes nothing: its J is dropped, its slot is the zero sink. Every field of the record is written
-	 * (it has no padding: problem.h). */
+	 * (it has no padding: problem.h). A_ii and J u* are summed as the row kernels sum J du (lk__tree12). */
 	lk__row *r = &p->rows[i];
-	const lk_body_def *ba = d->body[0] >= 0 ? &p->bodies[d->body[0]] : NULL;
-	const lk_body_def *bb = d->body[1] >= 0 ? &p->bodies[d->body[1]] : NULL;
 	static const double still[6] = {0, 0, 0, 0, 0, 0};
-	const lk_body_def *sides[2] = {ba, bb};
+	const double *u[2];
 	for (int side = 0; side < 2; ++side) {
-		if (sides[side]) {
+		const int b = d->body[side];
+		if (b >= 0) {
+			const lk_body_def *body = &p->bodies[b];
 			memcpy(r->J + 6 * side, d->J[side], 6 * sizeof(double));
-			lk__mass_times_jt(sides[side], r->J + 6 * side, r->MJ + 6 * side);
+			lk__mass_times_jt(body, r->J + 6 * side, r->MJ + 6 * side);
+			u[side] = body->u;
 		} else {
 			memset(r->J + 6 * side, 0, 6 * sizeof(double));
 			memset(r->MJ + 6 * side, 0, 6 * sizeof(double));
+			u[side] = still;
 		}
 	}
-	const double *ua = ba ? ba->u : still, *ub = bb ? bb->u : still;
-	double diag = d->s, q = -d->c;
-	for (int k = 0; k < 12; ++k)
-		diag += r->J[k] * r->MJ[k];
-	for (int k = 0; k < 6; ++k) {
-		q += r->J[k] * ua[k];
-		q += r->J[6 + k] * ub[k];
-	}
+	const double *J = r->J, *MJ = r->MJ;
+	const double diag = d->s + lk__tree12(lk__ld2(J), lk__ld2(J + 2), lk__ld2(J + 4), lk__ld2(J + 6),
+	                                      lk__ld2(J + 8), lk__ld2(J + 10), lk__ld2(MJ), lk__ld2(MJ + 2),
+	                                      lk__ld2(MJ + 4), lk__ld2(MJ + 6), lk__ld2(MJ + 8), lk__ld2(MJ + 10));
+	const double q = lk__tree12(lk__ld2(J), lk__ld2(J + 2), lk__ld2(J + 4), lk__ld2(J + 6), lk__ld2(J + 8),
+	                            lk__ld2(J + 10), lk__ld2(u[0]), lk__ld2(u[0] + 2), lk__ld2(u[0] + 4),
+	                            lk__ld2(u[1]), lk__ld2(u[1] + 2), lk__ld2(u[1] + 4)) -
+	                 d->c;
 	/* a non-finite M^-1 J^T shows in A_ii: J is finite, so a term J_k (M^-1 J^T)_k is infinite or NaN
 	 * (0 times infinity) wherever (M^-1 J^T)_k is */
 	if (!isfinite(diag) || !isfinite(q)) {
@@ -443,18 +488,24 @@ lk_status lk_problem_add_row(lk_problem *p, const lk_row_def *d, int *index_out)
 			return lk__fail(p, LK_ERR_NONFINITE, "row %d: A_ii = J M^-1 J^T + s overflows", i);
 		return lk__fail(p, LK_ERR_NONFINITE, "row %d: J u* - c overflows", i);
 	}
+	const int friction = d->findex >= 0;
 	r->q = q;
 	r->s = d->s;
 	r->diag = diag;
-	p->inv_diag[i] = inv_diag_of(diag);
-	r->lo = d->findex >= 0 ? -INFINITY : d->lo;
-	r->hi = d->findex >= 0 ? INFINITY : d->hi;
+	r->lo = friction ? -INFINITY : d->lo;
+	r->hi = friction ? INFINITY : d->hi;
 	r->mu = d->mu;
-	r->a = ba ? d->body[0] : p->nbodies;
-	r->b = bb ? d->body[1] : p->nbodies;
+	r->a = d->body[0] >= 0 ? d->body[0] : p->nbodies;
+	r->b = d->body[1] >= 0 ? d->body[1] : p->nbodies;
 	r->findex = d->findex;
 	r->kind = (int32_t)d->kind;
-	p->defs[i] = *d;
+	p->inv_diag[i] = inv_diag_of(diag);
+	lk__row_cold *cold = &p->cold[i];
+	cold->c = d->c;
+	cold->lo = d->lo;
+	cold->hi = d->hi;
+	memcpy(cold->point, d->point, sizeof cold->point);
+	cold->id = d->id;
 	p->lambda[i] = 0.0;
 	p->nrows = i + 1;
 	p->validated = 0;
@@ -642,7 +693,21 @@ lk_status lk_problem_get_row(const lk_problem *p, int i, lk_row_def *out)
 		return LK_ERR_FORM;
 	if (i < 0 || i >= p->nrows)
 		return LK_ERR_OUT_OF_RANGE;
-	*out = p->defs[i];
+	const lk__row *r = &p->rows[i];
+	const lk__row_cold *cold = &p->cold[i];
+	out->body[0] = r->a == p->nbodies ? LK_STATIC : r->a;
+	out->body[1] = r->b == p->nbodies ? LK_STATIC : r->b;
+	memcpy(out->J[0], r->J, 6 * sizeof(double));
+	memcpy(out->J[1], r->J + 6, 6 * sizeof(double));
+	out->c = cold->c;
+	out->s = r->s;
+	out->lo = cold->lo;
+	out->hi = cold->hi;
+	out->mu = r->mu;
+	out->findex = r->findex;
+	out->kind = (lk_row_kind)r->kind;
+	out->id = cold->id;
+	memcpy(out->point, cold->point, sizeof out->point);
 	return LK_OK;
 }
 
@@ -677,9 +742,9 @@ lk_status lk_problem_get_bounds(const lk_problem *p, int i, double *lo, double *
 	if (p->form == LK_FORM_ROWS) {
 		/* report the bounds as given, also for friction rows */
 		if (lo)
-			*lo = p->defs[i].lo;
+			*lo = p->cold[i].lo;
 		if (hi)
-			*hi = p->defs[i].hi;
+			*hi = p->cold[i].hi;
 	} else {
 		if (lo)
 			*lo = r->lo;

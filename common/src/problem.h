@@ -31,12 +31,21 @@ typedef struct lk__row {
 	int32_t kind;
 } lk__row;
 
+/* The rest of a row of the row form as added: what lk_problem_get_row, the problem files and the orderings read
+ * and no sweep does. With the hot record it gives the definition back (a static side's J as 0, the record
+ * keeps no other). */
+typedef struct lk__row_cold {
+	double c, lo, hi; /* lo, hi as given, also for a friction row (its record holds -inf, inf) */
+	double point[3];
+	uint64_t id;
+} lk__row_cold;
+
 struct lk_problem {
 	lk_form form;
 	int nbodies, nrows;
 	int cap_bodies, cap_rows;
 	lk_body_def *bodies;   /* as given */
-	lk_row_def *defs;      /* row form: as given (cold data: c, id, point) */
+	struct lk__row_cold *cold; /* row form: what no sweep reads (lk__row_cold) */
 	lk__row *rows;         /* hot records */
 	double *lambda;        /* nrows */
 	double *du;            /* (nbodies + 1) * LK_DU_STRIDE: M^-1 J^T lambda per body (6 numbers, then padding),

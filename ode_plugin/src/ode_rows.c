@@ -553,11 +553,9 @@ lk_status lk__ode_build_problem(lk_ode *ctx, double h, lk_problem *p, const doub
 	lk_status st = lk_problem_reserve(p, ctx->nbodies, ctx->nrows);
 	if (st != LK_OK)
 		return lk__ode_fail(ctx, st, "ode: %s", lk_problem_error(p));
-	const lk_body_def body0 = lk_default_body_def();
-	const lk_row_def row0 = lk_default_row_def();
 	for (int i = 0; i < ctx->nbodies; ++i) {
 		lk__ode_body *e = &ctx->bodies[i];
-		lk_body_def d = body0;
+		lk_body_def d; /* every field is written */
 		body_state(ctx, e, h, d.u);
 		for (int k = 0; k < 3; ++k) {
 			d.inv_mass[k] = e->inv_mass;
@@ -572,15 +570,18 @@ lk_status lk__ode_build_problem(lk_ode *ctx, double h, lk_problem *p, const doub
 		int g = ctx->prow[k];
 		const lk__ode_joint *j = &ctx->joints[ctx->row_joint[g]];
 		const double *x = ctx->rows + (size_t)g * LK__ODE_ROW;
-		lk_row_def d = row0;
+		lk_row_def d; /* every field is written */
 		d.body[0] = j->body[0];
 		d.body[1] = j->body[1] >= 0 ? j->body[1] : LK_STATIC;
 		memcpy(d.J[0], x + LK__ODE_J1, 6 * sizeof(double));
 		if (j->body[1] >= 0)
 			memcpy(d.J[1], x + LK__ODE_J2, 6 * sizeof(double));
+		else
+			memset(d.J[1], 0, 6 * sizeof(double));
 		d.c = x[LK__ODE_RHS];
 		d.s = x[LK__ODE_CFM] / h;
 		d.findex = ctx->findex[g] >= 0 ? ctx->problem_row_of[ctx->findex[g]] : -1;
+		d.mu = 0.0;
 		if (d.findex >= 0 && isfinite(x[LK__ODE_HI])) {
 			d.mu = fabs(x[LK__ODE_HI]);
 			d.lo = -d.mu;

@@ -105,6 +105,7 @@ LK_API lk_status lk_problem_set_dense(lk_problem *p, int n, const double *A, con
 
 /* Read access to what the problem holds (NULL when out of range or the other form). */
 LK_API const lk_body_def *lk_problem_body(const lk_problem *p, int i);
+/* A row as added, except the J block of a static side, which reads as zeros (the problem keeps none). */
 LK_API lk_status lk_problem_get_row(const lk_problem *p, int i, lk_row_def *out);
 /* Matrix form: the CSR arrays; any out pointer may be NULL. */
 LK_API lk_status lk_problem_get_matrix(const lk_problem *p, int *n, const int **row_ptr, const int **col,
