@@ -278,11 +278,12 @@ static inline uint64_t any_nonfinite(const double *x, int n)
  * (of absolute values). */
 static int inertia_psd(const double *I, double scale)
 {
-	const double m1 = fmin(I[0], fmin(I[4], I[8]));
-	const double m2 = fmin(I[0] * I[4] - I[1] * I[3], fmin(I[0] * I[8] - I[2] * I[6], I[4] * I[8] - I[5] * I[7]));
+	/* every minor on its own (no fmin: a call each, and the test is the same) */
 	const double m3 = I[0] * (I[4] * I[8] - I[5] * I[7]) - I[1] * (I[3] * I[8] - I[5] * I[6]) +
 	                  I[2] * (I[3] * I[7] - I[4] * I[6]);
-	return m1 >= -1e-12 * scale && m2 >= -1e-9 * scale * scale && m3 >= -1e-9 * scale * scale * scale;
+	const double t1 = -1e-12 * scale, t2 = -1e-9 * scale * scale, t3 = -1e-9 * scale * scale * scale;
+	return (I[0] >= t1) & (I[4] >= t1) & (I[8] >= t1) & (I[0] * I[4] - I[1] * I[3] >= t2) &
+	       (I[0] * I[8] - I[2] * I[6] >= t2) & (I[4] * I[8] - I[5] * I[7] >= t2) & (m3 >= t3);
 }
 
 static double inertia_scale(const double *I)
