@@ -113,11 +113,26 @@ lk_status lk__gmres(lk__arena *arena, int n, lk__matvec_fn A, void *user, const 
 	if (!isfinite(target))
 		target = 0;
 	int total = 0;
-	double beta = INFINITY, prev_beta = INFINITY;
+	double beta = INFINITY, prev_beta = INFINITY, estimate = INFINITY;
+	/* r = b - A x; from x = 0 (every Newton direction) that is b, without the product */
+	int zero = 1;
+	for (int i = 0; i < n && zero; ++i)
+		zero = x[i] == 0.0;
 	for (;;) {
-		A(user, x, r);
-		for (int i = 0; i < n; ++i)
-			r[i] = b[i] - r[i];
+		/* the products spent after a cycle: its least-squares estimate of the residual stands for the true
+		 * one, which would take one more product than the caller allowed */
+		if (total >= max_iter && total > 0) {
+			beta = estimate;
+			break;
+		}
+		if (zero) {
+			memcpy(r, b, (size_t)n * sizeof(double));
+			zero = 0;
+		} else {
+			A(user, x, r);
+			for (int i = 0; i < n; ++i)
+				r[i] = b[i] - r[i];
+		}
 		beta = sqrt(dot(n, r, r));
 		if (!isfinite(beta)) {
 			/* cannot happen from a finite x and a finite operator; report it rather than iterate on it */
@@ -189,6 +204,7 @@ lk_status lk__gmres(lk__arena *arena, int n, lk__matvec_fn A, void *user, const 
 		}
 		if (k == 0)
 			break;
+		estimate = fabs(g[k]);
 		/* back substitution on the leading columns whose pivot is not negligible: a zero pivot means A is
 		 * singular there, and the shorter least-squares solution is the best finite one */
 		double rmax = 0;

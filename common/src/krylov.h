@@ -9,7 +9,7 @@ typedef void (*lk__matvec_fn)(void *user, const double *x, double *y); /* y = A 
 
 typedef struct lk__krylov_result {
 	int iterations;
-	double residual;      /* final ||b - A x|| */
+	double residual;      /* final ||b - A x|| (GMRES stopped by max_iter: the last cycle's estimate of it) */
 	int converged;        /* residual <= tol ||b|| */
 	int breakdown;        /* a non-positive curvature (CG) or a lucky/unlucky breakdown (GMRES) stopped it */
 } lk__krylov_result;

@@ -95,6 +95,30 @@ typedef struct newton_state {
 
 /* ---------------------------------------------------------------------------------- products with A */
 
+/* The work of one product with A or one evaluation of w (lk__count units). A Newton iteration costs at least
+ * NEWTON_MIN_UNITS of them: a Krylov product, the slope's product and one line-search evaluation; under a
+ * budget an iteration starts only when the work left pays for them, and the line search stops when it
+ * cannot pay for another evaluation, so that the method ends within its budget. */
+#define NEWTON_MIN_UNITS 3
+
+static double newton_unit(const newton_state *t)
+{
+	return LK_WORK_NEWTON_ROW * (double)t->n;
+}
+
+/* The work budget left (INFINITY without one). The time budget is the monitor's: it cannot be foreseen, and
+ * it stops the method after an iteration, never before the first. */
+static double work_left(const newton_state *t)
+{
+	return t->c->cfg->budget > 0 ? t->c->cfg->budget * (double)t->n - t->c->work : INFINITY;
+}
+
+/* Whether the work budget left pays for `units` more products or evaluations (always without one). */
+static int affords(const newton_state *t, int units)
+{
+	return work_left(t) >= units * newton_unit(t);
+}
+
 /* y = A x (no q). Row form: A = J M^-1 J^T + S, through du = M^-1 J^T x (docs/maths.md). */
 static void apply_A(newton_state *t, const double *x, double *y)
 {
@@ -362,13 +386,19 @@ static lk_status krylov(newton_state *t, int m, lk__matvec_fn op, const double *
 	lk__arena_reset(&t->kry);
 	lk__krylov_result kr;
 	lk_status st;
-	/* under a budget, no more products than the work left pays for (at least one, so that a direction
-	 * exists; the monitor then stops the method) */
+	/* under a budget, no more products than the work left pays for after the slope's product and one
+	 * line-search evaluation (at least one: the iteration began only when it could pay for three). GMRES
+	 * takes one product beyond its iterations at each restart (the true residual; none at the first cycle,
+	 * which starts from x = 0) */
 	int cap = t->cfg->krylov_max;
-	double left = lk__work_left(t->c);
+	double left = lk__work_left(t->c); /* 0 once a time budget is spent: one product then */
 	if (isfinite(left)) {
-		double products = floor(left / (LK_WORK_NEWTON_ROW * (double)t->n));
-		cap = products < 1 ? 1 : products < cap ? (int)products : cap;
+		double products = floor(left / newton_unit(t)) - (NEWTON_MIN_UNITS - 1);
+		int k = products < 1 ? 1 : products < cap ? (int)products : cap;
+		const int restart = t->cfg->gmres_restart < 1 ? 1 : t->cfg->gmres_restart;
+		while (!use_cg && k > 1 && k + (k - 1) / restart > products)
+			--k;
+		cap = k;
 	}
 	if (use_cg)
 		st = lk__cg(&t->kry, m, op, t, inv_diag, b, x, tol, cap, &kr);
@@ -534,8 +564,8 @@ static double gradient_direction(newton_state *t)
 
 /* Projected Armijo back-tracking (Erleben 2013 sec. 5.4): x_tau = P(x + tau dx), accept the first
  * tau = beta^h with psi(tau) <= psi(0) + alpha tau psi'(0). Below tau_min the paper returns the current tau;
- * here that last step is taken only if it still lowers the merit, so no accepted step ever raises it.
- * Returns 1 with the trial point in xt, wt, dut, or 0. */
+ * here that last step is taken only if it still lowers the merit, so no accepted step ever raises it; so is
+ * the last trial the budget pays for. Returns 1 with the trial point in xt, wt, dut, or 0. */
 static int line_search(newton_state *t, double psi0, double dpsi0, double *psi_out)
 {
 	const double *x = t->c->lambda;
@@ -548,7 +578,8 @@ static int line_search(newton_state *t, double psi0, double dpsi0, double *psi_o
 		lk__count(t->c, t->n, LK_WORK_NEWTON_ROW);
 		if (psi <= psi0 + cfg->ls_alpha * tau * dpsi0 && isfinite(psi))
 			break;
-		if (tau * cfg->ls_beta < cfg->ls_tau_min) {
+		/* the budget spent, or tau at its floor: the last trial only if it lowers the merit */
+		if (!affords(t, 1) || tau * cfg->ls_beta < cfg->ls_tau_min) {
 			if (psi < psi0)
 				break;
 			return 0;
@@ -673,6 +704,15 @@ lk_status lk__solve_newton(lk__ctx *c)
 	int pgs_warm = cfg->newton.pgs_warm;
 	if (pgs_warm < 0)
 		pgs_warm = cfg->budget > 0 ? (int)ceil(0.25 * cfg->budget) : 0;
+	/* a budget that leaves less than one Newton iteration after them is all PGS sweeps: what the method can
+	 * do with it (at a budget of 10 and 2,000 rows, one iteration would cost 11 sweep-equivalents) */
+	if (cfg->budget > 0) {
+		const double iteration = NEWTON_MIN_UNITS * LK_WORK_NEWTON_ROW;
+		if (cfg->budget - pgs_warm < iteration)
+			pgs_warm = (int)floor(cfg->budget);
+		if (pgs_warm > cfg->budget)
+			pgs_warm = (int)floor(cfg->budget);
+	}
 	if (pgs_warm > 0 && lk__first_bad_diagonal(p) < 0) {
 		for (int k = 0; k < pgs_warm; ++k)
 			lk__pgs_sweep(c, NULL, n, 1.0);
@@ -713,6 +753,10 @@ lk_status lk__solve_newton(lk__ctx *c)
 			break;
 		}
 		double gnorm = sqrt(2.0 * psi0);
+		if (!affords(t, NEWTON_MIN_UNITS)) {
+			c->stop = LK_STOP_BUDGET;
+			break;
+		}
 		/* nothing left but rounding: further steps would only shuffle the last bits */
 		if (gnorm <= rounding_floor(t)) {
 			c->stop = LK_STOP_STAGNATION;
@@ -742,7 +786,12 @@ lk_status lk__solve_newton(lk__ctx *c)
 				c->stop = LK_STOP_STAGNATION;
 				break;
 			}
-			/* sec. 6: fall back on the (projected) gradient direction */
+			/* sec. 6: fall back on the (projected) gradient direction, when the budget pays for its product
+			 * and an evaluation */
+			if (!affords(t, 2)) {
+				c->stop = LK_STOP_BUDGET;
+				break;
+			}
 			double d0 = gradient_direction(t);
 			double dn = norm2(n, t->dx);
 			double maxdiag = 1.0;
@@ -778,6 +827,14 @@ lk_status lk__solve_newton(lk__ctx *c)
 	lk__arena_carve_release(&t->kry);
 	if (st != LK_OK)
 		return lk__fail(p, st, "%s: out of memory in the Krylov solve", lk_method_name(cfg->method));
+	/* what the budget left cannot pay a Newton iteration for goes into PGS sweeps, as the start did: the
+	 * method spends the budget it was given, like the Gauss-Seidel family */
+	if (c->stop == LK_STOP_BUDGET && cfg->budget > 0 && lk__first_bad_diagonal(p) < 0) {
+		while (work_left(t) >= (double)n - 0.5 * n)
+			lk__pgs_sweep(c, NULL, n, 1.0);
+		if (!all_finite(n, c->lambda))
+			lk__restore_best(c);
+	}
 	/* Ended without a solution, far out: the iterate ran off along a ray of falling merit (top of the file).
 	 * A run that converged is never caught here, however large its lambda: two opposite contacts with CFM
 	 * 1e-12 have the solution lambda = 1e12 and Newton finds it. */
