@@ -1,7 +1,9 @@
 /* The envelope Cholesky of a row subset (common/src/envelope.c): against A_SS assembled here by hand from
  * the rows' J and M^-1 J^T, on a generated box stack (its four contacts per face make A semidefinite) and on
- * a random packing; the reverse Cuthill-McKee envelope of a stack is a band; the cost cap declines. */
+ * a random packing; the reverse Cuthill-McKee envelope of a stack is a band; the cost cap declines. The same
+ * for its form by groups of rows on one body pair (common/src/faceblock.c, the two-level correction's). */
 #include "test_util.h"
+#include "faceblock.h"
 #include "internal.h"
 
 #include <math.h>
@@ -41,13 +43,11 @@ static double residual(const double *A, int n, const double *reg, const double *
 	return sqrt(rr);
 }
 
-/* b = (A + R) x0 for a random x0 is consistent, singular A or not; the factor's x must reproduce b */
-static void check_subset(lk_problem *p, const int *idx, int n, double reg_value, double tol)
+/* reg = reg_value everywhere and b = (A + R) x0 for a random x0: consistent, singular A or not; returns |b|^2 */
+static double consistent_rhs(const double *A, int n, double reg_value, uint64_t seed, double *reg, double *b)
 {
-	double *A = dense_subset(p, idx, n);
-	double *reg = malloc((size_t)n * sizeof *reg), *x0 = malloc((size_t)n * sizeof *x0);
-	double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
-	lk__rng rng = {7};
+	double *x0 = malloc(((size_t)n + 1) * sizeof *x0);
+	lk__rng rng = {seed};
 	double bb = 0.0;
 	for (int k = 0; k < n; ++k) {
 		reg[k] = reg_value;
@@ -59,6 +59,17 @@ static void check_subset(lk_problem *p, const int *idx, int n, double reg_value,
 			b[k] += A[(size_t)k * n + l] * x0[l];
 		bb += b[k] * b[k];
 	}
+	free(x0);
+	return bb;
+}
+
+/* b = (A + R) x0 for a random x0 is consistent, singular A or not; the factor's x must reproduce b */
+static void check_subset(lk_problem *p, const int *idx, int n, double reg_value, double tol)
+{
+	double *A = dense_subset(p, idx, n);
+	double *reg = malloc((size_t)n * sizeof *reg), *b = malloc((size_t)n * sizeof *b);
+	double *x = malloc((size_t)n * sizeof *x);
+	const double bb = consistent_rhs(A, n, reg_value, 7, reg, b);
 	lk__arena a = {0};
 	lk__env e;
 	assert_int_equal(lk__env_analyse(&e, &a, p, idx, n, INFINITY), 0);
@@ -70,7 +81,6 @@ static void check_subset(lk_problem *p, const int *idx, int n, double reg_value,
 	lk__arena_free(&a);
 	free(A);
 	free(reg);
-	free(x0);
 	free(b);
 	free(x);
 }
@@ -157,6 +167,123 @@ static void test_packing_subset(void **state)
 	lk_problem_destroy(p);
 }
 
+/* The rows of p (normal rows only, or all) in groups of at most LK_FB_MAX rows on one body pair, contiguous
+ * in *rows_out; pair, size per group. Returns the number of groups; *m_out the rows. */
+static int group_rows(const lk_problem *p, int normal_only, lk__row **rows_out, int **pair_out, int **size_out,
+                      int *m_out)
+{
+	const int n = p->nrows;
+	int *order = malloc((size_t)n * sizeof *order), m = 0;
+	for (int i = 0; i < n; ++i)
+		if (!normal_only || !lk__is_friction(&p->rows[i]))
+			order[m++] = i;
+	/* by body pair, stable (insertion sort: the problems are small) */
+	for (int i = 1; i < m; ++i)
+		for (int j = i; j > 0; --j) {
+			const lk__row *x = &p->rows[order[j - 1]], *y = &p->rows[order[j]];
+			if (x->a < y->a || (x->a == y->a && x->b <= y->b))
+				break;
+			const int t = order[j - 1];
+			order[j - 1] = order[j];
+			order[j] = t;
+		}
+	lk__row *rows = aligned_alloc(64, ((size_t)m + 1) * sizeof *rows);
+	int *pair = malloc(2 * ((size_t)m + 1) * sizeof *pair), *size = malloc(((size_t)m + 1) * sizeof *size);
+	int ng = 0;
+	for (int k = 0; k < m; ++k) {
+		rows[k] = p->rows[order[k]];
+		const int same = ng > 0 && pair[2 * ng - 2] == rows[k].a && pair[2 * ng - 1] == rows[k].b &&
+		                 size[ng - 1] < LK_FB_MAX;
+		if (same) {
+			size[ng - 1]++;
+		} else {
+			pair[2 * ng] = rows[k].a;
+			pair[2 * ng + 1] = rows[k].b;
+			size[ng++] = 1;
+		}
+	}
+	free(order);
+	*rows_out = rows;
+	*pair_out = pair;
+	*size_out = size;
+	*m_out = m;
+	return ng;
+}
+
+/* The factor by groups solves b = (A + R) x0 for a random x0, singular A or not, as the row-by-row one does;
+ * returns the dependent rows it found. */
+static int check_groups(lk_problem *p, int normal_only, double reg_value, double tol)
+{
+	lk__row *rows;
+	int *pair, *size, m;
+	const int ng = group_rows(p, normal_only, &rows, &pair, &size, &m);
+	lk_problem view = *p;
+	view.rows = rows;
+	view.nrows = m;
+	int *idx = calloc((size_t)m + 1, sizeof *idx);
+	for (int k = 0; k < m; ++k)
+		idx[k] = k;
+	double *A = dense_subset(&view, idx, m);
+	double *reg = malloc(((size_t)m + 1) * sizeof *reg), *b = malloc(((size_t)m + 1) * sizeof *b);
+	double *x = malloc(((size_t)m + 1) * sizeof *x);
+	const double bb = consistent_rhs(A, m, reg_value, 11, reg, b);
+	lk__arena a = {0};
+	lk__fblock f;
+	assert_int_equal(lk__fb_analyse(&f, &a, p->nbodies, ng, pair, size, INFINITY), 0);
+	for (int g = 0, off = 0; g < ng; ++g) {
+		assert_int_equal(f.size[g], size[g]);
+		f.off[g] = off;
+		off += size[g];
+	}
+	const double macs = lk__fb_macs(&f, pair, p->nbodies);
+	assert_true(macs > 0 && f.solve_macs > 0);
+	lk__fb_factor(&f, rows, pair, p->nbodies, reg);
+	lk__fb_solve(&f, b, x);
+	for (int k = 0; k < m; ++k)
+		assert_true(isfinite(x[k]));
+	const double r = residual(A, m, reg, x, b);
+	if (!(r <= tol * sqrt(bb)))
+		fail_msg("groups %d, rows %d: residual %g of %g", ng, m, r, sqrt(bb));
+	const int dead = f.ndead;
+	/* a cap below the structure's cost declines before any block exists */
+	lk__fblock g2;
+	assert_int_equal(lk__fb_analyse(&g2, &a, p->nbodies, ng, pair, size, 0.5 * macs), 1);
+	lk__arena_free(&a);
+	free(idx);
+	free(A);
+	free(reg);
+	free(b);
+	free(x);
+	free(rows);
+	free(pair);
+	free(size);
+	return dead;
+}
+
+static void test_groups_stack(void **state)
+{
+	(void)state;
+	lk_problem *p = tu_generate("boxstack", 20, 0.5);
+	/* the four normal rows of a face are one group of rank three: one dependent row a face */
+	const int dead = check_groups(p, 1, 0.0, 1e-9);
+	assert_true(dead >= 19 && dead <= 21);
+	/* all rows: twelve a face, two groups of six on one pair */
+	check_groups(p, 0, 1e-6, 1e-8);
+	lk_problem_destroy(p);
+}
+
+static void test_groups_packing(void **state)
+{
+	(void)state;
+	lk_problem *p = tu_generate("packing", 60, 0.3);
+	check_groups(p, 0, 1e-8, 1e-8);
+	lk_problem_destroy(p);
+	/* random rows between random pairs, some on the static world */
+	p = tu_random_rows(12, 60, 5, 0.5);
+	check_groups(p, 0, 1e-8, 1e-8);
+	lk_problem_destroy(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -164,6 +291,8 @@ int main(void)
 		cmocka_unit_test(test_stack_all_rows_regularized),
 		cmocka_unit_test(test_stack_envelope_is_a_band),
 		cmocka_unit_test(test_packing_subset),
+		cmocka_unit_test(test_groups_stack),
+		cmocka_unit_test(test_groups_packing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

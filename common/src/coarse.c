@@ -40,8 +40,9 @@
 #define WRENCH 6
 /* the largest factor of a coarse problem, in sweeps of the fine one */
 #define LK_COARSE_MAX_FACTOR 4.0
-/* the work of analysing a coarse structure (its ordering and envelope), per coarse row */
-#define LK_COARSE_ANALYSIS 0.5
+/* the work of analysing a coarse structure (its ordering and envelope by face blocks, faceblock.h), per face
+ * in it: a breadth-first search twice and the envelope, about a row update */
+#define LK_COARSE_ANALYSIS 1.0
 /* the weakest coarse mode kept, relative to the strongest of its face (prepare) */
 #define LK_COARSE_WEAK_MODE 1e-4
 
@@ -72,7 +73,9 @@ void lk__coarse_free(lk__coarse *k)
 	free(k->face_normals);
 	free(k->face_in);
 	free(k->rhs);
-	free(k->idx);
+	free(k->gface);
+	free(k->gpair);
+	free(k->gsize);
 	free(k->reg);
 	free(k->dl);
 	free(k->P);
@@ -102,11 +105,13 @@ lk_status lk__coarse_setup(lk__coarse *k, const lk_problem *p)
 	k->face_normals = malloc((size_t)nn * sizeof *k->face_normals);
 	k->face_in = malloc((size_t)nn * sizeof *k->face_in);
 	k->rhs = malloc(WRENCH * (size_t)nn * sizeof *k->rhs);
-	k->idx = malloc(WRENCH * (size_t)nn * sizeof *k->idx);
+	k->gface = malloc(((size_t)nn + 1) * sizeof *k->gface);
+	k->gpair = malloc(2 * ((size_t)nn + 1) * sizeof *k->gpair);
+	k->gsize = malloc(((size_t)nn + 1) * sizeof *k->gsize);
 	k->reg = malloc(WRENCH * (size_t)nn * sizeof *k->reg);
 	k->crows = aligned_alloc(64, WRENCH * (size_t)nn * sizeof *k->crows);
 	if (!normals || !face_of || !friction || !k->rows || !k->face_start || !k->face_normals || !k->face_in ||
-	    !k->rhs || !k->idx || !k->reg || !k->crows) {
+	    !k->rhs || !k->gface || !k->gpair || !k->gsize || !k->reg || !k->crows) {
 		free(normals);
 		free(face_of);
 		free(friction);
@@ -185,7 +190,7 @@ lk_status lk__coarse_setup(lk__coarse *k, const lk_problem *p)
  * of what it cannot: four coplanar contacts without friction carry three wrench components, and the fourth
  * combination of their impulses, which changes no velocity, stays out of the coarse problem (it would make
  * it singular). Returns r. */
-static int face_prolongation(lk__coarse *k, const lk_problem *p, int f, int side)
+static int face_prolongation(lk__coarse *k, const lk_problem *p, int f, int side, double basis[WRENCH][WRENCH])
 {
 	const int t0 = k->face_start[f], t1 = k->face_start[f + 1];
 	double G[6][6] = {{0}};
@@ -234,6 +239,12 @@ static int face_prolongation(lk__coarse *k, const lk_problem *p, int f, int side
 			L[c][rank] = v / L[rank][rank];
 		}
 	}
+	/* the coarse rows' Jacobians on this side, P^T W^T = L_r^-1 E_r^T W W^T = L_r^-1 E_r^T E L L^T E^T =
+	 * (E L_{:,r})^T: column q of the factor, unpermuted (exact up to the Schur complement left below the
+	 * pivot threshold), with no sum over the face's rows */
+	for (int q = 0; q < rank; ++q)
+		for (int j = 0; j < 6; ++j)
+			basis[q][perm[j]] = j >= q ? L[j][q] : 0.0;
 	/* P_t = L_r^-1 (E_r^T J_t) by forward substitution, entry by entry */
 	for (int t = t0; t < t1; ++t) {
 		const double *J = p->rows[k->rows[t]].J + side;
@@ -262,70 +273,68 @@ static double rows_work_bound(const lk__coarse *k)
 	double w = 0.0;
 	for (int f = 0; f < k->nfaces; ++f)
 		if (k->face_in[f])
-			w += (0.5 + WRENCH) * (k->face_start[f + 1] - k->face_start[f]) + 10.0 + 4.0 * WRENCH;
+			w += (0.5 + 0.5 * WRENCH) * (k->face_start[f + 1] - k->face_start[f]) + 10.0 + 4.0 * WRENCH;
 	return w;
 }
 
 /* For the faces in k->face_in: their prolongations, the coarse rows as records on the fine bodies (J_c = P^T
  * J, M^-1 J_c^T from the bodies, the CFM diag(P^T S P), whose off-diagonal part, products of two rows' CFM,
- * is left out) and the factor of A_c = P^T A P, none of which depends on lambda. *spent gets the work done;
- * returns 1 when the factor is made, 0 when it is declined: for good (k->too_costly) when it would cost more
- * than LK_COARSE_MAX_FACTOR sweeps, for now when the rows and the factor would take more than `allowed`. */
+ * is left out) and the factor of A_c = P^T A P by face blocks (faceblock.h), none of which depends on lambda.
+ * *spent gets the work done; returns 1 when the factor is made, 0 when it is declined: for good
+ * (k->too_costly) when it would cost more than LK_COARSE_MAX_FACTOR sweeps, for now when the rows and the
+ * factor would take more than `allowed`. */
 static int prepare(lk__coarse *k, lk__ctx *c, double allowed, double *spent)
 {
 	const lk_problem *p = c->p;
-	double work = 0.0;
-	int m = 0;
-	/* the structure first, before any arithmetic: at most six coarse rows a face, and no more than it has
-	 * rows, on the face's two bodies. The factor's cost on that structure bounds the real one (a face with
-	 * fewer modes only leaves rows out); a structure whose factor would cost more than LK_COARSE_MAX_FACTOR
-	 * sweeps is no coarse level (a packing of single contacts, where every contact is its own face), and
-	 * one the budget cannot pay for is not made now */
+	/* the structure first, before any arithmetic: a block of at most six coarse rows a face, and no more
+	 * than it has rows, on the face's two bodies. The factor's cost on that structure bounds the real one (a
+	 * face with fewer modes only makes its block smaller); a structure whose factor would cost more than
+	 * LK_COARSE_MAX_FACTOR sweeps is no coarse level (a packing of single contacts, where every contact is its
+	 * own face), and one the budget cannot pay for is not made now */
+	int ng = 0;
 	for (int f = 0; f < k->nfaces; ++f) {
 		if (!k->face_in[f])
 			continue;
 		const lk__row *r0 = &p->rows[k->rows[k->face_start[f]]];
-		for (int q = 0; q < face_mode_bound(k, f); ++q, ++m) {
-			k->crows[m].a = r0->a;
-			k->crows[m].b = r0->b;
-			k->idx[m] = m;
-		}
+		k->gface[ng] = f;
+		k->gpair[2 * ng] = r0->a;
+		k->gpair[2 * ng + 1] = r0->b;
+		k->gsize[ng] = face_mode_bound(k, f);
+		++ng;
 	}
-	lk_problem view = *p;
-	view.rows = k->crows;
-	view.nrows = m;
 	lk__arena_reset(&k->arena);
-	const double max_macs = LK_COARSE_MAX_FACTOR * p->nrows / LK_WORK_FACTOR_MAC;
-	const int fits = lk__env_analyse(&k->env, &k->arena, &view, k->idx, m, max_macs);
-	*spent = LK_COARSE_ANALYSIS * m;
+	const double max_macs = LK_COARSE_MAX_FACTOR * p->nrows / LK_WORK_BLOCK_MAC;
+	const int fits = lk__fb_analyse(&k->fb, &k->arena, p->nbodies, ng, k->gpair, k->gsize, max_macs);
+	double work = LK_COARSE_ANALYSIS * ng;
+	*spent = work;
 	if (fits != 0) {
-		k->too_costly = 1;
+		k->too_costly = 1; /* past LK_COARSE_MAX_FACTOR sweeps, or no memory for the factor */
 		return 0;
 	}
-	if (*spent + rows_work_bound(k) + LK_WORK_FACTOR_MAC * k->env.macs > allowed)
+	const double bound_macs = lk__fb_macs(&k->fb, k->gpair, p->nbodies);
+	if (work + rows_work_bound(k) + LK_WORK_BLOCK_MAC * bound_macs > allowed)
 		return 0;
-	work = *spent;
-	const int bound_rows = m;
-	int same = 1; /* every face has as many modes as the structure gave it: the analysis stands */
-	m = 0;
-	for (int f = 0; f < k->nfaces; ++f) {
+	int m = 0;
+	for (int g = 0; g < ng; ++g) {
+		const int f = k->gface[g];
 		k->face_modes[f] = 0;
-		if (!k->face_in[f])
-			continue;
 		const int t0 = k->face_start[f], t1 = k->face_start[f + 1];
 		const lk__row *r0 = &p->rows[k->rows[t0]];
-		const int side = r0->a < p->nbodies ? 0 : 6;
-		const int modes = k->face_modes[f] = face_prolongation(k, p, f, side);
-		/* in locals: the compiler cannot tell the coarse records from the fine ones they are summed from */
-		double accJ[WRENCH][12] = {{0}}, accs[WRENCH] = {0};
+		const int side = r0->a < p->nbodies ? 0 : 6, other = 6 - side;
+		double basis[WRENCH][WRENCH];
+		const int modes = face_prolongation(k, p, f, side, basis);
+		/* J_c on the basis's side is the basis factor itself (face_prolongation); on the other side, and the
+		 * CFM, summed over the face's rows. In locals: the compiler cannot tell the coarse records from the
+		 * fine ones they are summed from */
+		double accJ[WRENCH][6] = {{0}}, accs[WRENCH] = {0};
 		for (int t = t0; t < t1; ++t) {
 			const lk__row *r = &p->rows[k->rows[t]];
-			double Jr[12], Pr[WRENCH];
-			memcpy(Jr, r->J, sizeof Jr);
+			double Jr[6], Pr[WRENCH];
+			memcpy(Jr, r->J + other, sizeof Jr);
 			memcpy(Pr, k->P + WRENCH * t, sizeof Pr);
 			for (int q = 0; q < modes; ++q) {
 				accs[q] += Pr[q] * Pr[q] * r->s;
-				for (int e = 0; e < 12; ++e)
+				for (int e = 0; e < 6; ++e)
 					accJ[q][e] += Pr[q] * Jr[e];
 			}
 		}
@@ -340,7 +349,8 @@ static int prepare(lk__coarse *k, lk__ctx *c, double allowed, double *spent)
 		for (int q = 0; q < modes; ++q) {
 			lk__row *cr = &cand[q];
 			memset(cr, 0, sizeof *cr);
-			memcpy(cr->J, accJ[q], sizeof accJ[q]);
+			memcpy(cr->J + side, basis[q], sizeof basis[q]);
+			memcpy(cr->J + other, accJ[q], sizeof accJ[q]);
 			cr->s = accs[q];
 			for (int sd = 0; sd < 2; ++sd)
 				if (sides[sd])
@@ -355,37 +365,26 @@ static int prepare(lk__coarse *k, lk__ctx *c, double allowed, double *spent)
 			strongest = energy[q] > strongest ? energy[q] : strongest;
 		}
 		int kept = 0;
+		k->fb.off[g] = m;
 		for (int q = 0; q < modes; ++q) {
 			if (!(energy[q] > LK_COARSE_WEAK_MODE * strongest))
 				continue;
 			for (int t = t0; t < t1 && kept != q; ++t)
 				k->P[WRENCH * t + kept] = k->P[WRENCH * t + q];
 			k->crows[m] = cand[q];
-			k->idx[m] = m;
 			k->reg[m] = LK_ENV_PROXIMAL * cand[q].diag;
 			++m;
 			++kept;
 		}
 		k->face_modes[f] = kept;
-		same &= kept == face_mode_bound(k, f);
-		work += (0.5 + modes) * (t1 - t0) + 10.0; /* the basis and the coarse rows */
+		k->fb.size[g] = kept;
+		work += (0.5 + 0.5 * modes) * (t1 - t0) + 10.0; /* the basis and the coarse rows' other side */
 	}
-	/* A_c + the proximal term of PGS-SM's factored subspace (envelope.h), on the real coarse rows: where a
-	 * face has fewer modes than the bound gave it, their structure is analysed again (it fits: it is part of
-	 * the bound's); then factored */
-	view.nrows = m;
+	/* A_c + the proximal term of PGS-SM's factored subspace (envelope.h), by face blocks */
 	work += 4.0 * m;
-	if (!(same && m == bound_rows)) {
-		lk__arena_reset(&k->arena);
-		work += LK_COARSE_ANALYSIS * m;
-		*spent = work;
-		if (lk__env_analyse(&k->env, &k->arena, &view, k->idx, m, INFINITY) != 0) {
-			k->too_costly = 1; /* no memory for the factor */
-			return 0;
-		}
-	}
-	lk__env_factor(&k->env, &view, k->idx, k->reg);
-	*spent = work + LK_WORK_FACTOR_MAC * k->env.macs;
+	const double macs = lk__fb_macs(&k->fb, k->gpair, p->nbodies);
+	lk__fb_factor(&k->fb, k->crows, k->gpair, p->nbodies, k->reg);
+	*spent = work + LK_WORK_BLOCK_MAC * macs;
 	return 1;
 }
 
@@ -447,8 +446,8 @@ double lk__coarse_correct(lk__coarse *k, lk__ctx *c)
 		m += modes;
 		work += 0.5 * (k->face_start[f + 1] - k->face_start[f]);
 	}
-	lk__env_solve(&k->env, k->rhs, k->rhs);
-	work += LK_WORK_FACTOR_MAC * 2.0 * (double)k->env.entries;
+	lk__fb_solve(&k->fb, k->rhs, k->rhs);
+	work += LK_WORK_BLOCK_MAC * k->fb.solve_macs;
 	/* the change of every row of the faces in the correction: the solved one, projected onto the bounds (a
 	 * normal impulse >= 0, a friction impulse within the box of its contact's new normal impulse) */
 	m = 0;

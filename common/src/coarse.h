@@ -5,6 +5,7 @@
 
 #include "arena.h"
 #include "envelope.h"
+#include "faceblock.h"
 #include "context.h"
 
 typedef struct lk__coarse {
@@ -16,7 +17,9 @@ typedef struct lk__coarse {
 	int *face_in;       /* per face: in the last correction */
 	int nfriction;      /* friction rows in the problem (the work of their boxes) */
 	double *rhs;        /* the coarse right-hand side, then the correction */
-	int *idx;           /* 0, 1, 2, ...: the coarse rows the factor holds */
+	int *gface;         /* per group of the factor (a face in the correction): its face */
+	int *gpair;         /* per group: its two bodies (the factor's blocks, faceblock.h) */
+	int *gsize;         /* per group: the coarse rows its face has at most */
 	double *reg;        /* the factor's proximal term per coarse row */
 	double *P;          /* per entry t of rows: the prolongation's columns, P[6 t + q] */
 	int *face_modes;    /* per face: its columns in the last correction */
@@ -27,7 +30,7 @@ typedef struct lk__coarse {
 	double last_work;   /* the work of the last correction (lk__count units) */
 	lk__row *crows;     /* the coarse rows, six per face, records on the fine bodies */
 	lk__arena arena;    /* the factor's storage */
-	lk__env env;        /* the factor, its structure kept while the same faces are in */
+	lk__fblock fb;      /* the factor by face blocks, kept while the same faces are in */
 	int prepared;       /* 1: basis, coarse rows and factor made for the faces in face_in */
 	int too_costly;     /* the coarse factor would cost more than LK_COARSE_MAX_FACTOR sweeps: no corrections */
 	int unaffordable;   /* the budget left could not pay for the coarse rows and factor: none in this solve */

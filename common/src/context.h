@@ -92,6 +92,9 @@ int lk__merit_solved(const lk__ctx *c, const lk_metrics *m);
  * is about 24 multiply-adds with its loads and stores scattered over two bodies, the factor's are sequential
  * but each costs more than a 24th of it (measured 0.031-0.065 of a row update) */
 #define LK_WORK_FACTOR_MAC (1.0 / 18.0)
+/* a multiply-add of the two-level correction's factor by face blocks (faceblock.h): dense blocks of up to 6 x 6
+ * in fixed-size loops */
+#define LK_WORK_BLOCK_MAC (1.0 / 18.0)
 
 /* Counts `rows` row updates of weight `weight` (LK_WORK_SWEEP_ROW for a sweep's row). */
 static inline void lk__count(lk__ctx *c, int64_t rows, double weight)

@@ -1,0 +1,339 @@
+/* The block envelope factorisation of a grouped coarse problem (faceblock.h). */
+#include "faceblock.h"
+
+#include <math.h>
+#include <string.h>
+
+#define M LK_FB_MAX
+
+/* the dynamic body of a group's side, or -1 */
+static inline int dyn(int body, int nbodies)
+{
+	return body >= 0 && body < nbodies ? body : -1;
+}
+
+static inline double *block(const lk__fblock *f, int q, int t)
+{
+	return f->blocks + (f->start[q] + (size_t)(t - f->first[q])) * (M * M);
+}
+
+int lk__fb_analyse(lk__fblock *f, lk__arena *a, int nbodies, int n, const int *pair, const int *size,
+                   double max_macs)
+{
+	memset(f, 0, sizeof *f);
+	f->n = n;
+	if (n <= 0)
+		return 0;
+	f->order = lk__arena_alloc(a, (size_t)n * sizeof(int));
+	f->first = lk__arena_alloc(a, (size_t)n * sizeof(int));
+	f->start = lk__arena_alloc(a, ((size_t)n + 1) * sizeof(size_t));
+	f->size = lk__arena_alloc(a, (size_t)n * sizeof(int));
+	f->off = lk__arena_alloc(a, (size_t)n * sizeof(int));
+	f->y = lk__arena_alloc(a, (size_t)n * M * sizeof(double));
+	f->dead = lk__arena_alloc(a, (size_t)n * M);
+	int *pos = lk__arena_alloc(a, (size_t)n * sizeof(int));
+	int *ptr = lk__arena_alloc(a, ((size_t)nbodies + 2) * sizeof(int));
+	int *list = lk__arena_alloc(a, (2 * (size_t)n + 1) * sizeof(int));
+	int *mark = lk__arena_alloc(a, (size_t)n * sizeof(int));
+	int *bmin = lk__arena_alloc(a, ((size_t)nbodies + 1) * sizeof(int));
+	if (!f->order || !f->first || !f->start || !f->size || !f->off || !f->y || !f->dead || !pos || !ptr || !list ||
+	    !mark || !bmin)
+		return -1;
+	/* the groups of each body */
+	memset(ptr, 0, ((size_t)nbodies + 2) * sizeof(int));
+	for (int g = 0; g < n; ++g)
+		for (int s = 0; s < 2; ++s) {
+			const int b = dyn(pair[2 * g + s], nbodies);
+			if (b >= 0 && (s == 0 || b != dyn(pair[2 * g], nbodies)))
+				ptr[b + 2]++;
+		}
+	for (int b = 0; b < nbodies; ++b)
+		ptr[b + 2] += ptr[b + 1];
+	for (int g = 0; g < n; ++g)
+		for (int s = 0; s < 2; ++s) {
+			const int b = dyn(pair[2 * g + s], nbodies);
+			if (b >= 0 && (s == 0 || b != dyn(pair[2 * g], nbodies)))
+				list[ptr[b + 1]++] = g;
+		}
+	/* reverse Cuthill-McKee over the groups: per component a breadth-first search from the last group of a
+	 * first search (a pseudo-peripheral group: on a stack its top or bottom face), the whole order reversed */
+	for (int g = 0; g < n; ++g)
+		mark[g] = 0;
+	int len = 0, stamp = 0;
+	for (int root = 0; root < n; ++root) {
+		if (mark[root])
+			continue;
+		int start = root;
+		for (int pass = 0; pass < 2; ++pass) {
+			const int at = len;
+			int head = at, tail = at;
+			++stamp;
+			f->order[tail++] = start;
+			mark[start] = stamp;
+			while (head < tail) {
+				const int g = f->order[head++];
+				for (int s = 0; s < 2; ++s) {
+					const int b = dyn(pair[2 * g + s], nbodies);
+					if (b < 0)
+						continue;
+					for (int k = ptr[b]; k < ptr[b + 1]; ++k)
+						if (mark[list[k]] != stamp) {
+							mark[list[k]] = stamp;
+							f->order[tail++] = list[k];
+						}
+				}
+			}
+			if (pass == 0)
+				start = f->order[tail - 1]; /* the far end; the first search's order is overwritten */
+			else
+				len = tail;
+		}
+	}
+	for (int i = 0, j = n - 1; i < j; ++i, --j) {
+		const int t = f->order[i];
+		f->order[i] = f->order[j];
+		f->order[j] = t;
+	}
+	for (int q = 0; q < n; ++q)
+		pos[f->order[q]] = q;
+	/* the envelope: a block row starts at the first position among the groups of its bodies */
+	for (int b = 0; b < nbodies; ++b) {
+		int m = n;
+		for (int k = ptr[b]; k < ptr[b + 1]; ++k)
+			if (pos[list[k]] < m)
+				m = pos[list[k]];
+		bmin[b] = m;
+	}
+	size_t blocks = 0;
+	double width = 0.0, macs = 0.0;
+	int tail = 0; /* the groups of the running width: positions tail .. q - 1 */
+	for (int q = 0; q < n; ++q) {
+		const int g = f->order[q];
+		int first = q;
+		for (int s = 0; s < 2; ++s) {
+			const int b = dyn(pair[2 * g + s], nbodies);
+			if (b >= 0 && bmin[b] < first)
+				first = bmin[b];
+		}
+		f->first[q] = first;
+		f->start[q] = blocks;
+		blocks += (size_t)(q - first) + 1;
+		f->size[g] = size[g];
+		/* the rows of the envelope before the block row, kept as a running sum: the row-by-row envelope's
+		 * count, h (h + 1) / 2 for a row with h entries before its diagonal, bounds the block factor's (the
+		 * blocks hold the same entries), and a structure past max_macs is declined before its blocks exist */
+		while (tail < first)
+			width -= size[f->order[tail++]];
+		for (; tail > first; --tail)
+			width += size[f->order[tail - 1]];
+		for (int i = 0; i < size[g]; ++i)
+			macs += 0.5 * (width + i) * (width + i + 1.0) + 6.0 * (width + i + 1.0);
+		width += size[g];
+	}
+	f->start[n] = blocks;
+	f->nblocks = blocks;
+	if (macs > max_macs)
+		return 1;
+	f->blocks = lk__arena_alloc(a, blocks * M * M * sizeof(double));
+	return f->blocks ? 0 : -1;
+}
+
+/* whether group h is on the dynamic body b (b < 0: the static world, shared with nobody) */
+static inline int shares(const int *pair, int h, int b)
+{
+	return b >= 0 && (pair[2 * h] == b || pair[2 * h + 1] == b);
+}
+
+double lk__fb_macs(lk__fblock *f, const int *pair, int nbodies)
+{
+	double macs = 0.0, solve = 0.0;
+	for (int q = 0; q < f->n; ++q) {
+		const int g = f->order[q];
+		const double mq = f->size[g];
+		double width = 0.0; /* rows of the envelope block row before the diagonal block */
+		for (int t = f->first[q]; t <= q; ++t) {
+			const int h = f->order[t];
+			const double mt = f->size[h];
+			/* the entries of the block: all of an off-diagonal one, the lower triangle of the diagonal one */
+			const double entries = t < q ? mq * mt : 0.5 * mq * (mq + 1.0);
+			/* assembly: six terms an entry, per shared body */
+			for (int s = 0; s < 2; ++s) {
+				const int b = dyn(pair[2 * g + s], nbodies);
+				if (shares(pair, h, b) && (s == 0 || b != dyn(pair[2 * g], nbodies)))
+					macs += 6.0 * entries;
+			}
+			/* the updates from the blocks both rows hold, then the triangular solve or the Cholesky */
+			const int k0 = f->first[q] > f->first[t] ? f->first[q] : f->first[t];
+			for (int k = k0; k < t; ++k)
+				macs += entries * f->size[f->order[k]];
+			macs += t < q ? 0.5 * mq * mt * (mt + 1.0) : mq * mq * mq / 6.0 + mq;
+			if (t < q)
+				width += mt;
+		}
+		solve += 2.0 * mq * (width + 0.5 * (mq + 1.0)); /* the two triangular solves */
+	}
+	f->solve_macs = solve;
+	return macs;
+}
+
+/* sum_k x_k y_k over six */
+static inline double dot6(const double *x, const double *y)
+{
+	return (x[0] * y[0] + x[1] * y[1] + x[2] * y[2]) + (x[3] * y[3] + x[4] * y[4] + x[5] * y[5]);
+}
+
+void lk__fb_factor(lk__fblock *f, const lk__row *rows, const int *pair, int nbodies, const double *reg)
+{
+	const int n = f->n;
+	f->ndead = 0;
+	for (int q = 0; q < n; ++q) {
+		const int g = f->order[q], mq = f->size[g];
+		const lk__row *rq = rows + f->off[g];
+		/* the block row of A: for each earlier group sharing a body, the products of the two groups' rows on
+		 * it; the rest of the envelope is zero */
+		for (int t = f->first[q]; t <= q; ++t) {
+			const int h = f->order[t], mt = f->size[h];
+			const lk__row *rt = rows + f->off[h];
+			double *B = block(f, q, t);
+			memset(B, 0, M * M * sizeof(double));
+			for (int s = 0; s < 2; ++s) {
+				const int b = dyn(pair[2 * g + s], nbodies);
+				if (!shares(pair, h, b) || (s == 1 && b == dyn(pair[2 * g], nbodies)))
+					continue;
+				const int so = 6 * s, ho = pair[2 * h] == b ? 0 : 6;
+				for (int i = 0; i < mq; ++i)
+					for (int j = 0; j < (t == q ? i + 1 : mt); ++j)
+						B[M * i + j] += dot6(rq[i].J + so, rt[j].MJ + ho);
+			}
+			if (t == q)
+				for (int i = 0; i < mq; ++i)
+					B[M * i + i] += rq[i].s + (reg ? reg[f->off[g] + i] : 0.0);
+		}
+		double d0[M];
+		for (int i = 0; i < mq; ++i)
+			d0[i] = block(f, q, q)[M * i + i];
+		/* L_qt = (A_qt - sum_k L_qk L_tk^T) L_tt^-T, then L_qq = chol(A_qq - sum_k L_qk L_qk^T) */
+		for (int t = f->first[q]; t <= q; ++t) {
+			const int mt = f->size[f->order[t]];
+			double *B = block(f, q, t);
+			const int k0 = f->first[q] > f->first[t] ? f->first[q] : f->first[t];
+			for (int k = k0; k < t; ++k) {
+				const int mk = f->size[f->order[k]];
+				const double *Lq = block(f, q, k), *Lt = block(f, t, k);
+				for (int i = 0; i < mq; ++i)
+					for (int j = 0; j < (t == q ? i + 1 : mt); ++j) {
+						double v = 0.0;
+						for (int l = 0; l < mk; ++l)
+							v += Lq[M * i + l] * Lt[M * j + l];
+						B[M * i + j] -= v;
+					}
+			}
+			if (t < q) {
+				const double *Ltt = block(f, t, t);
+				const unsigned char *dt = f->dead + (size_t)t * M;
+				for (int i = 0; i < mq; ++i)
+					for (int j = 0; j < mt; ++j) {
+						if (dt[j]) {
+							B[M * i + j] = 0.0;
+							continue;
+						}
+						double v = B[M * i + j];
+						for (int l = 0; l < j; ++l)
+							v -= B[M * i + l] * Ltt[M * j + l];
+						B[M * i + j] = v / Ltt[M * j + j];
+					}
+			} else {
+				/* the diagonal block's own Cholesky, each pivot against its assembled diagonal (envelope.h's
+				 * rule) */
+				unsigned char *dq = f->dead + (size_t)q * M;
+				for (int j = 0; j < mq; ++j) {
+					double d = B[M * j + j];
+					for (int l = 0; l < j; ++l)
+						d -= B[M * j + l] * B[M * j + l];
+					if (!(d > LK_ENV_DEAD_PIVOT * d0[j])) {
+						dq[j] = 1;
+						f->ndead++;
+						B[M * j + j] = 1.0;
+						for (int i = j + 1; i < mq; ++i)
+							B[M * i + j] = 0.0;
+						continue;
+					}
+					dq[j] = 0;
+					const double ljj = sqrt(d);
+					B[M * j + j] = ljj;
+					for (int i = j + 1; i < mq; ++i) {
+						double v = B[M * i + j];
+						for (int l = 0; l < j; ++l)
+							v -= B[M * i + l] * B[M * j + l];
+						B[M * i + j] = v / ljj;
+					}
+				}
+			}
+		}
+	}
+}
+
+void lk__fb_solve(const lk__fblock *f, const double *b, double *x)
+{
+	const int n = f->n;
+	double *y = f->y;
+	/* L y = b, block row by block row */
+	for (int q = 0; q < n; ++q) {
+		const int g = f->order[q], mq = f->size[g];
+		double *yq = y + (size_t)q * M;
+		for (int i = 0; i < mq; ++i)
+			yq[i] = b[f->off[g] + i];
+		for (int t = f->first[q]; t < q; ++t) {
+			const int mt = f->size[f->order[t]];
+			const double *L = block(f, q, t), *yt = y + (size_t)t * M;
+			for (int i = 0; i < mq; ++i) {
+				double v = 0.0;
+				for (int j = 0; j < mt; ++j)
+					v += L[M * i + j] * yt[j];
+				yq[i] -= v;
+			}
+		}
+		const double *D = block(f, q, q);
+		const unsigned char *dq = f->dead + (size_t)q * M;
+		for (int i = 0; i < mq; ++i) {
+			if (dq[i]) {
+				yq[i] = 0.0;
+				continue;
+			}
+			double v = yq[i];
+			for (int l = 0; l < i; ++l)
+				v -= D[M * i + l] * yq[l];
+			yq[i] = v / D[M * i + i];
+		}
+	}
+	/* L^T x = y, from the last block row back, each block's x then taken out of the rows before it */
+	for (int q = n - 1; q >= 0; --q) {
+		const int g = f->order[q], mq = f->size[g];
+		double *yq = y + (size_t)q * M;
+		const double *D = block(f, q, q);
+		const unsigned char *dq = f->dead + (size_t)q * M;
+		for (int i = mq - 1; i >= 0; --i) {
+			if (dq[i]) {
+				yq[i] = 0.0;
+				continue;
+			}
+			double v = yq[i];
+			for (int l = i + 1; l < mq; ++l)
+				v -= D[M * l + i] * yq[l];
+			yq[i] = v / D[M * i + i];
+		}
+		for (int t = f->first[q]; t < q; ++t) {
+			const int mt = f->size[f->order[t]];
+			const double *L = block(f, q, t);
+			double *yt = y + (size_t)t * M;
+			for (int j = 0; j < mt; ++j) {
+				double v = 0.0;
+				for (int i = 0; i < mq; ++i)
+					v += L[M * i + j] * yq[i];
+				yt[j] -= v;
+			}
+		}
+		for (int i = 0; i < mq; ++i)
+			x[f->off[g] + i] = yq[i];
+	}
+}
