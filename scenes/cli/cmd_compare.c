@@ -19,7 +19,7 @@
 #define DEFAULT_SOLVERS "own,pgs,amgs,pgs-sm,gsp"
 #define FRONTIER_SCENES "boxstack:n=20"
 #define FRONTIER_SOLVERS "own,pgs,psor:w=1.3,amgs,gsp,nncg,apgd,mprgp,pgs-sm,pgs:coarse=2"
-#define FRONTIER_BUDGETS "2,5,10,20,40"
+#define FRONTIER_BUDGETS "2,5,10,15,20,40"
 #define FRONTIER_SECONDS 20.0
 #define MAX_BUDGETS 16
 
@@ -42,7 +42,7 @@ static void usage(FILE *f)
 	        "against outcome (stacks: seconds standing; jointed scenes: joint error; the incline: acceleration\n"
 	        "error; others: penetration at rest): DIR/frontier.csv, frontier.json and one PNG per scene and engine\n"
 	        "(frontier-SCENE-ENGINE.png) with the Pareto frontier over all points. Without --scene, --solvers and\n"
-	        "--time it runs %s with %s for %g s, in about 10 s on two cores.\n\n"
+	        "--time it runs %s with %s for %g s, in about 20 s on two cores.\n\n"
 	        "  --scene     scene specs NAME[:key=value,...] (default %s); scenes:",
 	        FRONTIER_SCENES, FRONTIER_SOLVERS, FRONTIER_SECONDS, DEFAULT_SCENES);
 	for (const char *const *n = lk_scene_names(); *n; ++n)
