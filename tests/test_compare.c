@@ -314,8 +314,9 @@ static void test_compare_joint_error(void **state)
 	                          "--no-pictures --out %s/rep",
 	         bin(), dir);
 	assert_int_equal(run(cmd, &out), 0);
-	/* scene, engine, solver, solver ms, step ms, work, RES median, RES max, max pen., pen. rest, joint err */
-	assert_true(table_field(out, "boxstack:n=3", "ode", "pgs", 10, field, sizeof field));
+	/* scene, engine, solver, solver ms, step ms, work, fallbacks, RES median, RES max, max pen., pen. rest,
+	 * joint err */
+	assert_true(table_field(out, "boxstack:n=3", "ode", "pgs", 11, field, sizeof field));
 	assert_string_equal(field, "-");
 	free(out);
 	rm_rf(dir);
@@ -371,7 +372,7 @@ static void test_compare_frontier(void **state)
 	char line[2048];
 	assert_non_null(fgets(line, sizeof line, f));
 	assert_non_null(strstr(line, "scene,engine,solver,budget,work,iterations,solver_ms_median,step_ms_median,"
-	                             "seconds_standing,"));
+	                             "fallbacks,seconds_standing,"));
 	const char *solvers[4] = {"pgs", "pgs", "amgs", "amgs"};
 	const int budgets[4] = {2, 5, 2, 5};
 	double ms[4], standing[4];
@@ -379,10 +380,11 @@ static void test_compare_frontier(void **state)
 	while (fgets(line, sizeof line, f)) {
 		assert_true(n < 4);
 		char solver[32], tail[512];
-		double budget, work, iters, step_ms;
-		assert_int_equal(sscanf(line, "\"boxstack:n=3\",bullet,\"%31[^\"]\",%lf,%lf,%lf,%lf,%lf,%lf,%511s", solver,
-		                        &budget, &work, &iters, &ms[n], &step_ms, &standing[n], tail),
-		                 8);
+		double budget, work, iters, step_ms, fallbacks;
+		assert_int_equal(sscanf(line, "\"boxstack:n=3\",bullet,\"%31[^\"]\",%lf,%lf,%lf,%lf,%lf,%lf,%lf,%511s", solver,
+		                        &budget, &work, &iters, &ms[n], &step_ms, &fallbacks, &standing[n], tail),
+		                 9);
+		assert_double_equal(fallbacks, 0, 0);
 		assert_string_equal(solver, solvers[n]);
 		assert_double_equal(budget, budgets[n], 0);
 		pareto[n] = strstr(tail, ",yes") != NULL;
