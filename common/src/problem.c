@@ -1,4 +1,6 @@
 /* The problem: validated construction of both forms, storage, and the operations on A. */
+/* madvise (MADV_HUGEPAGE) */
+#define _DEFAULT_SOURCE
 #include "problem.h"
 
 #include "kernel.h"
@@ -7,7 +9,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define LK_MAX_ROWS (1 << 26)
 #define LK_MAX_BODIES (1 << 26)
@@ -173,6 +177,32 @@ int lk_problem_body_count(const lk_problem *p)
 	return p ? p->nbodies : 0;
 }
 
+static _Atomic int huge_pages = 1;
+
+void lk_set_huge_pages(int on)
+{
+	atomic_store(&huge_pages, on != 0);
+}
+
+int lk_huge_pages(void)
+{
+	return atomic_load(&huge_pages);
+}
+
+/* 64-byte aligned storage; with lk_set_huge_pages on, an array of 2 MiB or more is aligned to 2 MiB and asked
+ * for in huge pages (lcpkit.h). */
+static void *big_alloc(size_t bytes)
+{
+	const size_t huge = (size_t)2 << 20;
+	if (bytes < huge || !atomic_load_explicit(&huge_pages, memory_order_relaxed))
+		return aligned_alloc(64, (bytes + 63) / 64 * 64);
+	const size_t rounded = (bytes + huge - 1) / huge * huge;
+	void *q = aligned_alloc(huge, rounded);
+	if (q)
+		madvise(q, rounded, MADV_HUGEPAGE);
+	return q;
+}
+
 static int grow(void **ptr, int *cap, int need, size_t elem)
 {
 	if (need <= *cap)
@@ -205,7 +235,7 @@ static lk_status reserve_rows(lk_problem *p, int rows)
 	if (inv)
 		p->inv_diag = inv;
 	/* the hot records are 64-byte aligned, so they cannot use realloc */
-	lk__row *r = cold && lambda && inv ? aligned_alloc(64, (size_t)nc * sizeof(lk__row)) : NULL;
+	lk__row *r = cold && lambda && inv ? big_alloc((size_t)nc * sizeof(lk__row)) : NULL;
 	if (!r)
 		return lk__fail(p, LK_ERR_NO_MEMORY, "out of memory reserving %d rows", rows);
 	if (p->rows)
@@ -224,7 +254,7 @@ static lk_status reserve_bodies(lk_problem *p, int bodies)
 	if (c1 != p->cap_bodies || !p->du) {
 		/* 64-byte aligned, so that each body's slot is one cache line (LK_DU_STRIDE): no realloc */
 		size_t old = ((size_t)p->cap_bodies + 1) * LK_DU_STRIDE, want = ((size_t)c1 + 1) * LK_DU_STRIDE;
-		double *du = aligned_alloc(64, want * sizeof(double));
+		double *du = big_alloc(want * sizeof(double));
 		if (!du)
 			return lk__fail(p, LK_ERR_NO_MEMORY, "out of memory reserving %d bodies", bodies);
 		memset(du, 0, want * sizeof(double));

@@ -409,6 +409,14 @@ LK_API lk_clock lk_stats_clock(void);
 /* The statistics clock's reading in seconds (differences are meaningful, not the value). */
 LK_API double lk_stats_now(void);
 
+/* A problem's row records and velocity slots, where they take 2 MiB or more, are allocated 2 MiB-aligned and
+ * marked for huge pages (madvise MADV_HUGEPAGE; the system uses them where transparent huge pages are on, as
+ * "always" or "madvise"): a sweep streams the records, and with 4 KiB pages every 16 records cost an address
+ * translation and the hardware prefetcher stops at each page's end (docs/benchmarks.md, "kernel"). On (1)
+ * by default; 0 for 4 KiB pages, for comparisons. Process-wide; read when a problem's storage grows. */
+LK_API void lk_set_huge_pages(int on);
+LK_API int lk_huge_pages(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -11,6 +11,8 @@
  *   pgs-ref  the plain scalar reference sweep (lk__pgs_sweep_ref), the same way.
  *   amgs     lk_solve with AMGS (Miyamoto & Yamashita 2019 Method 3.1/3.2, alpha = 0.2): the difference of
  *            2 S and S sweeps, so that the per-call work cancels.
+ *   pgs 4k   the production sweep on a copy of the problem made with lk_set_huge_pages(0): its records and
+ *            velocity slots in 4 KiB pages (the others have them in huge pages where they take 2 MiB or more).
  * Times are thread CPU time (the machine is shared; for this single-threaded loop it equals the wall time of an
  * idle machine, memory stalls included).
  * Figures are medians over the repeats; the ratio kernel / stream is the figure of merit (1 = at the memory
@@ -49,10 +51,11 @@ static void usage(FILE *f)
 	        "                           [--callgrind KERNEL --sizes ROWS]\n"
 	        "Nanoseconds per row update of the PGS and AMGS row kernels on generated sphere packings, next to the\n"
 	        "time the same loop needs only to stream the rows and body velocities it reads (measured side by\n"
-	        "side in the same run; medians). The ratio kernel / stream is the figure of merit.\n"
+	        "side in the same run; medians). The ratio kernel / stream is the figure of merit. pgs 4k: the\n"
+	        "production sweep with the problem's storage in 4 KiB pages instead of huge pages.\n"
 	        "  --sizes LIST      approximate row counts (default 1000,10000,100000,1000000; quick: up to 100000)\n"
 	        "  --repeats N       repeats of each measurement (default 9, quick 5)\n"
-	        "  --callgrind K     run kernel K (stream, pgs, pgs-ref, amgs) once on the first size, for valgrind\n"
+	        "  --callgrind K     run kernel K (stream, pgs, pgs-ref, amgs, pgs-4k) once on the first size, for valgrind\n"
 	        "  --out DIR         CSV directory (default bench-out): bench_kernel.csv\n");
 }
 
@@ -188,16 +191,18 @@ static double run_solver(lk_problem *p, lk_method m, int sweeps)
 	return (t2 - t1) / ((double)sweeps * p->nrows);
 }
 
-typedef enum kernel { K_STREAM = 0, K_PGS, K_PGS_REF, K_AMGS, K_COUNT } kernel;
-static const char *const kernel_names[K_COUNT] = {"stream", "pgs", "pgs-ref", "amgs"};
+typedef enum kernel { K_STREAM = 0, K_PGS, K_PGS_REF, K_AMGS, K_PGS_4K, K_COUNT } kernel;
+static const char *const kernel_names[K_COUNT] = {"stream", "pgs", "pgs-ref", "amgs", "pgs-4k"};
 
-static double run_kernel(lk_problem *p, kernel k, int sweeps)
+/* p4k: the same problem with its storage in 4 KiB pages */
+static double run_kernel(lk_problem *p, lk_problem *p4k, kernel k, int sweeps)
 {
 	switch (k) {
 	case K_STREAM: return run_stream(p, sweeps);
 	case K_PGS: return run_sweeps(p, lk__pgs_sweep, sweeps);
 	case K_PGS_REF: return run_sweeps(p, lk__pgs_sweep_ref, sweeps);
 	case K_AMGS: return run_solver(p, LK_METHOD_AMGS, sweeps);
+	case K_PGS_4K: return run_sweeps(p4k, lk__pgs_sweep, sweeps);
 	default: return NAN;
 	}
 }
@@ -275,7 +280,7 @@ int lk_bench_kernel(int argc, char **argv)
 			if (!strcmp(o.callgrind, kernel_names[j]))
 				k = j;
 		if (k < 0) {
-			lk_cli_error(cmd, "--callgrind: unknown kernel '%s' (stream, pgs, pgs-ref, amgs)", o.callgrind);
+			lk_cli_error(cmd, "--callgrind: unknown kernel '%s' (stream, pgs, pgs-ref, amgs, pgs-4k)", o.callgrind);
 			return LK_EXIT_USAGE;
 		}
 		char err[256];
@@ -295,7 +300,7 @@ int lk_bench_kernel(int argc, char **argv)
 			cfg.max_iterations = sweeps;
 			t = solve_cpu(p, &cfg) / ((double)sweeps * lk_problem_row_count(p));
 		} else {
-			t = run_kernel(p, (kernel)k, sweeps);
+			t = run_kernel(p, p, (kernel)k, sweeps);
 		}
 		printf("%s: %d rows, %d sweeps, %lld row updates, %.2f ns per row update (under valgrind: meaningless)\n",
 		       kernel_names[k], lk_problem_row_count(p), sweeps, (long long)sweeps * lk_problem_row_count(p), 1e9 * t);
@@ -309,14 +314,19 @@ int lk_bench_kernel(int argc, char **argv)
 	FILE *csv = file.f;
 	fprintf(csv, "rows,bodies,bytes,sweeps,kernel,ns_per_row_update,ratio_to_stream\n");
 	printf("lcpkit bench kernel: ns per row update, medians of %d repeats measured side by side\n", o.repeats);
-	printf("  %9s %8s %7s %6s %8s %8s %8s %8s %8s %8s %8s\n", "rows", "bodies", "MB", "sweeps", "stream", "pgs",
-	       "pgs/str", "pgs-ref", "ref/str", "amgs", "amgs/str");
+	printf("  %9s %8s %7s %6s %8s %8s %8s %8s %8s %8s %8s %8s %8s\n", "rows", "bodies", "MB", "sweeps", "stream",
+	       "pgs", "pgs/str", "pgs-ref", "ref/str", "amgs", "amgs/str", "pgs 4k", "4k/pgs");
 	int rc = LK_EXIT_OK;
 	for (int s = 0; s < o.nsizes && rc == LK_EXIT_OK; ++s) {
 		char err[256];
 		lk_problem *p = make_problem(o.sizes[s], err, sizeof err);
-		if (!p) {
+		const int huge = lk_huge_pages();
+		lk_set_huge_pages(0);
+		lk_problem *p4k = p ? make_problem(o.sizes[s], err, sizeof err) : NULL;
+		lk_set_huge_pages(huge);
+		if (!p || !p4k) {
 			lk_cli_error(cmd, "%s", err);
+			lk_problem_destroy(p);
 			rc = LK_EXIT_FAIL;
 			break;
 		}
@@ -327,27 +337,30 @@ int lk_bench_kernel(int argc, char **argv)
 		double *t = malloc(sizeof(double) * K_COUNT * (size_t)o.repeats), med[K_COUNT];
 		if (!t) {
 			lk_problem_destroy(p);
+			lk_problem_destroy(p4k);
 			rc = LK_EXIT_FAIL;
 			break;
 		}
 		/* one untimed pass of each kernel first: page faults, arena growth and caches */
 		for (int k = 0; k < K_COUNT; ++k)
-			run_kernel(p, (kernel)k, 1);
+			run_kernel(p, p4k, (kernel)k, 1);
 		for (int r = 0; r < o.repeats; ++r)
 			for (int k = 0; k < K_COUNT; ++k)
-				t[k * o.repeats + r] = run_kernel(p, (kernel)k, sweeps);
+				t[k * o.repeats + r] = run_kernel(p, p4k, (kernel)k, sweeps);
 		for (int k = 0; k < K_COUNT; ++k)
 			med[k] = lk_cli_median(t + k * o.repeats, o.repeats);
 		const double mb = ((double)n * sizeof(lk__row) + (double)(nb + 1) * 48 + (double)n * 8) / 1e6;
-		printf("  %9d %8d %7.1f %6d %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f\n", n, nb, mb, sweeps,
+		printf("  %9d %8d %7.1f %6d %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f\n", n, nb, mb, sweeps,
 		       1e9 * med[K_STREAM], 1e9 * med[K_PGS], med[K_PGS] / med[K_STREAM], 1e9 * med[K_PGS_REF],
-		       med[K_PGS_REF] / med[K_STREAM], 1e9 * med[K_AMGS], med[K_AMGS] / med[K_STREAM]);
+		       med[K_PGS_REF] / med[K_STREAM], 1e9 * med[K_AMGS], med[K_AMGS] / med[K_STREAM], 1e9 * med[K_PGS_4K],
+		       med[K_PGS_4K] / med[K_PGS]);
 		fflush(stdout);
 		for (int k = 0; k < K_COUNT; ++k)
 			fprintf(csv, "%d,%d,%.0f,%d,%s,%.4f,%.4f\n", n, nb, mb * 1e6, sweeps, kernel_names[k], 1e9 * med[k],
 			        med[k] / med[K_STREAM]);
 		free(t);
 		lk_problem_destroy(p);
+		lk_problem_destroy(p4k);
 	}
 	lk_bench_close_csvs(&file, 1);
 	if (rc == LK_EXIT_OK)
