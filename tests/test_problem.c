@@ -477,6 +477,66 @@ static void test_row_def_set_contact(void **state)
 	assert_memory_equal(&r, &before, sizeof r);
 }
 
+/* lk_problem_get_row gives back a row as it was added, from the hot record and the 56-byte cold one (the
+ * problem keeps no copy of the definition): every field, the bounds of a friction row as given, and a static
+ * side's J as zeros whatever the definition held there. */
+static void test_get_row_as_added(void **state)
+{
+	(void)state;
+	lk_problem *p = lk_problem_create(LK_FORM_ROWS);
+	lk_body_def b = lk_default_body_def();
+	b.u[0] = 0.5;
+	b.u[4] = -0.25;
+	for (int k = 0; k < 3; ++k) {
+		b.inv_mass[k] = 2.0;
+		b.inv_inertia[4 * k] = 3.0;
+	}
+	assert_int_equal(lk_problem_add_body(p, &b, NULL), LK_OK);
+	assert_int_equal(lk_problem_add_body(p, &b, NULL), LK_OK);
+	lk_row_def rows[2];
+	for (int i = 0; i < 2; ++i) {
+		lk_row_def d = lk_default_row_def();
+		d.body[0] = i;
+		d.body[1] = i == 0 ? 1 : LK_STATIC;
+		for (int k = 0; k < 6; ++k) {
+			d.J[0][k] = 0.1 * (k + 1) + i;
+			d.J[1][k] = -0.2 * (k + 1);
+		}
+		d.c = 0.3 + i;
+		d.s = 1e-5 * (i + 1);
+		d.lo = i == 0 ? 0.0 : -7.0;
+		d.hi = i == 0 ? INFINITY : 7.0;
+		d.mu = 0.4;
+		d.findex = i == 0 ? -1 : 0;
+		d.kind = i == 0 ? LK_ROW_NORMAL : LK_ROW_FRICTION;
+		d.id = 1000u + (uint64_t)i;
+		d.point[0] = 1.5;
+		d.point[1] = -2.5 * i;
+		d.point[2] = 3.5;
+		rows[i] = d;
+		assert_int_equal(lk_problem_add_row(p, &d, NULL), LK_OK);
+	}
+	for (int i = 0; i < 2; ++i) {
+		lk_row_def g;
+		assert_int_equal(lk_problem_get_row(p, i, &g), LK_OK);
+		const lk_row_def *d = &rows[i];
+		assert_int_equal(g.body[0], d->body[0]);
+		assert_int_equal(g.body[1], d->body[1]);
+		assert_memory_equal(g.J[0], d->J[0], sizeof g.J[0]);
+		for (int k = 0; k < 6; ++k)
+			assert_true(g.J[1][k] == (d->body[1] == LK_STATIC ? 0.0 : d->J[1][k]));
+		assert_true(g.c == d->c && g.s == d->s && g.lo == d->lo && g.hi == d->hi && g.mu == d->mu);
+		assert_int_equal(g.findex, d->findex);
+		assert_int_equal(g.kind, d->kind);
+		assert_true(g.id == d->id);
+		assert_memory_equal(g.point, d->point, sizeof g.point);
+		double lo, hi;
+		assert_int_equal(lk_problem_get_bounds(p, i, &lo, &hi, NULL, NULL, NULL), LK_OK);
+		assert_true(lo == d->lo && hi == d->hi);
+	}
+	lk_problem_destroy(p);
+}
+
 /* Huge pages (lk_set_huge_pages) change where a large problem's records live, never a result: the same
  * packing solved with them on and off gives bitwise the same lambda; on, records of 2 MiB or more start on a
  * 2 MiB boundary, off, on a 64-byte one at least. */
@@ -508,6 +568,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_body_validation),
 		cmocka_unit_test(test_huge_pages),
+		cmocka_unit_test(test_get_row_as_added),
 		cmocka_unit_test(test_row_validation),
 		cmocka_unit_test(test_row_overflow),
 		cmocka_unit_test(test_findex_checked_at_solve),
