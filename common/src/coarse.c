@@ -70,28 +70,16 @@ static int by_pair(const void *x, const void *y)
 
 void lk__coarse_free(lk__coarse *k)
 {
-	free(k->rows);
-	free(k->face_start);
-	free(k->face_normals);
-	free(k->face_in);
-	free(k->rhs);
-	free(k->gface);
-	free(k->gpair);
-	free(k->gsize);
-	free(k->reg);
-	free(k->dl);
-	free(k->P);
-	free(k->changed);
-	free(k->face_modes);
-	free(k->wold);
-	lk__arena_free(&k->arena);
-	free(k->crows);
+	/* everything lives in the problem's arena, which the next solve resets */
 	memset(k, 0, sizeof *k);
 }
 
-lk_status lk__coarse_setup(lk__coarse *k, const lk_problem *p)
+lk_status lk__coarse_setup(lk__coarse *k, lk_problem *p)
 {
 	memset(k, 0, sizeof *k);
+	k->arena = &p->arena;
+	/* every array from the problem's arena: no allocation of the C library in a solve's steady state */
+#define ALLOC(bytes) lk__arena_alloc(k->arena, (bytes))
 	const int n = p->nrows;
 	int nn = 0, nf = 0;
 	for (int i = 0; i < n; ++i) {
@@ -100,26 +88,24 @@ lk_status lk__coarse_setup(lk__coarse *k, const lk_problem *p)
 	}
 	if (nn == 0)
 		return LK_OK;
-	pair_key *normals = malloc((size_t)nn * sizeof *normals);
-	int *face_of = malloc((size_t)n * sizeof *face_of), *friction = malloc(((size_t)nf + 1) * sizeof *friction);
-	k->rows = malloc(((size_t)nn + nf) * sizeof *k->rows);
-	k->face_start = malloc(((size_t)nn + 1) * sizeof *k->face_start);
-	k->face_normals = malloc((size_t)nn * sizeof *k->face_normals);
-	k->face_in = malloc((size_t)nn * sizeof *k->face_in);
-	k->rhs = malloc(WRENCH * (size_t)nn * sizeof *k->rhs);
-	k->gface = malloc(((size_t)nn + 1) * sizeof *k->gface);
-	k->gpair = malloc(2 * ((size_t)nn + 1) * sizeof *k->gpair);
-	k->gsize = malloc(((size_t)nn + 1) * sizeof *k->gsize);
-	k->reg = malloc(WRENCH * (size_t)nn * sizeof *k->reg);
-	k->crows = aligned_alloc(64, WRENCH * (size_t)nn * sizeof *k->crows);
+	pair_key *normals = ALLOC((size_t)nn * sizeof *normals);
+	int *face_of = ALLOC((size_t)n * sizeof *face_of), *friction = ALLOC(((size_t)nf + 1) * sizeof *friction);
+	k->rows = ALLOC(((size_t)nn + nf) * sizeof *k->rows);
+	k->face_start = ALLOC(((size_t)nn + 1) * sizeof *k->face_start);
+	k->face_normals = ALLOC((size_t)nn * sizeof *k->face_normals);
+	k->face_in = ALLOC((size_t)nn * sizeof *k->face_in);
+	k->rhs = ALLOC(WRENCH * (size_t)nn * sizeof *k->rhs);
+	k->gface = ALLOC(((size_t)nn + 1) * sizeof *k->gface);
+	k->gpair = ALLOC(2 * ((size_t)nn + 1) * sizeof *k->gpair);
+	k->gsize = ALLOC(((size_t)nn + 1) * sizeof *k->gsize);
+	k->reg = ALLOC(WRENCH * (size_t)nn * sizeof *k->reg);
+	k->crows = ALLOC(WRENCH * (size_t)nn * sizeof *k->crows);
 	if (!normals || !face_of || !friction || !k->rows || !k->face_start || !k->face_normals || !k->face_in ||
 	    !k->rhs || !k->gface || !k->gpair || !k->gsize || !k->reg || !k->crows) {
-		free(normals);
-		free(face_of);
-		free(friction);
 		lk__coarse_free(k);
 		return LK_ERR_NO_MEMORY;
 	}
+	memset(k->face_in, 0, (size_t)nn * sizeof *k->face_in);
 	nn = 0;
 	for (int i = 0; i < n; ++i) {
 		const lk__row *r = &p->rows[i];
@@ -169,20 +155,18 @@ lk_status lk__coarse_setup(lk__coarse *k, const lk_problem *p)
 		if (face_of[friction[t]] >= 0)
 			k->rows[fric_count[face_of[friction[t]]]++] = friction[t];
 	k->nentries = k->face_start[k->nfaces];
-	free(normals);
-	free(face_of);
-	free(friction);
-	k->dl = malloc(((size_t)k->nentries + 1) * sizeof *k->dl);
-	k->P = malloc(WRENCH * ((size_t)k->nentries + 1) * sizeof *k->P);
-	k->changed = malloc(((size_t)k->nentries + 1) * sizeof *k->changed);
-	k->face_modes = malloc(((size_t)k->nfaces + 1) * sizeof *k->face_modes);
-	k->wold = malloc(((size_t)k->nentries + 1) * sizeof *k->wold);
+	k->dl = ALLOC(((size_t)k->nentries + 1) * sizeof *k->dl);
+	k->P = ALLOC(WRENCH * ((size_t)k->nentries + 1) * sizeof *k->P);
+	k->changed = ALLOC(((size_t)k->nentries + 1) * sizeof *k->changed);
+	k->face_modes = ALLOC(((size_t)k->nfaces + 1) * sizeof *k->face_modes);
+	k->wold = ALLOC(((size_t)k->nentries + 1) * sizeof *k->wold);
 	if (!k->dl || !k->wold || !k->P || !k->face_modes || !k->changed) {
 		lk__coarse_free(k);
 		return LK_ERR_NO_MEMORY;
 	}
 	return LK_OK;
 }
+#undef ALLOC
 
 /* The prolongation of face f, into k->P[WRENCH t + q] for its entries t: an orthonormal basis of the span of
  * the face's rows' Jacobians on the pair's first body (side: 0 or 6 of J). With W the 6 x m matrix of those
@@ -304,9 +288,8 @@ static int prepare(lk__coarse *k, lk__ctx *c, double allowed, double *spent)
 		k->gsize[ng] = face_mode_bound(k, f);
 		++ng;
 	}
-	lk__arena_reset(&k->arena);
 	const double max_macs = LK_COARSE_MAX_FACTOR * p->nrows / LK_WORK_BLOCK_MAC;
-	const int fits = lk__fb_analyse(&k->fb, &k->arena, p->nbodies, ng, k->gpair, k->gsize, max_macs);
+	const int fits = lk__fb_analyse(&k->fb, k->arena, p->nbodies, ng, k->gpair, k->gsize, max_macs);
 	double work = LK_COARSE_ANALYSIS * ng;
 	*spent = work;
 	if (fits != 0) {

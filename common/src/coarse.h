@@ -29,7 +29,7 @@ typedef struct lk__coarse {
 	int rejected;       /* corrections undone: the projected change was no descent direction */
 	double last_work;   /* the work of the last correction (lk__count units) */
 	lk__row *crows;     /* the coarse rows, six per face, records on the fine bodies */
-	lk__arena arena;    /* the factor's storage */
+	lk__arena *arena;   /* the problem's, for every array here and the factor (reset by the next solve) */
 	lk__fblock fb;      /* the factor by face blocks, kept while the same faces are in */
 	int prepared;       /* 1: basis, coarse rows and factor made for the faces in face_in */
 	int too_costly;     /* the coarse factor would cost more than LK_COARSE_MAX_FACTOR sweeps: no corrections */
@@ -37,7 +37,7 @@ typedef struct lk__coarse {
 } lk__coarse;
 
 /* Finds the faces of p (row form). LK_OK, or LK_ERR_NO_MEMORY with k empty. */
-lk_status lk__coarse_setup(lk__coarse *k, const lk_problem *p);
+lk_status lk__coarse_setup(lk__coarse *k, lk_problem *p);
 /* One correction of c's iterate; counts its work; returns the largest change of lambda. */
 double lk__coarse_correct(lk__coarse *k, lk__ctx *c);
 void lk__coarse_free(lk__coarse *k);
