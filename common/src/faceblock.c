@@ -218,12 +218,13 @@ void lk__fb_factor(lk__fblock *f, const lk__row *rows, const int *pair, int nbod
 			double *B = block(f, q, t);
 			const int k0 = f->first[q] > f->first[t] ? f->first[q] : f->first[t];
 			for (int k = k0; k < t; ++k) {
-				const int mk = f->size[f->order[k]];
+				/* over all M columns of the two blocks: those past the group's size are zero (assembly
+				 * cleared them and the factorisation writes none), and a loop of fixed length unrolls */
 				const double *Lq = block(f, q, k), *Lt = block(f, t, k);
 				for (int i = 0; i < mq; ++i)
 					for (int j = 0; j < (t == q ? i + 1 : mt); ++j) {
 						double v = 0.0;
-						for (int l = 0; l < mk; ++l)
+						for (int l = 0; l < M; ++l)
 							v += Lq[M * i + l] * Lt[M * j + l];
 						B[M * i + j] -= v;
 					}
