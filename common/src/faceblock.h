@@ -1,12 +1,12 @@
 /* A direct solve of a coarse problem whose unknowns come in groups, each group's rows on one body pair (the
- * modes of a contact face, coarse.c): the block envelope Cholesky factorisation of envelope.h with the groups
- * as its blocks (a supernodal envelope: George & Liu, "Computer Solution of Large Sparse Positive Definite
- * Systems", 1981, ch. 4 and sec. 6.3 on blocks). Every row of a group has the same bodies, so the envelope of
- * one of its rows is the envelope of all of them: ordering the groups (reverse Cuthill-McKee over the groups'
- * bodies), finding the envelope and assembling it take one step per group or per pair of groups that share a
- * body instead of one per row or per pair of rows, and the factorisation works on dense blocks of at most
- * LK_FB_MAX x LK_FB_MAX. The arithmetic is that of the row-by-row envelope factor, with its semidefinite pivot
- * rule (LK_ENV_DEAD_PIVOT) and the caller's proximal term on the diagonal. */
+ * modes of a contact face, coarse.c): the envelope Cholesky factorisation of envelope.h (George & Liu,
+ * "Computer Solution of Large Sparse Positive Definite Systems", 1981, ch. 4) with the groups as its blocks.
+ * Every row of a group has the same bodies, so the envelope of one of its rows is the envelope of all of
+ * them: ordering the groups (reverse Cuthill-McKee over the groups' bodies), finding the envelope and
+ * assembling it take one step per group or per pair of groups that share a body instead of one per row or
+ * per pair of rows, and the factorisation works on dense blocks of at most LK_FB_MAX x LK_FB_MAX. The
+ * arithmetic is that of the row-by-row envelope factor, with its semidefinite pivot rule (LK_ENV_DEAD_PIVOT)
+ * and the caller's proximal term on the diagonal. */
 #ifndef LCPKIT_FACEBLOCK_H
 #define LCPKIT_FACEBLOCK_H
 
