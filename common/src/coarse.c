@@ -299,7 +299,7 @@ static int prepare(lk__coarse *k, lk__ctx *c, double allowed, double *spent)
 	const double bound_macs = lk__fb_macs(&k->fb, k->gpair, p->nbodies);
 	if (work + rows_work_bound(k) + LK_WORK_BLOCK_MAC * bound_macs > allowed)
 		return 0;
-	int m = 0;
+	int m = 0, same = 1;
 	for (int g = 0; g < ng; ++g) {
 		const int f = k->gface[g];
 		k->face_modes[f] = 0;
@@ -363,11 +363,14 @@ static int prepare(lk__coarse *k, lk__ctx *c, double allowed, double *spent)
 		}
 		k->face_modes[f] = kept;
 		k->fb.size[g] = kept;
+		same &= kept == k->gsize[g];
 		work += (0.5 + 0.5 * modes) * (t1 - t0) + 10.0; /* the basis and the coarse rows' other side */
 	}
 	/* A_c + the proximal term of PGS-SM's factored subspace (envelope.h), by face blocks */
 	work += 4.0 * m;
-	const double macs = lk__fb_macs(&k->fb, k->gpair, p->nbodies);
+	/* the factor's cost on the real sizes (and its solve's, in fb.solve_macs); the bound's where every face
+	 * kept the modes its bound gave it */
+	const double macs = same ? bound_macs : lk__fb_macs(&k->fb, k->gpair, p->nbodies);
 	lk__fb_factor(&k->fb, k->crows, k->gpair, p->nbodies, k->reg);
 	*spent = work + LK_WORK_BLOCK_MAC * macs;
 	return 1;
