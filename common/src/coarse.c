@@ -105,7 +105,6 @@ lk_status lk__coarse_setup(lk__coarse *k, lk_problem *p)
 		lk__coarse_free(k);
 		return LK_ERR_NO_MEMORY;
 	}
-	memset(k->face_in, 0, (size_t)nn * sizeof *k->face_in);
 	nn = 0;
 	for (int i = 0; i < n; ++i) {
 		const lk__row *r = &p->rows[i];
@@ -154,6 +153,7 @@ lk_status lk__coarse_setup(lk__coarse *k, lk_problem *p)
 	for (int t = 0; t < k->nfriction; ++t)
 		if (face_of[friction[t]] >= 0)
 			k->rows[fric_count[face_of[friction[t]]]++] = friction[t];
+	memset(k->face_in, 0, (size_t)k->nfaces * sizeof *k->face_in); /* the borrowed counter, cleared */
 	k->nentries = k->face_start[k->nfaces];
 	k->dl = ALLOC(((size_t)k->nentries + 1) * sizeof *k->dl);
 	k->P = ALLOC(WRENCH * ((size_t)k->nentries + 1) * sizeof *k->P);
@@ -302,7 +302,6 @@ static int prepare(lk__coarse *k, lk__ctx *c, double allowed, double *spent)
 	int m = 0, same = 1;
 	for (int g = 0; g < ng; ++g) {
 		const int f = k->gface[g];
-		k->face_modes[f] = 0;
 		const int t0 = k->face_start[f], t1 = k->face_start[f + 1];
 		const lk__row *r0 = &p->rows[k->rows[t0]];
 		const int side = r0->a < p->nbodies ? 0 : 6, other = 6 - side;

@@ -20,22 +20,26 @@ static inline int dyn(const lk_problem *p, int body)
 	return body < p->nbodies ? body : -1;
 }
 
+/* The same for an item of lk__env_order: a body index, or -1 outside 0 .. nbodies - 1 (the static world). */
+static inline int pdyn(int body, int nbodies)
+{
+	return body >= 0 && body < nbodies ? body : -1;
+}
+
 typedef struct bodies {
-	int *ptr;  /* nbodies + 1: rows of body b are list[ptr[b] .. ptr[b+1]) */
-	int *list; /* indices into idx */
+	int *ptr;  /* nbodies + 1: items on body b are list[ptr[b] .. ptr[b+1]) */
+	int *list; /* item indices */
 } bodies;
 
-static int body_lists(bodies *bl, lk__arena *a, const lk_problem *p, const int *idx, int n)
+static int body_lists(bodies *bl, lk__arena *a, int nb, const int *pair, int n)
 {
-	int nb = p->nbodies;
 	bl->ptr = lk__arena_alloc(a, ((size_t)nb + 2) * sizeof(int));
 	bl->list = lk__arena_alloc(a, (2 * (size_t)n + 1) * sizeof(int));
 	if (!bl->ptr || !bl->list)
 		return -1;
 	memset(bl->ptr, 0, ((size_t)nb + 2) * sizeof(int));
 	for (int k = 0; k < n; ++k) {
-		const lk__row *r = &p->rows[idx[k]];
-		int ba = dyn(p, r->a), bb = dyn(p, r->b);
+		int ba = pdyn(pair[2 * k], nb), bb = pdyn(pair[2 * k + 1], nb);
 		if (ba >= 0)
 			bl->ptr[ba + 2]++;
 		if (bb >= 0)
@@ -43,10 +47,9 @@ static int body_lists(bodies *bl, lk__arena *a, const lk_problem *p, const int *
 	}
 	for (int b = 0; b < nb; ++b)
 		bl->ptr[b + 2] += bl->ptr[b + 1];
-	/* ptr[b + 1] is now where body b's rows start; filling advances it to where they end */
+	/* ptr[b + 1] is now where body b's items start; filling advances it to where they end */
 	for (int k = 0; k < n; ++k) {
-		const lk__row *r = &p->rows[idx[k]];
-		int ba = dyn(p, r->a), bb = dyn(p, r->b);
+		int ba = pdyn(pair[2 * k], nb), bb = pdyn(pair[2 * k + 1], nb);
 		if (ba >= 0)
 			bl->list[bl->ptr[ba + 1]++] = k;
 		if (bb >= 0)
@@ -60,26 +63,24 @@ static inline int body_rows(const bodies *bl, int b)
 	return b >= 0 ? bl->ptr[b + 1] - bl->ptr[b] : 0;
 }
 
-static inline int degree(const lk_problem *p, const int *idx, const bodies *bl, int k)
+static inline int degree(const int *pair, int nb, const bodies *bl, int k)
 {
-	const lk__row *r = &p->rows[idx[k]];
-	return body_rows(bl, dyn(p, r->a)) + body_rows(bl, dyn(p, r->b));
+	return body_rows(bl, pdyn(pair[2 * k], nb)) + body_rows(bl, pdyn(pair[2 * k + 1], nb));
 }
 
-/* Breadth-first search over the component of row `root`, rows marked with `stamp` once queued, bodies once
- * expanded. Appends the visit order to queue[*len ..] and returns the last row visited. */
-static int bfs(const lk_problem *p, const int *idx, const bodies *bl, int root, int stamp, int *row_mark,
-               int *body_mark, int *queue, int *len)
+/* Breadth-first search over the component of item `root`, items marked with `stamp` once queued, bodies once
+ * expanded. Appends the visit order to queue[*len ..] and returns the last item visited. */
+static int bfs(const int *pair, int nb, const bodies *bl, int root, int stamp, int *item_mark, int *body_mark,
+               int *queue, int *len)
 {
 	int head = *len, tail = *len;
 	queue[tail++] = root;
-	row_mark[root] = stamp;
+	item_mark[root] = stamp;
 	int last = root;
 	while (head < tail) {
 		int k = queue[head++];
 		last = k;
-		const lk__row *r = &p->rows[idx[k]];
-		int side[2] = {dyn(p, r->a), dyn(p, r->b)};
+		int side[2] = {pdyn(pair[2 * k], nb), pdyn(pair[2 * k + 1], nb)};
 		int level = tail;
 		for (int s = 0; s < 2; ++s) {
 			int b = side[s];
@@ -88,18 +89,18 @@ static int bfs(const lk_problem *p, const int *idx, const bodies *bl, int root, 
 			body_mark[b] = stamp;
 			for (int e = bl->ptr[b]; e < bl->ptr[b + 1]; ++e) {
 				int j = bl->list[e];
-				if (row_mark[j] != stamp) {
-					row_mark[j] = stamp;
+				if (item_mark[j] != stamp) {
+					item_mark[j] = stamp;
 					queue[tail++] = j;
 				}
 			}
 		}
-		/* Cuthill-McKee's rule: the new neighbours by ascending degree (a row's degree is the rows of its
+		/* Cuthill-McKee's rule: the new neighbours by ascending degree (an item's degree is the items of its
 		 * bodies), so that a stack's ground contacts come before the contacts above them. Insertion sort:
-		 * the rows one row adds are the rows of two bodies. */
+		 * the items one item adds are the items of two bodies. */
 		for (int i = level + 1; i < tail; ++i) {
-			int j = queue[i], dj = degree(p, idx, bl, j), t = i;
-			while (t > level && degree(p, idx, bl, queue[t - 1]) > dj) {
+			int j = queue[i], dj = degree(pair, nb, bl, j), t = i;
+			while (t > level && degree(pair, nb, bl, queue[t - 1]) > dj) {
 				queue[t] = queue[t - 1];
 				--t;
 			}
@@ -110,15 +111,66 @@ static int bfs(const lk_problem *p, const int *idx, const bodies *bl, int root, 
 	return last;
 }
 
+int lk__env_order(lk__arena *a, int nb, int n, const int *pair, int *order, int *pos, int *first)
+{
+	if (n <= 0)
+		return 0;
+	bodies bl;
+	if (body_lists(&bl, a, nb, pair, n) != 0)
+		return -1;
+	int *item_mark = lk__arena_alloc(a, (size_t)n * sizeof(int));
+	int *body_mark = lk__arena_alloc(a, ((size_t)nb + 1) * sizeof(int));
+	int *bmin = lk__arena_alloc(a, ((size_t)nb + 1) * sizeof(int));
+	if (!item_mark || !body_mark || !bmin)
+		return -1;
+	for (int k = 0; k < n; ++k)
+		item_mark[k] = 0;
+	for (int b = 0; b < nb; ++b)
+		body_mark[b] = 0;
+
+	/* Cuthill-McKee per component from a pseudo-peripheral item (the last item of a first search), reversed */
+	int len = 0, stamp = 0;
+	for (int k = 0; k < n; ++k) {
+		if (item_mark[k] > 0)
+			continue;
+		int probe = len;
+		int far = bfs(pair, nb, &bl, k, ++stamp, item_mark, body_mark, order, &probe);
+		bfs(pair, nb, &bl, far, ++stamp, item_mark, body_mark, order, &len);
+	}
+	for (int i = 0, j = n - 1; i < j; ++i, --j) {
+		int t = order[i];
+		order[i] = order[j];
+		order[j] = t;
+	}
+	for (int q = 0; q < n; ++q)
+		pos[order[q]] = q;
+
+	/* the envelope: an item's row starts at the first position among the items of its bodies */
+	for (int b = 0; b < nb; ++b) {
+		int m = n;
+		for (int t = bl.ptr[b]; t < bl.ptr[b + 1]; ++t)
+			if (pos[bl.list[t]] < m)
+				m = pos[bl.list[t]];
+		bmin[b] = m;
+	}
+	for (int q = 0; q < n; ++q) {
+		const int k = order[q];
+		int f = q, ba = pdyn(pair[2 * k], nb), bb = pdyn(pair[2 * k + 1], nb);
+		if (ba >= 0 && bmin[ba] < f)
+			f = bmin[ba];
+		if (bb >= 0 && bmin[bb] < f)
+			f = bmin[bb];
+		first[q] = f;
+	}
+	return 0;
+}
+
 int lk__env_analyse(lk__env *e, lk__arena *a, const lk_problem *p, const int *idx, int n, double max_macs)
 {
 	memset(e, 0, sizeof *e);
 	e->n = n;
 	if (n <= 0)
 		return 0;
-	bodies bl;
-	if (body_lists(&bl, a, p, idx, n) != 0)
-		return -1;
 	int nb = p->nbodies;
 	e->order = lk__arena_alloc(a, (size_t)n * sizeof(int));
 	e->pos = lk__arena_alloc(a, (size_t)n * sizeof(int));
@@ -126,60 +178,34 @@ int lk__env_analyse(lk__env *e, lk__arena *a, const lk_problem *p, const int *id
 	e->start = lk__arena_alloc(a, ((size_t)n + 1) * sizeof(size_t));
 	e->dead = lk__arena_alloc(a, (size_t)n);
 	e->y = lk__arena_alloc(a, (size_t)n * sizeof(double));
-	int *row_mark = lk__arena_alloc(a, (size_t)n * sizeof(int));
-	int *body_mark = lk__arena_alloc(a, ((size_t)nb + 1) * sizeof(int));
-	int *bmin = lk__arena_alloc(a, ((size_t)nb + 1) * sizeof(int));
-	if (!e->order || !e->pos || !e->first || !e->start || !e->dead || !e->y || !row_mark || !body_mark || !bmin)
+	int *pair = lk__arena_alloc(a, 2 * (size_t)n * sizeof(int));
+	int *count = lk__arena_alloc(a, ((size_t)nb + 1) * sizeof(int));
+	if (!e->order || !e->pos || !e->first || !e->start || !e->dead || !e->y || !pair || !count)
 		return -1;
-	for (int k = 0; k < n; ++k)
-		row_mark[k] = 0;
-	for (int b = 0; b < nb; ++b)
-		body_mark[b] = 0;
-
-	/* Cuthill-McKee per component from a pseudo-peripheral row (the last row of a first search), reversed */
-	int len = 0, stamp = 0;
+	memset(count, 0, ((size_t)nb + 1) * sizeof(int));
 	for (int k = 0; k < n; ++k) {
-		if (row_mark[k] > 0)
-			continue;
-		int probe = len;
-		int far = bfs(p, idx, &bl, k, ++stamp, row_mark, body_mark, e->order, &probe);
-		bfs(p, idx, &bl, far, ++stamp, row_mark, body_mark, e->order, &len);
+		const lk__row *r = &p->rows[idx[k]];
+		pair[2 * k] = r->a;
+		pair[2 * k + 1] = r->b;
+		if (dyn(p, r->a) >= 0)
+			count[r->a]++;
+		if (dyn(p, r->b) >= 0)
+			count[r->b]++;
 	}
-	for (int i = 0, j = n - 1; i < j; ++i, --j) {
-		int t = e->order[i];
-		e->order[i] = e->order[j];
-		e->order[j] = t;
-	}
-	for (int q = 0; q < n; ++q)
-		e->pos[e->order[q]] = q;
-
-	/* the envelope: row p starts at the first position among the rows of its bodies */
-	for (int b = 0; b < nb; ++b) {
-		int m = n;
-		for (int t = bl.ptr[b]; t < bl.ptr[b + 1]; ++t)
-			if (e->pos[bl.list[t]] < m)
-				m = e->pos[bl.list[t]];
-		bmin[b] = m;
-	}
+	if (lk__env_order(a, nb, n, pair, e->order, e->pos, e->first) != 0)
+		return -1;
 	double macs = 0.0;
 	size_t entries = 0;
 	for (int q = 0; q < n; ++q) {
-		const lk__row *r = &p->rows[idx[e->order[q]]];
-		int f = q, ba = dyn(p, r->a), bb = dyn(p, r->b);
-		if (ba >= 0 && bmin[ba] < f)
-			f = bmin[ba];
-		if (bb >= 0 && bmin[bb] < f)
-			f = bmin[bb];
-		e->first[q] = f;
 		e->start[q] = entries;
-		double h = (double)(q - f);
-		entries += (size_t)(q - f) + 1;
+		double h = (double)(q - e->first[q]);
+		entries += (size_t)(q - e->first[q]) + 1;
 		macs += 0.5 * h * (h + 1.0);
 	}
 	e->start[n] = entries;
 	/* assembly: a 6-term product for every pair of rows on one body */
 	for (int b = 0; b < nb; ++b) {
-		double m = (double)(bl.ptr[b + 1] - bl.ptr[b]);
+		double m = (double)count[b];
 		macs += 3.0 * m * (m + 1.0);
 	}
 	e->entries = entries;

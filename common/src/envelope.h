@@ -46,6 +46,12 @@ typedef struct lk__env {
  * nothing more) when assembling and factoring would take more than max_macs multiply-adds, 0 when e is ready
  * for lk__env_factor, -1 when the arena has no memory. Linear in n plus the rows per body. */
 int lk__env_analyse(lk__env *e, lk__arena *a, const lk_problem *p, const int *idx, int n, double max_macs);
+/* The ordering and envelope under lk__env_analyse, for any n items each on two bodies: item k on the bodies
+ * pair[2 k], pair[2 k + 1] (a slot outside 0 .. nbodies - 1 is the static world, which couples nothing).
+ * order gets position -> item (reverse Cuthill-McKee per component, from a pseudo-peripheral item), pos item
+ * -> position, first the first position of each position's envelope row (the first among the items of its
+ * bodies). Scratch from the arena; 0, or -1 without memory. Linear in the items plus the items per body. */
+int lk__env_order(lk__arena *a, int nbodies, int n, const int *pair, int *order, int *pos, int *first);
 /* Assembles A_SS + diag(reg) (reg[k] belongs to idx[k]; NULL for none) and factors it in place. */
 void lk__env_factor(lk__env *e, const lk_problem *p, const int *idx, const double *reg);
 /* Solves (A_SS + R) x = b; b and x are indexed like idx and may be the same array. */

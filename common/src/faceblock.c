@@ -32,90 +32,17 @@ int lk__fb_analyse(lk__fblock *f, lk__arena *a, int nbodies, int n, const int *p
 	f->y = lk__arena_alloc(a, (size_t)n * M * sizeof(double));
 	f->dead = lk__arena_alloc(a, (size_t)n * M);
 	int *pos = lk__arena_alloc(a, (size_t)n * sizeof(int));
-	int *ptr = lk__arena_alloc(a, ((size_t)nbodies + 2) * sizeof(int));
-	int *list = lk__arena_alloc(a, (2 * (size_t)n + 1) * sizeof(int));
-	int *mark = lk__arena_alloc(a, (size_t)n * sizeof(int));
-	int *bmin = lk__arena_alloc(a, ((size_t)nbodies + 1) * sizeof(int));
-	if (!f->order || !f->first || !f->start || !f->size || !f->off || !f->y || !f->dead || !pos || !ptr || !list ||
-	    !mark || !bmin)
+	if (!f->order || !f->first || !f->start || !f->size || !f->off || !f->y || !f->dead || !pos)
 		return -1;
-	/* the groups of each body */
-	memset(ptr, 0, ((size_t)nbodies + 2) * sizeof(int));
-	for (int g = 0; g < n; ++g)
-		for (int s = 0; s < 2; ++s) {
-			const int b = dyn(pair[2 * g + s], nbodies);
-			if (b >= 0 && (s == 0 || b != dyn(pair[2 * g], nbodies)))
-				ptr[b + 2]++;
-		}
-	for (int b = 0; b < nbodies; ++b)
-		ptr[b + 2] += ptr[b + 1];
-	for (int g = 0; g < n; ++g)
-		for (int s = 0; s < 2; ++s) {
-			const int b = dyn(pair[2 * g + s], nbodies);
-			if (b >= 0 && (s == 0 || b != dyn(pair[2 * g], nbodies)))
-				list[ptr[b + 1]++] = g;
-		}
-	/* reverse Cuthill-McKee over the groups: per component a breadth-first search from the last group of a
-	 * first search (a pseudo-peripheral group: on a stack its top or bottom face), the whole order reversed */
-	for (int g = 0; g < n; ++g)
-		mark[g] = 0;
-	int len = 0, stamp = 0;
-	for (int root = 0; root < n; ++root) {
-		if (mark[root])
-			continue;
-		int start = root;
-		for (int pass = 0; pass < 2; ++pass) {
-			const int at = len;
-			int head = at, tail = at;
-			++stamp;
-			f->order[tail++] = start;
-			mark[start] = stamp;
-			while (head < tail) {
-				const int g = f->order[head++];
-				for (int s = 0; s < 2; ++s) {
-					const int b = dyn(pair[2 * g + s], nbodies);
-					if (b < 0)
-						continue;
-					for (int k = ptr[b]; k < ptr[b + 1]; ++k)
-						if (mark[list[k]] != stamp) {
-							mark[list[k]] = stamp;
-							f->order[tail++] = list[k];
-						}
-				}
-			}
-			if (pass == 0)
-				start = f->order[tail - 1]; /* the far end; the first search's order is overwritten */
-			else
-				len = tail;
-		}
-	}
-	for (int i = 0, j = n - 1; i < j; ++i, --j) {
-		const int t = f->order[i];
-		f->order[i] = f->order[j];
-		f->order[j] = t;
-	}
-	for (int q = 0; q < n; ++q)
-		pos[f->order[q]] = q;
-	/* the envelope: a block row starts at the first position among the groups of its bodies */
-	for (int b = 0; b < nbodies; ++b) {
-		int m = n;
-		for (int k = ptr[b]; k < ptr[b + 1]; ++k)
-			if (pos[list[k]] < m)
-				m = pos[list[k]];
-		bmin[b] = m;
-	}
+	/* the groups ordered and their envelope found as the row-by-row factor does its rows (envelope.h): a
+	 * group is an item on its two bodies */
+	if (lk__env_order(a, nbodies, n, pair, f->order, pos, f->first) != 0)
+		return -1;
 	size_t blocks = 0;
 	double width = 0.0, macs = 0.0;
 	int tail = 0; /* the groups of the running width: positions tail .. q - 1 */
 	for (int q = 0; q < n; ++q) {
-		const int g = f->order[q];
-		int first = q;
-		for (int s = 0; s < 2; ++s) {
-			const int b = dyn(pair[2 * g + s], nbodies);
-			if (b >= 0 && bmin[b] < first)
-				first = bmin[b];
-		}
-		f->first[q] = first;
+		const int g = f->order[q], first = f->first[q];
 		f->start[q] = blocks;
 		blocks += (size_t)(q - first) + 1;
 		f->size[g] = size[g];
