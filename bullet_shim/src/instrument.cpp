@@ -68,11 +68,6 @@ lk_status RowMap::addBody(const btSolverBody &sb, int solverIndex)
 		return st;
 	m_lkOfSolver[solverIndex] = index;
 	m_solverOfLk.push_back(solverIndex);
-	/* what addRow reads of the body, beside the problem's copy: u* and the inverse masses */
-	BodyState b;
-	std::memcpy(b.u, d.u, sizeof b.u);
-	std::memcpy(b.invMass, d.inv_mass, sizeof b.invMass);
-	m_state.push_back(b);
 	return LK_OK;
 }
 
@@ -94,8 +89,8 @@ lk_status RowMap::addRow(const btSolverConstraint &c, lk_row_kind kind, int find
 	lk_row_def d;
 	d.body[0] = a;
 	d.body[1] = b;
-	const BodyState *sa = a == LK_STATIC ? nullptr : &m_state[(size_t)a];
-	const BodyState *sb = b == LK_STATIC ? nullptr : &m_state[(size_t)b];
+	const lk_body_def *sa = a == LK_STATIC ? nullptr : lk_problem_body(m_p, a);
+	const lk_body_def *sb = b == LK_STATIC ? nullptr : lk_problem_body(m_p, b);
 	for (int k = 0; k < 3; ++k) {
 		d.J[0][k] = sa ? c.m_contactNormal1[k] : 0.0;
 		d.J[0][3 + k] = sa ? c.m_relpos1CrossNormal[k] : 0.0;
@@ -114,12 +109,12 @@ lk_status RowMap::addRow(const btSolverConstraint &c, lk_row_kind kind, int find
 	 * on each side; the core forms its own A_ii, this only screens out rows that move nothing */
 	if (sa) {
 		for (int k = 0; k < 3; ++k)
-			jmj += sa->invMass[k] * d.J[0][k] * d.J[0][k];
+			jmj += sa->inv_mass[k] * d.J[0][k] * d.J[0][k];
 		jmj += c.m_relpos1CrossNormal.dot(c.m_angularComponentA);
 	}
 	if (sb) {
 		for (int k = 0; k < 3; ++k)
-			jmj += sb->invMass[k] * d.J[1][k] * d.J[1][k];
+			jmj += sb->inv_mass[k] * d.J[1][k] * d.J[1][k];
 		jmj += c.m_relpos2CrossNormal.dot(c.m_angularComponentB);
 	}
 	/* the mapping of the class comment: A_ii = 1 / jacDiagABInv, s = cfm_b A_ii, q = -rhs A_ii */
@@ -161,7 +156,6 @@ lk_status RowMap::build(const Pools &pools)
 	m_rows.clear();
 	m_lambda0.clear();
 	m_solverOfLk.clear();
-	m_state.clear();
 	std::memset(m_kinds, 0, sizeof m_kinds);
 	const int nsb = pools.bodies.size();
 	const int nnc = pools.nonContact.size(), nc = pools.contact.size(), nf = pools.friction.size(),

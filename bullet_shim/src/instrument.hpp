@@ -61,14 +61,10 @@ private:
 	lk_status addRow(const btSolverConstraint &c, lk_row_kind kind, int findex, const double *point,
 	                 bool normalRow);
 
-	struct BodyState {
-		double u[6], invMass[3];
-	};
 
 	lk_problem *m_p;
 	std::vector<int> m_lkOfSolver;     /* solver body -> lk body or LK_STATIC */
 	std::vector<int> m_solverOfLk;     /* lk body -> solver body */
-	std::vector<BodyState> m_state;    /* lk body -> u* and inverse masses, as added */
 	std::vector<const btSolverConstraint *> m_rows;
 	std::vector<int> m_contactRow;     /* contact pool index -> lk row or -1 */
 	std::vector<double> m_points;      /* contact pool index -> world contact point (3 each) */

@@ -183,26 +183,24 @@ lk_status lk__solve_mprgp(lk__ctx *c)
 			restart(c, &s);
 		}
 		phase = (phase + 1) % MPRGP_PHASE;
-		/* proportionality test: |beta|^2 <= phit^T phi */
-		double bb = 0.0, tphi = 0.0;
+		/* proportionality test: |beta|^2 <= phit^T phi; and |phi|^2, for the projected gradient |phi|^2 +
+		 * |beta|^2 */
+		double bb = 0.0, tphi = 0.0, ff = 0.0;
 		for (int i = 0; i < n; ++i) {
 			const double gi = s.g[i];
 			if (is_free(&s, x, i)) {
 				double phit = gi > 0 ? fmin((x[i] - s.lo[i]) / s.abar, gi) : fmax((x[i] - s.hi[i]) / s.abar, gi);
 				tphi += phit * gi;
+				ff += gi * gi;
 			} else {
 				double b = chopped(&s, x, i);
 				bb += b * b;
 			}
 		}
 		double max_change = 0.0;
-		double gp2 = bb;
-		for (int i = 0; i < n; ++i)
-			if (is_free(&s, x, i))
-				gp2 += s.g[i] * s.g[i];
 		/* solved with the bounds of the phase: with fresh bounds and gradient the problem is solved and the solve
 		 * ends below; otherwise the friction bounds may have moved, and the next iteration refreezes them */
-		const int solved = gp2 <= solved2;
+		const int solved = bb + ff <= solved2;
 		if (solved) {
 			if (!fresh)
 				phase = 0;

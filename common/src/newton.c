@@ -710,8 +710,6 @@ lk_status lk__solve_newton(lk__ctx *c)
 		const double iteration = NEWTON_MIN_UNITS * LK_WORK_NEWTON_ROW;
 		if (cfg->budget - pgs_warm < iteration)
 			pgs_warm = (int)floor(cfg->budget);
-		if (pgs_warm > cfg->budget)
-			pgs_warm = (int)floor(cfg->budget);
 	}
 	if (pgs_warm > 0 && lk__first_bad_diagonal(p) < 0) {
 		for (int k = 0; k < pgs_warm; ++k)
@@ -830,7 +828,7 @@ lk_status lk__solve_newton(lk__ctx *c)
 	/* what the budget left cannot pay a Newton iteration for goes into PGS sweeps, as the start did: the
 	 * method spends the budget it was given, like the Gauss-Seidel family */
 	if (c->stop == LK_STOP_BUDGET && cfg->budget > 0 && lk__first_bad_diagonal(p) < 0) {
-		while (work_left(t) >= (double)n - 0.5 * n)
+		while (work_left(t) >= 0.5 * n) /* the monitor's rule: a sweep while half of one is left */
 			lk__pgs_sweep(c, NULL, n, 1.0);
 		if (!all_finite(n, c->lambda))
 			lk__restore_best(c);

@@ -455,7 +455,6 @@ static int row_def_plainly_valid(const lk_problem *p, const lk_row_def *d, int i
 /* The slow path of lk_problem_add_row: every check with its message. */
 static lk_status add_row_checked(lk_problem *p, const lk_row_def *d, int i)
 {
-	lk__clear_error(p);
 	if (!d)
 		return lk__fail(p, LK_ERR_INVALID_ARGUMENT, "add_row: definition is NULL");
 	if (p->form != LK_FORM_ROWS)

@@ -118,8 +118,7 @@ typedef struct run {
 	int pareto;           /* --frontier: on the Pareto frontier of its scene and engine */
 	int fell;
 	double fell_at;
-	int fallbacks;          /* steps the engine's own solver made instead (an lcpkit solve stopped on a guard) */
-	double fallbacks_value; /* the same, as a number for the columns */
+	double fallbacks;       /* steps the engine's own solver made instead (an lcpkit solve stopped on a guard) */
 	lk_pose *frames; /* nframes x nbodies */
 	double *conv_res; /* residual against work at the chosen step */
 	double *conv_work; /* in PGS sweeps: row updates / rows */
@@ -346,8 +345,7 @@ static int run_one(run *r, const lk_scene *scene, double seconds, double h, cons
 		r->energy[k] = lk_sim_kinetic_energy(sim);
 		for (int j = 0; j < scene->njoints; ++j)
 			r->joint_err[k] = fmax(r->joint_err[k], lk_sim_joint_error(sim, j));
-		r->fallbacks = (int)st.fallback_total;
-		r->fallbacks_value = r->fallbacks;
+		r->fallbacks = (double)st.fallback_total;
 		double t = (k + 1) * h;
 		incline_sample(&slope, sim, scene, t);
 		if (scene->stack_top >= 0) {
@@ -512,7 +510,7 @@ static const column compare_cols[] = {
 	COL("step ms", "step_ms_median", 9, "%.3f", step_ms_median),
 	COL("work", "work", 5, "%.1f", work_median),
 	COL(NULL, "iterations", 0, NULL, iterations),
-	COL("fallbacks", "fallbacks", 9, "%.0f", fallbacks_value),
+	COL("fallbacks", "fallbacks", 9, "%.0f", fallbacks),
 	COL("RES median", "res_median", 10, "%.2e", res_median),
 	COL("RES max", "res_max", 10, "%.2e", res_max),
 	COL("max pen. m", "max_penetration", 10, "%.4f", max_penetration),
@@ -530,7 +528,7 @@ static const column frontier_cols[] = {
 	COL(NULL, "iterations", 0, NULL, iterations),
 	COL("solver ms", "solver_ms_median", 9, "%.3f", solve_ms_median),
 	COL(NULL, "step_ms_median", 0, NULL, step_ms_median),
-	COL("fallbacks", "fallbacks", 9, "%.0f", fallbacks_value),
+	COL("fallbacks", "fallbacks", 9, "%.0f", fallbacks),
 	COL("standing s", "seconds_standing", 10, "%.2f", standing),
 	COL("top drift m", "top_drift", 11, "%.4f", top_drift),
 	COL("pen. rest m", "penetration_rest", 11, "%.4f", pen_rest),
