@@ -107,22 +107,18 @@ static inline void lk__row_apply_ref(const lk__row *r, double *du, double dl)
 
 /* The sweep cursor of the production Gauss-Seidel kernels (PGS, pgs.c; AMGS, amgs.c). Consecutive rows of a
  * contact (3 rows; the 4 x 3 rows of a box on a box) act on the same two bodies, so each row update needs the
- * velocity slots the one before has just changed: a chain that runs through every row. The cursor shortens it
- * in two ways:
- * - the two bodies' slots stay in registers while consecutive rows act on the same pair, so that a row does
- *   not wait for the store of the one before to be forwarded to its loads (the slots are still stored after
- *   every row: du is current throughout);
- * - when the next row acts on the same pair, its coupling term is split at the current row: with
- *   du' = du + M^-1 J_i^T d_i,
- *       g J_{i+1} du' = g J_{i+1} du + (g J_{i+1} M^-1 J_i^T) d_i = g J_{i+1} du + g A_{i+1,i} d_i,
- *   and both products on the right are formed before d_i is known (lk__cursor_apply, from du as it was
- *   before row i changed it), so that the chain from one row to the next carries one product and one sum
- *   instead of the slots' update and a dot product of twelve. The two sides are the same number up to
- *   rounding; the order of every operation is fixed, so the result is the same on every run of a build. */
+ * velocity slots the one before has just changed: a chain that runs through every row. The cursor keeps the
+ * two bodies' slots in registers while consecutive rows act on the same pair, so that a row does not wait for
+ * the store of the one before to be forwarded to its loads (the slots are still stored after every row: du is
+ * current throughout).
+ *
+ * An earlier cursor also split the next row's coupling term at the current row (g J_{i+1} du' = g J_{i+1} du +
+ * g A_{i+1,i} d_i, both products formed before d_i is known), which shortens the chain to one product and one
+ * sum but costs a second product of twelve per row. Measured side by side on the development machine (an AMD
+ * EPYC host; `lcpkit bench kernel`, docs/benchmarks.md "kernel"), the extra instructions cost more than the
+ * shorter chain saved, at every size: it is gone. */
 typedef struct lk__pair_cursor {
 	int32_t a, b;
-	int ready;                      /* x, c hold the next row's split coupling term */
-	double x, c, d_last;            /* g J_{i+1} du, g A_{i+1,i}, d_i */
 	lk__v2d a0, a1, a2, b0, b1, b2; /* du of the pair */
 } lk__pair_cursor;
 
@@ -130,8 +126,6 @@ static inline void lk__cursor_init(lk__pair_cursor *k)
 {
 	const lk__v2d z = {0, 0};
 	k->a = k->b = -1;
-	k->ready = 0;
-	k->x = k->c = k->d_last = 0.0;
 	k->a0 = k->a1 = k->a2 = k->b0 = k->b1 = k->b2 = z;
 }
 
@@ -144,11 +138,9 @@ static inline double lk__gdot12(const double *x, double g, lk__v2d y0, lk__v2d y
 	                  lk__ld2(x + 8) * gg, lk__ld2(x + 10) * gg, y0, y1, y2, y3, y4, y5);
 }
 
-/* g J_r du for row r, the coupling part of g w_r. */
+/* g J_r du for row r, the coupling part of g w_r, with r's pair loaded into the cursor. */
 static inline double lk__cursor_gjdu(lk__pair_cursor *k, const lk__row *r, const double *du, double g)
 {
-	if (k->ready) /* r is the row lk__cursor_apply prepared: the split term */
-		return k->x + k->c * k->d_last;
 	if (r->a != k->a || r->b != k->b) {
 		const double *da = du + LK_DU_STRIDE * (size_t)r->a, *db = du + LK_DU_STRIDE * (size_t)r->b;
 		k->a0 = lk__ld2(da);
@@ -165,22 +157,12 @@ static inline double lk__cursor_gjdu(lk__pair_cursor *k, const lk__row *r, const
 
 /* du += M^-1 J_r^T d for the row the cursor holds (after lk__cursor_gjdu on r), lk__row_apply's arithmetic
  * operation for operation, applied unconditionally: adding 0 M^-1 J^T leaves du as it is, and no
- * unpredictable branch stalls the chain. `next` (or NULL) is the row the sweep visits next and g_next its
- * factor: when it acts on the same pair, its split coupling term is formed here. Always inlined: it is used
- * from three sweeps, and a call per row update (GCC's size estimate once put it out of line) cost 20 % more
- * instructions per update. */
+ * unpredictable branch stalls the chain. `skip_world`: the parallel sweeps leave the static world's slot
+ * (number `world`) alone. Always inlined: it is used from three sweeps, and a call per row update (GCC's size
+ * estimate once put it out of line) cost 20 % more instructions per update. */
 static inline __attribute__((always_inline)) void lk__cursor_apply_ex(lk__pair_cursor *k, const lk__row *r,
-                                                                      double *du, double d, const lk__row *next,
-                                                                      double g_next, int skip_world, int world)
+                                                                      double *du, double d, int skip_world, int world)
 {
-	k->ready = 0;
-	if (next && next->a == r->a && next->b == r->b) {
-		k->x = lk__gdot12(next->J, g_next, k->a0, k->a1, k->a2, k->b0, k->b1, k->b2);
-		k->c = lk__gdot12(next->J, g_next, lk__ld2(r->MJ), lk__ld2(r->MJ + 2), lk__ld2(r->MJ + 4),
-		                  lk__ld2(r->MJ + 6), lk__ld2(r->MJ + 8), lk__ld2(r->MJ + 10));
-		k->ready = 1;
-	}
-	k->d_last = d;
 	LK_ASSERT(r->a == k->a && r->b == k->b && r->a != r->b);
 	double *da = du + LK_DU_STRIDE * (size_t)r->a, *db = du + LK_DU_STRIDE * (size_t)r->b;
 	const lk__v2d dd = {d, d};
@@ -202,12 +184,6 @@ static inline __attribute__((always_inline)) void lk__cursor_apply_ex(lk__pair_c
 		lk__st2(db + 2, k->b1);
 		lk__st2(db + 4, k->b2);
 	}
-}
-
-static inline __attribute__((always_inline)) void lk__cursor_apply(lk__pair_cursor *k, const lk__row *r, double *du,
-                                                                   double d, const lk__row *next, double g_next)
-{
-	lk__cursor_apply_ex(k, r, du, d, next, g_next, 0, -1);
 }
 
 /* Rows ahead whose records the sweeps prefetch: far enough to cover a miss to the last-level cache at the

@@ -65,9 +65,9 @@ double lk__pgs_sweep_ref(lk__ctx *c, const int *perm, int count, double w_relax)
 /* The production sweep of the row form. The same update as the reference, arranged for the chain that runs
  * through du from one row to the next (consecutive rows of a contact share both bodies):
  * - g J_i du (g = w_relax / A_ii, stored: a multiplication instead of a division) through the sweep cursor
- *   (internal.h), and the part of lambda_i - g w_i that does not wait for the rows before,
- *   lambda_i - g (q_i + s_i lambda_i), taken first: after the loads of du the chain carries one product, the
- *   sums and one difference;
+ *   (kernel.h), and the part of lambda_i - g w_i that does not wait for the rows before,
+ *   lambda_i - g (q_i + s_i lambda_i), taken first: the chain from one row to the next carries the slots'
+ *   update, the product with J and one difference;
  * - branch-free clamp and maximum, and the change applied unconditionally;
  * - the two bodies' velocity slots kept in registers while consecutive rows act on the same pair;
  * - records prefetched a few rows ahead.
@@ -101,11 +101,8 @@ static inline __attribute__((always_inline)) double sweep_rows_impl(lk__ctx *c, 
 		}
 		/* the staggered schedules: a friction row whose box is {0} gets 0 whatever w is */
 		const int zero_box = staggered && r->findex >= 0 && hi == 0.0;
-		if (zero_box && li == 0.0) {
-			/* nothing moves and H = 0; the split term prepared for this row is dropped */
-			cur.ready = 0;
-			continue;
-		}
+		if (zero_box && li == 0.0)
+			continue; /* nothing moves and H = 0 */
 		/* the modulus iteration keeps y_i, whose own part relaxes towards lambda_i by h_i (amgs.c, (M3)) */
 		const double own = gh ? y[i] + gh[2 * i + 1] * (li - y[i]) : li;
 		const double base = own - g * (r->q + r->s * li);
@@ -121,9 +118,7 @@ static inline __attribute__((always_inline)) double sweep_rows_impl(lk__ctx *c, 
 		}
 		const double d = next - li;
 		lambda[i] = next;
-		const int in = k + 1 < count ? (perm ? perm[k + 1] : k + 1) : -1;
-		const double g_next = in < 0 ? 0.0 : gh ? gh[2 * in] : w_relax * inv[in];
-		lk__cursor_apply_ex(&cur, r, du, d, in >= 0 ? &rows[in] : NULL, g_next, par, p->nbodies);
+		lk__cursor_apply_ex(&cur, r, du, d, par, p->nbodies);
 		double ad = fabs(d);
 		max_change = ad > max_change ? ad : max_change;
 		nonfinite |= ad != ad;
