@@ -254,8 +254,9 @@ bool BulletSolverCore::Impl::solveIsland(const detail::Pools &pools, const btCon
 	std::string reason;
 	bool built = false, solved = false;
 	try {
+		const lk_solver_config cfg = effective(info);
 		const double t0 = lk_stats_now();
-		lk_status st = ins.map.build(pools);
+		lk_status st = ins.map.build(pools, ins.recording || detail::needsPoints(cfg));
 		g.convert_seconds = lk_stats_now() - t0;
 		lk_problem *p = ins.map.problem();
 		if (st != LK_OK) {
@@ -268,7 +269,6 @@ bool BulletSolverCore::Impl::solveIsland(const detail::Pools &pools, const btCon
 			built = true;
 			lk_stats ls;
 			const double t1 = lk_stats_now();
-			const lk_solver_config cfg = effective(info);
 			st = lk_solve(p, &cfg, &ls, nullptr);
 			g.solve_seconds = lk_stats_now() - t1;
 			if (st != LK_OK) {

@@ -150,7 +150,7 @@ lk_status RowMap::addRow(const btSolverConstraint &c, lk_row_kind kind, int find
 	return LK_OK;
 }
 
-lk_status RowMap::build(const Pools &pools)
+lk_status RowMap::build(const Pools &pools, bool points)
 {
 	lk_problem_clear(m_p);
 	m_rows.clear();
@@ -184,7 +184,7 @@ lk_status RowMap::build(const Pools &pools)
 	for (int j = 0; j < nc && st == LK_OK; ++j) {
 		const btSolverConstraint &c = pools.contact[j];
 		const btManifoldPoint *mp = static_cast<const btManifoldPoint *>(c.m_originalContactPoint);
-		if (mp) {
+		if (points && mp) {
 			const btVector3 &o = mp->getPositionWorldOnB();
 			pts[3 * j] = o[0], pts[3 * j + 1] = o[1], pts[3 * j + 2] = o[2];
 		}

@@ -55,7 +55,7 @@ protected:
 		if (ins.residuals || ins.recording) {
 			try {
 				const double t0 = lk_stats_now();
-				built = ins.map.build(pools) == LK_OK;
+				built = ins.map.build(pools, ins.recording) == LK_OK;
 				g.convert_seconds = lk_stats_now() - t0;
 			} catch (...) {
 				built = false;
