@@ -158,7 +158,7 @@ struct lk_ode {
 	double *plambda;   /* lambda in problem order (scratch) */
 	dJointFeedback *feedback_store;
 	int cap_feedback;
-	unsigned char *joint_bytes; /* every joint object as it was before the last read of the rows */
+	unsigned char *joint_bytes; /* every joint object but the contacts as it was before the last read of the rows */
 	size_t cap_joint_bytes;
 	int state_saved;   /* joint_bytes and the bodies' saved_force hold that state */
 	int need_islands;  /* auto-disable or sleeping bodies: keep ODE's islands with null joints */

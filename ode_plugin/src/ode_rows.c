@@ -490,20 +490,36 @@ lk_status lk__ode_extract_rows(lk_ode *ctx, double h)
  * The accumulators are kept per body; the joints are kept whole, as bytes (dxJoint<Type>::size() says how
  * many): a read only ever writes into the joint object itself, so putting its bytes back is exact for every
  * joint type without knowing its fields. */
+/* Whether reading a joint's rows can leave it other than a second read finds it, so that its bytes are
+ * saved: every type but the contact joint. ODE's contact joint (ode/src/joints/contact.cpp) writes only in
+ * getInfo1, the row count and its friction coefficients clamped at 0, which a second getInfo1 recomputes
+ * alike from the same joint; its getInfo2 writes nothing of its own. A pile's contacts are most of its
+ * joints, and copying their objects (a few hundred bytes each, all over ODE's joint memory) was a third of
+ * the plugin's cache misses in reading the rows. */
+static int keeps_state(const lk__ode_joint *j)
+{
+	return j->type != dJointTypeContact;
+}
+
 lk_status lk__ode_state_save(lk_ode *ctx)
 {
 	size_t need = 0;
 	for (int i = 0; i < ctx->njoints; ++i)
-		need += ctx->abi.size[ctx->joints[i].type](ctx->joints[i].id);
+		if (keeps_state(&ctx->joints[i]))
+			need += ctx->abi.size[ctx->joints[i].type](ctx->joints[i].id);
 	if (need > ctx->cap_joint_bytes) {
-		unsigned char *b = realloc(ctx->joint_bytes, need);
+		/* grown by half again, so that a scene whose joints grow does not copy the buffer every step */
+		const size_t cap = need + need / 2;
+		unsigned char *b = realloc(ctx->joint_bytes, cap);
 		if (!b)
 			return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "ode: out of memory for %zu bytes of joint state", need);
 		ctx->joint_bytes = b;
-		ctx->cap_joint_bytes = need;
+		ctx->cap_joint_bytes = cap;
 	}
 	size_t at = 0;
 	for (int i = 0; i < ctx->njoints; ++i) {
+		if (!keeps_state(&ctx->joints[i]))
+			continue;
 		size_t n = ctx->abi.size[ctx->joints[i].type](ctx->joints[i].id);
 		memcpy(ctx->joint_bytes + at, (const void *)ctx->joints[i].id, n);
 		at += n;
@@ -527,6 +543,8 @@ void lk__ode_state_restore(lk_ode *ctx)
 	ctx->state_saved = 0;
 	size_t at = 0;
 	for (int i = 0; i < ctx->njoints; ++i) {
+		if (!keeps_state(&ctx->joints[i]))
+			continue;
 		size_t n = ctx->abi.size[ctx->joints[i].type](ctx->joints[i].id);
 		memcpy((void *)ctx->joints[i].id, ctx->joint_bytes + at, n);
 		at += n;
