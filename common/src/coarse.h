@@ -26,7 +26,7 @@ typedef struct lk__coarse {
 	double *dl;         /* per entry of rows: the change a correction makes */
 	double *wold;       /* per entry of rows: w before it */
 	int *changed;       /* the entries a correction changed */
-	int rejected;       /* corrections undone: the projected change was no descent direction */
+	int rejected;       /* corrections not taken: too many rows clipped (misfit), or no descent direction */
 	double last_work;   /* the work of the last correction (lk__count units) */
 	lk__row *crows;     /* the coarse rows, six per face, records on the fine bodies */
 	lk__arena *arena;   /* the problem's, for every array here and the factor (reset by the next solve) */

@@ -107,6 +107,8 @@ static inline void lk__count(lk__ctx *c, int64_t rows, double weight)
  * monitor stops a method with LK_STOP_BUDGET when less than half a sweep is left; a method whose steps cost
  * less than a sweep (a CG product on the active rows) sizes them by it. */
 double lk__work_left(const lk__ctx *c);
+/* The work budget's part of lk__work_left alone (INFINITY without one): what is left whatever the clock says. */
+double lk__work_budget_left(const lk__ctx *c);
 /* Whether the history has room for another entry; lk__record appends one. */
 int lk__history_wanted(const lk__ctx *c);
 void lk__record(lk__ctx *c, int iter, const lk_metrics *m);

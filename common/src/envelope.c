@@ -17,13 +17,7 @@
 /* The body slot of a row side that is dynamic, or -1 for the static world slot. */
 static inline int dyn(const lk_problem *p, int body)
 {
-	return body < p->nbodies ? body : -1;
-}
-
-/* The same for an item of lk__env_order: a body index, or -1 outside 0 .. nbodies - 1 (the static world). */
-static inline int pdyn(int body, int nbodies)
-{
-	return body >= 0 && body < nbodies ? body : -1;
+	return lk__env_body(body, p->nbodies);
 }
 
 typedef struct bodies {
@@ -39,7 +33,7 @@ static int body_lists(bodies *bl, lk__arena *a, int nb, const int *pair, int n)
 		return -1;
 	memset(bl->ptr, 0, ((size_t)nb + 2) * sizeof(int));
 	for (int k = 0; k < n; ++k) {
-		int ba = pdyn(pair[2 * k], nb), bb = pdyn(pair[2 * k + 1], nb);
+		int ba = lk__env_body(pair[2 * k], nb), bb = lk__env_body(pair[2 * k + 1], nb);
 		if (ba >= 0)
 			bl->ptr[ba + 2]++;
 		if (bb >= 0)
@@ -49,7 +43,7 @@ static int body_lists(bodies *bl, lk__arena *a, int nb, const int *pair, int n)
 		bl->ptr[b + 2] += bl->ptr[b + 1];
 	/* ptr[b + 1] is now where body b's items start; filling advances it to where they end */
 	for (int k = 0; k < n; ++k) {
-		int ba = pdyn(pair[2 * k], nb), bb = pdyn(pair[2 * k + 1], nb);
+		int ba = lk__env_body(pair[2 * k], nb), bb = lk__env_body(pair[2 * k + 1], nb);
 		if (ba >= 0)
 			bl->list[bl->ptr[ba + 1]++] = k;
 		if (bb >= 0)
@@ -65,7 +59,7 @@ static inline int body_rows(const bodies *bl, int b)
 
 static inline int degree(const int *pair, int nb, const bodies *bl, int k)
 {
-	return body_rows(bl, pdyn(pair[2 * k], nb)) + body_rows(bl, pdyn(pair[2 * k + 1], nb));
+	return body_rows(bl, lk__env_body(pair[2 * k], nb)) + body_rows(bl, lk__env_body(pair[2 * k + 1], nb));
 }
 
 /* Breadth-first search over the component of item `root`, items marked with `stamp` once queued, bodies once
@@ -80,7 +74,7 @@ static int bfs(const int *pair, int nb, const bodies *bl, int root, int stamp, i
 	while (head < tail) {
 		int k = queue[head++];
 		last = k;
-		int side[2] = {pdyn(pair[2 * k], nb), pdyn(pair[2 * k + 1], nb)};
+		int side[2] = {lk__env_body(pair[2 * k], nb), lk__env_body(pair[2 * k + 1], nb)};
 		int level = tail;
 		for (int s = 0; s < 2; ++s) {
 			int b = side[s];
@@ -155,7 +149,7 @@ int lk__env_order(lk__arena *a, int nb, int n, const int *pair, int *order, int 
 	}
 	for (int q = 0; q < n; ++q) {
 		const int k = order[q];
-		int f = q, ba = pdyn(pair[2 * k], nb), bb = pdyn(pair[2 * k + 1], nb);
+		int f = q, ba = lk__env_body(pair[2 * k], nb), bb = lk__env_body(pair[2 * k + 1], nb);
 		if (ba >= 0 && bmin[ba] < f)
 			f = bmin[ba];
 		if (bb >= 0 && bmin[bb] < f)

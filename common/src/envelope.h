@@ -46,6 +46,13 @@ typedef struct lk__env {
  * nothing more) when assembling and factoring would take more than max_macs multiply-adds, 0 when e is ready
  * for lk__env_factor, -1 when the arena has no memory. Linear in n plus the rows per body. */
 int lk__env_analyse(lk__env *e, lk__arena *a, const lk_problem *p, const int *idx, int n, double max_macs);
+/* A body slot of lk__env_order's items as a dynamic body index, or -1 outside 0 .. nbodies - 1 (the static
+ * world). */
+static inline int lk__env_body(int body, int nbodies)
+{
+	return body >= 0 && body < nbodies ? body : -1;
+}
+
 /* The ordering and envelope under lk__env_analyse, for any n items each on two bodies: item k on the bodies
  * pair[2 k], pair[2 k + 1] (a slot outside 0 .. nbodies - 1 is the static world, which couples nothing).
  * order gets position -> item (reverse Cuthill-McKee per component, from a pseudo-peripheral item), pos item

@@ -6,12 +6,6 @@
 
 #define M LK_FB_MAX
 
-/* the dynamic body of a group's side, or -1 */
-static inline int dyn(int body, int nbodies)
-{
-	return body >= 0 && body < nbodies ? body : -1;
-}
-
 static inline double *block(const lk__fblock *f, int q, int t)
 {
 	return f->blocks + (f->start[q] + (size_t)(t - f->first[q])) * (M * M);
@@ -85,8 +79,8 @@ double lk__fb_macs(lk__fblock *f, const int *pair, int nbodies)
 			const double entries = t < q ? mq * mt : 0.5 * mq * (mq + 1.0);
 			/* assembly: six terms an entry, per shared body */
 			for (int s = 0; s < 2; ++s) {
-				const int b = dyn(pair[2 * g + s], nbodies);
-				if (shares(pair, h, b) && (s == 0 || b != dyn(pair[2 * g], nbodies)))
+				const int b = lk__env_body(pair[2 * g + s], nbodies);
+				if (shares(pair, h, b) && (s == 0 || b != lk__env_body(pair[2 * g], nbodies)))
 					macs += 6.0 * entries;
 			}
 			/* the updates from the blocks both rows hold, then the triangular solve or the Cholesky */
@@ -124,8 +118,8 @@ void lk__fb_factor(lk__fblock *f, const lk__row *rows, const int *pair, int nbod
 			double *B = block(f, q, t);
 			memset(B, 0, M * M * sizeof(double));
 			for (int s = 0; s < 2; ++s) {
-				const int b = dyn(pair[2 * g + s], nbodies);
-				if (!shares(pair, h, b) || (s == 1 && b == dyn(pair[2 * g], nbodies)))
+				const int b = lk__env_body(pair[2 * g + s], nbodies);
+				if (!shares(pair, h, b) || (s == 1 && b == lk__env_body(pair[2 * g], nbodies)))
 					continue;
 				const int so = 6 * s, ho = pair[2 * h] == b ? 0 : 6;
 				for (int i = 0; i < mq; ++i)

@@ -159,11 +159,14 @@ static int merit_needed(const lk__ctx *c, int iter)
 	       (iter % cfg->check_every == 0 || iter >= cfg->max_iterations);
 }
 
+double lk__work_budget_left(const lk__ctx *c)
+{
+	return c->cfg->budget > 0 ? c->cfg->budget * (double)c->n - c->work : INFINITY;
+}
+
 double lk__work_left(const lk__ctx *c)
 {
-	double left = INFINITY;
-	if (c->cfg->budget > 0)
-		left = c->cfg->budget * (double)c->n - c->work;
+	double left = lk__work_budget_left(c);
 	if (c->cfg->time_budget_us > 0 && lk__now() - c->t0 >= 1e-6 * c->cfg->time_budget_us)
 		left = 0.0;
 	return left;

@@ -106,17 +106,12 @@ static double newton_unit(const newton_state *t)
 	return LK_WORK_NEWTON_ROW * (double)t->n;
 }
 
-/* The work budget left (INFINITY without one). The time budget is the monitor's: it cannot be foreseen, and
- * it stops the method after an iteration, never before the first. */
-static double work_left(const newton_state *t)
-{
-	return t->c->cfg->budget > 0 ? t->c->cfg->budget * (double)t->n - t->c->work : INFINITY;
-}
-
-/* Whether the work budget left pays for `units` more products or evaluations (always without one). */
+/* Whether the work budget left pays for `units` more products or evaluations (always without one). The time
+ * budget is the monitor's: it cannot be foreseen, and it stops the method after an iteration, never before the
+ * first. */
 static int affords(const newton_state *t, int units)
 {
-	return work_left(t) >= units * newton_unit(t);
+	return lk__work_budget_left(t->c) >= units * newton_unit(t);
 }
 
 /* y = A x (no q). Row form: A = J M^-1 J^T + S, through du = M^-1 J^T x (docs/maths.md). */
@@ -828,7 +823,7 @@ lk_status lk__solve_newton(lk__ctx *c)
 	/* what the budget left cannot pay a Newton iteration for goes into PGS sweeps, as the start did: the
 	 * method spends the budget it was given, like the Gauss-Seidel family */
 	if (c->stop == LK_STOP_BUDGET && cfg->budget > 0 && lk__first_bad_diagonal(p) < 0) {
-		while (work_left(t) >= 0.5 * n) /* the monitor's rule: a sweep while half of one is left */
+		while (lk__work_budget_left(c) >= 0.5 * n) /* the monitor's rule: a sweep while half of one is left */
 			lk__pgs_sweep(c, NULL, n, 1.0);
 		if (!all_finite(n, c->lambda))
 			lk__restore_best(c);
