@@ -342,6 +342,58 @@ static void test_cp_sorts_by_coordinate(void **state)
 	lk_problem_destroy(p);
 }
 
+/* The same problem with every contact point 0 ("unknown"), through the public API. */
+static lk_problem *without_points(const lk_problem *p)
+{
+	lk_problem *q = lk_problem_create(LK_FORM_ROWS);
+	assert_non_null(q);
+	for (int b = 0; b < lk_problem_body_count(p); ++b)
+		assert_int_equal(lk_problem_add_body(q, lk_problem_body(p, b), NULL), LK_OK);
+	for (int i = 0; i < lk_problem_row_count(p); ++i) {
+		lk_row_def d;
+		assert_int_equal(lk_problem_get_row(p, i, &d), LK_OK);
+		d.point[0] = d.point[1] = d.point[2] = 0.0;
+		assert_int_equal(lk_problem_add_row(q, &d, NULL), LK_OK);
+	}
+	return q;
+}
+
+/* lk_config_reads_points, which adapters use to skip reading points, says exactly which orders' sweeps
+ * depend on the points: the same rows without their points give the same permutation under every other
+ * order and a different one under each coordinate order. */
+static void test_reads_points_matches_the_orders(void **state)
+{
+	(void)state;
+	lk_problem *p = gen(LK_GEN_PACKING, 60, 0.5);
+	lk_problem *q = without_points(p);
+	int n = lk_problem_row_count(p);
+	assert_int_equal(lk_config_reads_points(NULL), 0);
+	int reading = 0;
+	for (int o = 0; o < LK_ORDER_COUNT; ++o) {
+		if (o == LK_ORDER_GSP)
+			continue; /* a schedule, not a permutation (test_esp_permutation_and_gsp_refusal) */
+		lk_solver_config cfg = order_cfg((lk_order)o, 0, 0);
+		cfg.gravity[0] = 0.3;
+		cfg.gravity[1] = 0.2;
+		cfg.gravity[2] = -9.81;
+		int *a = perm_of(p, &cfg), *b = perm_of(q, &cfg);
+		int same = memcmp(a, b, sizeof(int) * (size_t)n) == 0;
+		if (lk_config_reads_points(&cfg)) {
+			++reading;
+			if (same)
+				fail_msg("order %s reads points but sorts the same without them", lk_order_name(cfg.order));
+		} else if (!same) {
+			fail_msg("order %s depends on the points but lk_config_reads_points says no",
+			         lk_order_name(cfg.order));
+		}
+		free(a);
+		free(b);
+	}
+	assert_int_equal(reading, 4); /* cp-x, cp-y, cp-z, cp-gravity */
+	lk_problem_destroy(q);
+	lk_problem_destroy(p);
+}
+
 /* Blocked CP: normal rows sorted, each followed at once by exactly its own friction rows. */
 static void test_cp_blocked_keeps_normal_before_friction(void **state)
 {
@@ -823,6 +875,7 @@ int main(void)
 		cmocka_unit_test(test_ipp_ties_are_stable),
 		cmocka_unit_test(test_cp_sorts_by_coordinate),
 		cmocka_unit_test(test_cp_blocked_keeps_normal_before_friction),
+		cmocka_unit_test(test_reads_points_matches_the_orders),
 		cmocka_unit_test(test_cp_matrix_form_unsupported),
 		cmocka_unit_test(test_esp_permutation_and_gsp_refusal),
 		cmocka_unit_test(test_esp_schedule),

@@ -256,7 +256,7 @@ bool BulletSolverCore::Impl::solveIsland(const detail::Pools &pools, const btCon
 	try {
 		const lk_solver_config cfg = effective(info);
 		const double t0 = lk_stats_now();
-		lk_status st = ins.map.build(pools, ins.recording || detail::needsPoints(cfg));
+		lk_status st = ins.map.build(pools, ins.recording || lk_config_reads_points(&cfg));
 		g.convert_seconds = lk_stats_now() - t0;
 		lk_problem *p = ins.map.problem();
 		if (st != LK_OK) {

@@ -47,7 +47,7 @@ public:
 	 * the message is in lk_problem_error(problem()). `points`: the rows' contact points are read from the
 	 * manifold points (one cache miss a contact, a manifold point lying elsewhere in memory: a quarter of the
 	 * conversion on a large pile); without it they are 0, "unknown" in the problem's terms, which only the
-	 * coordinate orders (needsPoints) and problem files read. */
+	 * coordinate orders (lk_config_reads_points) and problem files read. */
 	lk_status build(const Pools &pools, bool points = true);
 	lk_problem *problem() { return m_p; }
 	int rows() const { return (int)m_rows.size(); }
@@ -74,13 +74,6 @@ private:
 	std::vector<double> m_lambda0;
 	int m_kinds[LK_ROW_KIND_COUNT];
 };
-
-/* Whether a solve with this configuration reads the rows' contact points: the coordinate orders sort by them. */
-inline bool needsPoints(const lk_solver_config &c)
-{
-	return c.order == LK_ORDER_CP_X || c.order == LK_ORDER_CP_Y || c.order == LK_ORDER_CP_Z ||
-	       c.order == LK_ORDER_CP_GRAVITY;
-}
 
 /* A captured step: every island's problem appended into one. */
 struct Recording {

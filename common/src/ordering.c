@@ -66,6 +66,19 @@ static int cp_axis(const lk_solver_config *cfg, double axis[3])
 	return 1;
 }
 
+int lk_config_reads_points(const lk_solver_config *cfg)
+{
+	if (!cfg)
+		return 0;
+	switch (cfg->order) {
+	case LK_ORDER_CP_X:
+	case LK_ORDER_CP_Y:
+	case LK_ORDER_CP_Z:
+	case LK_ORDER_CP_GRAVITY: return 1;
+	default: return 0;
+	}
+}
+
 /* Sort key of row i: IPP the relative velocity along the row before any impulse, y = J u* (the b of
  * Poulsen et al. eq. (3); q = J u* - c in the row form, q itself in the matrix form); CP the contact point's
  * coordinate along the axis. */

@@ -331,6 +331,10 @@ LK_API lk_status lk_config_format(const lk_solver_config *cfg, char *buf, size_t
  * "nncg", "apgd", "mprgp". */
 LK_API const char *lk_method_name(lk_method method);
 LK_API const char *lk_order_name(lk_order order);
+/* 1 if a solve with this configuration reads the rows' contact points (lk_row_def.point): the coordinate
+ * orders sort by them. Adapters for which a point costs something (a cache miss in Bullet's manifolds) may
+ * leave the points 0, "unknown", when this is 0 and nothing else (a recording) reads them. 0 for NULL. */
+LK_API int lk_config_reads_points(const lk_solver_config *cfg);
 /* Checks a configuration's values; on error writes a message into err. */
 LK_API lk_status lk_config_validate(const lk_solver_config *cfg, char *err, size_t err_size);
 
