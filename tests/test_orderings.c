@@ -342,22 +342,6 @@ static void test_cp_sorts_by_coordinate(void **state)
 	lk_problem_destroy(p);
 }
 
-/* The same problem with every contact point 0 ("unknown"), through the public API. */
-static lk_problem *without_points(const lk_problem *p)
-{
-	lk_problem *q = lk_problem_create(LK_FORM_ROWS);
-	assert_non_null(q);
-	for (int b = 0; b < lk_problem_body_count(p); ++b)
-		assert_int_equal(lk_problem_add_body(q, lk_problem_body(p, b), NULL), LK_OK);
-	for (int i = 0; i < lk_problem_row_count(p); ++i) {
-		lk_row_def d;
-		assert_int_equal(lk_problem_get_row(p, i, &d), LK_OK);
-		d.point[0] = d.point[1] = d.point[2] = 0.0;
-		assert_int_equal(lk_problem_add_row(q, &d, NULL), LK_OK);
-	}
-	return q;
-}
-
 /* lk_config_reads_points, which adapters use to skip reading points, says exactly which orders' sweeps
  * depend on the points: the same rows without their points give the same permutation under every other
  * order and a different one under each coordinate order. */
@@ -365,7 +349,7 @@ static void test_reads_points_matches_the_orders(void **state)
 {
 	(void)state;
 	lk_problem *p = gen(LK_GEN_PACKING, 60, 0.5);
-	lk_problem *q = without_points(p);
+	lk_problem *q = tu_copy_problem(p, NULL, 1);
 	int n = lk_problem_row_count(p);
 	assert_int_equal(lk_config_reads_points(NULL), 0);
 	int reading = 0;

@@ -117,6 +117,68 @@ static void expect_same(lk_problem *p, const char *spec, const double *ref, cons
 	}
 }
 
+/* The rows of the part order that cross parts (the serial colour's), for nparts parts; the parts' rows in
+ * rows_in[k]. */
+static int crossing_rows(lk_problem *p, int nparts, int *rows_in)
+{
+	int n = p->nrows;
+	int *perm = malloc((size_t)n * sizeof *perm);
+	lk__arena a = {0};
+	lk__colouring *col;
+	assert_int_equal(lk__colour_rows(p, &a, nparts, perm, &col), LK_OK);
+	for (int k = 0; k < nparts; ++k)
+		rows_in[k] = col->group_pos[k + 1] - col->group_pos[k];
+	const int crossing = n - col->group_pos[nparts];
+	lk__arena_free(&a);
+	free(perm);
+	return crossing;
+}
+
+/* The same problem with its bodies renumbered by a seeded shuffle (as an engine may number them: Bullet in
+ * the order its manifolds come from the broadphase). */
+static lk_problem *shuffled_bodies(const lk_problem *p, unsigned seed)
+{
+	const int nb = lk_problem_body_count(p);
+	int *from = malloc(((size_t)nb + 1) * sizeof *from);
+	for (int b = 0; b < nb; ++b)
+		from[b] = b;
+	for (int b = nb - 1; b > 0; --b) {
+		seed = seed * 1103515245u + 12345u;
+		const int j = (int)((seed >> 8) % (unsigned)(b + 1)), t = from[b];
+		from[b] = from[j];
+		from[j] = t;
+	}
+	lk_problem *q = tu_copy_problem(p, from, 0);
+	free(from);
+	return q;
+}
+
+/* The part order cuts the bodies in breadth-first order over the contact graph, not by their numbers: on a
+ * pile whose bodies are numbered at random, a cut of the numbers into two ranges leaves about half of the
+ * rows crossing (each contact's two bodies fall in different halves with probability one half); the cut
+ * across the graph leaves few, in parts of about equal rows. */
+static void test_part_order_follows_the_graph(void **state)
+{
+	(void)state;
+	lk_problem *p = tu_generate("packing", 400, 0.5);
+	lk_problem *q = shuffled_bodies(p, 7u);
+	const int n = lk_problem_row_count(q);
+	for (int nparts = 2; nparts <= 4; nparts += 2) {
+		int rows_in[4];
+		const int crossing = crossing_rows(q, nparts, rows_in);
+		print_message("packing:400, bodies shuffled, %d parts: %d of %d rows cross (%.1f %%), parts", nparts,
+		              crossing, n, 100.0 * crossing / n);
+		for (int k = 0; k < nparts; ++k)
+			print_message(" %d", rows_in[k]);
+		print_message("\n");
+		assert_true(crossing < n / (nparts == 2 ? 8 : 4));
+		for (int k = 0; k < nparts; ++k)
+			assert_true(rows_in[k] > (n - crossing) / (2 * nparts));
+	}
+	lk_problem_destroy(q);
+	lk_problem_destroy(p);
+}
+
 static void test_same_result_on_any_thread_count(void **state)
 {
 	(void)state;
@@ -260,6 +322,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_colouring_is_valid),
+		cmocka_unit_test(test_part_order_follows_the_graph),
 		cmocka_unit_test(test_same_result_on_any_thread_count),
 		cmocka_unit_test(test_part_order_deterministic),
 		cmocka_unit_test(test_colour_order_converges),

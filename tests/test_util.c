@@ -163,3 +163,29 @@ lk_problem *tu_generate(const char *kind, int n, double mu)
 		fail_msg("%s: %s", kind, err);
 	return p;
 }
+
+lk_problem *tu_copy_problem(const lk_problem *p, const int *from, int zero_points)
+{
+	const int nb = lk_problem_body_count(p), n = lk_problem_row_count(p);
+	int *to = malloc(((size_t)nb + 1) * sizeof *to);
+	assert_non_null(to);
+	for (int b = 0; b < nb; ++b)
+		to[from ? from[b] : b] = b;
+	lk_problem *q = lk_problem_create(LK_FORM_ROWS);
+	assert_non_null(q);
+	for (int b = 0; b < nb; ++b)
+		assert_int_equal(lk_problem_add_body(q, lk_problem_body(p, from ? from[b] : b), NULL), LK_OK);
+	for (int i = 0; i < n; ++i) {
+		lk_row_def d;
+		assert_int_equal(lk_problem_get_row(p, i, &d), LK_OK);
+		for (int s = 0; s < 2; ++s)
+			if (d.body[s] != LK_STATIC)
+				d.body[s] = to[d.body[s]];
+		if (zero_points)
+			d.point[0] = d.point[1] = d.point[2] = 0.0;
+		assert_int_equal(lk_problem_add_row(q, &d, NULL), LK_OK);
+	}
+	assert_int_equal(lk_problem_validate(q), LK_OK);
+	free(to);
+	return q;
+}

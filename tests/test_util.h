@@ -32,6 +32,10 @@ lk_solver_config tu_spec(const char *spec);
 /* A generated problem (lcpkit/generate.h) of `kind` ("boxstack", ...) with n bodies and friction mu, the
  * other parameters at their defaults; fails the test if it cannot be made. */
 lk_problem *tu_generate(const char *kind, int n, double mu);
+/* A copy of a row-form problem through the public API: its bodies in the order `from` gives (new body k is
+ * body from[k]; NULL: as they are), its rows with their bodies renumbered to match, and their contact points
+ * 0 ("unknown") if zero_points. Validated. */
+lk_problem *tu_copy_problem(const lk_problem *p, const int *from, int zero_points);
 /* Path of a file in tests/data. */
 const char *tu_data_path(const char *name);
 

@@ -32,92 +32,244 @@ static int touch(int *set, int *n, int body, int nbodies)
 	return 1;
 }
 
-/* The body a group is sorted by within its colour: its first row's lower dynamic body (nbodies: none). */
-static inline int group_key(const lk_problem *p, int first_row)
-{
-	const lk__row *r = &p->rows[first_row];
-	int a = r->a < p->nbodies ? r->a : p->nbodies, b = r->b < p->nbodies ? r->b : p->nbodies;
-	return a < b ? a : b;
-}
+/* Every group (a maximal run of rows on one body pair) with the bodies it touches: its own dynamic bodies and
+ * those of a normal row outside the group that one of its friction rows reads (a normal row inside the
+ * group, or on the same pair, adds none); and the body it is sorted by within its colour, its lower dynamic
+ * body (nbodies: none). Found in one pass over the records, since each row's pair and findex lie in its
+ * record's last line, and read several times by the partition and the colouring. */
+typedef struct group_sets {
+	int *start;          /* first row of each group, then nrows */
+	int *set;            /* GROUP_BODIES per group */
+	int *key;
+	unsigned char *n;    /* bodies in the set */
+	unsigned char *fits; /* 0: the group touches more than GROUP_BODIES (the set holds some of them) */
+} group_sets;
 
-/* The bodies group g touches (touch), into set; 0 when there are more than GROUP_BODIES. */
-static int group_bodies(const lk_problem *p, const int *group_start, int g, int *set, int *ns)
+/* Returns the number of groups, or -1 without memory. */
+static int find_groups(const lk_problem *p, lk__arena *a, group_sets *gs)
 {
-	const int nb = p->nbodies;
-	int fits = 1;
-	*ns = 0;
-	for (int i = group_start[g]; i < group_start[g + 1] && fits; ++i) {
+	const int n = p->nrows, nb = p->nbodies;
+	gs->start = lk__arena_alloc(a, ((size_t)n + 1) * sizeof(int));
+	gs->set = lk__arena_alloc(a, ((size_t)n + 1) * GROUP_BODIES * sizeof(int));
+	gs->key = lk__arena_alloc(a, ((size_t)n + 1) * sizeof(int));
+	gs->n = lk__arena_alloc(a, (size_t)n + 1);
+	gs->fits = lk__arena_alloc(a, (size_t)n + 1);
+	if (!gs->start || !gs->set || !gs->key || !gs->n || !gs->fits)
+		return -1;
+	int ng = 0, ns = 0, fits = 1, last_f = -1;
+	int32_t pa = -1, pb = -1;
+	int *set = gs->set;
+	for (int i = 0; i < n; ++i) {
 		const lk__row *r = &p->rows[i];
-		int f = r->findex, outside = f >= 0 && (f < group_start[g] || f >= group_start[g + 1]);
-		fits = touch(set, ns, r->a, nb) && touch(set, ns, r->b, nb) &&
-		       (!outside || (touch(set, ns, p->rows[f].a, nb) && touch(set, ns, p->rows[f].b, nb)));
+		if (i == 0 || r->a != pa || r->b != pb) {
+			if (ng > 0) {
+				gs->n[ng - 1] = (unsigned char)ns;
+				gs->fits[ng - 1] = (unsigned char)fits;
+			}
+			pa = r->a;
+			pb = r->b;
+			gs->start[ng] = i;
+			set = gs->set + (size_t)GROUP_BODIES * ng;
+			ns = 0;
+			fits = touch(set, &ns, pa, nb) && touch(set, &ns, pb, nb);
+			const int ka = pa < nb ? pa : nb, kb = pb < nb ? pb : nb;
+			gs->key[ng] = ka < kb ? ka : kb;
+			last_f = -1;
+			++ng;
+		}
+		const int f = r->findex;
+		if (f >= 0 && f != last_f && fits) {
+			last_f = f;
+			const lk__row *rf = &p->rows[f];
+			if (rf->a != pa || rf->b != pb)
+				fits = touch(set, &ns, rf->a, nb) && touch(set, &ns, rf->b, nb);
+		}
 	}
-	return fits;
+	if (ng > 0) {
+		gs->n[ng - 1] = (unsigned char)ns;
+		gs->fits[ng - 1] = (unsigned char)fits;
+	}
+	gs->start[ng] = n;
+	return ng;
 }
 
-/* Partition order (nparts >= 2): each dynamic body belongs to one of nparts ranges of body indices, cut so
- * that the ranges hold about as many rows each (a row counted on its lower dynamic body). A group whose
- * bodies all lie in part k goes to part k; the parts, each in the natural order of its rows, make the first
- * colour, every part one unit of work that a thread sweeps whole (the parts share no body, so they are
- * independent). The groups that cross parts are coloured greedily after it. Returns the part of each group in
- * part_of (-1: crossing). */
-static void partition_groups(const lk_problem *p, const int *group_start, int ng, int nparts, int *part_of,
-                             int *body_part)
+/* The dynamic bodies in breadth-first order over the graph in which a group joins every pair of the bodies it
+ * touches (find_groups): rank[b] is body b's place. Each connected part starts from a pseudo-peripheral body
+ * (George & Liu 1979: a first search from the part's lowest body, the second from the last body the first
+ * reached), so that the order runs across the part in level sets, as the reverse Cuthill-McKee ordering does:
+ * bodies near each other in the graph get near ranks, and a cut of the ranks into ranges is a cut across
+ * one level. The engines' body numbering need not follow their graph (Bullet numbers its solver bodies in
+ * the order its manifolds come from the broadphase). Linear in bodies and groups. */
+static lk_status bfs_ranks(const lk_problem *p, lk__arena *a, const group_sets *gs, int ng, int *rank)
 {
 	const int nb = p->nbodies;
-	/* rows per body, then the cuts */
-	memset(body_part, 0, ((size_t)nb + 1) * sizeof(int));
+	int *deg = lk__arena_alloc(a, ((size_t)nb + 2) * sizeof(int));
+	int *queue = lk__arena_alloc(a, ((size_t)nb + 1) * sizeof(int));
+	int *seen = lk__arena_alloc(a, ((size_t)nb + 1) * sizeof(int));
+	if (!deg || !queue || !seen)
+		return LK_ERR_NO_MEMORY;
+	memset(deg, 0, ((size_t)nb + 2) * sizeof(int));
+	int64_t edges = 0;
 	for (int g = 0; g < ng; ++g) {
-		const int key = group_key(p, group_start[g]);
-		if (key < nb)
-			body_part[key] += group_start[g + 1] - group_start[g];
+		const int ns = gs->n[g], *set = gs->set + (size_t)GROUP_BODIES * g;
+		for (int k = 0; k < ns; ++k)
+			deg[set[k] + 1] += ns - 1;
+		edges += (int64_t)ns * (ns - 1);
+	}
+	for (int b = 0; b < nb; ++b)
+		deg[b + 1] += deg[b];
+	int *adj = lk__arena_alloc(a, ((size_t)edges + 1) * sizeof(int));
+	int *fill = lk__arena_alloc(a, ((size_t)nb + 1) * sizeof(int));
+	if (!adj || !fill)
+		return LK_ERR_NO_MEMORY;
+	memcpy(fill, deg, (size_t)nb * sizeof(int));
+	for (int g = 0; g < ng; ++g) {
+		const int ns = gs->n[g], *set = gs->set + (size_t)GROUP_BODIES * g;
+		for (int k = 0; k < ns; ++k)
+			for (int j = 0; j < ns; ++j)
+				if (j != k)
+					adj[fill[set[k]]++] = set[j];
+	}
+	for (int b = 0; b < nb; ++b)
+		seen[b] = -1;
+	int ranked = 0;
+	for (int s = 0; s < nb; ++s) {
+		if (seen[s] >= 0)
+			continue;
+		/* two searches: the first (marked with s) finds the far end, the second (marked nb + s) ranks */
+		int start = s;
+		for (int pass = 0; pass < 2; ++pass) {
+			const int mark = pass ? nb + s : s;
+			int head = 0, tail = 0;
+			queue[tail++] = start;
+			seen[start] = mark;
+			while (head < tail) {
+				const int b = queue[head++];
+				for (int e = deg[b]; e < deg[b + 1]; ++e)
+					if (seen[adj[e]] != mark) {
+						seen[adj[e]] = mark;
+						queue[tail++] = adj[e];
+					}
+			}
+			if (!pass) {
+				start = queue[tail - 1];
+				continue;
+			}
+			for (int k = 0; k < tail; ++k)
+				rank[queue[k]] = ranked++;
+		}
+	}
+	return LK_OK;
+}
+
+/* Cuts the dynamic bodies, in the order `rank` gives them (NULL: their numbers), into nparts ranges that hold
+ * about as many rows each (a group's rows counted on its first body in that order). A group whose bodies all
+ * lie in part k goes to part k, the others cross (part_of -1). Returns the rows that cross. */
+static int cut_parts(const lk_problem *p, const group_sets *gs, int ng, int nparts, const int *rank, int *rows_at,
+                     int *part_of, int *body_part)
+{
+	const int nb = p->nbodies;
+	memset(rows_at, 0, ((size_t)nb + 1) * sizeof(int));
+	for (int g = 0; g < ng; ++g) {
+		const int ns = gs->n[g], *set = gs->set + (size_t)GROUP_BODIES * g;
+		int first = nb;
+		for (int k = 0; k < ns; ++k) {
+			const int r = rank ? rank[set[k]] : set[k];
+			first = r < first ? r : first;
+		}
+		if (first < nb)
+			rows_at[first] += gs->start[g + 1] - gs->start[g];
 	}
 	int64_t total = 0;
-	for (int b = 0; b < nb; ++b)
-		total += body_part[b];
+	for (int r = 0; r < nb; ++r)
+		total += rows_at[r];
+	/* rows_at becomes the part of each place in the order */
 	int64_t acc = 0;
-	for (int b = 0; b < nb; ++b) {
-		const int rows = body_part[b];
+	for (int r = 0; r < nb; ++r) {
+		const int rows = rows_at[r];
 		int k = total > 0 ? (int)((acc * nparts) / total) : 0;
-		body_part[b] = k < nparts ? k : nparts - 1;
+		rows_at[r] = k < nparts ? k : nparts - 1;
 		acc += rows;
 	}
+	for (int b = 0; b < nb; ++b)
+		body_part[b] = rows_at[rank ? rank[b] : b];
+	int crossing = 0;
 	for (int g = 0; g < ng; ++g) {
-		int set[GROUP_BODIES], ns = 0;
-		part_of[g] = -1;
-		if (!group_bodies(p, group_start, g, set, &ns))
-			continue;
-		int k = ns > 0 ? body_part[set[0]] : 0;
-		for (int j = 1; j < ns && k >= 0; ++j)
-			if (body_part[set[j]] != k)
-				k = -1;
+		const int ns = gs->n[g], *set = gs->set + (size_t)GROUP_BODIES * g;
+		int k = -1;
+		if (gs->fits[g]) {
+			k = ns > 0 ? body_part[set[0]] : 0;
+			for (int j = 1; j < ns && k >= 0; ++j)
+				if (body_part[set[j]] != k)
+					k = -1;
+		}
 		part_of[g] = k;
+		if (k < 0)
+			crossing += gs->start[g + 1] - gs->start[g];
 	}
+	return crossing;
+}
+
+/* Partition order (nparts >= 2): the parts, each in the natural order of its rows, make the first colour,
+ * every part one unit of work that a thread sweeps whole (the parts share no body, so they are
+ * independent); the groups that cross parts are coloured after it. Returns the part of each group in
+ * part_of (-1: crossing).
+ *
+ * The cut of the engine's own body numbers comes first: ODE numbers bodies in the order of its walk over
+ * the joints, so that cut follows the graph, and each part's rows lie in long runs of the record array,
+ * which one thread sweeps as fast as the natural order. Where more than one row in 16 would cross (Bullet
+ * numbers its solver bodies in the order its manifolds come from the broadphase: a third of a pile's rows
+ * cross), the cut of the breadth-first order (bfs_ranks) is taken instead if fewer rows cross it. Both cuts
+ * depend on the problem alone. */
+static lk_status partition_groups(const lk_problem *p, lk__arena *a, const group_sets *gs, int ng, int nparts,
+                                  int *part_of, int *body_part)
+{
+	const int nb = p->nbodies;
+	int *rows_at = lk__arena_alloc(a, ((size_t)nb + 1) * sizeof(int));
+	if (!rows_at)
+		return LK_ERR_NO_MEMORY;
+	const int crossing = cut_parts(p, gs, ng, nparts, NULL, rows_at, part_of, body_part);
+	if (crossing <= p->nrows / 16)
+		return LK_OK;
+	int *rank = lk__arena_alloc(a, ((size_t)nb + 1) * sizeof(int));
+	int *part_of2 = lk__arena_alloc(a, ((size_t)ng + 1) * sizeof(int));
+	int *body_part2 = lk__arena_alloc(a, ((size_t)nb + 1) * sizeof(int));
+	if (!rank || !part_of2 || !body_part2)
+		return LK_ERR_NO_MEMORY;
+	lk_status st = bfs_ranks(p, a, gs, ng, rank);
+	if (st != LK_OK)
+		return st;
+	if (cut_parts(p, gs, ng, nparts, rank, rows_at, part_of2, body_part2) < crossing) {
+		memcpy(part_of, part_of2, (size_t)ng * sizeof(int));
+		memcpy(body_part, body_part2, (size_t)nb * sizeof(int));
+	}
+	return LK_OK;
 }
 
 lk_status lk__colour_rows(const lk_problem *p, lk__arena *a, int nparts, int *perm, lk__colouring **out)
 {
 	const int n = p->nrows, nb = p->nbodies;
 	lk__colouring *col = lk__arena_alloc(a, sizeof *col);
-	int *group_start = lk__arena_alloc(a, ((size_t)n + 1) * sizeof(int));
 	unsigned char *colour_of = lk__arena_alloc(a, (size_t)n + 1);
 	uint64_t *used = lk__arena_alloc(a, ((size_t)nb + 1) * sizeof(uint64_t));
 	int *count = lk__arena_alloc(a, (LK_MAX_COLOURS + 2) * sizeof(int));
 	int *part_of = nparts >= 2 ? lk__arena_alloc(a, ((size_t)n + 1) * sizeof(int)) : NULL;
 	int *body_part = nparts >= 2 ? lk__arena_alloc(a, ((size_t)nb + 1) * sizeof(int)) : NULL;
-	if (!col || !group_start || !colour_of || !used || !count || (nparts >= 2 && (!part_of || !body_part)))
+	if (!col || !colour_of || !used || !count || (nparts >= 2 && (!part_of || !body_part)))
 		return LK_ERR_NO_MEMORY;
 	memset(used, 0, ((size_t)nb + 1) * sizeof(uint64_t));
 	memset(count, 0, (LK_MAX_COLOURS + 2) * sizeof(int));
 
-	/* groups: maximal runs of one body pair */
-	int ng = 0;
-	for (int i = 0; i < n; ++i)
-		if (i == 0 || p->rows[i].a != p->rows[i - 1].a || p->rows[i].b != p->rows[i - 1].b)
-			group_start[ng++] = i;
-	group_start[ng] = n;
-	if (nparts >= 2)
-		partition_groups(p, group_start, ng, nparts, part_of, body_part);
+	group_sets gs;
+	const int ng = find_groups(p, a, &gs);
+	if (ng < 0)
+		return LK_ERR_NO_MEMORY;
+	const int *group_start = gs.start;
+	if (nparts >= 2) {
+		lk_status st = partition_groups(p, a, &gs, ng, nparts, part_of, body_part);
+		if (st != LK_OK)
+			return st;
+	}
 
 	/* greedy first fit over the groups in row order (in the part order, the parts are the first colour and
 	 * the crossing groups the serial one) */
@@ -129,10 +281,10 @@ lk_status lk__colour_rows(const lk_problem *p, lk__arena *a, int nparts, int *pe
 			++in_parts;
 			continue;
 		}
-		int set[GROUP_BODIES], ns = 0;
+		const int ns = gs.n[g], *set = gs.set + (size_t)GROUP_BODIES * g;
 		/* in the part order the few groups that cross parts go to the serial colour: one barrier a sweep
 		 * after the parts instead of one per colour */
-		const int fits = !first && group_bodies(p, group_start, g, set, &ns);
+		const int fits = !first && gs.fits[g];
 		int colour = serial_colour;
 		if (fits) {
 			uint64_t busy = 0;
@@ -204,11 +356,11 @@ lk_status lk__colour_rows(const lk_problem *p, lk__arena *a, int nparts, int *pe
 		return LK_ERR_NO_MEMORY;
 	memset(bucket, 0, ((size_t)nb + 2) * sizeof(int));
 	for (int g = 0; g < ng; ++g)
-		bucket[group_key(p, group_start[g]) + 1]++;
+		bucket[gs.key[g] + 1]++;
 	for (int b = 0; b <= nb; ++b)
 		bucket[b + 1] += bucket[b];
 	for (int g = 0; g < ng; ++g)
-		by_body[bucket[group_key(p, group_start[g])]++] = g;
+		by_body[bucket[gs.key[g]]++] = g;
 	for (int j = 0; j < ng; ++j) {
 		int g = by_body[j];
 		if (first && part_of[g] >= 0)
