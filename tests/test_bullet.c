@@ -689,6 +689,44 @@ static void test_stats_and_advance(void **state)
 
 /* ---------------------------------------------------------------------------------- invalid use */
 
+/* Bullet's multithreaded sequential impulse solver (bullet-si-mt) needs a Bullet built with BT_THREADSAFE.
+ * Wrong options are refused either way. Then, with the Bullet this build links: if it is thread-safe
+ * (tools/bullet-mt.sh), the box rests and the 10-box stack stands under the solver on one and on two threads;
+ * if not (Debian's), the world refuses the solver and says why. */
+static void test_bullet_si_mt(void **state)
+{
+	(void)state;
+	char err[256];
+	lk_bt_world *w = NULL;
+	lk_bt_world_def def = lk_bt_default_world_def();
+	const char *const bad[] = {"bullet-si-mt:threads=0", "bullet-si-mt:threads=65", "bullet-si-mt:threads=2x",
+	                           "bullet-si-mt:iters=3", "bullet-si-mt:"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+		def.solver = bad[i];
+		assert_int_equal(lk_bt_world_create(&def, &w, err, sizeof err), LK_ERR_PARSE);
+		assert_non_null(strstr(err, "threads=N"));
+		assert_null(w);
+	}
+	/* the other solvers of Bullet take no options */
+	def.solver = "bullet-si:threads=2";
+	assert_int_equal(lk_bt_world_create(&def, &w, err, sizeof err), LK_ERR_PARSE);
+	assert_null(w);
+	def.solver = "bullet-si-mt:threads=2";
+	const lk_status st = lk_bt_world_create(&def, &w, err, sizeof err);
+	if (st != LK_OK) {
+		assert_int_equal(st, LK_ERR_UNSUPPORTED);
+		assert_non_null(strstr(err, "BT_THREADSAFE"));
+		assert_null(w);
+		print_message("this Bullet is not built with BT_THREADSAFE: bullet-si-mt refused (%s)\n", err);
+		return;
+	}
+	assert_string_equal(lk_bt_world_solver(w), "bullet-si-mt:threads=2");
+	lk_bt_world_destroy(w);
+	check_box_rests("bullet-si-mt:threads=1");
+	check_box_rests("bullet-si-mt:threads=2");
+	check_stack_stands("bullet-si-mt:threads=2");
+}
+
 static void test_invalid_arguments(void **state)
 {
 	(void)state;
@@ -969,6 +1007,7 @@ int main(void)
 		cmocka_unit_test(test_shapes_and_factors),
 		cmocka_unit_test(test_stats_and_advance),
 		cmocka_unit_test(test_invalid_arguments),
+		cmocka_unit_test(test_bullet_si_mt),
 		cmocka_unit_test(test_stale_handles),
 		cmocka_unit_test(test_mass_and_inertia_ranges),
 		cmocka_unit_test(test_joint_needs_a_dynamic_body),

@@ -3,12 +3,17 @@
 #include "world_internal.hpp"
 
 #include <BulletDynamics/ConstraintSolver/btNNCGConstraintSolver.h>
+#include <BulletDynamics/ConstraintSolver/btSequentialImpulseConstraintSolverMt.h>
 #include <BulletDynamics/MLCPSolvers/btDantzigSolver.h>
 #include <BulletDynamics/MLCPSolvers/btLemkeSolver.h>
 #include <BulletDynamics/MLCPSolvers/btMLCPSolver.h>
 #include <BulletDynamics/MLCPSolvers/btSolveProjectedGaussSeidel.h>
 
+#include <LinearMath/btThreads.h>
+
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <type_traits>
 
@@ -165,10 +170,85 @@ OwnSolverParts makeMlcp(OwnKind kind)
 	return parts;
 }
 
+/* Bullet's multithreaded sequential impulse solver (btSequentialImpulseConstraintSolverMt): Bullet's own
+ * answer to a large island, rows batched so that no two rows of a batch share a body, the batches' rows
+ * solved on the threads of Bullet's task scheduler (btParallelFor), its row setup in parallel too. The
+ * scheduler is process-wide: the application's if it set one, else Bullet's default one (its own thread
+ * pool), made once and kept. Each solve sets the scheduler's thread count to this solver's. */
+class MtSolver : public OwnSolver<btSequentialImpulseConstraintSolverMt> {
+public:
+	BT_DECLARE_ALIGNED_ALLOCATOR();
+	MtSolver(btITaskScheduler *ts, int threads)
+	    : OwnSolver<btSequentialImpulseConstraintSolverMt>(OwnKind::Iterative), m_ts(ts), m_threads(threads)
+	{
+	}
+	void prepareSolve(int bodies, int manifolds) override
+	{
+		if (btGetTaskScheduler() != m_ts)
+			btSetTaskScheduler(m_ts);
+		if (m_ts->getNumThreads() != m_threads)
+			m_ts->setNumThreads(m_threads);
+		OwnSolver<btSequentialImpulseConstraintSolverMt>::prepareSolve(bodies, manifolds);
+	}
+
+private:
+	btITaskScheduler *m_ts;
+	int m_threads;
+};
+
+/* The task scheduler bullet-si-mt runs on, or nullptr if this Bullet cannot run threads: a library built
+ * without BT_THREADSAFE (Debian's) makes no scheduler, and its btParallelFor runs every loop on the caller. */
+btITaskScheduler *mtScheduler()
+{
+	static btITaskScheduler *made = nullptr;
+	btITaskScheduler *ts = btGetTaskScheduler();
+	if (ts && ts != btGetSequentialTaskScheduler())
+		return ts;
+	if (!made)
+		made = btCreateDefaultTaskScheduler();
+	return made;
+}
+
+OwnSolverParts makeMt(const char *spec)
+{
+	OwnSolverParts parts;
+	const char *opt = std::strchr(spec, ':');
+	int threads = 0;
+	if (opt) {
+		char *end = nullptr;
+		errno = 0;
+		const long n = std::strncmp(opt + 1, "threads=", 8) == 0 ? std::strtol(opt + 9, &end, 10) : -1;
+		if (n < 1 || n > BT_MAX_THREAD_COUNT || errno || !end || *end) {
+			parts.status = LK_ERR_PARSE;
+			parts.why = std::string("bullet-si-mt takes one option, threads=N with N from 1 to ") +
+			      std::to_string(BT_MAX_THREAD_COUNT) + " (got '" + (opt + 1) + "')";
+			return parts;
+		}
+		threads = (int)n;
+	}
+	btITaskScheduler *ts = mtScheduler();
+	if (!ts) {
+		parts.status = LK_ERR_UNSUPPORTED;
+		parts.why = "bullet-si-mt needs a Bullet library built with BT_THREADSAFE, which this one is not (Debian's "
+		      "is not: tools/bullet-mt.sh builds Debian's Bullet source with it, docs/bullet.md)";
+		return parts;
+	}
+	if (!threads)
+		threads = ts->getNumThreads();
+	if (threads > ts->getMaxNumThreads())
+		threads = ts->getMaxNumThreads();
+	auto *p = new MtSolver(ts, threads);
+	parts.solver.reset(p);
+	parts.ins = &p->ins;
+	return parts;
+}
+
 } // namespace
 
 OwnSolverParts makeOwnSolver(const char *name)
 {
+	if (!std::strncmp(name, "bullet-si-mt", 12) && (name[12] == '\0' || name[12] == ':'))
+		return makeMt(name);
 	if (!std::strcmp(name, "bullet-si"))
 		return make<btSequentialImpulseConstraintSolver>(OwnKind::Iterative);
 	if (!std::strcmp(name, "bullet-nncg"))

@@ -68,6 +68,8 @@ lk_status set_solver(World *w, const char *spec)
 	const lk_engine_solver *own = lk_engine_solver_find(spec);
 	if (own && own->engine == LK_ENGINE_BULLET) {
 		parts = makeOwnSolver(spec);
+		if (!parts.solver && parts.status != LK_OK)
+			return fail(w, parts.status, "%s", parts.why.c_str());
 		if (!parts.solver)
 			return fail(w, LK_ERR_UNSUPPORTED, "Bullet solver '%s' is not built in", spec);
 	} else if (own) {

@@ -40,9 +40,13 @@ struct OwnSolverParts {
 	std::unique_ptr<btConstraintSolver> solver;
 	std::unique_ptr<btMLCPSolverInterface> mlcp;
 	Instrument *ins = nullptr;
+	/* why solver is nullptr, if this build maps a class to the name */
+	lk_status status = LK_OK;
+	std::string why;
 };
-/* Bullet's solver named `name` (an LK_ENGINE_BULLET entry of lk_engine_solvers()), or solver == nullptr if
- * this build maps no class to that name. */
+/* Bullet's solver named `name` (an LK_ENGINE_BULLET entry of lk_engine_solvers(), with its options if it
+ * takes any), or solver == nullptr: with status and why set if the options are wrong or this Bullet cannot
+ * run it, with status LK_OK if this build maps no class to the name. */
 OwnSolverParts makeOwnSolver(const char *name);
 
 /* What an lk_bt_world handle names (lcpkit/bullet.h: the handle is an index and a generation, never this

@@ -13,6 +13,8 @@ static const lk_engine_solver engine_solvers[] = {
 	{"bullet-dantzig", LK_ENGINE_BULLET, "Bullet's own MLCP, Dantzig"},
 	{"bullet-lemke", LK_ENGINE_BULLET, "Bullet's own MLCP, Lemke"},
 	{"bullet-pgs", LK_ENGINE_BULLET, "Bullet's own MLCP, PGS"},
+	{"bullet-si-mt", LK_ENGINE_BULLET,
+	 "Bullet's own multithreaded sequential impulse (bullet-si-mt:threads=N; a Bullet built with BT_THREADSAFE)"},
 	{NULL, LK_ENGINE_COUNT, NULL},
 };
 
@@ -21,11 +23,21 @@ const lk_engine_solver *lk_engine_solvers(void)
 	return engine_solvers;
 }
 
+/* The engine solvers that take options after a colon; the others are names only. */
+static int takes_options(const lk_engine_solver *s)
+{
+	return !strcmp(s->name, "bullet-si-mt");
+}
+
 const lk_engine_solver *lk_engine_solver_find(const char *name)
 {
-	for (const lk_engine_solver *s = engine_solvers; name && s->name; ++s)
+	for (const lk_engine_solver *s = engine_solvers; name && s->name; ++s) {
 		if (!strcmp(s->name, name))
 			return s;
+		const size_t n = strlen(s->name);
+		if (takes_options(s) && !strncmp(s->name, name, n) && name[n] == ':')
+			return s;
+	}
 	return NULL;
 }
 

@@ -21,7 +21,8 @@ typedef struct lk_engine_solver {
 /* The table of every engine's own solvers (the one place their names are written), ended by a NULL name;
  * each engine's first entry is its default. Static storage. */
 LK_API const lk_engine_solver *lk_engine_solvers(void);
-/* The entry named `name`, or NULL if it is no engine's own solver. */
+/* The entry named `name`, or NULL if it is no engine's own solver. A solver that takes options is found with
+ * them too ("bullet-si-mt:threads=2" finds "bullet-si-mt"); its engine's adapter reads them. */
 LK_API const lk_engine_solver *lk_engine_solver_find(const char *name);
 /* "ode-quickstep, ode-step" for one engine, or every engine's with LK_ENGINE_COUNT, into buf (truncated to
  * size); returns buf. */

@@ -28,6 +28,8 @@
 
 typedef struct opts {
 	int quick, iterations, warmup, steps;
+	int wall; /* --clock wall: wall-clock time, for solvers that run threads (the stepping thread's CPU time
+	           * leaves the other threads' work out) */
 	int nscenes, nsolvers, engines; /* engines: bit (1 << lk_engine) */
 	char scenes[MAX_SCENES][LK_BENCH_SPEC_LEN];
 	char solvers[MAX_SOLVERS][LK_BENCH_SPEC_LEN];
@@ -38,7 +40,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: lcpkit bench phase [--quick] [--scenes LIST] [--engines LIST] [--solvers LIST]\n"
-	        "                          [--iterations N] [--warmup N] [--steps N] [--out DIR]\n"
+	        "                          [--iterations N] [--warmup N] [--steps N] [--clock thread|wall]\n"
+	        "                          [--out DIR]\n"
 	        "The engines' constraint phase (ODE: the stepper call; Bullet: solveConstraints) with their own\n"
 	        "solver against lcpkit's through the adapters: same scene, same iterations, simulations stepped\n"
 	        "side by side; medians, minima and quartiles over the timed steps.\n"
@@ -48,6 +51,8 @@ static void usage(FILE *f)
 	        "  --iterations N    iterations per step, every solver (default 10)\n"
 	        "  --warmup N        steps before timing (default 60, quick 10)\n"
 	        "  --steps N         timed steps (default 60, quick 10)\n"
+	        "  --clock C         thread: the stepping thread's CPU time (default); wall: wall-clock time, for\n"
+	        "                    solvers on threads (pgs:threads=2, bullet-si-mt:threads=2)\n"
 	        "  --out DIR         CSV directory (default bench-out): bench_phase.csv\n");
 }
 
@@ -77,7 +82,13 @@ static int parse(int argc, char **argv, opts *o)
 			engines = v;
 		else if (!strcmp(a, "--out"))
 			o->out = v;
-		else if (!strcmp(a, "--iterations") || !strcmp(a, "--warmup") || !strcmp(a, "--steps")) {
+		else if (!strcmp(a, "--clock")) {
+			if (strcmp(v, "thread") && strcmp(v, "wall")) {
+				lk_cli_error("bench phase", "--clock: '%s' is neither thread nor wall", v);
+				return LK_EXIT_USAGE;
+			}
+			o->wall = !strcmp(v, "wall");
+		} else if (!strcmp(a, "--iterations") || !strcmp(a, "--warmup") || !strcmp(a, "--steps")) {
 			int *dst = a[2] == 'i' ? &o->iterations : a[2] == 'w' ? &o->warmup : &o->steps;
 			if (!lk_cli_int(v, a[2] == 'w' ? 0 : 1, 1000000, dst)) {
 				lk_cli_error("bench phase", "%s: '%s' is not an integer in [%d, 1000000]", a, v, a[2] == 'w' ? 0 : 1);
@@ -184,9 +195,12 @@ static int run(const opts *o, const char *scene_spec, lk_engine engine, FILE *cs
 		}
 	}
 	lk_cli_progress(label, total, total);
-	printf("\n%s in %s: %d iterations, %d warm-up and %d timed steps, thread CPU time, medians (ms)\n", scene_spec,
-	       lk_engine_name(engine), o->iterations, o->warmup, n);
-	printf("  %-18s %7s %9s %9s %9s %9s %9s %9s %9s %8s %8s\n", "solver", "rows", "phase", "min", "q25", "q75",
+	printf("\n%s in %s: %d iterations, %d warm-up and %d timed steps, %s, medians (ms)\n", scene_spec,
+	       lk_engine_name(engine), o->iterations, o->warmup, n, o->wall ? "wall-clock time" : "thread CPU time");
+	int width = 18;
+	for (int k = 0; k < ns; ++k)
+		width = (int)strlen(spec[k]) > width ? (int)strlen(spec[k]) : width;
+	printf("  %-*s %7s %9s %9s %9s %9s %9s %9s %9s %8s %8s\n", width, "solver", "rows", "phase", "min", "q25", "q75",
 	       "solve", "convert", "step", "phase/own", "per row");
 	double own_phase = NAN, own_rows = NAN;
 	for (int k = 0; k < ns; ++k) {
@@ -202,11 +216,11 @@ static int run(const opts *o, const char *scene_spec, lk_engine engine, FILE *cs
 		char per_row[16] = "-";
 		if (isfinite(ratio_row))
 			snprintf(per_row, sizeof per_row, "%.2fx", ratio_row);
-		printf("  %-18s %7.0f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %8.2fx %8s\n", spec[k], rows, 1e3 * phase,
+		printf("  %-*s %7.0f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %8.2fx %8s\n", width, spec[k], rows, 1e3 * phase,
 		       1e3 * lo, 1e3 * q25, 1e3 * q75, 1e3 * solve, 1e3 * convert, 1e3 * step, ratio, per_row);
-		fprintf(csv, "%s,%s,%s,%d,%d,%.0f,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.4f,%.4f\n", scene_spec,
+		fprintf(csv, "%s,%s,%s,%d,%d,%.0f,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.4f,%.4f,%s\n", scene_spec,
 		        lk_engine_name(engine), spec[k], o->iterations, n, rows, phase, lo, q25, q75, solve, convert, step,
-		        ratio, ratio_row);
+		        ratio, ratio_row, o->wall ? "wall" : "thread");
 	}
 	fflush(stdout);
 	rc = LK_EXIT_OK;
@@ -234,8 +248,10 @@ int lk_bench_phase(int argc, char **argv)
 	if (lk_bench_open_csvs("bench phase", o.out, &csv, 1) != 0)
 		return LK_EXIT_FAIL;
 	fprintf(csv.f, "scene,engine,solver,iterations,steps,rows,phase_median_s,phase_min_s,phase_q25_s,phase_q75_s,"
-	               "solve_median_s,convert_median_s,step_median_s,phase_vs_first,phase_per_row_vs_first\n");
+	               "solve_median_s,convert_median_s,step_median_s,phase_vs_first,phase_per_row_vs_first,clock\n");
 	printf("lcpkit bench phase: the solver phase with each engine's own solver and lcpkit's, side by side\n");
+	if (o.wall)
+		lk_set_stats_clock(LK_CLOCK_WALL); /* `lcpkit bench` set the thread's CPU clock and restores it */
 	rc = LK_EXIT_OK;
 	for (int i = 0; i < o.nscenes && rc == LK_EXIT_OK; ++i)
 		for (int e = 0; e < LK_ENGINE_COUNT && rc == LK_EXIT_OK; ++e)
