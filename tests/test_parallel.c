@@ -10,6 +10,7 @@
 #include "parallel.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -225,6 +226,86 @@ static void test_part_order_deterministic(void **state)
 /* The colour order is a Gauss-Seidel order like any other: on frictionless problems, where PGS converges,
  * PGS in it on two threads reaches RES 1e-8 in about the natural order's sweeps (measured: 2,556 against
  * 2,498 on a 20-sphere stack, 133 against 129 on a 300-sphere packing) */
+/* Schedulers an application could lend (lk_problem_set_executor): one that runs the tasks one after another
+ * in reverse order on the caller, and one that starts a thread per task; and a count of the calls. */
+typedef struct lent_count {
+	int calls, tasks;
+} lent_count;
+
+static void run_reversed(void *context, int tasks, lk_task_fn task, void *arg)
+{
+	lent_count *n = context;
+	n->calls++;
+	n->tasks += tasks;
+	for (int i = tasks - 1; i >= 0; --i)
+		task(arg, i);
+}
+
+typedef struct thread_task {
+	lk_task_fn task;
+	void *arg;
+	int index;
+} thread_task;
+
+static void *thread_task_main(void *a)
+{
+	const thread_task *t = a;
+	t->task(t->arg, t->index);
+	return NULL;
+}
+
+static void run_threads(void *context, int tasks, lk_task_fn task, void *arg)
+{
+	lent_count *n = context;
+	n->calls++;
+	n->tasks += tasks;
+	pthread_t th[8];
+	thread_task tt[8];
+	assert_true(tasks <= 8);
+	for (int i = 0; i < tasks; ++i) {
+		tt[i] = (thread_task){task, arg, i};
+		assert_int_equal(pthread_create(&th[i], NULL, thread_task_main, &tt[i]), 0);
+	}
+	for (int i = 0; i < tasks; ++i)
+		pthread_join(th[i], NULL);
+}
+
+/* A scheduler lent to the problem runs the sweeps' colours (and the blocked metrics) as its tasks, and the
+ * result is bit for bit that of lcpkit's own threads, whatever order or threads the scheduler runs them in;
+ * taking it back returns to the problem's own threads. */
+static void test_lent_scheduler_same_result(void **state)
+{
+	(void)state;
+	const char *specs[4] = {"pgs:iters=30,threads=2", "pgs:iters=30,threads=3", "amgs:iters=30,threads=2",
+	                        "psor:w=1.3,iters=30,threads=4,order=colour"};
+	lk_problem *p = tu_generate("packing", 1500, 0.5);
+	for (int s = 0; s < 4; ++s) {
+		lk_stats s1;
+		assert_int_equal(lk_problem_set_executor(p, NULL), LK_OK);
+		double *ref = solved(p, specs[s], &s1);
+		for (int kind = 0; kind < 2; ++kind) {
+			lent_count count = {0, 0};
+			const lk_executor ex = {kind ? run_threads : run_reversed, &count};
+			assert_int_equal(lk_problem_set_executor(p, &ex), LK_OK);
+			expect_same(p, specs[s], ref, &s1, 2);
+			/* two solves of 30 sweeps, each colour of each sweep one call of `threads` tasks (the serial colour
+			 * on the caller), and the start and end metrics */
+			const lk_solver_config cfg = tu_spec(specs[s]);
+			assert_true(count.calls >= 2 * 30);
+			assert_true(count.tasks == count.calls * cfg.threads);
+		}
+		assert_int_equal(lk_problem_set_executor(p, NULL), LK_OK);
+		expect_same(p, specs[s], ref, &s1, 1);
+		free(ref);
+	}
+	/* what a scheduler must have */
+	const lk_executor none = {NULL, NULL};
+	assert_int_equal(lk_problem_set_executor(p, &none), LK_ERR_INVALID_ARGUMENT);
+	assert_non_null(strstr(lk_problem_error(p), "run"));
+	assert_int_equal(lk_problem_set_executor(NULL, NULL), LK_ERR_INVALID_ARGUMENT);
+	lk_problem_destroy(p);
+}
+
 static void test_colour_order_converges(void **state)
 {
 	(void)state;
@@ -325,6 +406,7 @@ int main(void)
 		cmocka_unit_test(test_part_order_follows_the_graph),
 		cmocka_unit_test(test_same_result_on_any_thread_count),
 		cmocka_unit_test(test_part_order_deterministic),
+		cmocka_unit_test(test_lent_scheduler_same_result),
 		cmocka_unit_test(test_colour_order_converges),
 		cmocka_unit_test(test_small_problem_stays_natural),
 		cmocka_unit_test(test_matrix_form_single_threaded),

@@ -1,6 +1,8 @@
 /* lk::BulletSolver: Bullet's rows solved by an lcpkit method. */
 #include "solver_core.hpp"
 
+#include <LinearMath/btThreads.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdarg>
@@ -20,6 +22,32 @@ bool sweepsInOrder(lk_method m)
 {
 	return m == LK_METHOD_PGS || m == LK_METHOD_PSOR || m == LK_METHOD_AMGS || m == LK_METHOD_AMGS_DENSE ||
 	       m == LK_METHOD_AMSOR || m == LK_METHOD_PGS_SM;
+}
+
+/* lcpkit's parallel sweeps as tasks of Bullet's task scheduler (lk_executor): one btParallelFor a colour. */
+void runOnBullet(void *, int tasks, lk_task_fn task, void *arg)
+{
+	struct Tasks : btIParallelForBody {
+		lk_task_fn task;
+		void *arg;
+		void forLoop(int begin, int end) const override
+		{
+			for (int i = begin; i < end; ++i)
+				task(arg, i);
+		}
+	} body;
+	body.task = task;
+	body.arg = arg;
+	btParallelFor(0, tasks, 1, body);
+}
+
+/* Whether the application runs Bullet's task scheduler on more than one thread (a Bullet built with
+ * BT_THREADSAFE, btSetTaskScheduler): then lcpkit's threads=N sweeps run on it rather than on threads of
+ * their own, which would compete with Bullet's for the cores. Debian's Bullet has none. */
+bool bulletRunsThreads()
+{
+	btITaskScheduler *ts = btGetTaskScheduler();
+	return ts && ts != btGetSequentialTaskScheduler() && ts->getNumThreads() > 1;
 }
 
 } // namespace
@@ -267,6 +295,12 @@ bool BulletSolverCore::Impl::solveIsland(const detail::Pools &pools, const btCon
 			g.stop_reason = LK_STOP_ABSOLUTE;
 		} else {
 			built = true;
+			const bool lend = cfg.threads > 1 && bulletRunsThreads();
+			if (lend != lentScheduler) {
+				const lk_executor bullet = {runOnBullet, nullptr};
+				lk_problem_set_executor(p, lend ? &bullet : nullptr);
+				lentScheduler = lend;
+			}
 			lk_stats ls;
 			const double t1 = lk_stats_now();
 			st = lk_solve(p, &cfg, &ls, nullptr);

@@ -36,6 +36,8 @@ struct BulletSolverCore::Impl {
 	std::string notes;
 	unsigned noted = 0;
 	std::vector<double> lambda;
+	/* the problem's sweeps run on Bullet's task scheduler (lk_problem_set_executor) */
+	bool lentScheduler = false;
 	/* the current internal step: collision objects in the world, islands handed to this solver */
 	int stepObjects = 0, stepIslands = 0;
 

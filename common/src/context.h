@@ -38,6 +38,9 @@ typedef struct lk__ctx {
 	lk__rng rng;
 	const struct lk__colouring *colouring; /* order=colour: the colours of the sweep order (parallel.h) */
 	struct lk__pool *pool;                 /* threads > 1: the problem's threads, or NULL */
+	const lk_executor *ex;                 /* threads > 1 with a scheduler lent (lk_problem_set_executor):
+	                                        * it runs `tasks` tasks a colour, pool is NULL */
+	int tasks;
 	lk__merit_sums *blocks;                /* colour order: metrics summed by blocks of rows (parallel.h) */
 	int full_metrics;                      /* 0: the metrics skip the Fischer and modified merits (NaN) */
 	int nblocks;

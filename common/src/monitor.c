@@ -21,12 +21,21 @@ static void metric_blocks(void *arg, int t, int nt)
 	}
 }
 
+/* Task t of a lent scheduler's c->tasks: the blocks of thread t of as many. */
+static void metric_task(void *arg, int t)
+{
+	const lk__ctx *c = arg;
+	metric_blocks(arg, t, c->tasks);
+}
+
 void lk__current_metrics(lk__ctx *c, lk_metrics *m)
 {
 	const lk_problem *p = c->p;
 	if (c->blocks) {
 		/* a colour-order solve: by blocks, on the threads when there are some, added in block order */
-		if (c->pool)
+		if (c->ex)
+			c->ex->run(c->ex->context, c->tasks, metric_task, c);
+		else if (c->pool)
 			lk__pool_run(c->pool, metric_blocks, c);
 		else
 			metric_blocks(c, 0, 1);

@@ -179,6 +179,25 @@ int lk_problem_body_count(const lk_problem *p)
 
 static _Atomic int huge_pages = 1;
 
+lk_status lk_problem_set_executor(lk_problem *p, const lk_executor *executor)
+{
+	if (!p)
+		return LK_ERR_INVALID_ARGUMENT;
+	lk__clear_error(p);
+	if (executor && !executor->run)
+		return lk__fail(p, LK_ERR_INVALID_ARGUMENT, "set_executor: the executor has no run function");
+	if (executor) {
+		p->executor = *executor;
+		/* the problem's own threads are not needed while a scheduler is lent */
+		lk__pool_destroy(p->pool);
+		p->pool = NULL;
+		p->pool_request = 0;
+	} else {
+		memset(&p->executor, 0, sizeof p->executor);
+	}
+	return LK_OK;
+}
+
 void lk_set_huge_pages(int on)
 {
 	atomic_store(&huge_pages, on != 0);

@@ -60,6 +60,7 @@ struct lk_problem {
 	int validated;
 	struct lk__pool *pool; /* the threads of threads > 1 (parallel.h), kept from one solve to the next */
 	int pool_request;      /* the threads it was made for (it may have fewer: parallel.h) */
+	lk_executor executor;  /* lent by the application (run != NULL): used instead of pool */
 	lk__arena arena;
 	char error[256];
 };

@@ -128,7 +128,9 @@ lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, 
 		threaded.order = LK_ORDER_PART;
 		cfg = &threaded;
 	}
-	if (cfg->threads > 1 && p->form == LK_FORM_ROWS && p->pool_request != cfg->threads) {
+	/* a scheduler the application lent takes the place of the problem's own threads */
+	const int lent = p->executor.run != NULL;
+	if (cfg->threads > 1 && p->form == LK_FORM_ROWS && !lent && p->pool_request != cfg->threads) {
 		lk__pool_destroy(p->pool);
 		p->pool = lk__pool_create(cfg->threads);
 		p->pool_request = cfg->threads;
@@ -137,7 +139,10 @@ lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, 
 	memset(&c, 0, sizeof c);
 	c.p = p;
 	c.cfg = cfg;
-	c.pool = cfg->threads > 1 && p->nrows >= LK_PARALLEL_MIN_ROWS ? p->pool : NULL;
+	const int parallel = cfg->threads > 1 && p->nrows >= LK_PARALLEL_MIN_ROWS && p->form == LK_FORM_ROWS;
+	c.pool = parallel && !lent ? p->pool : NULL;
+	c.ex = parallel && lent ? &p->executor : NULL;
+	c.tasks = c.ex ? (cfg->threads < LK_MAX_THREADS ? cfg->threads : LK_MAX_THREADS) : 1;
 	c.n = n;
 	c.lambda = p->lambda;
 	c.du = p->du;

@@ -233,12 +233,54 @@ static void colour_sweep_job(void *arg, int t, int nt)
 	j->change[t] = m;
 }
 
-/* A sweep in the colour order, on the problem's threads when it has them: each thread's rows are the same
- * whatever their number, and no two threads touch one body within a colour, so the result is bitwise the
- * same on any number of threads. */
+/* One colour of a sweep as a lent scheduler's tasks (lk_problem_set_executor): no barrier inside a task,
+ * since a scheduler need not run its tasks at once; a call per colour instead. */
+typedef struct colour_task_job {
+	colour_job *j;
+	int colour;
+} colour_task_job;
+
+static void colour_task(void *arg, int t)
+{
+	const colour_task_job *tj = arg;
+	colour_job *j = tj->j;
+	lk__ctx *c = j->c;
+	int b, e;
+	colour_share(c->colouring, tj->colour, t, c->tasks, &b, &e);
+	if (e > b) {
+		const double ch = sweep_rows_impl(c, c->colouring->perm + b, e - b, j->w_relax, 0, NULL, j->gh, j->y, 1);
+		if (!(ch <= j->change[t]))
+			j->change[t] = ch; /* a NaN wins */
+	}
+}
+
+static void colour_sweep_lent(lk__ctx *c, colour_job *j)
+{
+	const lk__colouring *col = c->colouring;
+	for (int k = 0; k < col->ncolours; ++k) {
+		colour_task_job tj = {j, k};
+		if (col->serial && k == col->ncolours - 1)
+			colour_task(&tj, 0); /* the serial colour is one task's: the caller's */
+		else
+			c->ex->run(c->ex->context, c->tasks, colour_task, &tj);
+	}
+}
+
+/* A sweep in the colour order, on the problem's threads when it has them (or the scheduler lent to it): each
+ * thread's rows are the same whatever their number, and no two threads touch one body within a colour, so
+ * the result is bitwise the same on any number of threads. */
 static double colour_sweep(lk__ctx *c, double w_relax, const double *gh, double *y)
 {
 	colour_job j = {.c = c, .w_relax = w_relax, .gh = gh, .y = y};
+	if (c->ex) {
+		colour_sweep_lent(c, &j);
+		double m = 0.0;
+		for (int t = 0; t < c->tasks; ++t)
+			if (!(j.change[t] <= m))
+				m = j.change[t];
+		lk__count(c, c->n, LK_WORK_SWEEP_ROW);
+		return m;
+	}
 	const int nt = lk__pool_threads(c->pool);
 	if (nt > 1)
 		lk__pool_run(c->pool, colour_sweep_job, &j);

@@ -413,6 +413,22 @@ LK_API lk_clock lk_stats_clock(void);
 /* The statistics clock's reading in seconds (differences are meaningful, not the value). */
 LK_API double lk_stats_now(void);
 
+/* An application's task scheduler for the parallel sweeps (threads = N > 1, docs/solvers.md "Threads"), in
+ * place of the problem's own threads: an engine that already runs a scheduler (Bullet's btITaskScheduler,
+ * a TBB or OpenMP loop) lends it, so that lcpkit's sweeps do not compete with its threads for the cores.
+ * run(context, tasks, task, arg) must call task(arg, i) exactly once for every i in [0, tasks), on any
+ * threads, in any order, concurrently or not, and return when every call has returned. A sweep of the part
+ * or colour order asks for N tasks a colour (the N parts, or N shares of a colour's rows); the tasks of
+ * one call touch disjoint bodies, so the result is the same bit for bit as on lcpkit's own threads. */
+typedef void (*lk_task_fn)(void *arg, int index);
+typedef struct lk_executor {
+	void (*run)(void *context, int tasks, lk_task_fn task, void *arg);
+	void *context;
+} lk_executor;
+/* Lends a scheduler to the problem's solves (copied; NULL: the problem's own threads again).
+ * LK_ERR_INVALID_ARGUMENT for a NULL problem or a NULL run. */
+LK_API lk_status lk_problem_set_executor(lk_problem *p, const lk_executor *executor);
+
 /* A problem's row records and velocity slots, where they take 2 MiB or more, are allocated 2 MiB-aligned and
  * marked for huge pages (madvise MADV_HUGEPAGE; the system uses them where transparent huge pages are on, as
  * "always" or "madvise"): a sweep streams the records, and with 4 KiB pages every 16 records cost an address
