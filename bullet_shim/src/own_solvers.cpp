@@ -174,7 +174,8 @@ OwnSolverParts makeMlcp(OwnKind kind)
  * answer to a large island, rows batched so that no two rows of a batch share a body, the batches' rows
  * solved on the threads of Bullet's task scheduler (btParallelFor), its row setup in parallel too. The
  * scheduler is process-wide: the application's if it set one, else Bullet's default one (its own thread
- * pool), made once and kept. Each solve sets the scheduler's thread count to this solver's. */
+ * pool), made once, set when the first such world is made, and kept. Each solve sets the scheduler's thread
+ * count to this solver's (and sets the scheduler again should the application have changed it). */
 class MtSolver : public OwnSolver<btSequentialImpulseConstraintSolverMt> {
 public:
 	BT_DECLARE_ALIGNED_ALLOCATOR();
@@ -232,6 +233,16 @@ OwnSolverParts makeMt(const char *spec)
 		parts.why = "bullet-si-mt needs a Bullet library built with BT_THREADSAFE, which this one is not (Debian's "
 		      "is not: tools/bullet-mt.sh builds Debian's Bullet source with it, docs/bullet.md)";
 		return parts;
+	}
+	if (btGetTaskScheduler() != ts) {
+		/* Bullet takes a scheduler only from the thread it counts as its main one (the first to ask) */
+		btSetTaskScheduler(ts);
+		if (btGetTaskScheduler() != ts) {
+			parts.status = LK_ERR_STATE;
+			parts.why = "bullet-si-mt: Bullet's task scheduler can only be set from the thread Bullet counts as "
+			            "its main thread (the first that used Bullet's threads); create the world there";
+			return parts;
+		}
 	}
 	if (!threads)
 		threads = ts->getNumThreads();
