@@ -164,9 +164,10 @@ static lk_status bfs_ranks(const lk_problem *p, lk__arena *a, const group_sets *
 
 /* Cuts the dynamic bodies, in the order `rank` gives them (NULL: their numbers), into nparts ranges that hold
  * about as many rows each (a group's rows counted on its first body in that order). A group whose bodies all
- * lie in part k goes to part k, the others cross (part_of -1). Returns the rows that cross. */
+ * lie in part k goes to part k, the others cross (part_of -1). Returns the rows that cross. rows_at and
+ * body_part are scratch of nbodies + 1. */
 static int cut_parts(const lk_problem *p, const group_sets *gs, int ng, int nparts, const int *rank, int *rows_at,
-                     int *part_of, int *body_part)
+                     int *body_part, int *part_of)
 {
 	const int nb = p->nbodies;
 	memset(rows_at, 0, ((size_t)nb + 1) * sizeof(int));
@@ -222,27 +223,25 @@ static int cut_parts(const lk_problem *p, const group_sets *gs, int ng, int npar
  * cross), the cut of the breadth-first order (bfs_ranks) is taken instead if fewer rows cross it. Both cuts
  * depend on the problem alone. */
 static lk_status partition_groups(const lk_problem *p, lk__arena *a, const group_sets *gs, int ng, int nparts,
-                                  int *part_of, int *body_part)
+                                  int *part_of)
 {
 	const int nb = p->nbodies;
 	int *rows_at = lk__arena_alloc(a, ((size_t)nb + 1) * sizeof(int));
-	if (!rows_at)
+	int *body_part = lk__arena_alloc(a, ((size_t)nb + 1) * sizeof(int));
+	if (!rows_at || !body_part)
 		return LK_ERR_NO_MEMORY;
-	const int crossing = cut_parts(p, gs, ng, nparts, NULL, rows_at, part_of, body_part);
+	const int crossing = cut_parts(p, gs, ng, nparts, NULL, rows_at, body_part, part_of);
 	if (crossing <= p->nrows / 16)
 		return LK_OK;
 	int *rank = lk__arena_alloc(a, ((size_t)nb + 1) * sizeof(int));
 	int *part_of2 = lk__arena_alloc(a, ((size_t)ng + 1) * sizeof(int));
-	int *body_part2 = lk__arena_alloc(a, ((size_t)nb + 1) * sizeof(int));
-	if (!rank || !part_of2 || !body_part2)
+	if (!rank || !part_of2)
 		return LK_ERR_NO_MEMORY;
 	lk_status st = bfs_ranks(p, a, gs, ng, rank);
 	if (st != LK_OK)
 		return st;
-	if (cut_parts(p, gs, ng, nparts, rank, rows_at, part_of2, body_part2) < crossing) {
+	if (cut_parts(p, gs, ng, nparts, rank, rows_at, body_part, part_of2) < crossing)
 		memcpy(part_of, part_of2, (size_t)ng * sizeof(int));
-		memcpy(body_part, body_part2, (size_t)nb * sizeof(int));
-	}
 	return LK_OK;
 }
 
@@ -254,8 +253,7 @@ lk_status lk__colour_rows(const lk_problem *p, lk__arena *a, int nparts, int *pe
 	uint64_t *used = lk__arena_alloc(a, ((size_t)nb + 1) * sizeof(uint64_t));
 	int *count = lk__arena_alloc(a, (LK_MAX_COLOURS + 2) * sizeof(int));
 	int *part_of = nparts >= 2 ? lk__arena_alloc(a, ((size_t)n + 1) * sizeof(int)) : NULL;
-	int *body_part = nparts >= 2 ? lk__arena_alloc(a, ((size_t)nb + 1) * sizeof(int)) : NULL;
-	if (!col || !colour_of || !used || !count || (nparts >= 2 && (!part_of || !body_part)))
+	if (!col || !colour_of || !used || !count || (nparts >= 2 && !part_of))
 		return LK_ERR_NO_MEMORY;
 	memset(used, 0, ((size_t)nb + 1) * sizeof(uint64_t));
 	memset(count, 0, (LK_MAX_COLOURS + 2) * sizeof(int));
@@ -266,7 +264,7 @@ lk_status lk__colour_rows(const lk_problem *p, lk__arena *a, int nparts, int *pe
 		return LK_ERR_NO_MEMORY;
 	const int *group_start = gs.start;
 	if (nparts >= 2) {
-		lk_status st = partition_groups(p, a, &gs, ng, nparts, part_of, body_part);
+		lk_status st = partition_groups(p, a, &gs, ng, nparts, part_of);
 		if (st != LK_OK)
 			return st;
 	}
