@@ -211,26 +211,31 @@ typedef struct colour_job {
 	double change[LK_MAX_THREADS];
 } colour_job;
 
+/* Thread (or task) t of nt sweeps its share of colour k; the largest change goes into j->change[t] (a NaN
+ * wins). */
+static inline void sweep_share(colour_job *j, int k, int t, int nt)
+{
+	lk__ctx *c = j->c;
+	int b, e;
+	colour_share(c->colouring, k, t, nt, &b, &e);
+	if (e > b) {
+		const double ch = sweep_rows_impl(c, c->colouring->perm + b, e - b, j->w_relax, 0, NULL, j->gh, j->y, 1);
+		if (!(ch <= j->change[t]))
+			j->change[t] = ch;
+	}
+}
+
 /* One sweep of the colour order on thread t of nt: its share of every colour, then the barrier, so that the
  * next colour reads what this one wrote. */
 static void colour_sweep_job(void *arg, int t, int nt)
 {
 	colour_job *j = arg;
-	lk__ctx *c = j->c;
-	const lk__colouring *col = c->colouring;
-	double m = 0.0;
+	const lk__colouring *col = j->c->colouring;
 	for (int k = 0; k < col->ncolours; ++k) {
-		int b, e;
-		colour_share(col, k, t, nt, &b, &e);
-		if (e > b) {
-			const double ch = sweep_rows_impl(c, col->perm + b, e - b, j->w_relax, 0, NULL, j->gh, j->y, 1);
-			if (!(ch <= m))
-				m = ch; /* a NaN wins */
-		}
+		sweep_share(j, k, t, nt);
 		if (nt > 1)
-			lk__pool_barrier(c->pool);
+			lk__pool_barrier(j->c->pool);
 	}
-	j->change[t] = m;
 }
 
 /* One colour of a sweep as a lent scheduler's tasks (lk_problem_set_executor): no barrier inside a task,
@@ -243,15 +248,7 @@ typedef struct colour_task_job {
 static void colour_task(void *arg, int t)
 {
 	const colour_task_job *tj = arg;
-	colour_job *j = tj->j;
-	lk__ctx *c = j->c;
-	int b, e;
-	colour_share(c->colouring, tj->colour, t, c->tasks, &b, &e);
-	if (e > b) {
-		const double ch = sweep_rows_impl(c, c->colouring->perm + b, e - b, j->w_relax, 0, NULL, j->gh, j->y, 1);
-		if (!(ch <= j->change[t]))
-			j->change[t] = ch; /* a NaN wins */
-	}
+	sweep_share(tj->j, tj->colour, t, tj->j->c->tasks);
 }
 
 static void colour_sweep_lent(lk__ctx *c, colour_job *j)
@@ -272,20 +269,16 @@ static void colour_sweep_lent(lk__ctx *c, colour_job *j)
 static double colour_sweep(lk__ctx *c, double w_relax, const double *gh, double *y)
 {
 	colour_job j = {.c = c, .w_relax = w_relax, .gh = gh, .y = y};
+	int nt = c->tasks;
 	if (c->ex) {
 		colour_sweep_lent(c, &j);
-		double m = 0.0;
-		for (int t = 0; t < c->tasks; ++t)
-			if (!(j.change[t] <= m))
-				m = j.change[t];
-		lk__count(c, c->n, LK_WORK_SWEEP_ROW);
-		return m;
+	} else {
+		nt = lk__pool_threads(c->pool);
+		if (nt > 1)
+			lk__pool_run(c->pool, colour_sweep_job, &j);
+		else
+			colour_sweep_job(&j, 0, 1);
 	}
-	const int nt = lk__pool_threads(c->pool);
-	if (nt > 1)
-		lk__pool_run(c->pool, colour_sweep_job, &j);
-	else
-		colour_sweep_job(&j, 0, 1);
 	double m = 0.0;
 	for (int t = 0; t < nt; ++t)
 		if (!(j.change[t] <= m))
