@@ -2,7 +2,8 @@
  * dWorldQuickStep. The preload test runs it plainly and under liblcpkit_ode_preload.so. With the argument
  * "threads N" it runs N copies of the scene at once, each world in its own thread with its own threading
  * implementation as ODE asks of a program that steps worlds in parallel, and prints their results one after
- * the other. */
+ * the other. With "pool" it runs the scene once on a pool of two threads that serves ODE's built-in threading
+ * implementation. */
 #include "ode_preload_scene.h"
 
 #include <pthread.h>
@@ -68,6 +69,24 @@ int main(int argc, char **argv)
 		}
 		dCloseODE();
 		return rc;
+	}
+	if (argc == 2 && !strcmp(argv[1], "pool")) {
+		/* the scene's world stepped on a pool of two threads serving ODE's built-in implementation */
+		dInitODE2(0);
+		worker k;
+		memset(&k, 0, sizeof k);
+		k.impl = dThreadingAllocateMultiThreadedImplementation();
+		dThreadingThreadPoolID pool = dThreadingAllocateThreadPool(2, 0, dAllocateFlagBasicData, NULL);
+		if (!k.impl || !pool)
+			return 1;
+		dThreadingThreadPoolServeMultiThreadedImplementation(pool, k.impl);
+		pl_scene_run_world(150, quickstep, NULL, own_threading, &k, stdout);
+		dThreadingImplementationShutdownProcessing(k.impl);
+		dThreadingThreadPoolWaitIdleState(pool);
+		dThreadingFreeThreadPool(pool);
+		dThreadingFreeImplementation(k.impl);
+		dCloseODE();
+		return 0;
 	}
 	pl_scene_run(150, quickstep, NULL, NULL, stdout);
 	return 0;

@@ -256,6 +256,27 @@ static void test_threads_variable(void **state)
 	free(one);
 }
 
+/* A program that steps its world on a pool of ODE's threads (dWorldSetStepThreadingImplementation, ODE's
+ * islands on two threads): under the preload library the world ends where it ends on one thread, with
+ * lcpkit's threads=2 (its own threads: docs/ode.md, "Threads") and without. */
+static void test_program_thread_pool(void **state)
+{
+	(void)state;
+	char *one = run(with_preload("LCPKIT_SOLVER=pgs"), NULL);
+	run_args = "pool";
+	char *err = NULL;
+	char *pooled = run(with_preload("LCPKIT_SOLVER=pgs LCPKIT_THREADS=2"), &err);
+	assert_non_null(strstr(err, "pgs:threads=2"));
+	assert_string_equal(pooled, one);
+	free(pooled);
+	free(err);
+	pooled = run(with_preload("LCPKIT_SOLVER=pgs"), NULL);
+	assert_string_equal(pooled, one);
+	free(pooled);
+	run_args = "";
+	free(one);
+}
+
 static void test_unknown_solver(void **state)
 {
 	(void)state;
@@ -456,6 +477,7 @@ int main(void)
 		cmocka_unit_test(test_with_solver_is_lcpkit),
 		cmocka_unit_test(test_worlds_in_threads),
 		cmocka_unit_test(test_threads_variable),
+		cmocka_unit_test(test_program_thread_pool),
 		cmocka_unit_test(test_unknown_solver),
 		cmocka_unit_test(test_stats_file),
 		cmocka_unit_test(test_joints_at_powered_limits),

@@ -6,6 +6,7 @@
 #include "lcpkit/ode.h"
 
 #include <ode/ode.h>
+#include <ode/threading_impl.h>
 
 #include <math.h>
 #include <stdlib.h>
@@ -685,6 +686,142 @@ static void test_warm_start_joints(void **state)
 	dWorldDestroy(w);
 }
 
+
+/* ---------------------------------------------------------------------------------- lent threads */
+
+/* A threading implementation's functions with post_call counted: which calls lcpkit posted to it. */
+static dThreadedCallPostFunction *real_post;
+static int posted;
+
+static void counting_post(dThreadingImplementationID impl, int *fault, dCallReleaseeID *releasee,
+                          ddependencycount_t deps, dCallReleaseeID dependent, dCallWaitID wait,
+                          dThreadedCallFunction *fn, void *context, dcallindex_t index, const char *name)
+{
+	++posted;
+	real_post(impl, fault, releasee, deps, dependent, wait, fn, context, index, name);
+}
+
+/* Two layers of 18 x 18 boxes resting on the ground (about 7,800 rows, past the size at which threads
+ * sweep), stepped 12 times under spec; with `lend`, ODE's built-in threading implementation on a pool of two
+ * threads is lent to the sweeps through a copy of its functions that counts the calls. The bodies' final
+ * positions and velocities go to out (12 numbers a box). */
+static void grid_run(const char *spec, int lend, double *out)
+{
+	enum { N = 18 };
+	scene sc;
+	scene_init(&sc);
+	dBodyID boxes[2 * N * N];
+	int nb = 0;
+	for (int layer = 0; layer < 2; ++layer)
+		for (int i = 0; i < N; ++i)
+			for (int j = 0; j < N; ++j) {
+				dBodyID b = dBodyCreate(sc.w);
+				dMass m;
+				dMassSetBox(&m, 1, 0.9, 0.9, 0.9);
+				dBodySetMass(b, &m);
+				dBodySetPosition(b, 1.2 * i, 1.2 * j, 0.45 + 0.9 * layer);
+				dGeomID g = dCreateBox(sc.s, 0.9, 0.9, 0.9);
+				dGeomSetBody(g, b);
+				boxes[nb++] = b;
+			}
+	assert_int_equal(scene_solver(&sc, spec), LK_OK);
+	dThreadingImplementationID impl = NULL;
+	dThreadingThreadPoolID pool = NULL;
+	dThreadingFunctionsInfo counted;
+	if (lend) {
+		impl = dThreadingAllocateMultiThreadedImplementation();
+		assert_non_null(impl);
+		pool = dThreadingAllocateThreadPool(2, 0, dAllocateFlagBasicData, NULL);
+		assert_non_null(pool);
+		dThreadingThreadPoolServeMultiThreadedImplementation(pool, impl);
+		counted = *dThreadingImplementationGetFunctions(impl);
+		real_post = counted.post_call;
+		counted.post_call = counting_post;
+		assert_int_equal(lk_ode_set_threading(sc.ctx, &counted, impl), LK_OK);
+	}
+	for (int k = 0; k < 12; ++k)
+		assert_int_equal(scene_step(&sc), LK_OK);
+	lk_engine_step_stats st;
+	assert_int_equal(lk_ode_get_stats(sc.ctx, &st), LK_OK);
+	assert_true(st.rows > 4096);
+	assert_int_equal(st.fallback, 0);
+	for (int b = 0; b < nb; ++b) {
+		const dReal *v[4] = {dBodyGetPosition(boxes[b]), dBodyGetLinearVel(boxes[b]), dBodyGetAngularVel(boxes[b]),
+		                     dBodyGetQuaternion(boxes[b])};
+		for (int q = 0; q < 4; ++q)
+			for (int k = 0; k < 3; ++k)
+				out[12 * b + 3 * q + k] = v[q][k];
+	}
+	if (lend) {
+		/* the context lets go of the implementation before it is freed */
+		assert_int_equal(lk_ode_set_threading(sc.ctx, NULL, NULL), LK_OK);
+		dThreadingImplementationShutdownProcessing(impl);
+		dThreadingThreadPoolWaitIdleState(pool);
+		dThreadingFreeThreadPool(pool);
+		dThreadingFreeImplementation(impl);
+	}
+	scene_done(&sc);
+}
+
+/* ODE's threading implementation lent to the sweeps (lk_ode_set_threading): the calls go to it, a colour's
+ * tasks but the caller's and the joining call, and the world ends bit for bit where lcpkit's own threads and the part order on
+ * one thread leave it (the same sweeps: docs/solvers.md, "Threads"). */
+static void test_lent_threading(void **state)
+{
+	(void)state;
+	const size_t n = 12 * 2 * 18 * 18;
+	double *own = malloc(n * sizeof *own), *lent = malloc(n * sizeof *lent), *one = malloc(n * sizeof *one);
+	assert_true(own && lent && one);
+	grid_run("pgs:threads=2,iters=10", 0, own);
+	posted = 0;
+	grid_run("pgs:threads=2,iters=10", 1, lent);
+	/* 12 steps of 10 sweeps, each colour of the part order two calls: the second task and the join (the
+	 * caller runs the first) */
+	assert_true(posted >= 12 * 10 * 2);
+	assert_int_equal(posted % 2, 0);
+	assert_memory_equal(own, lent, n * sizeof *own);
+	grid_run("pgs:order=part,iters=10", 0, one);
+	assert_memory_equal(own, one, n * sizeof *own);
+	/* a single-threaded solve does not post: the implementation is lent only for threads > 1 */
+	posted = 0;
+	grid_run("pgs:iters=10", 1, lent);
+	assert_int_equal(posted, 0);
+	free(own);
+	free(lent);
+	free(one);
+}
+
+/* lk_ode_set_threading's arguments: both or neither, and the functions a threading implementation has. */
+static void test_set_threading_arguments(void **state)
+{
+	(void)state;
+	scene sc;
+	scene_init(&sc);
+	scene_box(&sc, 0, 0, 0.5);
+	assert_int_equal(scene_solver(&sc, "pgs"), LK_OK);
+	dThreadingImplementationID impl = dThreadingAllocateSelfThreadedImplementation();
+	assert_non_null(impl);
+	const dThreadingFunctionsInfo *f = dThreadingImplementationGetFunctions(impl);
+	assert_int_equal(lk_ode_set_threading(NULL, f, impl), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_ode_set_threading(sc.ctx, f, NULL), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_ode_set_threading(sc.ctx, NULL, impl), LK_ERR_INVALID_ARGUMENT);
+	assert_non_null(strstr(lk_ode_error(sc.ctx), "both"));
+	dThreadingFunctionsInfo partial = *f;
+	partial.wait_call = NULL;
+	assert_int_equal(lk_ode_set_threading(sc.ctx, &partial, impl), LK_ERR_INVALID_ARGUMENT);
+	partial = *f;
+	partial.struct_size = 4;
+	assert_int_equal(lk_ode_set_threading(sc.ctx, &partial, impl), LK_ERR_INVALID_ARGUMENT);
+	/* a self-threaded implementation (one thread) is taken and never used: the world steps as before */
+	assert_int_equal(lk_ode_set_threading(sc.ctx, f, impl), LK_OK);
+	for (int k = 0; k < 20; ++k)
+		assert_int_equal(scene_step(&sc), LK_OK);
+	assert_true(fabs(dBodyGetPosition(sc.box[0])[2] - 0.5) < 0.01);
+	/* destroying the context lets go of the implementation, which is freed after it */
+	scene_done(&sc);
+	dThreadingFreeImplementation(impl);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -713,6 +850,8 @@ int main(void)
 		cmocka_unit_test(test_fallback),
 		cmocka_unit_test(test_auto_disable),
 		cmocka_unit_test(test_warm_start_joints),
+		cmocka_unit_test(test_lent_threading),
+		cmocka_unit_test(test_set_threading_arguments),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -24,12 +24,15 @@ echo "valgrind memcheck: 4 tests clean"
 # libFuzzer targets, LK_FUZZ_SECONDS (default 60) each, in their own clang tree build-fuzz/
 tools/fuzz.sh "${LK_FUZZ_SECONDS:-60}"
 
-# the threaded sweeps under ThreadSanitizer (the core only: the engines' libraries are not instrumented)
-cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLCPKIT_TSAN=ON -DLCPKIT_WITH_ODE=OFF \
+# the threaded sweeps under ThreadSanitizer: the core's threads and lent schedulers, and the ODE plugin's sweeps
+# on ODE's thread pool (libode is not instrumented: ode_threads.c tells the sanitizer the order its calls keep)
+cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLCPKIT_TSAN=ON -DLCPKIT_WITH_ODE=ON \
   -DLCPKIT_WITH_BULLET=OFF >/dev/null
-cmake --build build-tsan -j"$jobs" --target test_parallel
-TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" build-tsan/tests/test_parallel >/dev/null
-echo "thread sanitizer: test_parallel clean"
+cmake --build build-tsan -j"$jobs" --target test_parallel test_ode_step
+for t in test_parallel test_ode_step; do
+  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" "build-tsan/tests/$t" >/dev/null
+done
+echo "thread sanitizer: test_parallel and test_ode_step clean"
 
 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DLCPKIT_SANITIZE=ON >/dev/null
 cmake --build build-sanitize -j"$jobs"

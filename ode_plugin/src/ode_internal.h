@@ -122,6 +122,13 @@ typedef struct lk__ode_warm {
 	int used;
 } lk__ode_warm;
 
+/* A threading implementation of ODE as lk_ode_set_threading was given it, and the call wait of its colours. */
+typedef struct lk__ode_threading {
+	const dThreadingFunctionsInfo *functions;
+	dThreadingImplementationID impl;
+	dCallWaitID wait;
+} lk__ode_threading;
+
 struct lk_ode {
 	dWorldID world;
 	lk__ode_abi abi;
@@ -172,10 +179,19 @@ struct lk_ode {
 	int warm_hcap;
 	double warm_dt;
 
+	/* ODE's threading implementation lent to the sweeps (ode_threads.c) */
+	lk__ode_threading threading;
+	int threading_lent; /* the problem runs its sweeps on it (lk_problem_set_executor) */
+
 	lk_engine_step_stats stats;
 	lk_ode_timing timing;
 	char error[512];
 };
+
+/* ode_threads.c: the lent implementation is used by a solve of cfg when it runs more than one thread and cfg
+ * sweeps on threads; release frees what set_threading allocated in it. */
+void lk__ode_threading_lend(lk_ode *ctx, const lk_solver_config *cfg);
+void lk__ode_threading_release(lk__ode_threading *t);
 
 /* ode_rows.c */
 lk_status lk__ode_gather(lk_ode *ctx);

@@ -122,6 +122,7 @@ void lk_ode_destroy(lk_ode *ctx)
 		return;
 	if (ctx->island_group)
 		dJointGroupDestroy(ctx->island_group);
+	lk__ode_threading_release(&ctx->threading);
 	lk_problem_destroy(ctx->problem);
 	free(ctx->spaces);
 	free(ctx->reg_bodies);
@@ -708,6 +709,7 @@ static lk_status lcpkit_step(lk_ode *ctx, double h, double t0)
 	}
 	if (st != LK_OK)
 		return fallback(ctx, h);
+	lk__ode_threading_lend(ctx, &cfg);
 	lk_stats ls;
 	double t3 = lk_stats_now();
 	st = lk_solve(ctx->problem, &cfg, &ls, NULL);

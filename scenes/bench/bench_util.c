@@ -12,7 +12,7 @@ lk_problem *lk_bench_capture(const char *scene_spec, int engine, const char *sol
 	lk_scene *sc = NULL;
 	if (lk_scene_create(scene_spec, &sc, err, esz) != LK_OK)
 		return NULL;
-	lk_sim_def def = {sc, (lk_engine)engine, solver, iterations, 0};
+	lk_sim_def def = {sc, (lk_engine)engine, solver, iterations, 0, 0};
 	lk_sim *sim = NULL;
 	lk_problem *p = NULL;
 	if (lk_sim_create(&def, &sim, err, esz) != LK_OK) {
@@ -50,7 +50,7 @@ int lk_bench_split_specs(const char *list, char out[][LK_BENCH_SPEC_LEN], int ma
 	int n = 0;
 	for (const char *s = list; *s;) {
 		size_t len = strcspn(s, ",");
-		if (n > 0 && memchr(s, '=', len) && !memchr(s, ':', len)) {
+		if (n > 0 && memchr(s, '=', len) && !memchr(s, ':', len) && !memchr(s, '@', len)) {
 			size_t used = strlen(out[n - 1]);
 			snprintf(out[n - 1] + used, LK_BENCH_SPEC_LEN - used, ",%.*s", (int)len, s);
 		} else if (len > 0) {

@@ -27,7 +27,8 @@ struct lk_problem;
 struct lk_problem *lk_bench_capture(const char *scene_spec, int engine, const char *solver, int iterations,
                                     int step, char *err, size_t esz);
 /* Splits a comma list of scene or solver specs whose parameters also use commas: a piece with '=' but no ':'
- * belongs to the spec before it ("pool1:dim=3,n=1000,pool2" -> "pool1:dim=3,n=1000" and "pool2"). Returns
+ * or '@' belongs to the spec before it ("pool1:dim=3,n=1000,pool2" -> "pool1:dim=3,n=1000" and "pool2";
+ * "own,own@pool=2" -> "own" and "own@pool=2"). Returns
  * the number of specs, or -1 when there are more than max. */
 #define LK_BENCH_SPEC_LEN 160
 int lk_bench_split_specs(const char *list, char out[][LK_BENCH_SPEC_LEN], int max);

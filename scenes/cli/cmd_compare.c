@@ -284,7 +284,7 @@ static double median_tail(double *v, int n, int last)
 static int run_one(run *r, const lk_scene *scene, double seconds, double h, const double *frame_t, int nframes,
                    int conv_step, const char *outdir, const char *csv_suffix, char *err, size_t esz)
 {
-	lk_sim_def def = {scene, r->engine, r->solver, r->budget, h};
+	lk_sim_def def = {scene, r->engine, r->solver, r->budget, h, 0};
 	lk_sim *sim = NULL;
 	if (lk_sim_create(&def, &sim, err, esz) != LK_OK)
 		return -1;

@@ -26,6 +26,10 @@ typedef struct lk_sim_def {
 	const char *solver;   /* an engine's own solver or an lcpkit spec (lk_config_parse) */
 	int iterations;       /* iteration budget per step for every solver (0: the solver's default) */
 	double h;             /* time step (0: the scene's) */
+	int engine_threads;   /* ODE: N > 0 steps the world on a pool of N threads serving ODE's built-in threading
+	                       * implementation, lent to lcpkit's threaded sweeps (lk_ode_set_threading), as a
+	                       * threaded ODE program runs; 0: a self-threaded implementation, and lcpkit's own
+	                       * threads for threads > 1. Bullet: unused. */
 } lk_sim_def;
 
 lk_status lk_sim_create(const lk_sim_def *def, lk_sim **out, char *err, size_t err_size);

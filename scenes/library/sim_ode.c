@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <ode/ode.h>
+#include <ode/threading_impl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@ typedef struct ode_sim {
 	dJointGroupID contacts;
 	lk_ode *ctx;
 	dThreadingImplementationID threading; /* the world's own; see lk__sim_create_ode */
+	dThreadingThreadPoolID pool;          /* the threads serving it (engine_threads > 0), or NULL */
 	dBodyID *bodies;   /* per scene body; NULL for static ones */
 	dGeomID *geoms;
 	int plane2d;       /* scene (x, y, z) is ODE (x, z, -y): Plane2D keeps bodies in ODE's z = 0 plane */
@@ -120,6 +122,11 @@ static void ode_destroy(lk_sim *s)
 	 * the world detaches before the implementation is freed */
 	if (o->world && o->threading)
 		dWorldSetStepThreadingImplementation(o->world, NULL, NULL);
+	if (o->pool) {
+		dThreadingImplementationShutdownProcessing(o->threading);
+		dThreadingThreadPoolWaitIdleState(o->pool);
+		dThreadingFreeThreadPool(o->pool);
+	}
 	if (o->threading)
 		dThreadingFreeImplementation(o->threading);
 	if (o->world)
@@ -328,8 +335,19 @@ lk_status lk__sim_create_ode(lk_sim *s, const lk_sim_def *def, char *err, size_t
 	 * ODE's default, one object for all worlds, and two worlds stepping in two threads corrupt its job list
 	 * (ODE 0.16 aborts in ReleaseAJob). A self-threaded implementation per world runs the jobs in the
 	 * stepping thread, as the default does, so a world's steps are the same with or without it. */
-	o->threading = dThreadingAllocateSelfThreadedImplementation();
-	if (!o->bodies || !o->geoms || !o->threading) {
+	if (def->engine_threads > 0) {
+		/* a threaded program's world: its steps on a pool of threads (ODE's islands, and lcpkit's sweeps,
+		 * lent below) */
+		o->threading = dThreadingAllocateMultiThreadedImplementation();
+		o->pool = o->threading ? dThreadingAllocateThreadPool((unsigned)def->engine_threads, 0,
+		                                                      dAllocateFlagBasicData, NULL)
+		                       : NULL;
+		if (o->pool)
+			dThreadingThreadPoolServeMultiThreadedImplementation(o->pool, o->threading);
+	} else {
+		o->threading = dThreadingAllocateSelfThreadedImplementation();
+	}
+	if (!o->bodies || !o->geoms || !o->threading || (def->engine_threads > 0 && !o->pool)) {
 		ode_destroy(s);
 		snprintf(err, esz, "out of memory");
 		return LK_ERR_NO_MEMORY;
@@ -401,6 +419,12 @@ lk_status lk__sim_create_ode(lk_sim *s, const lk_sim_def *def, char *err, size_t
 	if (lk_ode_create(o->world, &od, &o->ctx, err, esz) != LK_OK) {
 		ode_destroy(s);
 		return LK_ERR_UNSUPPORTED;
+	}
+	if (o->pool && lk_ode_set_threading(o->ctx, dThreadingImplementationGetFunctions(o->threading), o->threading) !=
+	                   LK_OK) {
+		snprintf(err, esz, "%s", lk_ode_error(o->ctx));
+		ode_destroy(s);
+		return LK_ERR_INVALID_ARGUMENT;
 	}
 	if (lk_ode_add_space(o->ctx, o->space) != LK_OK) {
 		snprintf(err, esz, "%s", lk_ode_error(o->ctx));

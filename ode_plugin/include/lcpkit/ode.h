@@ -28,6 +28,7 @@
 #include "lcpkit/engine.h"
 
 #include <ode/common.h>
+#include <ode/threading.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -106,6 +107,18 @@ LK_API lk_status lk_ode_remove_body(lk_ode *ctx, dBodyID body);
  * non-finite (ODE itself would assert on it); LK_ERR_NO_MEMORY when ODE's own stepper failed (it returns 0
  * when it cannot allocate its working memory). */
 LK_API lk_status lk_ode_world_step(lk_ode *ctx, double dt);
+
+/* Lends one of ODE's threading implementations to the solver's sweeps: the two arguments of
+ * dWorldSetStepThreadingImplementation (typically dThreadingImplementationGetFunctions(impl) and an impl that
+ * a dThreadingThreadPool serves). A solver with threads=N > 1 then sweeps its colours as calls posted to it,
+ * N a colour, instead of on lcpkit's own threads, which would compete with the pool's for the cores; the
+ * result is the same bit for bit (docs/ode.md, "Threads"). It is used while the implementation reports more
+ * than one thread. The implementation must outlive its use: set NULL, NULL (lcpkit's own threads again)
+ * before freeing it, or destroy the context. LK_ERR_INVALID_ARGUMENT: only one of the two NULL, or
+ * functions_info without the functions of threading.h. ODE's threads sleep between calls, so lending costs
+ * a wake-up a colour: it keeps lcpkit within the program's threads, where lcpkit's own are faster. */
+LK_API lk_status lk_ode_set_threading(lk_ode *ctx, const dThreadingFunctionsInfo *functions_info,
+                                      dThreadingImplementationID impl);
 
 /* Statistics of the last step (rows by kind, iterations, RES before and after, timings, fallbacks). */
 LK_API lk_status lk_ode_get_stats(const lk_ode *ctx, lk_engine_step_stats *out);

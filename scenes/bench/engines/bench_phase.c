@@ -47,7 +47,8 @@ static void usage(FILE *f)
 	        "side by side; medians, minima and quartiles over the timed steps.\n"
 	        "  --scenes LIST     scene specs (default pile:n=3000,ragdolls:n=32; quick: pile:n=300,ragdolls:n=4)\n"
 	        "  --engines LIST    ode, bullet (default: those built in)\n"
-	        "  --solvers LIST    solver specs; \"own\" is the engine's default solver (default own,pgs)\n"
+	        "  --solvers LIST    solver specs; \"own\" is the engine's default solver (default own,pgs); SPEC@pool=N:\n"
+	        "                    ODE's world steps on a pool of N threads, lent to lcpkit's threaded sweeps\n"
 	        "  --iterations N    iterations per step, every solver (default 10)\n"
 	        "  --warmup N        steps before timing (default 60, quick 10)\n"
 	        "  --steps N         timed steps (default 60, quick 10)\n"
@@ -155,9 +156,23 @@ static int run(const opts *o, const char *scene_spec, lk_engine engine, FILE *cs
 		lk_cli_error("bench phase", "%s", err);
 		return LK_EXIT_USAGE;
 	}
+	char solver[MAX_SOLVERS][LK_BENCH_SPEC_LEN];
 	for (int k = 0; k < ns; ++k) {
-		spec[k] = strcmp(o->solvers[k], "own") ? o->solvers[k] : lk_engine_default_solver(engine);
-		lk_sim_def def = {sc, engine, spec[k], o->iterations, 0};
+		/* "SPEC@pool=N": the ODE world of this column steps on a pool of N threads (lk_sim_def.engine_threads) */
+		int pool = 0;
+		snprintf(solver[k], sizeof solver[k], "%s", o->solvers[k]);
+		char *at = strstr(solver[k], "@pool=");
+		if (at) {
+			if (!lk_cli_int(at + 6, 1, 64, &pool)) {
+				lk_cli_error("bench phase", "%s: @pool= takes a thread count from 1 to 64", o->solvers[k]);
+				rc = LK_EXIT_USAGE;
+				goto done;
+			}
+			*at = '\0';
+		}
+		const char *name = strcmp(solver[k], "own") ? solver[k] : lk_engine_default_solver(engine);
+		spec[k] = o->solvers[k];
+		lk_sim_def def = {sc, engine, name, o->iterations, 0, engine == LK_ENGINE_ODE ? pool : 0};
 		if (lk_sim_create(&def, &sim[k], err, sizeof err) != LK_OK) {
 			lk_cli_error("bench phase", "%s in %s with %s: %s", scene_spec, lk_engine_name(engine), spec[k], err);
 			rc = LK_EXIT_USAGE;
