@@ -3,7 +3,8 @@
  * permutation); a sweep in the colour order gives bitwise the same lambda on 1, 2, 3 and 4 threads, run after
  * run, for PGS, PSOR, AMGS and PGS-SM; the part order, the default of threads > 1, the same lambda run after
  * run for a thread count, and on two threads the lambda of one thread sweeping its two parts; both orders
- * converge as PGS does; the configuration refuses what it cannot do. Run under ThreadSanitizer by
+ * converge as PGS does; the configuration refuses what it cannot do; rows added on threads are the rows added
+ * one by one. Run under ThreadSanitizer by
  * tools/test.sh. */
 #include "test_util.h"
 #include "internal.h"
@@ -306,6 +307,123 @@ static void test_lent_scheduler_same_result(void **state)
 	lk_problem_destroy(p);
 }
 
+
+/* lk_problem_add_rows: the rows of a source problem, row k's definition read back from it (a source of
+ * definitions that only reads, as an adapter's); `bad` >= 0 spoils that row with a NaN in J, `refuse` >= 0
+ * makes fill refuse that row, `huge` >= 0 gives that row a J of 1e308 (its M^-1 J^T overflows). */
+typedef struct rows_source {
+	const lk_problem *src;
+	int bad, refuse, huge;
+} rows_source;
+
+static lk_status fill_from(void *arg, int k, lk_row_def *d)
+{
+	const rows_source *rs = arg;
+	if (k == rs->refuse)
+		return LK_ERR_UNSUPPORTED;
+	lk_status st = lk_problem_get_row(rs->src, k, d);
+	if (k == rs->bad)
+		d->J[0][1] = NAN;
+	if (k == rs->huge)
+		d->J[0][0] = 1e308;
+	return st;
+}
+
+/* A copy of src's bodies, and its rows added by add_rows on `threads` threads (or add_row one by one for
+ * threads 0), under executor ex (or none). */
+static lk_problem *rows_copy(const lk_problem *src, const rows_source *rs, int threads, const lk_executor *ex,
+                             lk_status *st, int *refused)
+{
+	lk_problem *q = lk_problem_create(LK_FORM_ROWS);
+	assert_non_null(q);
+	for (int b = 0; b < lk_problem_body_count(src); ++b)
+		assert_int_equal(lk_problem_add_body(q, lk_problem_body(src, b), NULL), LK_OK);
+	if (ex)
+		assert_int_equal(lk_problem_set_executor(q, ex), LK_OK);
+	const int n = lk_problem_row_count(src);
+	if (threads == 0) {
+		*st = LK_OK;
+		for (int k = 0; k < n && *st == LK_OK; ++k) {
+			lk_row_def d;
+			*st = fill_from((void *)rs, k, &d);
+			if (*st == LK_OK)
+				*st = lk_problem_add_row(q, &d, NULL);
+		}
+		return q;
+	}
+	*st = lk_problem_add_rows(q, n, fill_from, (void *)rs, threads, refused);
+	return q;
+}
+
+/* add_rows on 1, 2 and 4 threads, and on a lent scheduler, makes the rows add_row makes, bit for bit: the
+ * same definitions back, the same lambda after a solve; a row refused in the middle of a share leaves the
+ * problem as it was and reports add_row's status and message for that row. */
+static void test_add_rows_on_threads(void **state)
+{
+	(void)state;
+	lk_problem *src = tu_generate("packing", 1500, 0.5);
+	const int n = lk_problem_row_count(src);
+	assert_true(n >= 8192); /* past LK_ADD_ROWS_PARALLEL_MIN, with room for four shares */
+	rows_source rs = {src, -1, -1, -1};
+	lk_status st;
+	lk_problem *ref = rows_copy(src, &rs, 0, NULL, &st, NULL);
+	assert_int_equal(st, LK_OK);
+	lk_stats s1;
+	double *lref = solved(ref, "pgs:iters=20", &s1);
+	lent_count count = {0, 0};
+	const lk_executor lent = {run_threads, &count};
+	const int threads[4] = {1, 2, 4, 2};
+	for (int v = 0; v < 4; ++v) {
+		int refused = 7;
+		lk_problem *q = rows_copy(src, &rs, threads[v], v == 3 ? &lent : NULL, &st, &refused);
+		assert_int_equal(st, LK_OK);
+		assert_int_equal(refused, -1);
+		assert_int_equal(lk_problem_row_count(q), n);
+		for (int k = 0; k < n; ++k) {
+			lk_row_def a, b;
+			assert_int_equal(lk_problem_get_row(ref, k, &a), LK_OK);
+			assert_int_equal(lk_problem_get_row(q, k, &b), LK_OK);
+			assert_memory_equal(&a, &b, sizeof a);
+		}
+		expect_same(q, "pgs:iters=20", lref, &s1, 1);
+		lk_problem_destroy(q);
+	}
+	assert_int_equal(count.calls, 1);
+	assert_int_equal(count.tasks, 2);
+	/* a row refused: the first one's status and message, nothing added; a later bad row in another share
+	 * does not hide it */
+	const int at = n / 2 + 3;
+	for (int how = 0; how < 3; ++how) {
+		rows_source spoiled = {src, how == 0 ? at : n - 5, how == 1 ? at : -1, how == 2 ? at : -1};
+		lk_status st0, st2;
+		lk_problem *serial = rows_copy(src, &spoiled, 0, NULL, &st0, NULL);
+		int refused = -1;
+		lk_problem *q = rows_copy(src, &spoiled, 2, NULL, &st2, &refused);
+		assert_int_equal(st2, st0);
+		assert_int_equal(refused, at);
+		assert_int_equal(lk_problem_row_count(q), 0);
+		if (how != 1) /* a fill's own refusal has add_rows' words, not add_row's */
+			assert_string_equal(lk_problem_error(q), lk_problem_error(serial));
+		else
+			assert_non_null(strstr(lk_problem_error(q), "fill returned"));
+		assert_int_equal(st0, how == 1 ? LK_ERR_UNSUPPORTED : LK_ERR_NONFINITE);
+		lk_problem_destroy(q);
+		lk_problem_destroy(serial);
+	}
+	/* what it refuses outright */
+	lk_problem *q = lk_problem_create(LK_FORM_ROWS);
+	assert_int_equal(lk_problem_add_rows(NULL, 1, fill_from, &rs, 1, NULL), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_problem_add_rows(q, 1, NULL, &rs, 1, NULL), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_problem_add_rows(q, -1, fill_from, &rs, 1, NULL), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_problem_add_rows(q, 1, fill_from, &rs, 0, NULL), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_problem_add_rows(q, 1, fill_from, &rs, 65, NULL), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_problem_add_rows(q, 0, fill_from, &rs, 2, NULL), LK_OK);
+	lk_problem_destroy(q);
+	free(lref);
+	lk_problem_destroy(ref);
+	lk_problem_destroy(src);
+}
+
 static void test_colour_order_converges(void **state)
 {
 	(void)state;
@@ -407,6 +525,7 @@ int main(void)
 		cmocka_unit_test(test_same_result_on_any_thread_count),
 		cmocka_unit_test(test_part_order_deterministic),
 		cmocka_unit_test(test_lent_scheduler_same_result),
+		cmocka_unit_test(test_add_rows_on_threads),
 		cmocka_unit_test(test_colour_order_converges),
 		cmocka_unit_test(test_small_problem_stays_natural),
 		cmocka_unit_test(test_matrix_form_single_threaded),

@@ -26,6 +26,10 @@
  * rows, 1.2-1.9x at 14,946). Islands of an engine are mostly below it. */
 #define LK_PARALLEL_MIN_ROWS 4096
 
+/* Rows below which lk_problem_add_rows fills on the caller alone, whatever its thread count: a few thousand
+ * rows take tens of microseconds, what waking the threads costs. */
+#define LK_ADD_ROWS_PARALLEL_MIN 4096
+
 /* Rows per block of the metrics of a colour-order solve: each block's sums are formed on one thread and the
  * blocks' sums added in block order, so the metrics, like lambda, are the same on any number of threads. */
 #define LK_METRIC_BLOCK 2048

@@ -484,24 +484,17 @@ static lk_status add_row_checked(lk_problem *p, const lk_row_def *d, int i)
 	return st;
 }
 
-lk_status lk_problem_add_row(lk_problem *p, const lk_row_def *d, int *index_out)
+/* Row i's record, cold part, 1 / A_ii and lambda from a plainly valid definition (row_def_plainly_valid), with
+ * room reserved; nothing else of p is written, so rows of distinct i may be written at once (add_rows). The
+ * derived numbers can still overflow for finite J, masses and velocities (|J| near 1e308 on a light body):
+ * M^-1 J^T, A_ii = J M^-1 J^T + s or q = J u* - c; then what overflowed is returned (ROW_OVERFLOW_*, for
+ * overflow_message) and the row is not to be counted, else ROW_WRITTEN. Every field of the record is written (it has no padding:
+ * problem.h). A_ii and J u* are summed as the row kernels sum J du (lk__tree12). A static side contributes
+ * nothing: its J is dropped, its slot is the zero sink. */
+enum { ROW_WRITTEN, ROW_OVERFLOW_MJ_A, ROW_OVERFLOW_MJ_B, ROW_OVERFLOW_DIAG, ROW_OVERFLOW_Q };
+
+static int write_row(lk_problem *p, const lk_row_def *d, int i)
 {
-	if (!p)
-		return LK_ERR_INVALID_ARGUMENT;
-	const int i = p->nrows;
-	/* the common case, a plainly valid row with room reserved, in one test; otherwise the checks that say
-	 * what is wrong (and the reservation) */
-	if (!d || p->form != LK_FORM_ROWS || i >= p->cap_rows || !row_def_plainly_valid(p, d, i)) {
-		lk_status st = add_row_checked(p, d, i);
-		if (st != LK_OK)
-			return st;
-	}
-	lk__clear_error(p);
-	/* The derived numbers, made in the record's slot, which counts only once nrows does: finite J, masses
-	 * and velocities can still give an infinite M^-1 J^T (|J| near 1e308 on a light body), A_ii =
-	 * J M^-1 J^T + s or q = J u* - c, and then no solver has a finite w or du to work with. A static side
-	 * contributes nothing: its J is dropped, its slot is the zero sink. Every field of the record is written
-	 * (it has no padding: problem.h). A_ii and J u* are summed as the row kernels sum J du (lk__tree12). */
 	lk__row *r = &p->rows[i];
 	static const double still[6] = {0, 0, 0, 0, 0, 0};
 	const double *u[2];
@@ -531,11 +524,8 @@ lk_status lk_problem_add_row(lk_problem *p, const lk_row_def *d, int *index_out)
 	if (!isfinite(diag) || !isfinite(q)) {
 		for (int k = 0; k < 12; ++k)
 			if (!isfinite(r->MJ[k]))
-				return lk__fail(p, LK_ERR_NONFINITE, "row %d: M^-1 J^T overflows on body %d", i,
-				                d->body[k / 6]);
-		if (!isfinite(diag))
-			return lk__fail(p, LK_ERR_NONFINITE, "row %d: A_ii = J M^-1 J^T + s overflows", i);
-		return lk__fail(p, LK_ERR_NONFINITE, "row %d: J u* - c overflows", i);
+				return k < 6 ? ROW_OVERFLOW_MJ_A : ROW_OVERFLOW_MJ_B;
+		return !isfinite(diag) ? ROW_OVERFLOW_DIAG : ROW_OVERFLOW_Q;
 	}
 	const int friction = d->findex >= 0;
 	r->q = q;
@@ -556,10 +546,144 @@ lk_status lk_problem_add_row(lk_problem *p, const lk_row_def *d, int *index_out)
 	memcpy(cold->point, d->point, sizeof cold->point);
 	cold->id = d->id;
 	p->lambda[i] = 0.0;
+	return ROW_WRITTEN;
+}
+
+/* The message of write_row's refusal `why` of row i. */
+static lk_status overflow_message(lk_problem *p, const lk_row_def *d, int i, int why)
+{
+	if (why == ROW_OVERFLOW_MJ_A || why == ROW_OVERFLOW_MJ_B)
+		return lk__fail(p, LK_ERR_NONFINITE, "row %d: M^-1 J^T overflows on body %d", i,
+		                d->body[why == ROW_OVERFLOW_MJ_A ? 0 : 1]);
+	if (why == ROW_OVERFLOW_DIAG)
+		return lk__fail(p, LK_ERR_NONFINITE, "row %d: A_ii = J M^-1 J^T + s overflows", i);
+	return lk__fail(p, LK_ERR_NONFINITE, "row %d: J u* - c overflows", i);
+}
+
+lk_status lk_problem_add_row(lk_problem *p, const lk_row_def *d, int *index_out)
+{
+	if (!p)
+		return LK_ERR_INVALID_ARGUMENT;
+	const int i = p->nrows;
+	/* the common case, a plainly valid row with room reserved, in one test; otherwise the checks that say
+	 * what is wrong (and the reservation) */
+	if (!d || p->form != LK_FORM_ROWS || i >= p->cap_rows || !row_def_plainly_valid(p, d, i)) {
+		lk_status st = add_row_checked(p, d, i);
+		if (st != LK_OK)
+			return st;
+	}
+	lk__clear_error(p);
+	/* made in the record's slot, which counts only once nrows does */
+	const int why = write_row(p, d, i);
+	if (why != ROW_WRITTEN)
+		return overflow_message(p, d, i, why);
 	p->nrows = i + 1;
 	p->validated = 0;
 	if (index_out)
 		*index_out = i;
+	return LK_OK;
+}
+
+/* lk_problem_add_rows: rows base + k, k in [0, n), filled and written by `tasks` tasks, each a contiguous
+ * share; a task stops at its first row that its fill refuses or that is not plainly valid or overflows. */
+typedef struct add_rows_job {
+	lk_problem *p;
+	int base, n, tasks;
+	lk_row_fill_fn fill;
+	void *arg;
+	int first_bad[LK_MAX_THREADS]; /* per task: the lowest k that failed, or n */
+} add_rows_job;
+
+static void add_rows_share(add_rows_job *j, int t, int nt)
+{
+	const int b = (int)((int64_t)j->n * t / nt), e = (int)((int64_t)j->n * (t + 1) / nt);
+	j->first_bad[t] = j->n;
+	for (int k = b; k < e; ++k) {
+		lk_row_def d;
+		const int i = j->base + k;
+		if (j->fill(j->arg, k, &d) != LK_OK || !row_def_plainly_valid(j->p, &d, i) ||
+		    write_row(j->p, &d, i) != ROW_WRITTEN) {
+			j->first_bad[t] = k;
+			return;
+		}
+	}
+}
+
+static void add_rows_on_pool(void *arg, int t, int nt)
+{
+	add_rows_share(arg, t, nt);
+}
+
+static void add_rows_task(void *arg, int t)
+{
+	add_rows_job *j = arg;
+	add_rows_share(j, t, j->tasks);
+}
+
+lk__pool *lk__problem_pool(lk_problem *p, int threads)
+{
+	if (p->pool_request != threads) {
+		lk__pool_destroy(p->pool);
+		p->pool = lk__pool_create(threads);
+		p->pool_request = threads;
+	}
+	return p->pool;
+}
+
+lk_status lk_problem_add_rows(lk_problem *p, int n, lk_row_fill_fn fill, void *arg, int threads, int *refused_out)
+{
+	if (refused_out)
+		*refused_out = -1;
+	if (!p)
+		return LK_ERR_INVALID_ARGUMENT;
+	if (!fill || n < 0 || threads < 1 || threads > LK_MAX_THREADS)
+		return lk__fail(p, LK_ERR_INVALID_ARGUMENT, "add_rows: %s", !fill ? "fill is NULL"
+		                : n < 0 ? "negative row count" : "threads must lie in 1..64");
+	if (p->form != LK_FORM_ROWS)
+		return lk__fail(p, LK_ERR_FORM, "add_rows: the problem is in matrix form");
+	const int base = p->nrows;
+	if (n > LK_MAX_ROWS - base)
+		return lk__fail(p, LK_ERR_LIMIT, "add_rows: more than %d rows", LK_MAX_ROWS);
+	lk_status st = reserve_rows(p, base + n);
+	if (st != LK_OK)
+		return st;
+	add_rows_job j = {.p = p, .base = base, .n = n, .tasks = 1, .fill = fill, .arg = arg};
+	int nt = 1;
+	if (threads > 1 && n >= LK_ADD_ROWS_PARALLEL_MIN) {
+		if (p->executor.run) {
+			nt = j.tasks = threads;
+			p->executor.run(p->executor.context, nt, add_rows_task, &j);
+		} else {
+			lk__pool *pool = lk__problem_pool(p, threads);
+			nt = pool ? lk__pool_threads(pool) : 1;
+			if (nt > 1)
+				lk__pool_run(pool, add_rows_on_pool, &j);
+		}
+	}
+	if (nt == 1)
+		add_rows_share(&j, 0, 1);
+	int bad = n;
+	for (int t = 0; t < nt; ++t)
+		bad = j.first_bad[t] < bad ? j.first_bad[t] : bad;
+	if (bad < n) {
+		/* the first row that failed, again and alone: its status and message are add_row's */
+		if (refused_out)
+			*refused_out = bad;
+		lk_row_def d;
+		st = fill(arg, bad, &d);
+		if (st != LK_OK)
+			return lk__fail(p, st, "add_rows: row %d: fill returned %s", base + bad, lk_status_string(st));
+		p->nrows = base + bad;
+		st = lk_problem_add_row(p, &d, NULL);
+		p->nrows = base;
+		if (st == LK_OK)
+			st = lk__fail(p, LK_ERR_INVALID_ARGUMENT, "add_rows: row %d: fill gave another definition when "
+			              "asked again", base + bad);
+		return st;
+	}
+	lk__clear_error(p);
+	p->nrows = base + n;
+	p->validated = 0;
 	return LK_OK;
 }
 

@@ -65,6 +65,10 @@ struct lk_problem {
 	char error[256];
 };
 
+/* The problem's own pool for `threads` threads (made, or remade for another count, and kept); NULL where it
+ * could not start (parallel.h). */
+struct lk__pool *lk__problem_pool(lk_problem *p, int threads);
+
 lk_status lk__fail(lk_problem *p, lk_status st, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void lk__clear_error(lk_problem *p);

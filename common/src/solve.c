@@ -130,11 +130,8 @@ lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, 
 	}
 	/* a scheduler the application lent takes the place of the problem's own threads */
 	const int lent = p->executor.run != NULL;
-	if (cfg->threads > 1 && p->form == LK_FORM_ROWS && !lent && p->pool_request != cfg->threads) {
-		lk__pool_destroy(p->pool);
-		p->pool = lk__pool_create(cfg->threads);
-		p->pool_request = cfg->threads;
-	}
+	if (cfg->threads > 1 && p->form == LK_FORM_ROWS && !lent)
+		lk__problem_pool(p, cfg->threads);
 	lk__ctx c;
 	memset(&c, 0, sizeof c);
 	c.p = p;

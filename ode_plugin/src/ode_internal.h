@@ -196,8 +196,9 @@ void lk__ode_threading_release(lk__ode_threading *t);
 /* ode_rows.c */
 lk_status lk__ode_gather(lk_ode *ctx);
 lk_status lk__ode_extract_rows(lk_ode *ctx, double dt);
-/* p from the extracted rows; lambda0 (extraction order) is its starting lambda, NULL for zero. */
-lk_status lk__ode_build_problem(lk_ode *ctx, double dt, lk_problem *p, const double *lambda0);
+/* p from the extracted rows; lambda0 (extraction order) is its starting lambda, NULL for zero; the rows are
+ * made on `threads` threads (lk_problem_add_rows), the solver's. */
+lk_status lk__ode_build_problem(lk_ode *ctx, double dt, lk_problem *p, const double *lambda0, int threads);
 /* A failed call: the message lk_ode_error returns, and st. */
 lk_status lk__ode_fail(lk_ode *ctx, lk_status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* What a successful call did instead of the expected (a fallback, a measurement left out): the same

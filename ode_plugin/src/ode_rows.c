@@ -565,7 +565,50 @@ void lk__ode_count_kinds(const lk_ode *ctx, lk_engine_step_stats *st)
 	st->bodies = ctx->nbodies;
 }
 
-lk_status lk__ode_build_problem(lk_ode *ctx, double h, lk_problem *p, const double *lambda0)
+/* Problem row k from extraction row prow[k] (lk_problem_add_rows: read-only, so rows are made on the solver's
+ * threads for a threaded solve). */
+typedef struct build_rows {
+	const lk_ode *ctx;
+	double h;
+} build_rows;
+
+static lk_status build_row(void *arg, int k, lk_row_def *d)
+{
+	const build_rows *br = arg;
+	const lk_ode *ctx = br->ctx;
+	const double h = br->h;
+	const int g = ctx->prow[k];
+	const lk__ode_joint *j = &ctx->joints[ctx->row_joint[g]];
+	const double *x = ctx->rows + (size_t)g * LK__ODE_ROW;
+	/* every field of d is written */
+	d->body[0] = j->body[0];
+	d->body[1] = j->body[1] >= 0 ? j->body[1] : LK_STATIC;
+	memcpy(d->J[0], x + LK__ODE_J1, 6 * sizeof(double));
+	if (j->body[1] >= 0)
+		memcpy(d->J[1], x + LK__ODE_J2, 6 * sizeof(double));
+	else
+		memset(d->J[1], 0, 6 * sizeof(double));
+	d->c = x[LK__ODE_RHS];
+	d->s = x[LK__ODE_CFM] / h;
+	d->findex = ctx->findex[g] >= 0 ? ctx->problem_row_of[ctx->findex[g]] : -1;
+	d->mu = 0.0;
+	if (d->findex >= 0 && isfinite(x[LK__ODE_HI])) {
+		d->mu = fabs(x[LK__ODE_HI]);
+		d->lo = -d->mu;
+		d->hi = d->mu;
+	} else {
+		/* an infinite friction coefficient bounds nothing */
+		d->findex = -1;
+		d->lo = isinf(x[LK__ODE_LO]) ? x[LK__ODE_LO] : h * x[LK__ODE_LO];
+		d->hi = isinf(x[LK__ODE_HI]) ? x[LK__ODE_HI] : h * x[LK__ODE_HI];
+	}
+	d->kind = (lk_row_kind)ctx->row_kind[g];
+	d->id = ((uint64_t)(uintptr_t)j->id << 3) | (uint64_t)(g - j->row0);
+	memcpy(d->point, ctx->row_point + 3 * (size_t)g, sizeof d->point);
+	return LK_OK;
+}
+
+lk_status lk__ode_build_problem(lk_ode *ctx, double h, lk_problem *p, const double *lambda0, int threads)
 {
 	lk_problem_clear(p);
 	lk_status st = lk_problem_reserve(p, ctx->nbodies, ctx->nrows);
@@ -584,39 +627,16 @@ lk_status lk__ode_build_problem(lk_ode *ctx, double h, lk_problem *p, const doub
 		if (st != LK_OK)
 			return lk__ode_fail(ctx, st, "ode: body %p rejected (%s)", (void *)e->id, lk_problem_error(p));
 	}
-	for (int k = 0; k < ctx->nrows; ++k) {
-		int g = ctx->prow[k];
+	build_rows br = {ctx, h};
+	int refused = -1;
+	st = lk_problem_add_rows(p, ctx->nrows, build_row, &br, threads, &refused);
+	if (st != LK_OK && refused < 0)
+		return lk__ode_fail(ctx, st, "ode: %s", lk_problem_error(p));
+	if (st != LK_OK) {
+		const int g = ctx->prow[refused];
 		const lk__ode_joint *j = &ctx->joints[ctx->row_joint[g]];
-		const double *x = ctx->rows + (size_t)g * LK__ODE_ROW;
-		lk_row_def d; /* every field is written */
-		d.body[0] = j->body[0];
-		d.body[1] = j->body[1] >= 0 ? j->body[1] : LK_STATIC;
-		memcpy(d.J[0], x + LK__ODE_J1, 6 * sizeof(double));
-		if (j->body[1] >= 0)
-			memcpy(d.J[1], x + LK__ODE_J2, 6 * sizeof(double));
-		else
-			memset(d.J[1], 0, 6 * sizeof(double));
-		d.c = x[LK__ODE_RHS];
-		d.s = x[LK__ODE_CFM] / h;
-		d.findex = ctx->findex[g] >= 0 ? ctx->problem_row_of[ctx->findex[g]] : -1;
-		d.mu = 0.0;
-		if (d.findex >= 0 && isfinite(x[LK__ODE_HI])) {
-			d.mu = fabs(x[LK__ODE_HI]);
-			d.lo = -d.mu;
-			d.hi = d.mu;
-		} else {
-			/* an infinite friction coefficient bounds nothing */
-			d.findex = -1;
-			d.lo = isinf(x[LK__ODE_LO]) ? x[LK__ODE_LO] : h * x[LK__ODE_LO];
-			d.hi = isinf(x[LK__ODE_HI]) ? x[LK__ODE_HI] : h * x[LK__ODE_HI];
-		}
-		d.kind = (lk_row_kind)ctx->row_kind[g];
-		d.id = ((uint64_t)(uintptr_t)j->id << 3) | (uint64_t)(g - j->row0);
-		memcpy(d.point, ctx->row_point + 3 * (size_t)g, sizeof d.point);
-		st = lk_problem_add_row(p, &d, NULL);
-		if (st != LK_OK)
-			return lk__ode_fail(ctx, st, "ode: %s %p row %d rejected (problem %s)", lk__ode_joint_class(j->type),
-			                    (void *)j->id, g - j->row0, lk_problem_error(p));
+		return lk__ode_fail(ctx, st, "ode: %s %p row %d rejected (problem %s)", lk__ode_joint_class(j->type),
+		                    (void *)j->id, g - j->row0, lk_problem_error(p));
 	}
 	if (ctx->nrows > 0) {
 		for (int k = 0; k < ctx->nrows; ++k)

@@ -335,7 +335,7 @@ static lk_status extract_problem(lk_ode *ctx, double h, lk_problem *p, int warm)
 {
 	if (warm)
 		lk__ode_warm_lookup(ctx, h, ctx->lambda);
-	return lk__ode_build_problem(ctx, h, p, warm ? ctx->lambda : NULL);
+	return lk__ode_build_problem(ctx, h, p, warm ? ctx->lambda : NULL, lk_ode_get_config(ctx).threads);
 }
 
 /* Gather, rows and problem p, with the times after each in t_marks. A passive read leaves ODE as it found
