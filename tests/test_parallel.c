@@ -424,6 +424,42 @@ static void test_add_rows_on_threads(void **state)
 	lk_problem_destroy(src);
 }
 
+
+/* lk_problem_run_tasks: every task once, on the problem's threads, on a lent scheduler or on the caller. */
+static void count_task(void *arg, int t)
+{
+	int *ran = arg;
+	ran[t]++;
+}
+
+static void test_run_tasks(void **state)
+{
+	(void)state;
+	lk_problem *p = tu_generate("packing", 100, 0.5);
+	lent_count count = {0, 0};
+	const lk_executor lent = {run_threads, &count};
+	for (int v = 0; v < 4; ++v) {
+		const int threads = v == 0 ? 1 : v == 1 ? 2 : 4;
+		if (v == 3)
+			assert_int_equal(lk_problem_set_executor(p, &lent), LK_OK);
+		int ran[7] = {0};
+		assert_int_equal(lk_problem_run_tasks(p, threads, 7, count_task, ran), LK_OK);
+		for (int t = 0; t < 7; ++t)
+			assert_int_equal(ran[t], 1);
+	}
+	assert_int_equal(count.calls, 1);
+	assert_int_equal(count.tasks, 7);
+	int ran[1] = {0};
+	assert_int_equal(lk_problem_run_tasks(p, 2, 0, count_task, ran), LK_OK);
+	assert_int_equal(lk_problem_run_tasks(NULL, 2, 1, count_task, ran), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_problem_run_tasks(p, 2, 1, NULL, ran), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_problem_run_tasks(p, 2, -1, count_task, ran), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_problem_run_tasks(p, 0, 1, count_task, ran), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_problem_run_tasks(p, 65, 1, count_task, ran), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(ran[0], 0);
+	lk_problem_destroy(p);
+}
+
 static void test_colour_order_converges(void **state)
 {
 	(void)state;
@@ -526,6 +562,7 @@ int main(void)
 		cmocka_unit_test(test_part_order_deterministic),
 		cmocka_unit_test(test_lent_scheduler_same_result),
 		cmocka_unit_test(test_add_rows_on_threads),
+		cmocka_unit_test(test_run_tasks),
 		cmocka_unit_test(test_colour_order_converges),
 		cmocka_unit_test(test_small_problem_stays_natural),
 		cmocka_unit_test(test_matrix_form_single_threaded),

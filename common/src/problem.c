@@ -630,6 +630,43 @@ lk__pool *lk__problem_pool(lk_problem *p, int threads)
 	return p->pool;
 }
 
+/* lk_problem_run_tasks on the problem's pool: thread t of nt runs tasks t, t + nt, ... */
+typedef struct run_tasks_job {
+	int tasks;
+	lk_task_fn task;
+	void *arg;
+} run_tasks_job;
+
+static void run_tasks_on_pool(void *arg, int t, int nt)
+{
+	const run_tasks_job *j = arg;
+	for (int k = t; k < j->tasks; k += nt)
+		j->task(j->arg, k);
+}
+
+lk_status lk_problem_run_tasks(lk_problem *p, int threads, int tasks, lk_task_fn task, void *arg)
+{
+	if (!p)
+		return LK_ERR_INVALID_ARGUMENT;
+	if (!task || tasks < 0 || threads < 1 || threads > LK_MAX_THREADS)
+		return lk__fail(p, LK_ERR_INVALID_ARGUMENT, "run_tasks: %s", !task ? "task is NULL"
+		                : tasks < 0 ? "negative task count" : "threads must lie in 1..64");
+	lk__clear_error(p);
+	if (tasks == 0)
+		return LK_OK;
+	if (threads > 1 && tasks > 1 && p->executor.run) {
+		p->executor.run(p->executor.context, tasks, task, arg);
+		return LK_OK;
+	}
+	lk__pool *pool = threads > 1 && tasks > 1 ? lk__problem_pool(p, threads) : NULL;
+	run_tasks_job j = {tasks, task, arg};
+	if (pool && lk__pool_threads(pool) > 1)
+		lk__pool_run(pool, run_tasks_on_pool, &j);
+	else
+		run_tasks_on_pool(&j, 0, 1);
+	return LK_OK;
+}
+
 lk_status lk_problem_add_rows(lk_problem *p, int n, lk_row_fill_fn fill, void *arg, int threads, int *refused_out)
 {
 	if (refused_out)

@@ -159,6 +159,8 @@ struct lk_ode {
 	int nrows, cap_rows;
 	double *row_point; /* 3 per row */
 	int *row_kind;
+	lk_body_def *body_defs; /* the problem's bodies, made before they are added (on the solver's threads) */
+	int cap_body_defs;
 	double *lambda;    /* solution (impulses), nrows, in extraction (joint) order */
 	int *prow;         /* problem row k is extraction row prow[k] */
 	int *problem_row_of;         /* and extraction row g is problem row problem_row_of[g] */
@@ -195,7 +197,11 @@ void lk__ode_threading_release(lk__ode_threading *t);
 
 /* ode_rows.c */
 lk_status lk__ode_gather(lk_ode *ctx);
-lk_status lk__ode_extract_rows(lk_ode *ctx, double dt);
+/* The rows of every gathered joint; the contacts' on `threads` threads (the solver's) for LK__ODE_PARALLEL_ROWS
+ * rows and more. */
+lk_status lk__ode_extract_rows(lk_ode *ctx, double dt, int threads);
+#define LK__ODE_PARALLEL_ROWS 4096
+#define LK__ODE_MAX_TASKS 64 /* threads of a solve, at most (lk_solver_config.threads) */
 /* p from the extracted rows; lambda0 (extraction order) is its starting lambda, NULL for zero; the rows are
  * made on `threads` threads (lk_problem_add_rows), the solver's. */
 lk_status lk__ode_build_problem(lk_ode *ctx, double dt, lk_problem *p, const double *lambda0, int threads);

@@ -391,10 +391,105 @@ static void body_state(lk_ode *ctx, lk__ode_body *e, double h, double u[6])
 	}
 }
 
+/* The reading of the rows (lk__ode_extract_rows): the step's constants, and for the contacts read on threads
+ * their share and the first joint of each share whose rows were refused. */
+typedef struct extract_args {
+	lk_ode *ctx;
+	double fps, erp, cfm;
+	int tasks;
+	int first_bad[LK__ODE_MAX_TASKS];
+} extract_args;
+
+/* Joint i's rows through its getInfo2, set up exactly as quickstep does before the call (J zero, rhs 0, cfm
+ * the world's, bounds -/+ infinity, findex -1), their points and kinds, and ODE's joint-relative findex made
+ * global. Writes only joint i's rows. A friction index out of the joint's rows is LK_ERR_FINDEX (with its
+ * message when `say`). */
+static lk_status extract_joint(const extract_args *ea, int i, int say)
+{
+	lk_ode *ctx = ea->ctx;
+	lk__ode_joint *j = &ctx->joints[i];
+	if (!j->m)
+		return LK_OK;
+	double *row = ctx->rows + (size_t)j->row0 * LK__ODE_ROW;
+	int *fi = ctx->findex + j->row0;
+	for (int r = 0; r < j->m; ++r) {
+		double *x = row + (size_t)r * LK__ODE_ROW;
+		memset(x, 0, 12 * sizeof(double));
+		x[LK__ODE_RHS] = 0.0;
+		x[LK__ODE_CFM] = ea->cfm;
+		x[LK__ODE_LO] = -dInfinity;
+		x[LK__ODE_HI] = dInfinity;
+		fi[r] = -1;
+	}
+	ctx->abi.info2[j->type](j->id, ea->fps, ea->erp, LK__ODE_ROW, row + LK__ODE_J1, row + LK__ODE_J2, LK__ODE_ROW,
+	                        row + LK__ODE_RHS, row + LK__ODE_LO, fi);
+	dBodyID b0 = ctx->bodies[j->body[0]].id;
+	double anchor[3];
+	if (j->type == dJointTypeContact)
+		contact_point(row, j->m, dBodyGetPosition(b0), anchor);
+	else
+		joint_anchor(j->id, j->type, b0, anchor);
+	for (int r = 0; r < j->m; ++r) {
+		int g = j->row0 + r;
+		/* ODE's findex is relative to the joint's first row (quickstep adds the offset) */
+		if (fi[r] != -1) {
+			if (fi[r] < 0 || fi[r] >= j->m || fi[r] == r)
+				return say ? lk__ode_fail(ctx, LK_ERR_FINDEX, "ode: %s row %d has findex %d",
+				                          lk__ode_joint_class(j->type), r, fi[r])
+				           : LK_ERR_FINDEX;
+			fi[r] += j->row0;
+		}
+		ctx->row_joint[g] = i;
+		ctx->row_kind[g] = (int)row_kind(j->type, r, row + (size_t)r * LK__ODE_ROW, fi[r]);
+		memcpy(ctx->row_point + 3 * (size_t)g, anchor, sizeof anchor);
+	}
+	return LK_OK;
+}
+
+/* Task t's share of the contact joints (lk_problem_run_tasks): ODE's contact joint reads its rows without
+ * writing anything (keeps_state below), so contacts are read at once on several threads; a refused one is
+ * noted and read again alone for its message. */
+static void extract_contacts(void *arg, int t)
+{
+	extract_args *ea = arg;
+	const int n = ea->ctx->njoints;
+	const int b = (int)((int64_t)n * t / ea->tasks), e = (int)((int64_t)n * (t + 1) / ea->tasks);
+	for (int i = b; i < e; ++i)
+		if (ea->ctx->joints[i].type == dJointTypeContact && extract_joint(ea, i, 0) != LK_OK) {
+			ea->first_bad[t] = i;
+			return;
+		}
+}
+
+/* Task t's share of the bodies' definitions (body_state), into ctx->body_defs: each body's own fields only. */
+typedef struct body_args {
+	lk_ode *ctx;
+	double h;
+	int tasks;
+} body_args;
+
+static void body_states(void *arg, int t)
+{
+	const body_args *ba = arg;
+	lk_ode *ctx = ba->ctx;
+	const int n = ctx->nbodies;
+	const int b = (int)((int64_t)n * t / ba->tasks), e = (int)((int64_t)n * (t + 1) / ba->tasks);
+	for (int i = b; i < e; ++i) {
+		lk__ode_body *body = &ctx->bodies[i];
+		lk_body_def *d = &ctx->body_defs[i]; /* every field is written */
+		body_state(ctx, body, ba->h, d->u);
+		for (int k = 0; k < 3; ++k) {
+			d->inv_mass[k] = body->inv_mass;
+			for (int c = 0; c < 3; ++c)
+				d->inv_inertia[3 * k + c] = body->inv_inertia[4 * k + c];
+		}
+	}
+}
+
 /* Every joint's rows through ODE's own getInfo1/getInfo2, set up exactly as quickstep does before the call
  * (J zero, rhs 0, cfm the world's, bounds -/+ infinity, findex -1). Bodies' u* are read after the rows,
  * as quickstep does, because a row generator may touch the force accumulators. */
-lk_status lk__ode_extract_rows(lk_ode *ctx, double h)
+lk_status lk__ode_extract_rows(lk_ode *ctx, double h, int threads)
 {
 	if (ctx->njoints > 0 && !lk__ode_world_ready(&ctx->abi, ctx->world, h))
 		return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "ode: out of memory for the world's processing context, "
@@ -428,44 +523,28 @@ lk_status lk__ode_extract_rows(lk_ode *ctx, double h)
 		return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "ode: out of memory for %d rows", total);
 	ctx->nrows = total;
 
-	const double fps = 1.0 / h, erp = dWorldGetERP(ctx->world), cfm = dWorldGetCFM(ctx->world);
-	for (int i = 0; i < ctx->njoints; ++i) {
-		lk__ode_joint *j = &ctx->joints[i];
-		if (!j->m)
-			continue;
-		double *row = ctx->rows + (size_t)j->row0 * LK__ODE_ROW;
-		int *fi = ctx->findex + j->row0;
-		for (int r = 0; r < j->m; ++r) {
-			double *x = row + (size_t)r * LK__ODE_ROW;
-			memset(x, 0, 12 * sizeof(double));
-			x[LK__ODE_RHS] = 0.0;
-			x[LK__ODE_CFM] = cfm;
-			x[LK__ODE_LO] = -dInfinity;
-			x[LK__ODE_HI] = dInfinity;
-			fi[r] = -1;
+	const extract_args ea = {ctx, 1.0 / h, dWorldGetERP(ctx->world), dWorldGetCFM(ctx->world), 1, {0}};
+	/* the joints with state or side effects one after the other, in joint order, as quickstep reads them;
+	 * then the contacts, on the solver's threads for a problem that the threads sweep */
+	for (int i = 0; i < ctx->njoints; ++i)
+		if (ctx->joints[i].type != dJointTypeContact) {
+			lk_status st = extract_joint(&ea, i, 1);
+			if (st != LK_OK)
+				return st;
 		}
-		ctx->abi.info2[j->type](j->id, fps, erp, LK__ODE_ROW, row + LK__ODE_J1, row + LK__ODE_J2, LK__ODE_ROW,
-		                        row + LK__ODE_RHS, row + LK__ODE_LO, fi);
-		dBodyID b0 = ctx->bodies[j->body[0]].id;
-		double anchor[3];
-		if (j->type == dJointTypeContact)
-			contact_point(row, j->m, dBodyGetPosition(b0), anchor);
-		else
-			joint_anchor(j->id, j->type, b0, anchor);
-		for (int r = 0; r < j->m; ++r) {
-			int g = j->row0 + r;
-			/* ODE's findex is relative to the joint's first row (quickstep adds the offset) */
-			if (fi[r] != -1) {
-				if (fi[r] < 0 || fi[r] >= j->m || fi[r] == r)
-					return lk__ode_fail(ctx, LK_ERR_FINDEX, "ode: %s row %d has findex %d",
-					                    lk__ode_joint_class(j->type), r, fi[r]);
-				fi[r] += j->row0;
-			}
-			ctx->row_joint[g] = i;
-			ctx->row_kind[g] = (int)row_kind(j->type, r, row + (size_t)r * LK__ODE_ROW, fi[r]);
-			memcpy(ctx->row_point + 3 * (size_t)g, anchor, sizeof anchor);
-		}
-	}
+	extract_args par = ea;
+	par.tasks = threads > 1 && total >= LK__ODE_PARALLEL_ROWS ? threads : 1;
+	for (int t = 0; t < par.tasks; ++t)
+		par.first_bad[t] = ctx->njoints;
+	if (par.tasks > 1)
+		lk_problem_run_tasks(ctx->problem, threads, par.tasks, extract_contacts, &par);
+	else
+		extract_contacts(&par, 0);
+	int bad = ctx->njoints;
+	for (int t = 0; t < par.tasks; ++t)
+		bad = par.first_bad[t] < bad ? par.first_bad[t] : bad;
+	if (bad < ctx->njoints)
+		return extract_joint(&ea, bad, 1); /* again, alone, for its message (a contact's read changes nothing) */
 	/* ODE's quickstep order: the rows without a friction index first, the friction rows after, each
 	 * group in joint order; so a friction row's normal is always updated before it in a sweep */
 	int k = 0;
@@ -614,18 +693,19 @@ lk_status lk__ode_build_problem(lk_ode *ctx, double h, lk_problem *p, const doub
 	lk_status st = lk_problem_reserve(p, ctx->nbodies, ctx->nrows);
 	if (st != LK_OK)
 		return lk__ode_fail(ctx, st, "ode: %s", lk_problem_error(p));
+	/* the bodies' states, on the solver's threads where it sweeps on them */
+	if (!grow_array((void **)&ctx->body_defs, &ctx->cap_body_defs, ctx->nbodies, sizeof *ctx->body_defs))
+		return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "ode: out of memory for %d bodies", ctx->nbodies);
+	body_args ba = {ctx, h, threads > 1 && ctx->nrows >= LK__ODE_PARALLEL_ROWS ? threads : 1};
+	if (ba.tasks > 1)
+		lk_problem_run_tasks(ctx->problem, threads, ba.tasks, body_states, &ba);
+	else
+		body_states(&ba, 0);
 	for (int i = 0; i < ctx->nbodies; ++i) {
-		lk__ode_body *e = &ctx->bodies[i];
-		lk_body_def d; /* every field is written */
-		body_state(ctx, e, h, d.u);
-		for (int k = 0; k < 3; ++k) {
-			d.inv_mass[k] = e->inv_mass;
-			for (int c = 0; c < 3; ++c)
-				d.inv_inertia[3 * k + c] = e->inv_inertia[4 * k + c];
-		}
-		st = lk_problem_add_body(p, &d, NULL);
+		st = lk_problem_add_body(p, &ctx->body_defs[i], NULL);
 		if (st != LK_OK)
-			return lk__ode_fail(ctx, st, "ode: body %p rejected (%s)", (void *)e->id, lk_problem_error(p));
+			return lk__ode_fail(ctx, st, "ode: body %p rejected (%s)", (void *)ctx->bodies[i].id,
+			                    lk_problem_error(p));
 	}
 	build_rows br = {ctx, h};
 	int refused = -1;

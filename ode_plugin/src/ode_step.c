@@ -135,6 +135,7 @@ void lk_ode_destroy(lk_ode *ctx)
 	free(ctx->row_joint);
 	free(ctx->row_point);
 	free(ctx->row_kind);
+	free(ctx->body_defs);
 	free(ctx->lambda);
 	free(ctx->plambda);
 	free(ctx->prow);
@@ -349,7 +350,7 @@ static lk_status read_problem(lk_ode *ctx, double h, lk_problem *p, int warm, in
 	if (st == LK_OK)
 		st = lk__ode_state_save(ctx);
 	if (st == LK_OK) {
-		st = lk__ode_extract_rows(ctx, h);
+		st = lk__ode_extract_rows(ctx, h, lk_ode_get_config(ctx).threads);
 		t_marks[1] = lk_stats_now();
 		if (st == LK_OK)
 			st = extract_problem(ctx, h, p, warm);

@@ -440,6 +440,14 @@ typedef struct lk_executor {
  * LK_ERR_INVALID_ARGUMENT for a NULL problem or a NULL run. */
 LK_API lk_status lk_problem_set_executor(lk_problem *p, const lk_executor *executor);
 
+/* Runs task(arg, t) for t = 0 .. tasks - 1 on up to `threads` threads, the ones the problem's threaded solves
+ * use (its own, made and kept as for a solve, or the scheduler lent to it), and returns when every task has
+ * returned: for an adapter's own work before a solve, reading an engine's rows, say, on the solve's
+ * threads. The tasks may run in any order, at once or not: none may wait for another. threads 1 runs them
+ * on the caller. LK_ERR_INVALID_ARGUMENT for a NULL problem or task, a negative count, threads outside
+ * 1..64. */
+LK_API lk_status lk_problem_run_tasks(lk_problem *p, int threads, int tasks, lk_task_fn task, void *arg);
+
 /* A problem's row records and velocity slots, where they take 2 MiB or more, are allocated 2 MiB-aligned and
  * marked for huge pages (madvise MADV_HUGEPAGE; the system uses them where transparent huge pages are on, as
  * "always" or "madvise"): a sweep streams the records, and with 4 KiB pages every 16 records cost an address
