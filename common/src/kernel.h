@@ -205,6 +205,27 @@ static inline void lk__prefetch_ahead(const lk__row *rows, const int *perm, int 
 	}
 }
 
+/* Rows ahead whose two velocity slots the sweeps prefetch: their record, prefetched LK_SWEEP_PREFETCH rows
+ * ahead, has come in by then and names the bodies. A large problem's slots (64 bytes a body, 6.4 MB for
+ * 100,000 bodies) lie beyond the level-2 cache, and each row reads and writes two of them: on ODE's bigpool
+ * step at 184,764 rows, 20 sweeps took 48-50 ms with the slots prefetched 3 rows ahead against 53-56 without
+ * (5 rows ahead: 49-50), on Bullet's 15,930-row pile island 1.59-1.60 against 1.69-1.70 ms; problems in cache
+ * (2,353 and 5,658 rows) the same within 1 % (docs/benchmarks.md, "Threads"). 0: none. */
+#ifndef LK_DU_PREFETCH
+#define LK_DU_PREFETCH 3
+#endif
+
+/* Prefetches the velocity slots of the row the sweep reaches LK_DU_PREFETCH rows after position k (the static
+ * world's too: it is read, and in a parallel sweep never written, so its line stays shared). */
+static inline void lk__prefetch_du(const lk__row *rows, const int *perm, const double *du, int k, int count)
+{
+	if (LK_DU_PREFETCH > 0 && k + LK_DU_PREFETCH < count) {
+		const lk__row *r = &rows[perm ? perm[k + LK_DU_PREFETCH] : k + LK_DU_PREFETCH];
+		__builtin_prefetch(du + LK_DU_STRIDE * (size_t)r->a, 0, 3);
+		__builtin_prefetch(du + LK_DU_STRIDE * (size_t)r->b, 0, 3);
+	}
+}
+
 /* w_i for the matrix form. */
 static inline double lk__csr_w(const lk_problem *p, int i, const double *lambda)
 {

@@ -70,7 +70,7 @@ double lk__pgs_sweep_ref(lk__ctx *c, const int *perm, int count, double w_relax)
  *   update, the product with J and one difference;
  * - branch-free clamp and maximum, and the change applied unconditionally;
  * - the two bodies' velocity slots kept in registers while consecutive rows act on the same pair;
- * - records prefetched a few rows ahead.
+ * - records prefetched a few rows ahead, and the velocity slots of the rows a few ahead of the current one.
  * lk__row_apply's arithmetic is kept operation for operation; w_i is rounded differently from lk__row_w.
  * `staggered` (the set sweeps of ESP and GSP, ordering.c): a friction row whose box is {0} gets 0, and is
  * skipped when its lambda is 0 already. `err` (or NULL) receives 1/2 sum H_i^2 over the rows swept (Poulsen
@@ -90,6 +90,7 @@ static inline __attribute__((always_inline)) double sweep_rows_impl(lk__ctx *c, 
 	lk__cursor_init(&cur);
 	for (int k = 0; k < count; ++k) {
 		lk__prefetch_ahead(rows, perm, k, count);
+		lk__prefetch_du(rows, perm, du, k, count);
 		const int i = perm ? perm[k] : k;
 		const lk__row *r = &rows[i];
 		const double li = lambda[i], g = gh ? gh[2 * i] : w_relax * inv[i];
