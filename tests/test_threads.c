@@ -273,11 +273,54 @@ static void test_two_solves_two_threads(void **state)
 	lk_problem_destroy(p[1]);
 }
 
+
+#ifdef LCPKIT_HAVE_ODE
+/* The pose and velocity hash of `scene` after `steps` steps in ODE under `solver`, the world on a pool of
+ * `pool` of ODE's threads (lk_sim_def.engine_threads; 0: self-threaded) and lcpkit's rows, reading and sweeps
+ * on the solver's threads. */
+static uint64_t ode_run(const char *scene, const char *solver, int pool, int steps, int *rows)
+{
+	world_run r = RUN(scene, LK_ENGINE_ODE, solver, 10);
+	char err[256];
+	if (lk_scene_create(r.scene, &r.sc, err, sizeof err) != LK_OK)
+		fail_msg("%s: %s", r.scene, err);
+	lk_sim_def def = {r.sc, r.engine, r.solver, r.iterations, 0, pool};
+	if (lk_sim_create(&def, &r.sim, err, sizeof err) != LK_OK)
+		fail_msg("%s: %s", r.solver, err);
+	lk_engine_step_stats st;
+	for (int k = 0; k < steps; ++k)
+		assert_int_equal(lk_sim_step(r.sim, &st), LK_OK);
+	assert_int_equal(st.fallback, 0);
+	*rows = st.rows;
+	world_close(&r);
+	return r.hash;
+}
+
+/* A world that grows past 4,096 rows, so that its rows are read, built and swept on two threads, ends bit for
+ * bit the same on lcpkit's own threads and with the world on a pool of ODE's threads lent to all of that (and
+ * stepping ODE's islands), run after run; one thread in the natural order ends elsewhere (the part order is
+ * another order), which shows the threads were used. */
+static void test_ode_rows_on_threads(void **state)
+{
+	(void)state;
+	int rows = 0;
+	const uint64_t own = ode_run("bigpool:n=1000", "pgs:threads=2", 0, 30, &rows);
+	assert_true(rows >= 4096);
+	assert_true(ode_run("bigpool:n=1000", "pgs:threads=2", 2, 30, &rows) == own);
+	assert_true(ode_run("bigpool:n=1000", "pgs:threads=2", 2, 30, &rows) == own);
+	assert_true(ode_run("bigpool:n=1000", "pgs:threads=2", 0, 30, &rows) == own);
+	assert_true(ode_run("bigpool:n=1000", "pgs", 0, 30, &rows) != own); /* the part order is another order */
+}
+#endif
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_worlds_in_threads),
 		cmocka_unit_test(test_two_solves_two_threads),
+#ifdef LCPKIT_HAVE_ODE
+		cmocka_unit_test(test_ode_rows_on_threads),
+#endif
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
