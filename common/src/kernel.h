@@ -214,12 +214,17 @@ static inline void lk__prefetch_ahead(const lk__row *rows, const int *perm, int 
 #ifndef LK_DU_PREFETCH
 #define LK_DU_PREFETCH 3
 #endif
+/* Bodies below which the slots are not prefetched: 64 KB of them stay in the first caches, and the prefetch
+ * would only add its instructions (14 a row update). */
+#define LK_DU_PREFETCH_MIN_BODIES 1024
 
 /* Prefetches the velocity slots of the row the sweep reaches LK_DU_PREFETCH rows after position k (the static
- * world's too: it is read, and in a parallel sweep never written, so its line stays shared). */
-static inline void lk__prefetch_du(const lk__row *rows, const int *perm, const double *du, int k, int count)
+ * world's too: it is read, and in a parallel sweep never written, so its line stays shared); `far`: the
+ * problem has LK_DU_PREFETCH_MIN_BODIES bodies or more. */
+static inline void lk__prefetch_du(const lk__row *rows, const int *perm, const double *du, int k, int count,
+                                   int far)
 {
-	if (LK_DU_PREFETCH > 0 && k + LK_DU_PREFETCH < count) {
+	if (LK_DU_PREFETCH > 0 && far && k + LK_DU_PREFETCH < count) {
 		const lk__row *r = &rows[perm ? perm[k + LK_DU_PREFETCH] : k + LK_DU_PREFETCH];
 		__builtin_prefetch(du + LK_DU_STRIDE * (size_t)r->a, 0, 3);
 		__builtin_prefetch(du + LK_DU_STRIDE * (size_t)r->b, 0, 3);

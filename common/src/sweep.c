@@ -86,11 +86,12 @@ static inline __attribute__((always_inline)) double sweep_rows_impl(lk__ctx *c, 
 	const double inv_w = gh ? 1.0 : 1.0 / w_relax;
 	double max_change = 0.0, hh = 0.0;
 	int nonfinite = 0;
+	const int far = p->nbodies >= LK_DU_PREFETCH_MIN_BODIES;
 	lk__pair_cursor cur;
 	lk__cursor_init(&cur);
 	for (int k = 0; k < count; ++k) {
 		lk__prefetch_ahead(rows, perm, k, count);
-		lk__prefetch_du(rows, perm, du, k, count);
+		lk__prefetch_du(rows, perm, du, k, count, far);
 		const int i = perm ? perm[k] : k;
 		const lk__row *r = &rows[i];
 		const double li = lambda[i], g = gh ? gh[2 * i] : w_relax * inv[i];
