@@ -135,13 +135,16 @@ static int grow_array(void **ptr, int *cap, int need, size_t elem)
 	return 1;
 }
 
-static lk_status add_body(lk_ode *ctx, dBodyID b, int parent)
+/* Body b gathered (once), its index in *index (or NULL). */
+static lk_status add_body(lk_ode *ctx, dBodyID b, int parent, int *index)
 {
-	int r = lk__ptrmap_put(&ctx->body_map, b, ctx->nbodies);
-	if (r < 0)
-		return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "ode: out of memory for the body map");
-	if (r == 0)
+	const int at = lk__ptrmap_get(&ctx->body_map, b);
+	if (index)
+		*index = at >= 0 ? at : ctx->nbodies;
+	if (at >= 0)
 		return LK_OK;
+	if (lk__ptrmap_put(&ctx->body_map, b, ctx->nbodies) < 0)
+		return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "ode: out of memory for the body map");
 	if (!grow_array((void **)&ctx->bodies, &ctx->cap_bodies, ctx->nbodies + 1, sizeof *ctx->bodies))
 		return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "ode: out of memory for %d bodies", ctx->nbodies + 1);
 	lk__ode_body *e = &ctx->bodies[ctx->nbodies++];
@@ -171,7 +174,7 @@ static lk_status add_space_bodies(lk_ode *ctx, dSpaceID s, int depth)
 		}
 		dBodyID b = dGeomGetBody(g);
 		if (b && dBodyIsEnabled(b)) {
-			lk_status st = add_body(ctx, b, -1);
+			lk_status st = add_body(ctx, b, -1, NULL);
 			if (st != LK_OK)
 				return st;
 		}
@@ -210,7 +213,7 @@ lk_status lk__ode_gather(lk_ode *ctx)
 	for (int i = 0; i < ctx->nreg; ++i) {
 		if (!dBodyIsEnabled(ctx->reg_bodies[i]))
 			continue;
-		lk_status st = add_body(ctx, ctx->reg_bodies[i], -1);
+		lk_status st = add_body(ctx, ctx->reg_bodies[i], -1, NULL);
 		if (st != LK_OK)
 			return st;
 	}
@@ -225,11 +228,14 @@ lk_status lk__ode_gather(lk_ode *ctx)
 			joint_nodes(j, &b0, &b1);
 			if (!b0 || b0 == b1)
 				continue;
-			if (dBodyIsKinematic(b0) && (!b1 || dBodyIsKinematic(b1)))
-				continue;
 			dBodyID other = b0 == b ? b1 : b0;
+			/* kinematic on both sides (or on its only side): no row moves anything; b is gathered, so
+			 * ODE is asked only about the other side of a kinematic body's joint */
+			if (ctx->bodies[k].kinematic && (!other || dBodyIsKinematic(other)))
+				continue;
+			int other_index = -1;
 			if (other) {
-				lk_status st = add_body(ctx, other, k);
+				lk_status st = add_body(ctx, other, k, &other_index);
 				if (st != LK_OK)
 					return st;
 			}
@@ -248,7 +254,7 @@ lk_status lk__ode_gather(lk_ode *ctx)
 			e->id = j;
 			e->type = type;
 			e->body[0] = k;
-			e->body[1] = b1 ? lk__ptrmap_get(&ctx->body_map, b1) : -1;
+			e->body[1] = b1 ? other_index : -1;
 		}
 	}
 	return LK_OK;
