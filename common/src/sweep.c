@@ -75,9 +75,10 @@ double lk__pgs_sweep_ref(lk__ctx *c, const int *perm, int count, double w_relax)
  * `staggered` (the set sweeps of ESP and GSP, ordering.c): a friction row whose box is {0} gets 0, and is
  * skipped when its lambda is 0 already. `err` (or NULL) receives 1/2 sum H_i^2 over the rows swept (Poulsen
  * et al. eq. 22), each H_i from w just before row i's update. */
-static inline __attribute__((always_inline)) double sweep_rows_impl(lk__ctx *c, const int *perm, int count,
+static inline __attribute__((always_inline)) double sweep_rows_loop(lk__ctx *c, const int *perm, int count,
                                                                      double w_relax, int staggered, double *err,
-                                                                     const double *gh, double *y, int par)
+                                                                     const double *gh, double *y, int par,
+                                                                     int far)
 {
 	const lk_problem *p = c->p;
 	const lk__row *rows = p->rows;
@@ -86,7 +87,6 @@ static inline __attribute__((always_inline)) double sweep_rows_impl(lk__ctx *c, 
 	const double inv_w = gh ? 1.0 : 1.0 / w_relax;
 	double max_change = 0.0, hh = 0.0;
 	int nonfinite = 0;
-	const int far = p->nbodies >= LK_DU_PREFETCH_MIN_BODIES;
 	lk__pair_cursor cur;
 	lk__cursor_init(&cur);
 	for (int k = 0; k < count; ++k) {
@@ -130,6 +130,17 @@ static inline __attribute__((always_inline)) double sweep_rows_impl(lk__ctx *c, 
 	if (err)
 		*err = 0.5 * hh;
 	return nonfinite ? NAN : max_change;
+}
+
+/* sweep_rows_loop with and without the velocity slots' prefetch (kernel.h, LK_DU_PREFETCH_MIN_BODIES): two
+ * loops, so that the row loop does not test the problem's size at every row. */
+static inline __attribute__((always_inline)) double sweep_rows_impl(lk__ctx *c, const int *perm, int count,
+                                                                     double w_relax, int staggered, double *err,
+                                                                     const double *gh, double *y, int par)
+{
+	if (c->p->nbodies >= LK_DU_PREFETCH_MIN_BODIES)
+		return sweep_rows_loop(c, perm, count, w_relax, staggered, err, gh, y, par, 1);
+	return sweep_rows_loop(c, perm, count, w_relax, staggered, err, gh, y, par, 0);
 }
 
 double lk__pgs_sweep_set(lk__ctx *c, const int *rows, int count, double w_relax, double *err)
