@@ -4,10 +4,12 @@
  * dependencies between them, and a wait blocks until a call and everything it depends on have run. A
  * dThreadingThreadPool serves the built-in implementation on its own threads; dWorldSetStepThreadingImplementation
  * gives it to a world's steps. A sweep of lcpkit's part or colour order asks, colour by colour, for N tasks that
- * touch disjoint bodies and return (lcpkit.h, lk_executor). Here each colour is N calls posted to the
- * implementation, all releasing one joining call that the caller waits for: the shape ODE's own island
- * stepping uses. So the sweeps run on the pool's threads, which would otherwise wait for the step while
- * lcpkit's own threads competed with them for the cores. */
+ * touch disjoint bodies and return (lcpkit.h, lk_executor). Here the caller runs the first task of a colour
+ * and posts the others to the implementation, all releasing one joining call that the caller then waits for:
+ * the shape ODE's own island stepping uses. So the sweeps (and the adapter's reading of the rows,
+ * lk_problem_run_tasks) run on the pool's threads, which would otherwise wait for the step while lcpkit's own
+ * threads competed with them for the cores. ODE's threads sleep between calls, so a colour waits for one to
+ * wake: measured no faster than one thread (docs/ode.md, "Threads"). */
 #include "ode_internal.h"
 
 #include <string.h>
