@@ -363,7 +363,7 @@ static void test_add_rows_on_threads(void **state)
 	(void)state;
 	lk_problem *src = tu_generate("packing", 1500, 0.5);
 	const int n = lk_problem_row_count(src);
-	assert_true(n >= 8192); /* past LK_ADD_ROWS_PARALLEL_MIN, with room for four shares */
+	assert_true(n >= 8192); /* past LK_PARALLEL_MIN_ROWS, with room for four shares */
 	rows_source rs = {src, -1, -1, -1};
 	lk_status st;
 	lk_problem *ref = rows_copy(src, &rs, 0, NULL, &st, NULL);

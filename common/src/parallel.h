@@ -23,12 +23,10 @@
 /* Rows below which threads > 1 leaves a problem to one thread in the natural order: waking the threads and
  * meeting at a barrier per colour costs more than a sweep of a few thousand rows saves, and the colour order
  * reads the records out of order (`lcpkit bench threads`, docs/benchmarks.md "Threads": 0.97-1.18x at 3,888
- * rows, 1.2-1.9x at 14,946). Islands of an engine are mostly below it. */
+ * rows, 1.2-1.9x at 14,946). Islands of an engine are mostly below it. Making such a problem's rows
+ * (lk_problem_add_rows) and an adapter's reading of them stay on the caller too: they take tens of
+ * microseconds, what waking the threads costs. */
 #define LK_PARALLEL_MIN_ROWS 4096
-
-/* Rows below which lk_problem_add_rows fills on the caller alone, whatever its thread count: a few thousand
- * rows take tens of microseconds, what waking the threads costs. */
-#define LK_ADD_ROWS_PARALLEL_MIN 4096
 
 /* Rows per block of the metrics of a colour-order solve: each block's sums are formed on one thread and the
  * blocks' sums added in block order, so the metrics, like lambda, are the same on any number of threads. */

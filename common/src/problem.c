@@ -609,11 +609,6 @@ static void add_rows_share(add_rows_job *j, int t, int nt)
 	}
 }
 
-static void add_rows_on_pool(void *arg, int t, int nt)
-{
-	add_rows_share(arg, t, nt);
-}
-
 static void add_rows_task(void *arg, int t)
 {
 	add_rows_job *j = arg;
@@ -684,23 +679,12 @@ lk_status lk_problem_add_rows(lk_problem *p, int n, lk_row_fill_fn fill, void *a
 	lk_status st = reserve_rows(p, base + n);
 	if (st != LK_OK)
 		return st;
-	add_rows_job j = {.p = p, .base = base, .n = n, .tasks = 1, .fill = fill, .arg = arg};
-	int nt = 1;
-	if (threads > 1 && n >= LK_ADD_ROWS_PARALLEL_MIN) {
-		if (p->executor.run) {
-			nt = j.tasks = threads;
-			p->executor.run(p->executor.context, nt, add_rows_task, &j);
-		} else {
-			lk__pool *pool = lk__problem_pool(p, threads);
-			nt = pool ? lk__pool_threads(pool) : 1;
-			if (nt > 1)
-				lk__pool_run(pool, add_rows_on_pool, &j);
-		}
-	}
-	if (nt == 1)
-		add_rows_share(&j, 0, 1);
+	/* a share a thread, on the threads lk_problem_run_tasks finds (one share on the caller below the size) */
+	add_rows_job j = {.p = p, .base = base, .n = n, .tasks = threads > 1 && n >= LK_PARALLEL_MIN_ROWS ? threads : 1,
+	                  .fill = fill, .arg = arg};
+	lk_problem_run_tasks(p, threads, j.tasks, add_rows_task, &j);
 	int bad = n;
-	for (int t = 0; t < nt; ++t)
+	for (int t = 0; t < j.tasks; ++t)
 		bad = j.first_bad[t] < bad ? j.first_bad[t] : bad;
 	if (bad < n) {
 		/* the first row that failed, again and alone: its status and message are add_row's */

@@ -197,11 +197,9 @@ void lk__ode_threading_release(lk__ode_threading *t);
 
 /* ode_rows.c */
 lk_status lk__ode_gather(lk_ode *ctx);
-/* The rows of every gathered joint; the contacts' on `threads` threads (the solver's) for LK__ODE_PARALLEL_ROWS
- * rows and more. */
+/* The rows of every gathered joint; the contacts' on `threads` threads (the solver's) where the solve sweeps on
+ * them (problems of the core's LK_PARALLEL_MIN_ROWS rows and more). */
 lk_status lk__ode_extract_rows(lk_ode *ctx, double dt, int threads);
-#define LK__ODE_PARALLEL_ROWS 4096
-#define LK__ODE_MAX_TASKS 64 /* threads of a solve, at most (lk_solver_config.threads) */
 /* p from the extracted rows; lambda0 (extraction order) is its starting lambda, NULL for zero; the rows are
  * made on `threads` threads (lk_problem_add_rows), the solver's. */
 lk_status lk__ode_build_problem(lk_ode *ctx, double dt, lk_problem *p, const double *lambda0, int threads);

@@ -9,6 +9,8 @@
  * |lambda| <= |hi lambda_normal|, so mu = |hi| is scale free. */
 #include "ode_internal.h"
 
+#include "parallel.h" /* the core's LK_PARALLEL_MIN_ROWS, LK_MAX_THREADS */
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -403,7 +405,7 @@ typedef struct extract_args {
 	lk_ode *ctx;
 	double fps, erp, cfm;
 	int tasks;
-	int first_bad[LK__ODE_MAX_TASKS];
+	int first_bad[LK_MAX_THREADS];
 } extract_args;
 
 /* Joint i's rows through its getInfo2, set up exactly as quickstep does before the call (J zero, rhs 0, cfm
@@ -452,14 +454,27 @@ static lk_status extract_joint(const extract_args *ea, int i, int say)
 	return LK_OK;
 }
 
-/* Task t's share of the contact joints (lk_problem_run_tasks): ODE's contact joint reads its rows without
- * writing anything (keeps_state below), so contacts are read at once on several threads; a refused one is
- * noted and read again alone for its message. */
+/* Tasks of the reading (lk_problem_run_tasks): the solver's threads for a problem of LK_PARALLEL_MIN_ROWS rows
+ * and more, which the solve sweeps on them, else one task on the caller; and task t's share of n items. */
+static int read_tasks(int threads, int rows)
+{
+	return threads > 1 && rows >= LK_PARALLEL_MIN_ROWS ? threads : 1;
+}
+
+static void task_share(int n, int t, int tasks, int *b, int *e)
+{
+	*b = (int)((int64_t)n * t / tasks);
+	*e = (int)((int64_t)n * (t + 1) / tasks);
+}
+
+/* Task t's share of the contact joints: ODE's contact joint reads its rows without writing anything
+ * (keeps_state below), so contacts are read at once on several threads; a refused one is noted and read again
+ * alone for its message. */
 static void extract_contacts(void *arg, int t)
 {
 	extract_args *ea = arg;
-	const int n = ea->ctx->njoints;
-	const int b = (int)((int64_t)n * t / ea->tasks), e = (int)((int64_t)n * (t + 1) / ea->tasks);
+	int b, e;
+	task_share(ea->ctx->njoints, t, ea->tasks, &b, &e);
 	for (int i = b; i < e; ++i)
 		if (ea->ctx->joints[i].type == dJointTypeContact && extract_joint(ea, i, 0) != LK_OK) {
 			ea->first_bad[t] = i;
@@ -478,8 +493,8 @@ static void body_states(void *arg, int t)
 {
 	const body_args *ba = arg;
 	lk_ode *ctx = ba->ctx;
-	const int n = ctx->nbodies;
-	const int b = (int)((int64_t)n * t / ba->tasks), e = (int)((int64_t)n * (t + 1) / ba->tasks);
+	int b, e;
+	task_share(ctx->nbodies, t, ba->tasks, &b, &e);
 	for (int i = b; i < e; ++i) {
 		lk__ode_body *body = &ctx->bodies[i];
 		lk_body_def *d = &ctx->body_defs[i]; /* every field is written */
@@ -539,13 +554,10 @@ lk_status lk__ode_extract_rows(lk_ode *ctx, double h, int threads)
 				return st;
 		}
 	extract_args par = ea;
-	par.tasks = threads > 1 && total >= LK__ODE_PARALLEL_ROWS ? threads : 1;
+	par.tasks = read_tasks(threads, total);
 	for (int t = 0; t < par.tasks; ++t)
 		par.first_bad[t] = ctx->njoints;
-	if (par.tasks > 1)
-		lk_problem_run_tasks(ctx->problem, threads, par.tasks, extract_contacts, &par);
-	else
-		extract_contacts(&par, 0);
+	lk_problem_run_tasks(ctx->problem, threads, par.tasks, extract_contacts, &par);
 	int bad = ctx->njoints;
 	for (int t = 0; t < par.tasks; ++t)
 		bad = par.first_bad[t] < bad ? par.first_bad[t] : bad;
@@ -702,11 +714,8 @@ lk_status lk__ode_build_problem(lk_ode *ctx, double h, lk_problem *p, const doub
 	/* the bodies' states, on the solver's threads where it sweeps on them */
 	if (!grow_array((void **)&ctx->body_defs, &ctx->cap_body_defs, ctx->nbodies, sizeof *ctx->body_defs))
 		return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "ode: out of memory for %d bodies", ctx->nbodies);
-	body_args ba = {ctx, h, threads > 1 && ctx->nrows >= LK__ODE_PARALLEL_ROWS ? threads : 1};
-	if (ba.tasks > 1)
-		lk_problem_run_tasks(ctx->problem, threads, ba.tasks, body_states, &ba);
-	else
-		body_states(&ba, 0);
+	body_args ba = {ctx, h, read_tasks(threads, ctx->nrows)};
+	lk_problem_run_tasks(ctx->problem, threads, ba.tasks, body_states, &ba);
 	for (int i = 0; i < ctx->nbodies; ++i) {
 		st = lk_problem_add_body(p, &ctx->body_defs[i], NULL);
 		if (st != LK_OK)
