@@ -313,6 +313,59 @@ static void test_ode_rows_on_threads(void **state)
 }
 #endif
 
+#ifdef LCPKIT_HAVE_BULLET
+/* The problem of the first step of `scene` in Bullet under `solver`, its rows made on the solver's threads
+ * where it has them (the adapter's lk_problem_add_rows), and the poses after `steps` steps. */
+static lk_problem *bullet_first_problem(const char *scene, const char *solver, int steps, uint64_t *hash)
+{
+	world_run r = RUN(scene, LK_ENGINE_BULLET, solver, 10);
+	world_open(&r);
+	lk_sim_capture_next(r.sim);
+	for (int k = 0; k < steps; ++k)
+		assert_int_equal(lk_sim_step(r.sim, NULL), LK_OK);
+	lk_problem *p = lk_sim_take_captured(r.sim);
+	assert_non_null(p);
+	world_close(&r);
+	*hash = r.hash;
+	return p;
+}
+
+/* A brick wall whose one island has more than 4,096 rows from the first step: the Bullet adapter makes them
+ * on two threads under pgs:threads=2, and they are bit for bit the rows one thread makes (same definitions,
+ * same A_ii; both worlds start alike, so the first step's rows are the same rows); the threaded world ends
+ * the same run after run. */
+static void test_bullet_rows_on_threads(void **state)
+{
+	(void)state;
+	uint64_t h1, h2, h3;
+	lk_problem *one = bullet_first_problem("wall:w=16,rows=16", "pgs", 1, &h1);
+	lk_problem *two = bullet_first_problem("wall:w=16,rows=16", "pgs:threads=2", 20, &h2);
+	lk_problem *again = bullet_first_problem("wall:w=16,rows=16", "pgs:threads=2", 20, &h3);
+	const int n = lk_problem_row_count(one);
+	print_message("wall: %d rows in the first step\n", n);
+	assert_true(n >= 4096);
+	assert_int_equal(lk_problem_row_count(two), n);
+	assert_int_equal(lk_problem_body_count(two), lk_problem_body_count(one));
+	double *d1 = malloc(2 * (size_t)n * sizeof(double)), *d2 = d1 + n;
+	assert_non_null(d1);
+	assert_int_equal(lk_problem_diagonal(one, d1), LK_OK);
+	assert_int_equal(lk_problem_diagonal(two, d2), LK_OK);
+	for (int i = 0; i < n; ++i) {
+		lk_row_def a, b;
+		assert_int_equal(lk_problem_get_row(one, i, &a), LK_OK);
+		assert_int_equal(lk_problem_get_row(two, i, &b), LK_OK);
+		if (memcmp(&a, &b, sizeof a) != 0 || memcmp(&d1[i], &d2[i], sizeof(double)) != 0)
+			fail_msg("row %d differs between one and two threads", i);
+	}
+	assert_true(memcmp(lk_problem_lambda(one), lk_problem_lambda(two), (size_t)n * sizeof(double)) == 0);
+	assert_true(h2 == h3);
+	free(d1);
+	lk_problem_destroy(one);
+	lk_problem_destroy(two);
+	lk_problem_destroy(again);
+}
+#endif
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -320,6 +373,9 @@ int main(void)
 		cmocka_unit_test(test_two_solves_two_threads),
 #ifdef LCPKIT_HAVE_ODE
 		cmocka_unit_test(test_ode_rows_on_threads),
+#endif
+#ifdef LCPKIT_HAVE_BULLET
+		cmocka_unit_test(test_bullet_rows_on_threads),
 #endif
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -283,10 +283,17 @@ bool BulletSolverCore::Impl::solveIsland(const detail::Pools &pools, const btCon
 	bool built = false, solved = false;
 	try {
 		const lk_solver_config cfg = effective(info);
-		const double t0 = lk_stats_now();
-		lk_status st = ins.map.build(pools, ins.recording || lk_config_reads_points(&cfg));
-		g.convert_seconds = lk_stats_now() - t0;
 		lk_problem *p = ins.map.problem();
+		/* Bullet's scheduler, where it runs threads, makes the rows and sweeps them */
+		const bool lend = cfg.threads > 1 && bulletRunsThreads();
+		if (lend != lentScheduler) {
+			const lk_executor bullet = {runOnBullet, nullptr};
+			lk_problem_set_executor(p, lend ? &bullet : nullptr);
+			lentScheduler = lend;
+		}
+		const double t0 = lk_stats_now();
+		lk_status st = ins.map.build(pools, ins.recording || lk_config_reads_points(&cfg), cfg.threads);
+		g.convert_seconds = lk_stats_now() - t0;
 		if (st != LK_OK) {
 			reason = std::string("rows could not be converted: ") + lk_problem_error(p);
 		} else if (ins.map.rows() == 0) {
@@ -295,12 +302,6 @@ bool BulletSolverCore::Impl::solveIsland(const detail::Pools &pools, const btCon
 			g.stop_reason = LK_STOP_ABSOLUTE;
 		} else {
 			built = true;
-			const bool lend = cfg.threads > 1 && bulletRunsThreads();
-			if (lend != lentScheduler) {
-				const lk_executor bullet = {runOnBullet, nullptr};
-				lk_problem_set_executor(p, lend ? &bullet : nullptr);
-				lentScheduler = lend;
-			}
 			lk_stats ls;
 			const double t1 = lk_stats_now();
 			st = lk_solve(p, &cfg, &ls, nullptr);
