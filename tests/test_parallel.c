@@ -425,6 +425,131 @@ static void test_add_rows_on_threads(void **state)
 }
 
 
+/* lk_problem_add_bodies: the bodies of a source problem; `bad` >= 0 spoils that body with a NaN velocity,
+ * `refuse` >= 0 makes fill refuse that body. */
+typedef struct bodies_source {
+	const lk_problem *src;
+	int bad, refuse;
+} bodies_source;
+
+static lk_status body_from(void *arg, int k, lk_body_def *d)
+{
+	const bodies_source *bs = arg;
+	if (k == bs->refuse)
+		return LK_ERR_UNSUPPORTED;
+	*d = *lk_problem_body(bs->src, k);
+	if (k == bs->bad)
+		d->u[4] = NAN;
+	return LK_OK;
+}
+
+/* src's bodies added by add_bodies on `threads` threads (add_body one by one for threads 0), under executor ex
+ * (or none), then its rows one by one. */
+static lk_problem *bodies_copy(const bodies_source *bs, int threads, const lk_executor *ex, lk_status *st,
+                               int *refused)
+{
+	lk_problem *q = lk_problem_create(LK_FORM_ROWS);
+	assert_non_null(q);
+	if (ex)
+		assert_int_equal(lk_problem_set_executor(q, ex), LK_OK);
+	const int nb = lk_problem_body_count(bs->src);
+	*st = LK_OK;
+	if (threads == 0) {
+		for (int b = 0; b < nb && *st == LK_OK; ++b) {
+			lk_body_def d;
+			*st = body_from((void *)bs, b, &d);
+			if (*st == LK_OK)
+				*st = lk_problem_add_body(q, &d, NULL);
+		}
+	} else {
+		*st = lk_problem_add_bodies(q, nb, body_from, (void *)bs, threads, refused);
+	}
+	for (int k = 0; k < lk_problem_row_count(bs->src) && *st == LK_OK; ++k) {
+		lk_row_def d;
+		assert_int_equal(lk_problem_get_row(bs->src, k, &d), LK_OK);
+		assert_int_equal(lk_problem_add_row(q, &d, NULL), LK_OK);
+	}
+	return q;
+}
+
+/* add_bodies on 1, 2 and 4 threads, and on a lent scheduler, keeps the bodies add_body keeps: the same
+ * definitions back, the same lambda after a solve (which starts from the bodies' zeroed velocity slots); a
+ * body refused in the middle of a share leaves the problem as it was, with add_body's status and message. */
+static void test_add_bodies_on_threads(void **state)
+{
+	(void)state;
+	lk_problem *src = tu_generate("packing", 9000, 0.5);
+	const int nb = lk_problem_body_count(src);
+	assert_true(nb >= 8192); /* past LK_PARALLEL_MIN_ROWS, with room for four shares */
+	bodies_source bs = {src, -1, -1};
+	lk_status st;
+	lk_problem *ref = bodies_copy(&bs, 0, NULL, &st, NULL);
+	assert_int_equal(st, LK_OK);
+	lk_stats s1;
+	double *lref = solved(ref, "pgs:iters=10", &s1);
+	lent_count count = {0, 0};
+	const lk_executor lent = {run_threads, &count};
+	const int threads[4] = {1, 2, 4, 2};
+	for (int v = 0; v < 4; ++v) {
+		int refused = 7;
+		lk_problem *q = bodies_copy(&bs, threads[v], v == 3 ? &lent : NULL, &st, &refused);
+		assert_int_equal(st, LK_OK);
+		assert_int_equal(refused, -1);
+		assert_int_equal(lk_problem_body_count(q), nb);
+		for (int b = 0; b < nb; ++b)
+			assert_memory_equal(lk_problem_body(q, b), lk_problem_body(src, b), sizeof(lk_body_def));
+		expect_same(q, "pgs:iters=10", lref, &s1, 1);
+		lk_problem_destroy(q);
+	}
+	assert_int_equal(count.calls, 1);
+	assert_int_equal(count.tasks, 2);
+	/* a body refused: the first one's status and message, nothing added; a later bad body in another share
+	 * does not hide it */
+	const int at = nb / 2 + 3;
+	for (int how = 0; how < 2; ++how) {
+		bodies_source spoiled = {src, how == 0 ? at : nb - 5, how == 1 ? at : -1};
+		lk_status st0, st2;
+		lk_problem *serial = bodies_copy(&spoiled, 0, NULL, &st0, NULL);
+		int refused = -1;
+		lk_problem *q = bodies_copy(&spoiled, 2, NULL, &st2, &refused);
+		assert_int_equal(st2, st0);
+		assert_int_equal(refused, at);
+		assert_int_equal(lk_problem_body_count(q), 0);
+		if (how == 0)
+			assert_string_equal(lk_problem_error(q), lk_problem_error(serial));
+		else /* a fill's own refusal has add_bodies' words */
+			assert_non_null(strstr(lk_problem_error(q), "fill returned"));
+		assert_int_equal(st0, how == 1 ? LK_ERR_UNSUPPORTED : LK_ERR_NONFINITE);
+		lk_problem_destroy(q);
+		lk_problem_destroy(serial);
+	}
+	/* what it refuses outright; bodies come before rows */
+	lk_problem *q = lk_problem_create(LK_FORM_ROWS);
+	assert_int_equal(lk_problem_add_bodies(NULL, 1, body_from, &bs, 1, NULL), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_problem_add_bodies(q, 1, NULL, &bs, 1, NULL), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_problem_add_bodies(q, -1, body_from, &bs, 1, NULL), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_problem_add_bodies(q, 1, body_from, &bs, 0, NULL), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_problem_add_bodies(q, 1, body_from, &bs, 65, NULL), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_problem_add_bodies(q, 0, body_from, &bs, 2, NULL), LK_OK);
+	assert_int_equal(lk_problem_add_bodies(q, 2, body_from, &bs, 2, NULL), LK_OK);
+	lk_row_def d = lk_default_row_def();
+	d.body[0] = 0;
+	d.body[1] = 1;
+	d.J[0][0] = 1;
+	d.J[1][0] = -1;
+	assert_int_equal(lk_problem_add_row(q, &d, NULL), LK_OK);
+	assert_int_equal(lk_problem_add_bodies(q, 1, body_from, &bs, 1, NULL), LK_ERR_STATE);
+	assert_int_equal(lk_problem_body_count(q), 2);
+	lk_problem *m = lk_problem_create(LK_FORM_MATRIX);
+	assert_int_equal(lk_problem_add_bodies(m, 1, body_from, &bs, 1, NULL), LK_ERR_FORM);
+	lk_problem_destroy(m);
+	lk_problem_destroy(q);
+	free(lref);
+	lk_problem_destroy(ref);
+	lk_problem_destroy(src);
+}
+
+
 /* lk_problem_run_tasks: every task once, on the problem's threads, on a lent scheduler or on the caller. */
 static void count_task(void *arg, int t)
 {
@@ -562,6 +687,7 @@ int main(void)
 		cmocka_unit_test(test_part_order_deterministic),
 		cmocka_unit_test(test_lent_scheduler_same_result),
 		cmocka_unit_test(test_add_rows_on_threads),
+		cmocka_unit_test(test_add_bodies_on_threads),
 		cmocka_unit_test(test_run_tasks),
 		cmocka_unit_test(test_colour_order_converges),
 		cmocka_unit_test(test_small_problem_stays_natural),

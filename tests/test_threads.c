@@ -314,8 +314,8 @@ static void test_ode_rows_on_threads(void **state)
 #endif
 
 #ifdef LCPKIT_HAVE_BULLET
-/* The problem of the first step of `scene` in Bullet under `solver`, its rows made on the solver's threads
- * where it has them (the adapter's lk_problem_add_rows), and the poses after `steps` steps. */
+/* The problem of the first step of `scene` in Bullet under `solver`, its bodies made on the solver's threads
+ * where it has them (the adapter's lk_problem_add_bodies), and the poses after `steps` steps. */
 static lk_problem *bullet_first_problem(const char *scene, const char *solver, int steps, uint64_t *hash)
 {
 	world_run r = RUN(scene, LK_ENGINE_BULLET, solver, 10);
@@ -330,22 +330,25 @@ static lk_problem *bullet_first_problem(const char *scene, const char *solver, i
 	return p;
 }
 
-/* A brick wall whose one island has more than 4,096 rows from the first step: the Bullet adapter makes them
- * on two threads under pgs:threads=2, and they are bit for bit the rows one thread makes (same definitions,
- * same A_ii; both worlds start alike, so the first step's rows are the same rows); the threaded world ends
- * the same run after run. */
-static void test_bullet_rows_on_threads(void **state)
+/* A brick wall of more than 1,024 boxes in one island from the first step: the Bullet adapter makes its bodies
+ * on two threads under pgs:threads=2, and the first step's problem is bit for bit the one of one thread (both
+ * worlds start alike, so the first step's rows are the same rows); the threaded world ends the same run after
+ * run. */
+static void test_bullet_bodies_on_threads(void **state)
 {
 	(void)state;
+	const char *wall = "wall:w=24,rows=48";
 	uint64_t h1, h2, h3;
-	lk_problem *one = bullet_first_problem("wall:w=16,rows=16", "pgs", 1, &h1);
-	lk_problem *two = bullet_first_problem("wall:w=16,rows=16", "pgs:threads=2", 20, &h2);
-	lk_problem *again = bullet_first_problem("wall:w=16,rows=16", "pgs:threads=2", 20, &h3);
-	const int n = lk_problem_row_count(one);
-	print_message("wall: %d rows in the first step\n", n);
-	assert_true(n >= 4096);
+	lk_problem *one = bullet_first_problem(wall, "pgs", 1, &h1);
+	lk_problem *two = bullet_first_problem(wall, "pgs:threads=2", 4, &h2);
+	lk_problem *again = bullet_first_problem(wall, "pgs:threads=2", 4, &h3);
+	const int n = lk_problem_row_count(one), nb = lk_problem_body_count(one);
+	print_message("wall: %d bodies, %d rows in the first step\n", nb, n);
+	assert_true(nb >= 1024);
 	assert_int_equal(lk_problem_row_count(two), n);
-	assert_int_equal(lk_problem_body_count(two), lk_problem_body_count(one));
+	assert_int_equal(lk_problem_body_count(two), nb);
+	for (int b = 0; b < nb; ++b)
+		assert_memory_equal(lk_problem_body(one, b), lk_problem_body(two, b), sizeof(lk_body_def));
 	double *d1 = malloc(2 * (size_t)n * sizeof(double)), *d2 = d1 + n;
 	assert_non_null(d1);
 	assert_int_equal(lk_problem_diagonal(one, d1), LK_OK);
@@ -375,7 +378,7 @@ int main(void)
 		cmocka_unit_test(test_ode_rows_on_threads),
 #endif
 #ifdef LCPKIT_HAVE_BULLET
-		cmocka_unit_test(test_bullet_rows_on_threads),
+		cmocka_unit_test(test_bullet_bodies_on_threads),
 #endif
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

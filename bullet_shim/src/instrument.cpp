@@ -42,128 +42,106 @@ RowMap::~RowMap()
 	lk_problem_destroy(m_p);
 }
 
-lk_status RowMap::addBody(const btSolverBody &sb, int solverIndex)
+lk_status RowMap::fillBody(void *arg, int k, lk_body_def *d)
 {
-	lk_body_def d; /* every field is written below */
+	const RowMap *m = static_cast<const RowMap *>(arg);
+	const btSolverBody &sb = m->m_pools->bodies[m->m_solverOfLk[(size_t)k]];
 	/* Bullet's solver body velocity before the constraints: the velocity plus the external force impulse
 	 * h M^-1 f_ext (btSolverBody::getVelocityInLocalPointNoDelta), i.e. the u* of docs/maths.md */
 	const btVector3 v = sb.m_linearVelocity + sb.m_externalForceImpulse;
 	const btVector3 w = sb.m_angularVelocity + sb.m_externalTorqueImpulse;
 	const btMatrix3x3 &I = sb.m_originalBody->getInvInertiaTensorWorld();
 	const btVector3 &F = sb.m_angularFactor;
-	for (int k = 0; k < 3; ++k) {
-		d.u[k] = v[k];
-		d.u[3 + k] = w[k];
+	for (int r = 0; r < 3; ++r) {
+		d->u[r] = v[r];
+		d->u[3 + r] = w[r];
 		/* Bullet applies the linear factor twice: m_invMass already holds it and applyImpulse scales again */
-		d.inv_mass[k] = sb.m_invMass[k] * sb.m_linearFactor[k];
+		d->inv_mass[r] = sb.m_invMass[r] * sb.m_linearFactor[r];
 	}
 	/* F I^-1 F keeps the inverse inertia symmetric; it equals Bullet's F^2 I^-1 on every row whose torque axis
 	 * lies in the unlocked axes (all rows of a planar scene) and whenever F is all ones */
 	for (int r = 0; r < 3; ++r)
-		for (int s = 0; s < 3; ++s)
-			d.inv_inertia[3 * r + s] = F[r] * (0.5 * (I[r][s] + I[s][r])) * F[s];
-	int index = -1;
-	lk_status st = lk_problem_add_body(m_p, &d, &index);
-	if (st != LK_OK)
-		return st;
-	m_lkOfSolver[solverIndex] = index;
-	m_solverOfLk.push_back(solverIndex);
-	m_bodies.push_back(d);
+		for (int c = 0; c < 3; ++c)
+			d->inv_inertia[3 * r + c] = F[r] * (0.5 * (I[r][c] + I[c][r])) * F[c];
 	return LK_OK;
 }
 
-bool RowMap::screen(const btSolverConstraint &c, int *a_out, int *b_out) const
+lk_status RowMap::addRow(const btSolverConstraint &c, lk_row_kind kind, int findex, const double *point,
+                         bool normalRow)
 {
 	const int nsb = (int)m_lkOfSolver.size();
 	if (c.m_solverBodyIdA < 0 || c.m_solverBodyIdA >= nsb || c.m_solverBodyIdB < 0 || c.m_solverBodyIdB >= nsb)
-		return false;
+		return LK_ERR_OUT_OF_RANGE;
 	const int a = m_lkOfSolver[c.m_solverBodyIdA], b = m_lkOfSolver[c.m_solverBodyIdB];
 	/* rows that move nothing keep Bullet's impulse: both sides static (or the same body) */
 	if ((a == LK_STATIC && b == LK_STATIC) || a == b)
-		return false;
+		return LK_OK;
 	const double jinv = c.m_jacDiagABInv;
 	if (!std::isfinite(jinv) || jinv == 0.0)
-		return false; /* Bullet's own update leaves such a row unchanged too */
+		return LK_OK; /* Bullet's own update leaves such a row unchanged too */
+
+	/* every field of d is written (no blank copy first) */
+	lk_row_def d;
+	d.body[0] = a;
+	d.body[1] = b;
+	const lk_body_def *sa = a == LK_STATIC ? nullptr : lk_problem_body(m_p, a);
+	const lk_body_def *sb = b == LK_STATIC ? nullptr : lk_problem_body(m_p, b);
+	for (int k = 0; k < 3; ++k) {
+		d.J[0][k] = sa ? c.m_contactNormal1[k] : 0.0;
+		d.J[0][3 + k] = sa ? c.m_relpos1CrossNormal[k] : 0.0;
+		d.J[1][k] = sb ? c.m_contactNormal2[k] : 0.0;
+		d.J[1][3 + k] = sb ? c.m_relpos2CrossNormal[k] : 0.0;
+	}
+	double ju = 0.0, jmj = 0.0;
+	for (int k = 0; k < 6; ++k) {
+		if (sa)
+			ju += d.J[0][k] * sa->u[k];
+		if (sb)
+			ju += d.J[1][k] * sb->u[k];
+	}
 	/* J M^-1 J^T from what Bullet's setup already holds: the linear part from the inverse masses, the angular
 	 * part as (r x n) . I^-1 (r x n), Bullet's m_angularComponent being I^-1 (r x n) (with the angular factor)
 	 * on each side; the core forms its own A_ii, this only screens out rows that move nothing */
-	double jmj = 0.0;
-	if (a != LK_STATIC) {
-		const lk_body_def *sa = &m_bodies[(size_t)a];
+	if (sa) {
 		for (int k = 0; k < 3; ++k)
-			jmj += sa->inv_mass[k] * c.m_contactNormal1[k] * c.m_contactNormal1[k];
+			jmj += sa->inv_mass[k] * d.J[0][k] * d.J[0][k];
 		jmj += c.m_relpos1CrossNormal.dot(c.m_angularComponentA);
 	}
-	if (b != LK_STATIC) {
-		const lk_body_def *sb = &m_bodies[(size_t)b];
+	if (sb) {
 		for (int k = 0; k < 3; ++k)
-			jmj += sb->inv_mass[k] * c.m_contactNormal2[k] * c.m_contactNormal2[k];
+			jmj += sb->inv_mass[k] * d.J[1][k] * d.J[1][k];
 		jmj += c.m_relpos2CrossNormal.dot(c.m_angularComponentB);
 	}
+	/* the mapping of the class comment: A_ii = 1 / jacDiagABInv, s = cfm_b A_ii, q = -rhs A_ii */
+	d.s = c.m_cfm / jinv;
+	d.c = ju + c.m_rhs / jinv;
 	/* a direction every side has locked (a linear or angular factor of 0) has no diagonal: Bullet's estimate
 	 * ignores the factors, so compare against it and leave the row out */
-	if (!(jmj + c.m_cfm / jinv > 1e-9 * std::fabs(1.0 / jinv)))
-		return false;
-	*a_out = a;
-	*b_out = b;
-	return true;
-}
-
-void RowMap::keep(const btSolverConstraint &c, lk_row_kind kind, int findex, int point)
-{
-	int a, b;
-	if (!screen(c, &a, &b))
-		return;
-	if (kind == LK_ROW_JOINT)
-		kind = classify(bound(c.m_lowerLimit), bound(c.m_upperLimit));
-	m_rows.push_back(Entry{&c, a, b, findex, point, kind});
-	m_lambda0.push_back(c.m_appliedImpulse);
-	m_kinds[kind]++;
-}
-
-lk_status RowMap::fillRow(void *arg, int k, lk_row_def *d)
-{
-	const RowMap *m = static_cast<const RowMap *>(arg);
-	const Entry &e = m->m_rows[(size_t)k];
-	const btSolverConstraint &c = *e.c;
-	/* every field of d is written (no blank copy first) */
-	d->body[0] = e.a;
-	d->body[1] = e.b;
-	const lk_body_def *sa = e.a == LK_STATIC ? nullptr : &m->m_bodies[(size_t)e.a];
-	const lk_body_def *sb = e.b == LK_STATIC ? nullptr : &m->m_bodies[(size_t)e.b];
-	for (int k3 = 0; k3 < 3; ++k3) {
-		d->J[0][k3] = sa ? c.m_contactNormal1[k3] : 0.0;
-		d->J[0][3 + k3] = sa ? c.m_relpos1CrossNormal[k3] : 0.0;
-		d->J[1][k3] = sb ? c.m_contactNormal2[k3] : 0.0;
-		d->J[1][3 + k3] = sb ? c.m_relpos2CrossNormal[k3] : 0.0;
-	}
-	double ju = 0.0;
-	for (int k6 = 0; k6 < 6; ++k6) {
-		if (sa)
-			ju += d->J[0][k6] * sa->u[k6];
-		if (sb)
-			ju += d->J[1][k6] * sb->u[k6];
-	}
-	/* the mapping of the class comment: A_ii = 1 / jacDiagABInv, s = cfm_b A_ii, q = -rhs A_ii */
-	const double jinv = c.m_jacDiagABInv;
-	d->s = c.m_cfm / jinv;
-	d->c = ju + c.m_rhs / jinv;
-	d->kind = e.kind;
-	d->findex = e.findex;
-	d->mu = 0.0;
-	if (e.findex >= 0) {
-		d->mu = c.m_friction;
-		d->lo = -INFINITY;
-		d->hi = INFINITY;
-	} else if (e.kind == LK_ROW_NORMAL) {
-		d->lo = c.m_lowerLimit;
-		d->hi = INFINITY; /* Bullet's 1e10 stands for "unbounded" */
+	if (!(jmj + d.s > 1e-9 * std::fabs(1.0 / jinv)))
+		return LK_OK;
+	d.kind = kind;
+	d.findex = findex;
+	d.mu = 0.0;
+	if (findex >= 0) {
+		d.mu = c.m_friction;
+		d.lo = -INFINITY;
+		d.hi = INFINITY;
+	} else if (normalRow) {
+		d.lo = c.m_lowerLimit;
+		d.hi = INFINITY; /* Bullet's 1e10 stands for "unbounded" */
 	} else {
-		d->lo = bound(c.m_lowerLimit);
-		d->hi = bound(c.m_upperLimit);
+		d.lo = bound(c.m_lowerLimit);
+		d.hi = bound(c.m_upperLimit);
+		d.kind = classify(d.lo, d.hi);
 	}
-	std::memcpy(d->point, &m->m_points[3 * (size_t)e.point], sizeof d->point);
-	d->id = (uint64_t)k;
+	std::memcpy(d.point, point, sizeof d.point);
+	d.id = (uint64_t)m_rows.size();
+	lk_status st = lk_problem_add_row(m_p, &d, nullptr);
+	if (st != LK_OK)
+		return st;
+	m_rows.push_back(&c);
+	m_lambda0.push_back(c.m_appliedImpulse);
+	m_kinds[d.kind]++;
 	return LK_OK;
 }
 
@@ -173,7 +151,6 @@ lk_status RowMap::build(const Pools &pools, bool points, int threads)
 	m_rows.clear();
 	m_lambda0.clear();
 	m_solverOfLk.clear();
-	m_bodies.clear();
 	std::memset(m_kinds, 0, sizeof m_kinds);
 	const int nsb = pools.bodies.size();
 	const int nnc = pools.nonContact.size(), nc = pools.contact.size(), nf = pools.friction.size(),
@@ -181,58 +158,58 @@ lk_status RowMap::build(const Pools &pools, bool points, int threads)
 	lk_status st = lk_problem_reserve(m_p, nsb, nnc + nc + nf + nr);
 	if (st != LK_OK)
 		return st;
+	/* the solver bodies of rigid bodies, in Bullet's order (the others, Bullet's fixed body, are the world),
+	 * made on the solver's threads for many bodies */
 	m_lkOfSolver.assign((size_t)nsb, LK_STATIC);
-	for (int i = 0; i < nsb && st == LK_OK; ++i)
-		if (pools.bodies[i].m_originalBody)
-			st = addBody(pools.bodies[i], i);
-	if (st != LK_OK)
-		return st;
+	for (int i = 0; i < nsb; ++i)
+		if (pools.bodies[i].m_originalBody) {
+			m_lkOfSolver[(size_t)i] = (int)m_solverOfLk.size();
+			m_solverOfLk.push_back(i);
+		}
+	m_pools = &pools;
+	st = lk_problem_add_bodies(m_p, (int)m_solverOfLk.size(), fillBody, this, threads, nullptr);
+	m_pools = nullptr;
 
-	/* The rows kept and their bounds' links, in Bullet's order (one pass, on this thread: which rows stay
-	 * decides every row's index); then the rows themselves, on the solver's threads for a large island.
-	 * m_points: joint rows' anchors (the first body's origin) at [0, nnc), contacts' points after. */
-	std::vector<double> &pts = m_points;
-	pts.assign(3 * ((size_t)nnc + (size_t)nc), 0.0);
-	for (int j = 0; j < nnc; ++j) {
+	for (int j = 0; j < nnc && st == LK_OK; ++j) {
 		const btSolverConstraint &c = pools.nonContact[j];
+		double point[3] = {0, 0, 0};
 		if (c.m_solverBodyIdA >= 0 && c.m_solverBodyIdA < nsb) {
 			const btVector3 &o = pools.bodies[c.m_solverBodyIdA].m_worldTransform.getOrigin();
-			pts[3 * j] = o[0], pts[3 * j + 1] = o[1], pts[3 * j + 2] = o[2];
+			point[0] = o[0], point[1] = o[1], point[2] = o[2];
 		}
-		keep(c, LK_ROW_JOINT, -1, j);
+		st = addRow(c, LK_ROW_JOINT, -1, point, false);
 	}
+
 	m_contactRow.assign((size_t)nc, -1);
-	for (int j = 0; j < nc; ++j) {
+	std::vector<double> &pts = m_points;
+	pts.assign((size_t)nc * 3, 0.0);
+	for (int j = 0; j < nc && st == LK_OK; ++j) {
 		const btSolverConstraint &c = pools.contact[j];
 		const btManifoldPoint *mp = static_cast<const btManifoldPoint *>(c.m_originalContactPoint);
 		if (points && mp) {
 			const btVector3 &o = mp->getPositionWorldOnB();
-			double *x = &pts[3 * ((size_t)nnc + j)];
-			x[0] = o[0], x[1] = o[1], x[2] = o[2];
+			pts[3 * j] = o[0], pts[3 * j + 1] = o[1], pts[3 * j + 2] = o[2];
 		}
 		const int before = (int)m_rows.size();
-		keep(c, LK_ROW_NORMAL, -1, nnc + j);
+		st = addRow(c, LK_ROW_NORMAL, -1, &pts[3 * j], true);
 		if ((int)m_rows.size() > before)
 			m_contactRow[j] = before;
 	}
 	/* friction and rolling friction take their bounds from their contact's normal row (m_frictionIndex
 	 * indexes the contact pool), as ODE's findex */
 	const btConstraintArray *fric[2] = {&pools.friction, &pools.rolling};
-	for (int pool = 0; pool < 2; ++pool) {
+	for (int pool = 0; pool < 2 && st == LK_OK; ++pool) {
 		const int n = fric[pool]->size();
-		for (int j = 0; j < n; ++j) {
+		for (int j = 0; j < n && st == LK_OK; ++j) {
 			const btSolverConstraint &c = (*fric[pool])[j];
 			const int f = c.m_frictionIndex;
 			if (f < 0 || f >= nc || m_contactRow[f] < 0)
 				continue;
-			keep(c, LK_ROW_FRICTION, m_contactRow[f], nnc + f);
+			st = addRow(c, LK_ROW_FRICTION, m_contactRow[f], &pts[3 * f], false);
 		}
 	}
-	if (!m_rows.empty()) {
-		st = lk_problem_add_rows(m_p, (int)m_rows.size(), fillRow, this, threads, nullptr);
-		if (st == LK_OK)
-			st = lk_problem_set_lambda(m_p, m_lambda0.data(), (int)m_lambda0.size());
-	}
+	if (st == LK_OK)
+		st = lk_problem_set_lambda(m_p, m_lambda0.data(), (int)m_lambda0.size());
 	return st;
 }
 
@@ -240,7 +217,7 @@ void RowMap::writeBack(const Pools &pools)
 {
 	const double *lambda = lk_problem_lambda(m_p);
 	for (size_t k = 0; k < m_rows.size(); ++k)
-		m_rows[k].c->m_appliedImpulse = lambda[k];
+		m_rows[k]->m_appliedImpulse = lambda[k];
 	for (size_t k = 0; k < m_solverOfLk.size(); ++k) {
 		double du[6];
 		if (lk_problem_delta_velocity(m_p, (int)k, du) != LK_OK)
@@ -255,7 +232,7 @@ void RowMap::readImpulses(std::vector<double> &out) const
 {
 	out.resize(m_rows.size());
 	for (size_t k = 0; k < m_rows.size(); ++k)
-		out[k] = m_rows[k].c->m_appliedImpulse;
+		out[k] = m_rows[k]->m_appliedImpulse;
 }
 
 /* ------------------------------------------------------------------------------------------ recording */

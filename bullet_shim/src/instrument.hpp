@@ -47,8 +47,8 @@ public:
 	 * the message is in lk_problem_error(problem()). `points`: the rows' contact points are read from the
 	 * manifold points (one cache miss a contact, a manifold point lying elsewhere in memory: a quarter of the
 	 * conversion on a large pile); without it they are 0, "unknown" in the problem's terms, which only the
-	 * coordinate orders (lk_config_reads_points) and problem files read. `threads`: the rows are made on up to
-	 * that many threads (lk_problem_add_rows; the problem's lent scheduler, if any), for a large island. */
+	 * coordinate orders (lk_config_reads_points) and problem files read. `threads`: the bodies are made on up
+	 * to that many threads (lk_problem_add_bodies; the problem's lent scheduler, if any). */
 	lk_status build(const Pools &pools, bool points = true, int threads = 1);
 	lk_problem *problem() { return m_p; }
 	int rows() const { return (int)m_rows.size(); }
@@ -61,32 +61,21 @@ public:
 	void readImpulses(std::vector<double> &out) const;
 
 private:
-	/* A kept row: Bullet's row, its bodies in the problem, its friction link, where its point is (m_points)
-	 * and its kind. */
-	struct Entry {
-		const btSolverConstraint *c; /* m_appliedImpulse is mutable */
-		int a, b, findex, point;
-		lk_row_kind kind;
-	};
+	/* lk_body_fill_fn: the definition of the problem's body k, from its solver body (m_pools). */
+	static lk_status fillBody(void *arg, int k, lk_body_def *d);
+	lk_status addRow(const btSolverConstraint &c, lk_row_kind kind, int findex, const double *point,
+	                 bool normalRow);
 
-	lk_status addBody(const btSolverBody &sb, int solverIndex);
-	/* Whether Bullet's row c moves something lcpkit can solve for; its bodies in the problem if so. */
-	bool screen(const btSolverConstraint &c, int *a, int *b) const;
-	/* Keeps row c (if screen does) as the next row, with its warm start and kind (a joint row's from its bounds). */
-	void keep(const btSolverConstraint &c, lk_row_kind kind, int findex, int point);
-	/* lk_row_fill_fn: the definition of kept row k. Reads only the problem's bodies and the kept rows, so it
-	 * may run for several k at once. */
-	static lk_status fillRow(void *arg, int k, lk_row_def *d);
 
 	lk_problem *m_p;
 	std::vector<int> m_lkOfSolver;     /* solver body -> lk body or LK_STATIC */
 	std::vector<int> m_solverOfLk;     /* lk body -> solver body */
-	std::vector<Entry> m_rows;         /* the kept rows, in the problem's order */
-	std::vector<lk_body_def> m_bodies; /* the problem's bodies, as added */
+	std::vector<const btSolverConstraint *> m_rows;
 	std::vector<int> m_contactRow;     /* contact pool index -> lk row or -1 */
-	std::vector<double> m_points;      /* joint rows' anchors, then the contacts' points (3 each) */
+	std::vector<double> m_points;      /* contact pool index -> world contact point (3 each) */
 	std::vector<double> m_lambda0;
 	int m_kinds[LK_ROW_KIND_COUNT];
+	const Pools *m_pools = nullptr;    /* while build makes the bodies */
 };
 
 /* A captured step: every island's problem appended into one. */

@@ -20,13 +20,15 @@
 #define LK_MAX_COLOURS 64
 #define LK_MAX_THREADS 64
 
-/* Rows below which threads > 1 leaves a problem to one thread in the natural order: waking the threads and
- * meeting at a barrier per colour costs more than a sweep of a few thousand rows saves, and the colour order
- * reads the records out of order (`lcpkit bench threads`, docs/benchmarks.md "Threads": 0.97-1.18x at 3,888
- * rows, 1.2-1.9x at 14,946). Islands of an engine are mostly below it. Making such a problem's rows
- * (lk_problem_add_rows) and an adapter's reading of them stay on the caller too: they take tens of
- * microseconds, what waking the threads costs. */
-#define LK_PARALLEL_MIN_ROWS 4096
+/* LK_PARALLEL_MIN_ROWS (lcpkit.h, 4,096): rows below which threads > 1 leaves a problem to one thread in the
+ * natural order: waking the threads and meeting at a barrier per colour costs more than a sweep of a few
+ * thousand rows saves, and the colour order reads the records out of order (`lcpkit bench threads`,
+ * docs/benchmarks.md "Threads": 0.97-1.18x at 3,888 rows, 1.2-1.9x at 14,946). Islands of an engine are mostly
+ * below it. Making such a problem's rows (lk_problem_add_rows) and an adapter's reading of them stay on the
+ * caller too: they take tens of microseconds, what waking the threads costs. LK_PARALLEL_MIN_BODIES (1,024):
+ * bodies from which lk_problem_add_bodies makes them on threads: a body's checks and an adapter's state of it
+ * (ODE's world inertia and gyroscopic term, Bullet's inverse inertia) cost several rows' worth, about the
+ * same work as LK_PARALLEL_MIN_ROWS rows. */
 
 /* Rows per block of the metrics of a colour-order solve: each block's sums are formed on one thread and the
  * blocks' sums added in block order, so the metrics, like lambda, are the same on any number of threads. */

@@ -584,35 +584,70 @@ lk_status lk_problem_add_row(lk_problem *p, const lk_row_def *d, int *index_out)
 	return LK_OK;
 }
 
-/* lk_problem_add_rows: rows base + k, k in [0, n), filled and written by `tasks` tasks, each a contiguous
- * share; a task stops at its first row that its fill refuses or that is not plainly valid or overflows. */
-typedef struct add_rows_job {
+/* lk_problem_add_rows and lk_problem_add_bodies: items base + k, k in [0, n), filled and written by `tasks`
+ * tasks, each a contiguous share; a task stops at its first item that its fill refuses or that is not
+ * plainly valid (or, a row, overflows). */
+typedef struct add_job {
 	lk_problem *p;
 	int base, n, tasks;
-	lk_row_fill_fn fill;
+	lk_row_fill_fn fill_row; /* one of the two fills */
+	lk_body_fill_fn fill_body;
 	void *arg;
 	int first_bad[LK_MAX_THREADS]; /* per task: the lowest k that failed, or n */
-} add_rows_job;
+} add_job;
 
-static void add_rows_share(add_rows_job *j, int t, int nt)
+static inline int make_row(const add_job *j, int k)
 {
-	const int b = (int)((int64_t)j->n * t / nt), e = (int)((int64_t)j->n * (t + 1) / nt);
+	lk_row_def d;
+	const int i = j->base + k;
+	return j->fill_row(j->arg, k, &d) == LK_OK && row_def_plainly_valid(j->p, &d, i) &&
+	       write_row(j->p, &d, i) == ROW_WRITTEN;
+}
+
+static inline int make_body(const add_job *j, int k)
+{
+	lk_body_def d;
+	const int i = j->base + k;
+	if (j->fill_body(j->arg, k, &d) != LK_OK || !body_def_plainly_valid(&d, i))
+		return 0;
+	/* the body's own slot; the static slot after the last is zeroed once all are written */
+	j->p->bodies[i] = d;
+	memset(j->p->du + LK_DU_STRIDE * (size_t)i, 0, LK_DU_STRIDE * sizeof(double));
+	return 1;
+}
+
+/* Task t's share; make_row or make_body inlined (no call through a pointer per item). */
+static inline __attribute__((always_inline)) void add_share(add_job *j, int t, int rows)
+{
+	const int b = (int)((int64_t)j->n * t / j->tasks), e = (int)((int64_t)j->n * (t + 1) / j->tasks);
 	j->first_bad[t] = j->n;
-	for (int k = b; k < e; ++k) {
-		lk_row_def d;
-		const int i = j->base + k;
-		if (j->fill(j->arg, k, &d) != LK_OK || !row_def_plainly_valid(j->p, &d, i) ||
-		    write_row(j->p, &d, i) != ROW_WRITTEN) {
+	for (int k = b; k < e; ++k)
+		if (!(rows ? make_row(j, k) : make_body(j, k))) {
 			j->first_bad[t] = k;
 			return;
 		}
-	}
 }
 
 static void add_rows_task(void *arg, int t)
 {
-	add_rows_job *j = arg;
-	add_rows_share(j, t, j->tasks);
+	add_share(arg, t, 1);
+}
+
+static void add_bodies_task(void *arg, int t)
+{
+	add_share(arg, t, 0);
+}
+
+/* Runs the job's shares (one share on the caller below `min` items) and returns the lowest k that failed, or
+ * n. */
+static int run_add_job(add_job *j, int threads, int min, lk_task_fn task)
+{
+	j->tasks = threads > 1 && j->n >= min ? threads : 1;
+	lk_problem_run_tasks(j->p, threads, j->tasks, task, j);
+	int bad = j->n;
+	for (int t = 0; t < j->tasks; ++t)
+		bad = j->first_bad[t] < bad ? j->first_bad[t] : bad;
+	return bad;
 }
 
 lk__pool *lk__problem_pool(lk_problem *p, int threads)
@@ -662,48 +697,92 @@ lk_status lk_problem_run_tasks(lk_problem *p, int threads, int tasks, lk_task_fn
 	return LK_OK;
 }
 
+/* The arguments of lk_problem_add_rows and lk_problem_add_bodies; LK_OK or the failure, with its message. */
+static lk_status check_add_many(lk_problem *p, const char *what, int have_fill, int n, int threads, int have,
+                                int limit)
+{
+	if (!have_fill || n < 0 || threads < 1 || threads > LK_MAX_THREADS)
+		return lk__fail(p, LK_ERR_INVALID_ARGUMENT, "add_%s: %s", what, !have_fill ? "fill is NULL"
+		                : n < 0 ? "negative count" : "threads must lie in 1..64");
+	if (p->form != LK_FORM_ROWS)
+		return lk__fail(p, LK_ERR_FORM, "add_%s: the problem is in matrix form", what);
+	if (n > limit - have)
+		return lk__fail(p, LK_ERR_LIMIT, "add_%s: more than %d %s", what, limit, what);
+	return LK_OK;
+}
+
+/* Item `bad` of the job (the first that failed), again and alone through lk_problem_add_row or
+ * lk_problem_add_body, so that its status and message are theirs; nothing is added. */
+static lk_status refuse_again(lk_problem *p, const add_job *j, int bad)
+{
+	const int rows = j->fill_row != NULL;
+	lk_row_def rd;
+	lk_body_def bd;
+	lk_status st = rows ? j->fill_row(j->arg, bad, &rd) : j->fill_body(j->arg, bad, &bd);
+	if (st != LK_OK)
+		return lk__fail(p, st, "add_%s: %s %d: fill returned %s", rows ? "rows" : "bodies", rows ? "row" : "body",
+		                j->base + bad, lk_status_string(st));
+	int *count = rows ? &p->nrows : &p->nbodies;
+	*count = j->base + bad;
+	st = rows ? lk_problem_add_row(p, &rd, NULL) : lk_problem_add_body(p, &bd, NULL);
+	*count = j->base;
+	if (st == LK_OK)
+		st = lk__fail(p, LK_ERR_INVALID_ARGUMENT, "add_%s: %s %d: fill gave another definition when asked again",
+		              rows ? "rows" : "bodies", rows ? "row" : "body", j->base + bad);
+	return st;
+}
+
 lk_status lk_problem_add_rows(lk_problem *p, int n, lk_row_fill_fn fill, void *arg, int threads, int *refused_out)
 {
 	if (refused_out)
 		*refused_out = -1;
 	if (!p)
 		return LK_ERR_INVALID_ARGUMENT;
-	if (!fill || n < 0 || threads < 1 || threads > LK_MAX_THREADS)
-		return lk__fail(p, LK_ERR_INVALID_ARGUMENT, "add_rows: %s", !fill ? "fill is NULL"
-		                : n < 0 ? "negative row count" : "threads must lie in 1..64");
-	if (p->form != LK_FORM_ROWS)
-		return lk__fail(p, LK_ERR_FORM, "add_rows: the problem is in matrix form");
 	const int base = p->nrows;
-	if (n > LK_MAX_ROWS - base)
-		return lk__fail(p, LK_ERR_LIMIT, "add_rows: more than %d rows", LK_MAX_ROWS);
-	lk_status st = reserve_rows(p, base + n);
+	lk_status st = check_add_many(p, "rows", fill != NULL, n, threads, base, LK_MAX_ROWS);
+	if (st == LK_OK)
+		st = reserve_rows(p, base + n);
 	if (st != LK_OK)
 		return st;
-	/* a share a thread, on the threads lk_problem_run_tasks finds (one share on the caller below the size) */
-	add_rows_job j = {.p = p, .base = base, .n = n, .tasks = threads > 1 && n >= LK_PARALLEL_MIN_ROWS ? threads : 1,
-	                  .fill = fill, .arg = arg};
-	lk_problem_run_tasks(p, threads, j.tasks, add_rows_task, &j);
-	int bad = n;
-	for (int t = 0; t < j.tasks; ++t)
-		bad = j.first_bad[t] < bad ? j.first_bad[t] : bad;
+	add_job j = {.p = p, .base = base, .n = n, .fill_row = fill, .arg = arg};
+	const int bad = run_add_job(&j, threads, LK_PARALLEL_MIN_ROWS, add_rows_task);
 	if (bad < n) {
-		/* the first row that failed, again and alone: its status and message are add_row's */
 		if (refused_out)
 			*refused_out = bad;
-		lk_row_def d;
-		st = fill(arg, bad, &d);
-		if (st != LK_OK)
-			return lk__fail(p, st, "add_rows: row %d: fill returned %s", base + bad, lk_status_string(st));
-		p->nrows = base + bad;
-		st = lk_problem_add_row(p, &d, NULL);
-		p->nrows = base;
-		if (st == LK_OK)
-			st = lk__fail(p, LK_ERR_INVALID_ARGUMENT, "add_rows: row %d: fill gave another definition when "
-			              "asked again", base + bad);
-		return st;
+		return refuse_again(p, &j, bad);
 	}
 	lk__clear_error(p);
 	p->nrows = base + n;
+	p->validated = 0;
+	return LK_OK;
+}
+
+lk_status lk_problem_add_bodies(lk_problem *p, int n, lk_body_fill_fn fill, void *arg, int threads,
+                                int *refused_out)
+{
+	if (refused_out)
+		*refused_out = -1;
+	if (!p)
+		return LK_ERR_INVALID_ARGUMENT;
+	const int base = p->nbodies;
+	lk_status st = check_add_many(p, "bodies", fill != NULL, n, threads, base, LK_MAX_BODIES);
+	if (st == LK_OK && p->nrows > 0)
+		st = lk__fail(p, LK_ERR_STATE, "add_bodies: bodies must be added before rows");
+	if (st == LK_OK)
+		st = reserve_bodies(p, base + n);
+	if (st != LK_OK)
+		return st;
+	add_job j = {.p = p, .base = base, .n = n, .fill_body = fill, .arg = arg};
+	const int bad = run_add_job(&j, threads, LK_PARALLEL_MIN_BODIES, add_bodies_task);
+	if (bad < n) {
+		if (refused_out)
+			*refused_out = bad;
+		return refuse_again(p, &j, bad);
+	}
+	lk__clear_error(p);
+	p->nbodies = base + n;
+	memset(p->du + LK_DU_STRIDE * (size_t)p->nbodies, 0, LK_DU_STRIDE * sizeof(double));
+	p->du_valid = 0;
 	p->validated = 0;
 	return LK_OK;
 }

@@ -159,8 +159,6 @@ struct lk_ode {
 	int nrows, cap_rows;
 	double *row_point; /* 3 per row */
 	int *row_kind;
-	lk_body_def *body_defs; /* the problem's bodies, made before they are added (on the solver's threads) */
-	int cap_body_defs;
 	double *lambda;    /* solution (impulses), nrows, in extraction (joint) order */
 	int *prow;         /* problem row k is extraction row prow[k] */
 	int *problem_row_of;         /* and extraction row g is problem row problem_row_of[g] */

@@ -482,29 +482,24 @@ static void extract_contacts(void *arg, int t)
 		}
 }
 
-/* Task t's share of the bodies' definitions (body_state), into ctx->body_defs: each body's own fields only. */
+/* lk_body_fill_fn: body k's definition (body_state), which writes only that body's own fields, so that the
+ * bodies are made on the solver's threads. */
 typedef struct body_args {
 	lk_ode *ctx;
 	double h;
-	int tasks;
 } body_args;
 
-static void body_states(void *arg, int t)
+static lk_status body_def_of(void *arg, int k, lk_body_def *d)
 {
 	const body_args *ba = arg;
-	lk_ode *ctx = ba->ctx;
-	int b, e;
-	task_share(ctx->nbodies, t, ba->tasks, &b, &e);
-	for (int i = b; i < e; ++i) {
-		lk__ode_body *body = &ctx->bodies[i];
-		lk_body_def *d = &ctx->body_defs[i]; /* every field is written */
-		body_state(ctx, body, ba->h, d->u);
-		for (int k = 0; k < 3; ++k) {
-			d->inv_mass[k] = body->inv_mass;
-			for (int c = 0; c < 3; ++c)
-				d->inv_inertia[3 * k + c] = body->inv_inertia[4 * k + c];
-		}
+	lk__ode_body *body = &ba->ctx->bodies[k];
+	body_state(ba->ctx, body, ba->h, d->u);
+	for (int r = 0; r < 3; ++r) {
+		d->inv_mass[r] = body->inv_mass;
+		for (int c = 0; c < 3; ++c)
+			d->inv_inertia[3 * r + c] = body->inv_inertia[4 * r + c];
 	}
+	return LK_OK;
 }
 
 /* Every joint's rows through ODE's own getInfo1/getInfo2, set up exactly as quickstep does before the call
@@ -712,18 +707,13 @@ lk_status lk__ode_build_problem(lk_ode *ctx, double h, lk_problem *p, const doub
 	if (st != LK_OK)
 		return lk__ode_fail(ctx, st, "ode: %s", lk_problem_error(p));
 	/* the bodies' states, on the solver's threads where it sweeps on them */
-	if (!grow_array((void **)&ctx->body_defs, &ctx->cap_body_defs, ctx->nbodies, sizeof *ctx->body_defs))
-		return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "ode: out of memory for %d bodies", ctx->nbodies);
-	body_args ba = {ctx, h, read_tasks(threads, ctx->nrows)};
-	lk_problem_run_tasks(ctx->problem, threads, ba.tasks, body_states, &ba);
-	for (int i = 0; i < ctx->nbodies; ++i) {
-		st = lk_problem_add_body(p, &ctx->body_defs[i], NULL);
-		if (st != LK_OK)
-			return lk__ode_fail(ctx, st, "ode: body %p rejected (%s)", (void *)ctx->bodies[i].id,
-			                    lk_problem_error(p));
-	}
-	build_rows br = {ctx, h};
+	body_args ba = {ctx, h};
 	int refused = -1;
+	st = lk_problem_add_bodies(p, ctx->nbodies, body_def_of, &ba, threads, &refused);
+	if (st != LK_OK)
+		return lk__ode_fail(ctx, st, "ode: body %p rejected (%s)",
+		                    refused >= 0 ? (void *)ctx->bodies[refused].id : NULL, lk_problem_error(p));
+	build_rows br = {ctx, h};
 	st = lk_problem_add_rows(p, ctx->nrows, build_row, &br, threads, &refused);
 	if (st != LK_OK && refused < 0)
 		return lk__ode_fail(ctx, st, "ode: %s", lk_problem_error(p));

@@ -135,7 +135,6 @@ void lk_ode_destroy(lk_ode *ctx)
 	free(ctx->row_joint);
 	free(ctx->row_point);
 	free(ctx->row_kind);
-	free(ctx->body_defs);
 	free(ctx->lambda);
 	free(ctx->plambda);
 	free(ctx->prow);

@@ -91,17 +91,29 @@ LK_API int lk_problem_body_count(const lk_problem *p);
 LK_API lk_status lk_problem_reserve(lk_problem *p, int bodies, int rows);
 LK_API lk_status lk_problem_add_body(lk_problem *p, const lk_body_def *def, int *index_out);
 LK_API lk_status lk_problem_add_row(lk_problem *p, const lk_row_def *def, int *index_out);
+/* The sizes from which lk_problem_add_rows, lk_problem_add_bodies and the threaded sweeps use threads
+ * (docs/solvers.md, "Threads"), for an adapter whose own reading of an engine's rows follows the same rule. */
+#define LK_PARALLEL_MIN_ROWS 4096
+#define LK_PARALLEL_MIN_BODIES 1024
 /* Adds n rows, row nrows + k defined by fill(arg, k, def) for k = 0 .. n - 1, each checked and made exactly as
- * lk_problem_add_row makes it (the same records bit for bit), on up to `threads` threads for 4,096 rows and
- * more: the problem's own, or the scheduler lent to it (lk_problem_set_executor). fill may then run
- * concurrently for different k: it writes only *def. A definition refers to rows by their final index (a
- * friction row's findex). If fill returns a status other than LK_OK for a row, or a row is refused, nothing is
- * added and the first such row's status is returned, with add_row's message, and its k in *refused_out (which
- * may be NULL; -1 when nothing was refused). For an adapter that converts an engine's rows, whose conversion
- * is otherwise one thread's work before a threaded solve. */
+ * lk_problem_add_row makes it (the same records bit for bit), on up to `threads` threads for
+ * LK_PARALLEL_MIN_ROWS rows and more: the problem's own, or the scheduler lent to it
+ * (lk_problem_set_executor). fill may then run concurrently for different k: it writes only *def. A
+ * definition refers to rows by their final index (a friction row's findex). If fill returns a status other
+ * than LK_OK for a row, or a row is refused, nothing is added and the first such row's status is returned,
+ * with add_row's message, and its k in *refused_out (which may be NULL; -1 when nothing was refused). For an
+ * adapter that converts an engine's rows, whose conversion is otherwise one thread's work before a threaded
+ * solve. */
 typedef lk_status (*lk_row_fill_fn)(void *arg, int k, lk_row_def *def);
 LK_API lk_status lk_problem_add_rows(lk_problem *p, int n, lk_row_fill_fn fill, void *arg, int threads,
                                      int *refused_out);
+/* The same for bodies: n bodies, body nbodies + k defined by fill(arg, k, def), each checked and kept exactly
+ * as lk_problem_add_body keeps it, on up to `threads` threads for LK_PARALLEL_MIN_BODIES bodies and more;
+ * before any row, as add_body. If fill fails or a body is refused, nothing is added; the first such body's
+ * status, with add_body's message, and its k in *refused_out. */
+typedef lk_status (*lk_body_fill_fn)(void *arg, int k, lk_body_def *def);
+LK_API lk_status lk_problem_add_bodies(lk_problem *p, int n, lk_body_fill_fn fill, void *arg, int threads,
+                                       int *refused_out);
 
 /* Matrix form: A is n x n in CSR (row_ptr[n+1], col[nnz], val[nnz], columns unique per row); q[n];
  * lo, hi may be NULL (meaning 0 and +inf), mu and findex may be NULL (no friction rows). The data are
