@@ -44,7 +44,7 @@ RowMap::~RowMap()
 
 lk_status RowMap::fillBody(void *arg, int k, lk_body_def *d)
 {
-	const RowMap *m = static_cast<const RowMap *>(arg);
+	RowMap *m = static_cast<RowMap *>(arg);
 	const btSolverBody &sb = m->m_pools->bodies[m->m_solverOfLk[(size_t)k]];
 	/* Bullet's solver body velocity before the constraints: the velocity plus the external force impulse
 	 * h M^-1 f_ext (btSolverBody::getVelocityInLocalPointNoDelta), i.e. the u* of docs/maths.md */
@@ -63,6 +63,9 @@ lk_status RowMap::fillBody(void *arg, int k, lk_body_def *d)
 	for (int r = 0; r < 3; ++r)
 		for (int c = 0; c < 3; ++c)
 			d->inv_inertia[3 * r + c] = F[r] * (0.5 * (I[r][c] + I[c][r])) * F[c];
+	Motion &mo = m->m_motion[(size_t)k]; /* body k's own: fill may run for several k at once */
+	std::memcpy(mo.u, d->u, sizeof mo.u);
+	std::memcpy(mo.inv_mass, d->inv_mass, sizeof mo.inv_mass);
 	return LK_OK;
 }
 
@@ -84,34 +87,32 @@ lk_status RowMap::addRow(const btSolverConstraint &c, lk_row_kind kind, int find
 	lk_row_def d;
 	d.body[0] = a;
 	d.body[1] = b;
-	const lk_body_def *sa = a == LK_STATIC ? nullptr : lk_problem_body(m_p, a);
-	const lk_body_def *sb = b == LK_STATIC ? nullptr : lk_problem_body(m_p, b);
+	/* the world's side: J and u* zero, so its terms add +0 (ju starts at +0 and never becomes -0) */
+	static const Motion still = {{0, 0, 0, 0, 0, 0}, {0, 0, 0}};
+	const bool da = a != LK_STATIC, db = b != LK_STATIC;
+	const Motion &sa = da ? m_motion[(size_t)a] : still, &sb = db ? m_motion[(size_t)b] : still;
 	for (int k = 0; k < 3; ++k) {
-		d.J[0][k] = sa ? c.m_contactNormal1[k] : 0.0;
-		d.J[0][3 + k] = sa ? c.m_relpos1CrossNormal[k] : 0.0;
-		d.J[1][k] = sb ? c.m_contactNormal2[k] : 0.0;
-		d.J[1][3 + k] = sb ? c.m_relpos2CrossNormal[k] : 0.0;
+		d.J[0][k] = da ? c.m_contactNormal1[k] : 0.0;
+		d.J[0][3 + k] = da ? c.m_relpos1CrossNormal[k] : 0.0;
+		d.J[1][k] = db ? c.m_contactNormal2[k] : 0.0;
+		d.J[1][3 + k] = db ? c.m_relpos2CrossNormal[k] : 0.0;
 	}
 	double ju = 0.0, jmj = 0.0;
 	for (int k = 0; k < 6; ++k) {
-		if (sa)
-			ju += d.J[0][k] * sa->u[k];
-		if (sb)
-			ju += d.J[1][k] * sb->u[k];
+		ju += d.J[0][k] * sa.u[k];
+		ju += d.J[1][k] * sb.u[k];
 	}
 	/* J M^-1 J^T from what Bullet's setup already holds: the linear part from the inverse masses, the angular
 	 * part as (r x n) . I^-1 (r x n), Bullet's m_angularComponent being I^-1 (r x n) (with the angular factor)
 	 * on each side; the core forms its own A_ii, this only screens out rows that move nothing */
-	if (sa) {
-		for (int k = 0; k < 3; ++k)
-			jmj += sa->inv_mass[k] * d.J[0][k] * d.J[0][k];
+	for (int k = 0; k < 3; ++k)
+		jmj += sa.inv_mass[k] * d.J[0][k] * d.J[0][k];
+	if (da)
 		jmj += c.m_relpos1CrossNormal.dot(c.m_angularComponentA);
-	}
-	if (sb) {
-		for (int k = 0; k < 3; ++k)
-			jmj += sb->inv_mass[k] * d.J[1][k] * d.J[1][k];
+	for (int k = 0; k < 3; ++k)
+		jmj += sb.inv_mass[k] * d.J[1][k] * d.J[1][k];
+	if (db)
 		jmj += c.m_relpos2CrossNormal.dot(c.m_angularComponentB);
-	}
 	/* the mapping of the class comment: A_ii = 1 / jacDiagABInv, s = cfm_b A_ii, q = -rhs A_ii */
 	d.s = c.m_cfm / jinv;
 	d.c = ju + c.m_rhs / jinv;
@@ -166,6 +167,7 @@ lk_status RowMap::build(const Pools &pools, bool points, int threads)
 			m_lkOfSolver[(size_t)i] = (int)m_solverOfLk.size();
 			m_solverOfLk.push_back(i);
 		}
+	m_motion.resize(m_solverOfLk.size());
 	m_pools = &pools;
 	st = lk_problem_add_bodies(m_p, (int)m_solverOfLk.size(), fillBody, this, threads, nullptr);
 	m_pools = nullptr;

@@ -76,6 +76,11 @@ private:
 	std::vector<double> m_lambda0;
 	int m_kinds[LK_ROW_KIND_COUNT];
 	const Pools *m_pools = nullptr;    /* while build makes the bodies */
+	/* what each row reads of its bodies: their u* and inverse masses, kept as fillBody makes them */
+	struct Motion {
+		double u[6], inv_mass[3];
+	};
+	std::vector<Motion> m_motion;
 };
 
 /* A captured step: every island's problem appended into one. */
