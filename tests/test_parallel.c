@@ -480,7 +480,7 @@ static void test_add_bodies_on_threads(void **state)
 	(void)state;
 	lk_problem *src = tu_generate("packing", 9000, 0.5);
 	const int nb = lk_problem_body_count(src);
-	assert_true(nb >= 8192); /* past LK_PARALLEL_MIN_ROWS, with room for four shares */
+	assert_true(nb >= 8192); /* past LK_PARALLEL_MIN_BODIES, four shares and more */
 	bodies_source bs = {src, -1, -1};
 	lk_status st;
 	lk_problem *ref = bodies_copy(&bs, 0, NULL, &st, NULL);
