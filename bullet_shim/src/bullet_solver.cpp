@@ -284,7 +284,7 @@ bool BulletSolverCore::Impl::solveIsland(const detail::Pools &pools, const btCon
 	try {
 		const lk_solver_config cfg = effective(info);
 		lk_problem *p = ins.map.problem();
-		/* Bullet's scheduler, where it runs threads, makes the rows and sweeps them */
+		/* Bullet's scheduler, where it runs threads, makes the problem's bodies and sweeps the rows */
 		const bool lend = cfg.threads > 1 && bulletRunsThreads();
 		if (lend != lentScheduler) {
 			const lk_executor bullet = {runOnBullet, nullptr};

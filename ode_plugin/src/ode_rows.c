@@ -706,7 +706,7 @@ lk_status lk__ode_build_problem(lk_ode *ctx, double h, lk_problem *p, const doub
 	lk_status st = lk_problem_reserve(p, ctx->nbodies, ctx->nrows);
 	if (st != LK_OK)
 		return lk__ode_fail(ctx, st, "ode: %s", lk_problem_error(p));
-	/* the bodies' states, on the solver's threads where it sweeps on them */
+	/* the bodies' states, on the solver's threads for LK_PARALLEL_MIN_BODIES bodies and more */
 	body_args ba = {ctx, h};
 	int refused = -1;
 	st = lk_problem_add_bodies(p, ctx->nbodies, body_def_of, &ba, threads, &refused);
