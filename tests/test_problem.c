@@ -70,6 +70,15 @@ static void both_static(lk_row_def *r) { r->body[0] = LK_STATIC; }
 static void same_body(lk_row_def *r) { r->body[1] = 0; }
 static void nan_j(lk_row_def *r) { r->J[1][4] = NAN; }
 static void inf_c(lk_row_def *r) { r->c = INFINITY; }
+/* J, c and s are found non-finite through the numbers made from them (J u* - c, A_ii): a static side's J
+ * too, which the record drops, and a J that meets a zero velocity or inverse mass */
+static void nan_j_static_side(lk_row_def *r) { r->body[1] = LK_STATIC; r->J[1][2] = NAN; }
+static void inf_j_static_side(lk_row_def *r) { r->body[1] = LK_STATIC; r->J[1][0] = -INFINITY; }
+static void inf_j_angular(lk_row_def *r) { r->J[0][5] = INFINITY; }
+static void nan_c(lk_row_def *r) { r->c = NAN; }
+static void inf_s(lk_row_def *r) { r->s = INFINITY; }
+static void nan_s(lk_row_def *r) { r->s = NAN; }
+static void inf_point(lk_row_def *r) { r->point[2] = -INFINITY; }
 static void lo_gt_hi(lk_row_def *r) { r->lo = 1; r->hi = 0; }
 static void nan_lo(lk_row_def *r) { r->lo = NAN; }
 static void lo_plus_inf(lk_row_def *r) { r->lo = INFINITY; }
@@ -88,6 +97,13 @@ static void test_row_validation(void **state)
 	expect_row_error(same_body, LK_ERR_INVALID_ARGUMENT, "both sides are body 0");
 	expect_row_error(nan_j, LK_ERR_NONFINITE, "J is not finite");
 	expect_row_error(inf_c, LK_ERR_NONFINITE, "not finite");
+	expect_row_error(nan_j_static_side, LK_ERR_NONFINITE, "J is not finite");
+	expect_row_error(inf_j_static_side, LK_ERR_NONFINITE, "J is not finite");
+	expect_row_error(inf_j_angular, LK_ERR_NONFINITE, "J is not finite");
+	expect_row_error(nan_c, LK_ERR_NONFINITE, "c, s, mu or point is not finite");
+	expect_row_error(inf_s, LK_ERR_NONFINITE, "c, s, mu or point is not finite");
+	expect_row_error(nan_s, LK_ERR_NONFINITE, "c, s, mu or point is not finite");
+	expect_row_error(inf_point, LK_ERR_NONFINITE, "c, s, mu or point is not finite");
 	expect_row_error(lo_gt_hi, LK_ERR_BOUNDS, "lo 1 > hi 0");
 	expect_row_error(nan_lo, LK_ERR_NONFINITE, "bounds");
 	expect_row_error(lo_plus_inf, LK_ERR_NONFINITE, "bounds");

@@ -456,13 +456,15 @@ static lk_status check_row_def(lk_problem *p, const lk_row_def *d, int i)
 }
 
 /* The rules of check_row_def as one test without messages (the common case costs a few dozen instructions
- * instead of a branch per value); it implies them all, so a row it passes needs no other check. */
+ * instead of a branch per value), except the finiteness of J, c and s: write_row finds those in the numbers it
+ * makes anyway (a non-finite J, c or s makes J u* - c or A_ii non-finite, the static side's J included), and
+ * overflow_message then says which rule was broken. With write_row, it implies every rule. */
 static int row_def_plainly_valid(const lk_problem *p, const lk_row_def *d, int i)
 {
 	const int a = d->body[0], b = d->body[1];
-	const double scalars[6] = {d->c, d->s, d->mu, d->point[0], d->point[1], d->point[2]};
+	const double scalars[4] = {d->mu, d->point[0], d->point[1], d->point[2]};
 	int ok = i < LK_MAX_ROWS && a >= LK_STATIC && a < p->nbodies && b >= LK_STATIC && b < p->nbodies && a != b;
-	ok &= !(any_nonfinite(&d->J[0][0], 12) | any_nonfinite(scalars, 6));
+	ok &= !any_nonfinite(scalars, 4);
 	ok &= d->s >= 0 && (unsigned)d->kind < LK_ROW_KIND_COUNT && d->findex >= -1 && d->findex != i;
 	if (d->findex >= 0)
 		ok &= d->mu >= 0;
@@ -515,12 +517,16 @@ static int write_row(lk_problem *p, const lk_row_def *d, int i)
 	const double diag = d->s + lk__tree12(lk__ld2(J), lk__ld2(J + 2), lk__ld2(J + 4), lk__ld2(J + 6),
 	                                      lk__ld2(J + 8), lk__ld2(J + 10), lk__ld2(MJ), lk__ld2(MJ + 2),
 	                                      lk__ld2(MJ + 4), lk__ld2(MJ + 6), lk__ld2(MJ + 8), lk__ld2(MJ + 10));
-	const double q = lk__tree12(lk__ld2(J), lk__ld2(J + 2), lk__ld2(J + 4), lk__ld2(J + 6), lk__ld2(J + 8),
-	                            lk__ld2(J + 10), lk__ld2(u[0]), lk__ld2(u[0] + 2), lk__ld2(u[0] + 4),
+	/* from the definition's J, so that a static side's J (dropped from the record) times its zero velocity
+	 * shows here if it is not finite; the same number as from the record's J otherwise */
+	const double *dJ = &d->J[0][0];
+	const double q = lk__tree12(lk__ld2(dJ), lk__ld2(dJ + 2), lk__ld2(dJ + 4), lk__ld2(dJ + 6), lk__ld2(dJ + 8),
+	                            lk__ld2(dJ + 10), lk__ld2(u[0]), lk__ld2(u[0] + 2), lk__ld2(u[0] + 4),
 	                            lk__ld2(u[1]), lk__ld2(u[1] + 2), lk__ld2(u[1] + 4)) -
 	                 d->c;
-	/* a non-finite M^-1 J^T shows in A_ii: J is finite, so a term J_k (M^-1 J^T)_k is infinite or NaN
-	 * (0 times infinity) wherever (M^-1 J^T)_k is */
+	/* a non-finite J, c or s shows in q or A_ii (u* is finite: a term J_k u*_k is infinite or NaN, 0 times
+	 * infinity, wherever J_k is), and so does a non-finite M^-1 J^T: a term J_k (M^-1 J^T)_k is infinite or
+	 * NaN wherever (M^-1 J^T)_k is; overflow_message tells them apart */
 	if (!isfinite(diag) || !isfinite(q)) {
 		for (int k = 0; k < 12; ++k)
 			if (!isfinite(r->MJ[k]))
@@ -552,6 +558,10 @@ static int write_row(lk_problem *p, const lk_row_def *d, int i)
 /* The message of write_row's refusal `why` of row i. */
 static lk_status overflow_message(lk_problem *p, const lk_row_def *d, int i, int why)
 {
+	/* a non-finite J, c or s first, which row_def_plainly_valid leaves to write_row */
+	lk_status st = check_row_def(p, d, i);
+	if (st != LK_OK)
+		return st;
 	if (why == ROW_OVERFLOW_MJ_A || why == ROW_OVERFLOW_MJ_B)
 		return lk__fail(p, LK_ERR_NONFINITE, "row %d: M^-1 J^T overflows on body %d", i,
 		                d->body[why == ROW_OVERFLOW_MJ_A ? 0 : 1]);
