@@ -2,7 +2,8 @@
  * valid (no two units of a colour share a dynamic body or a normal impulse one of them reads; the order is a
  * permutation); a sweep in the colour order gives bitwise the same lambda on 1, 2, 3 and 4 threads, run after
  * run, for PGS, PSOR, AMGS and PGS-SM; the part order, the default of threads > 1, the same lambda run after
- * run for a thread count, and on two threads the lambda of one thread sweeping its two parts; both orders
+ * run for a thread count, and on two threads the lambda of one thread sweeping its two parts, which goes run
+ * by run through the records where its runs are long, as the natural order would in the same order; both orders
  * converge as PGS does; the configuration refuses what it cannot do; rows added on threads are the rows added
  * one by one. Run under ThreadSanitizer by
  * tools/test.sh. */
@@ -37,6 +38,19 @@ static void check_colouring(lk_problem *p, int nparts)
 	for (int g = 0; g < col->ngroups; ++g)
 		for (int q = col->group_pos[g]; q < col->group_pos[g + 1]; ++q)
 			group_of_pos[q] = g;
+	/* the runs, where kept: maximal stretches of consecutive rows, long on average */
+	if (col->run_pos) {
+		assert_true(col->nruns >= 1 && n / col->nruns >= LK_RUN_MIN_ROWS);
+		assert_int_equal(col->run_pos[0], 0);
+		assert_int_equal(col->run_pos[col->nruns], n);
+		for (int r = 0; r < col->nruns; ++r) {
+			assert_true(col->run_pos[r + 1] > col->run_pos[r]);
+			for (int q = col->run_pos[r] + 1; q < col->run_pos[r + 1]; ++q)
+				assert_int_equal(perm[q], perm[q - 1] + 1);
+			if (r > 0)
+				assert_true(perm[col->run_pos[r]] != perm[col->run_pos[r] - 1] + 1);
+		}
+	}
 	int *pos_of_row = seen; /* reuse */
 	for (int q = 0; q < n; ++q)
 		pos_of_row[perm[q]] = q;
@@ -221,6 +235,54 @@ static void test_part_order_deterministic(void **state)
 		expect_same(p, spec, ref, &s1, 2);
 		free(ref);
 	}
+	lk_problem_destroy(p);
+}
+
+/* The part order's sweeps go run by run through the records where its runs are long (parallel.h,
+ * LK_RUN_MIN_ROWS): the rows of the permutation, in its order, so that one thread in the part order gives
+ * bit for bit what the natural order gives on a copy of the problem with its rows laid out in that order. */
+static void test_part_order_runs(void **state)
+{
+	(void)state;
+	lk_problem *p = tu_generate("packing", 1500, 0.5);
+	const int n = lk_problem_row_count(p), nb = lk_problem_body_count(p);
+	int *perm = malloc((size_t)n * sizeof *perm), *pos = malloc((size_t)n * sizeof *pos);
+	lk__arena a = {0};
+	lk__colouring *col;
+	assert_int_equal(lk__colour_rows(p, &a, 2, perm, &col), LK_OK);
+	print_message("packing:1500, part order: %d rows in %d runs\n", n, col->nruns);
+	assert_non_null(col->run_pos); /* the generator numbers bodies in space: long runs */
+	assert_true(col->nruns > 1);
+	for (int k = 0; k < n; ++k)
+		pos[perm[k]] = k;
+	lk_problem *q = lk_problem_create(LK_FORM_ROWS);
+	for (int b = 0; b < nb; ++b)
+		assert_int_equal(lk_problem_add_body(q, lk_problem_body(p, b), NULL), LK_OK);
+	for (int k = 0; k < n; ++k) {
+		lk_row_def d;
+		assert_int_equal(lk_problem_get_row(p, perm[k], &d), LK_OK);
+		if (d.findex >= 0)
+			d.findex = pos[d.findex];
+		assert_int_equal(lk_problem_add_row(q, &d, NULL), LK_OK);
+	}
+	assert_int_equal(lk_problem_validate(q), LK_OK);
+	for (int m = 0; m < 2; ++m) {
+		const char *spec = m ? "amgs:iters=30,measure=0" : "pgs:iters=30,measure=0";
+		char spec_part[64];
+		snprintf(spec_part, sizeof spec_part, "%s,order=part", spec);
+		lk_stats s;
+		double *in_part = solved(p, spec_part, &s), *laid_out = solved(q, spec, &s);
+		for (int k = 0; k < n; ++k)
+			if (memcmp(&in_part[perm[k]], &laid_out[k], sizeof(double)) != 0)
+				fail_msg("%s: row %d (position %d): %.17g in the part order, %.17g laid out", spec, perm[k], k,
+				         in_part[perm[k]], laid_out[k]);
+		free(in_part);
+		free(laid_out);
+	}
+	lk_problem_destroy(q);
+	lk__arena_free(&a);
+	free(perm);
+	free(pos);
 	lk_problem_destroy(p);
 }
 
@@ -685,6 +747,7 @@ int main(void)
 		cmocka_unit_test(test_part_order_follows_the_graph),
 		cmocka_unit_test(test_same_result_on_any_thread_count),
 		cmocka_unit_test(test_part_order_deterministic),
+		cmocka_unit_test(test_part_order_runs),
 		cmocka_unit_test(test_lent_scheduler_same_result),
 		cmocka_unit_test(test_add_rows_on_threads),
 		cmocka_unit_test(test_add_bodies_on_threads),

@@ -374,6 +374,25 @@ lk_status lk__colour_rows(const lk_problem *p, lk__arena *a, int nparts, int *pe
 	}
 	col->group_pos[nunits] = pos;
 	col->perm = perm;
+	/* the runs, kept when they are long: ODE numbers bodies along its walk, so a part's rows lie in long runs
+	 * of the records, and the colour order's groups (a contact's rows) in runs of a few */
+	int nruns = n > 0;
+	for (int k = 1; k < n; ++k)
+		nruns += perm[k] != perm[k - 1] + 1;
+	col->run_pos = NULL;
+	col->nruns = 0;
+	if (nruns > 0 && n / nruns >= LK_RUN_MIN_ROWS) {
+		int *run_pos = lk__arena_alloc(a, ((size_t)nruns + 1) * sizeof(int));
+		if (run_pos) { /* without room, the sweeps follow perm */
+			int r = 0;
+			for (int k = 0; k < n; ++k)
+				if (k == 0 || perm[k] != perm[k - 1] + 1)
+					run_pos[r++] = k;
+			run_pos[nruns] = n;
+			col->run_pos = run_pos;
+			col->nruns = nruns;
+		}
+	}
 	*out = col;
 	return LK_OK;
 }

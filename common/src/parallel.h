@@ -41,7 +41,17 @@ typedef struct lk__colouring {
 	int *colour_group;   /* ncolours + 1: the colour's first group */
 	int *group_pos;      /* ngroups + 1: each group's first position in perm */
 	int ngroups;
+	/* The runs of perm, maximal stretches of consecutive rows (perm[k + 1] = perm[k] + 1): run r starts at
+	 * position run_pos[r], run_pos[nruns] = n. NULL where the runs are short (fewer than LK_RUN_MIN_ROWS rows
+	 * on average): the sweeps then follow perm row by row. */
+	int *run_pos;
+	int nruns;
 } lk__colouring;
+
+/* Rows a run of the part order holds on average, at least, for the sweeps to go through the records run by
+ * run as the natural order does (no index per row, the records prefetched in address order) instead of row by
+ * row through perm: a run costs a call and a cold start of the sweep cursor and of the prefetch. */
+#define LK_RUN_MIN_ROWS 32
 
 /* Colours the rows of a row-form problem and writes the colour order into perm (n entries); the structure is
  * taken from the arena a. Returns LK_OK or LK_ERR_NO_MEMORY.

@@ -78,7 +78,7 @@ double lk__pgs_sweep_ref(lk__ctx *c, const int *perm, int count, double w_relax)
 static inline __attribute__((always_inline)) double sweep_rows_loop(lk__ctx *c, const int *perm, int count,
                                                                      double w_relax, int staggered, double *err,
                                                                      const double *gh, double *y, int par,
-                                                                     int far)
+                                                                     int far, int base)
 {
 	const lk_problem *p = c->p;
 	const lk__row *rows = p->rows;
@@ -90,9 +90,9 @@ static inline __attribute__((always_inline)) double sweep_rows_loop(lk__ctx *c, 
 	lk__pair_cursor cur;
 	lk__cursor_init(&cur);
 	for (int k = 0; k < count; ++k) {
-		lk__prefetch_ahead(rows, perm, k, count);
-		lk__prefetch_du(rows, perm, du, k, count, far);
-		const int i = perm ? perm[k] : k;
+		lk__prefetch_ahead(perm ? rows : rows + base, perm, k, count);
+		lk__prefetch_du(perm ? rows : rows + base, perm, du, k, count, far);
+		const int i = perm ? perm[k] : base + k;
 		const lk__row *r = &rows[i];
 		const double li = lambda[i], g = gh ? gh[2 * i] : w_relax * inv[i];
 		/* friction rows: [-mu |lambda_n|, mu |lambda_n|] (docs/maths.md); the others their own bounds */
@@ -133,14 +133,23 @@ static inline __attribute__((always_inline)) double sweep_rows_loop(lk__ctx *c, 
 }
 
 /* sweep_rows_loop with and without the velocity slots' prefetch (kernel.h, LK_DU_PREFETCH_MIN_BODIES): two
- * loops, so that the row loop does not test the problem's size at every row. */
+ * loops, so that the row loop does not test the problem's size at every row. Rows perm[0..count), or with
+ * perm NULL rows base..base + count. */
+static inline __attribute__((always_inline)) double sweep_rows_at(lk__ctx *c, const int *perm, int base,
+                                                                   int count, double w_relax, int staggered,
+                                                                   double *err, const double *gh, double *y,
+                                                                   int par)
+{
+	if (c->p->nbodies >= LK_DU_PREFETCH_MIN_BODIES)
+		return sweep_rows_loop(c, perm, count, w_relax, staggered, err, gh, y, par, 1, base);
+	return sweep_rows_loop(c, perm, count, w_relax, staggered, err, gh, y, par, 0, base);
+}
+
 static inline __attribute__((always_inline)) double sweep_rows_impl(lk__ctx *c, const int *perm, int count,
                                                                      double w_relax, int staggered, double *err,
                                                                      const double *gh, double *y, int par)
 {
-	if (c->p->nbodies >= LK_DU_PREFETCH_MIN_BODIES)
-		return sweep_rows_loop(c, perm, count, w_relax, staggered, err, gh, y, par, 1);
-	return sweep_rows_loop(c, perm, count, w_relax, staggered, err, gh, y, par, 0);
+	return sweep_rows_at(c, perm, 0, count, w_relax, staggered, err, gh, y, par);
 }
 
 double lk__pgs_sweep_set(lk__ctx *c, const int *rows, int count, double w_relax, double *err)
@@ -230,12 +239,33 @@ static inline void sweep_share(colour_job *j, int k, int t, int nt)
 {
 	lk__ctx *c = j->c;
 	int b, e;
-	colour_share(c->colouring, k, t, nt, &b, &e);
-	if (e > b) {
-		const double ch = sweep_rows_impl(c, c->colouring->perm + b, e - b, j->w_relax, 0, NULL, j->gh, j->y, 1);
-		if (!(ch <= j->change[t]))
-			j->change[t] = ch;
+	const lk__colouring *col = c->colouring;
+	colour_share(col, k, t, nt, &b, &e);
+	if (e <= b)
+		return;
+	double ch = 0.0;
+	if (!col->run_pos) {
+		ch = sweep_rows_impl(c, col->perm + b, e - b, j->w_relax, 0, NULL, j->gh, j->y, 1);
+	} else {
+		/* run by run, each a stretch of consecutive records swept as the natural order sweeps them: the same
+		 * rows in the same order, so the same lambda to the bit */
+		int lo = 0, hi = col->nruns; /* the run holding position b */
+		while (hi - lo > 1) {
+			const int mid = lo + (hi - lo) / 2;
+			if (col->run_pos[mid] <= b)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		for (int r = lo, s = b; s < e; s = col->run_pos[++r]) {
+			const int end = col->run_pos[r + 1] < e ? col->run_pos[r + 1] : e;
+			const double x = sweep_rows_at(c, NULL, col->perm[s], end - s, j->w_relax, 0, NULL, j->gh, j->y, 1);
+			if (!(x <= ch))
+				ch = x;
+		}
 	}
+	if (!(ch <= j->change[t]))
+		j->change[t] = ch;
 }
 
 /* One sweep of the colour order on thread t of nt: its share of every colour, then the barrier, so that the
