@@ -417,6 +417,46 @@ static lk_problem *rows_copy(const lk_problem *src, const rows_source *rs, int t
 	return q;
 }
 
+/* APGD and MPRGP make their products A x on the threads, and PGS-SM its subspace products (product.c): each
+ * body gathers its rows' M^-1 J^T x_i in row order, the sum one thread's scatter makes, so APGD's and MPRGP's
+ * lambda, iterations and work are those of one thread to the bit, on 2 and 3 threads and on a lent scheduler;
+ * PGS-SM's sweeps run in the part order there, so its threaded solves are compared with its one-thread solve
+ * in the part order (order=part). */
+static void test_products_on_threads(void **state)
+{
+	(void)state;
+	lk_problem *p = tu_generate("packing", 1500, 0.5);
+	assert_true(lk_problem_row_count(p) >= LK_PARALLEL_MIN_ROWS);
+	const char *methods[3] = {"apgd:iters=40", "mprgp:iters=40", "pgs-sm:iters=4,kpgs=5,ksm=10"};
+	for (int m = 0; m < 3; ++m) {
+		char one[96];
+		snprintf(one, sizeof one, "%s%s", methods[m], m == 2 ? ",order=part" : "");
+		lk_stats s1;
+		double *ref = solved(p, one, &s1);
+		for (int t = 2; t <= 3; ++t) {
+			char spec[96];
+			snprintf(spec, sizeof spec, "%s,threads=%d", methods[m], t);
+			if (m == 2 && t == 3) { /* three parts: the same run after run */
+				lk_stats s3;
+				double *ref3 = solved(p, spec, &s3);
+				expect_same(p, spec, ref3, &s3, 2);
+				free(ref3);
+				continue;
+			}
+			expect_same(p, spec, ref, &s1, 2);
+		}
+		lent_count n = {0, 0};
+		lk_problem_set_executor(p, &(lk_executor){run_reversed, &n});
+		char spec[96];
+		snprintf(spec, sizeof spec, "%s,threads=2", methods[m]);
+		expect_same(p, spec, ref, &s1, 1);
+		assert_true(n.calls >= (m == 2 ? 4 : 2 * 40)); /* two calls (slots, then rows) a product */
+		lk_problem_set_executor(p, NULL);
+		free(ref);
+	}
+	lk_problem_destroy(p);
+}
+
 /* add_rows on 1, 2 and 4 threads, and on a lent scheduler, makes the rows add_row makes, bit for bit: the
  * same definitions back, the same lambda after a solve; a row refused in the middle of a share leaves the
  * problem as it was and reports add_row's status and message for that row. */
@@ -748,6 +788,7 @@ int main(void)
 		cmocka_unit_test(test_same_result_on_any_thread_count),
 		cmocka_unit_test(test_part_order_deterministic),
 		cmocka_unit_test(test_part_order_runs),
+		cmocka_unit_test(test_products_on_threads),
 		cmocka_unit_test(test_lent_scheduler_same_result),
 		cmocka_unit_test(test_add_rows_on_threads),
 		cmocka_unit_test(test_add_bodies_on_threads),

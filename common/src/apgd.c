@@ -37,7 +37,7 @@ typedef struct apgd_state {
 /* w = A x + q and, in the row form, du = M^-1 J^T x */
 static void product(lk__ctx *c, const double *x, double *w, double *du)
 {
-	lk__apply(c->p, x, w, 1, du);
+	lk__product(c, c->body_rows, x, w, 1, du);
 	lk__count(c, c->n, LK_WORK_PRODUCT_ROW);
 }
 
@@ -84,7 +84,7 @@ static lk_status prepare(lk__ctx *c, apgd_state *s)
 	/* L_0 = |A d| / |d| with d = ones, through the trial buffers */
 	for (int i = 0; i < c->n; ++i)
 		s->trial[i] = 1.0;
-	lk__apply(c->p, s->trial, s->wt, 0, s->du_y);
+	lk__product(c, c->body_rows, s->trial, s->wt, 0, s->du_y);
 	lk__count(c, c->n, LK_WORK_PRODUCT_ROW);
 	double ad = 0.0;
 	for (int i = 0; i < c->n; ++i)

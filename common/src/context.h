@@ -44,7 +44,25 @@ typedef struct lk__ctx {
 	lk__merit_sums *blocks;                /* colour order: metrics summed by blocks of rows (parallel.h) */
 	int full_metrics;                      /* 0: the metrics skip the Fischer and modified merits (NaN) */
 	int nblocks;
+	const struct lk__body_rows *body_rows; /* threads > 1, APGD, MPRGP, PGS-SM: each body's rows (product.c) */
 } lk__ctx;
+
+/* The rows acting on each body, in row order (product.c): made once a solve (NULL without memory) for the
+ * product on threads. */
+typedef struct lk__body_rows lk__body_rows;
+lk__body_rows *lk__body_rows_make(const lk_problem *p, lk__arena *a);
+
+/* w = A x (+ q with q_plus) and du = M^-1 J^T x, as lk__apply makes them, to the bit: on the solve's threads
+ * (c->pool or c->ex) with the bodies' rows br, else (br NULL, one thread, the matrix form) lk__apply itself. */
+void lk__product(lk__ctx *c, const lk__body_rows *br, const double *x, double *w, int q_plus, double *du);
+
+/* du = M^-1 J^T x on the solve's threads, each body's slot gathered from its rows in row order (the sum the
+ * scatter row by row makes): row i's x is x[i] (pos NULL) or x[pos[i]], rows with pos[i] < 0 left out. Every
+ * body's slot is written, the static world's 0. */
+void lk__gather_slots(lk__ctx *c, const lk__body_rows *br, const int *pos, const double *x, double *du);
+
+/* fn(arg, t, nt) for each t < nt on the solve's threads (c->pool, c->ex), or fn(arg, 0, 1) without them. */
+void lk__ctx_run(lk__ctx *c, void (*fn)(void *arg, int t, int nt), void *arg);
 
 /* The merit (or, for the Newton methods, the iterate) has grown this many times over the start: the iteration
  * is diverging (Miyamoto & Yamashita 2019 report instability of AMGS for small alpha on Pool 2). */

@@ -12,7 +12,8 @@ static void metric_blocks(void *arg, int t, int nt)
 {
 	lk__ctx *c = arg;
 	const lk_problem *p = c->p;
-	const int b0 = (int)((int64_t)c->nblocks * t / nt), b1 = (int)((int64_t)c->nblocks * (t + 1) / nt);
+	int b0, b1;
+	lk__share(c->nblocks, t, nt, &b0, &b1);
 	for (int b = b0; b < b1; ++b) {
 		const int lo = b * LK_METRIC_BLOCK, hi = lo + LK_METRIC_BLOCK < c->n ? lo + LK_METRIC_BLOCK : c->n;
 		for (int i = lo; i < hi; ++i)

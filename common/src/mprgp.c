@@ -45,7 +45,7 @@ typedef struct mprgp_state {
 /* y = A x (no q); du (row form) receives M^-1 J^T x */
 static void product(lk__ctx *c, const double *x, double *y, double *du)
 {
-	lk__apply(c->p, x, y, 0, du);
+	lk__product(c, c->body_rows, x, y, 0, du);
 	lk__count(c, c->n, LK_WORK_PRODUCT_ROW);
 }
 

@@ -30,6 +30,13 @@
  * (ODE's world inertia and gyroscopic term, Bullet's inverse inertia) cost several rows' worth, about the
  * same work as LK_PARALLEL_MIN_ROWS rows. */
 
+/* Share t of nt of n items, [*b, *e): contiguous, in order, as even as integers allow. */
+static inline void lk__share(int n, int t, int nt, int *b, int *e)
+{
+	*b = (int)((int64_t)n * t / nt);
+	*e = (int)((int64_t)n * (t + 1) / nt);
+}
+
 /* Rows per block of the metrics of a colour-order solve: each block's sums are formed on one thread and the
  * blocks' sums added in block order, so the metrics, like lambda, are the same on any number of threads. */
 #define LK_METRIC_BLOCK 2048

@@ -26,6 +26,7 @@
 #include "kernel.h"
 #include "krylov.h"
 #include "ordering.h"
+#include "parallel.h"
 #include "sweep.h"
 
 #include <string.h>
@@ -139,6 +140,26 @@ static int classify_and_snap(pgs_sm_state *s, int *changed, double *snap)
 	return na;
 }
 
+typedef struct reduced_job {
+	const pgs_sm_state *s;
+	const double *x;
+	double *y;
+} reduced_job;
+
+/* y_k = J_k du_p + (s_k + reg_k) x_k for the active rows of share t of nt */
+static void reduced_rows(void *arg, int t, int nt)
+{
+	const reduced_job *j = arg;
+	const pgs_sm_state *s = j->s;
+	const lk_problem *p = s->c->p;
+	int k0, k1;
+	lk__share(s->na, t, nt, &k0, &k1);
+	for (int k = k0; k < k1; ++k) {
+		const lk__row *r = &p->rows[s->idx[k]];
+		j->y[k] = lk__row_dot_ref(r, s->pdu, 0.0) + (r->s + s->reg[k]) * j->x[k];
+	}
+}
+
 /* y = (A_AA + R) x, never assembled. Row form: du_p = sum_{i in A} M^-1 J_i^T x_i accumulated on the bodies
  * the active rows touch, then y_i = J_i du_p + s_i x_i (docs/maths.md). Matrix form: the CSR rows of A,
  * restricted to the active columns. */
@@ -147,7 +168,13 @@ static void reduced_matvec(void *user, const double *x, double *y)
 	pgs_sm_state *s = user;
 	const lk_problem *p = s->c->p;
 	int na = s->na;
-	if (p->form == LK_FORM_ROWS) {
+	if (p->form == LK_FORM_ROWS && s->c->body_rows && s->pos) {
+		/* on the solve's threads: each body's slot from its active rows in row order, the sum the scatter
+		 * below makes (a row whose x_k is 0 adds nothing to a sum that starts at +0), then the rows */
+		lk__gather_slots(s->c, s->c->body_rows, s->pos, x, s->pdu);
+		reduced_job j = {s, x, y};
+		lk__ctx_run(s->c, reduced_rows, &j);
+	} else if (p->form == LK_FORM_ROWS) {
 		double *pdu = s->pdu;
 		for (int k = 0; k < na; ++k) {
 			const lk__row *r = &p->rows[s->idx[k]];
@@ -446,6 +473,9 @@ static lk_status prepare(pgs_sm_state *s, lk__ctx *c)
 		if (!(s->pdu = lk__arena_alloc(a, nb * sizeof(double))))
 			return LK_ERR_NO_MEMORY;
 		memset(s->pdu, 0, nb * sizeof(double));
+		/* the products on threads find each row's place in the active set (without it, on one thread) */
+		if (c->body_rows)
+			s->pos = lk__arena_alloc(a, n * sizeof(int));
 	} else if (!(s->pos = lk__arena_alloc(a, n * sizeof(int)))) {
 		return LK_ERR_NO_MEMORY;
 	}

@@ -629,7 +629,8 @@ static inline int make_body(const add_job *j, int k)
 /* Task t's share; make_row or make_body inlined (no call through a pointer per item). */
 static inline __attribute__((always_inline)) void add_share(add_job *j, int t, int rows)
 {
-	const int b = (int)((int64_t)j->n * t / j->tasks), e = (int)((int64_t)j->n * (t + 1) / j->tasks);
+	int b, e;
+	lk__share(j->n, t, j->tasks, &b, &e);
 	j->first_bad[t] = j->n;
 	for (int k = b; k < e; ++k)
 		if (!(rows ? make_row(j, k) : make_body(j, k))) {
