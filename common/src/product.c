@@ -1,5 +1,6 @@
-/* The product A x of the row form, w = J M^-1 J^T x (+ q), on the solve's threads: the methods that work with
- * whole products instead of sweeps (APGD, MPRGP; docs/solvers.md "Threads") take it from here.
+/* The product A x of the row form, w = J M^-1 J^T x (+ q), on the solve's threads, for the methods that work
+ * with whole products instead of sweeps: APGD and MPRGP take it from here, PGS-SM the slots of its subspace
+ * products (docs/solvers.md, "Products on threads").
  *
  * One thread makes du = M^-1 J^T x by adding each row's M^-1 J^T x_i into its two bodies' slots, row after
  * row (lk__recompute_du). On threads each body gathers its own slot instead: the rows that act on it, in row
