@@ -649,18 +649,6 @@ static void add_bodies_task(void *arg, int t)
 	add_share(arg, t, 0);
 }
 
-/* Runs the job's shares (one share on the caller below `min` items) and returns the lowest k that failed, or
- * n. */
-static int run_add_job(add_job *j, int threads, int min, lk_task_fn task)
-{
-	j->tasks = threads > 1 && j->n >= min ? threads : 1;
-	lk_problem_run_tasks(j->p, threads, j->tasks, task, j);
-	int bad = j->n;
-	for (int t = 0; t < j->tasks; ++t)
-		bad = j->first_bad[t] < bad ? j->first_bad[t] : bad;
-	return bad;
-}
-
 lk__pool *lk__problem_pool(lk_problem *p, int threads)
 {
 	if (p->pool_request != threads) {
@@ -743,6 +731,22 @@ static lk_status refuse_again(lk_problem *p, const add_job *j, int bad)
 	return st;
 }
 
+/* Runs the job's shares (one share on the caller below `min` items). LK_OK when every item was made; else
+ * the lowest k that failed goes to *refused_out and its refusal, again and alone, is returned. */
+static lk_status run_add_job(add_job *j, int threads, int min, lk_task_fn task, int *refused_out)
+{
+	j->tasks = threads > 1 && j->n >= min ? threads : 1;
+	lk_problem_run_tasks(j->p, threads, j->tasks, task, j);
+	int bad = j->n;
+	for (int t = 0; t < j->tasks; ++t)
+		bad = j->first_bad[t] < bad ? j->first_bad[t] : bad;
+	if (bad == j->n)
+		return LK_OK;
+	if (refused_out)
+		*refused_out = bad;
+	return refuse_again(j->p, j, bad);
+}
+
 lk_status lk_problem_add_rows(lk_problem *p, int n, lk_row_fill_fn fill, void *arg, int threads, int *refused_out)
 {
 	if (refused_out)
@@ -756,12 +760,9 @@ lk_status lk_problem_add_rows(lk_problem *p, int n, lk_row_fill_fn fill, void *a
 	if (st != LK_OK)
 		return st;
 	add_job j = {.p = p, .base = base, .n = n, .fill_row = fill, .arg = arg};
-	const int bad = run_add_job(&j, threads, LK_PARALLEL_MIN_ROWS, add_rows_task);
-	if (bad < n) {
-		if (refused_out)
-			*refused_out = bad;
-		return refuse_again(p, &j, bad);
-	}
+	st = run_add_job(&j, threads, LK_PARALLEL_MIN_ROWS, add_rows_task, refused_out);
+	if (st != LK_OK)
+		return st;
 	lk__clear_error(p);
 	p->nrows = base + n;
 	p->validated = 0;
@@ -784,12 +785,9 @@ lk_status lk_problem_add_bodies(lk_problem *p, int n, lk_body_fill_fn fill, void
 	if (st != LK_OK)
 		return st;
 	add_job j = {.p = p, .base = base, .n = n, .fill_body = fill, .arg = arg};
-	const int bad = run_add_job(&j, threads, LK_PARALLEL_MIN_BODIES, add_bodies_task);
-	if (bad < n) {
-		if (refused_out)
-			*refused_out = bad;
-		return refuse_again(p, &j, bad);
-	}
+	st = run_add_job(&j, threads, LK_PARALLEL_MIN_BODIES, add_bodies_task, refused_out);
+	if (st != LK_OK)
+		return st;
 	lk__clear_error(p);
 	p->nbodies = base + n;
 	memset(p->du + LK_DU_STRIDE * (size_t)p->nbodies, 0, LK_DU_STRIDE * sizeof(double));
