@@ -391,15 +391,35 @@ static lk_status fill_from(void *arg, int k, lk_row_def *d)
 	return st;
 }
 
-/* A copy of src's bodies, and its rows added by add_rows on `threads` threads (or add_row one by one for
- * threads 0), under executor ex (or none). */
-static lk_problem *rows_copy(const lk_problem *src, const rows_source *rs, int threads, const lk_executor *ex,
-                             lk_status *st, int *refused)
+/* A problem with src's bodies and no rows. */
+static lk_problem *bodies_of(const lk_problem *src)
 {
 	lk_problem *q = lk_problem_create(LK_FORM_ROWS);
 	assert_non_null(q);
 	for (int b = 0; b < lk_problem_body_count(src); ++b)
 		assert_int_equal(lk_problem_add_body(q, lk_problem_body(src, b), NULL), LK_OK);
+	return q;
+}
+
+/* q holds ref's rows, bit for bit. */
+static void expect_same_rows(const lk_problem *ref, const lk_problem *q)
+{
+	const int n = lk_problem_row_count(ref);
+	assert_int_equal(lk_problem_row_count(q), n);
+	for (int k = 0; k < n; ++k) {
+		lk_row_def a, b;
+		assert_int_equal(lk_problem_get_row(ref, k, &a), LK_OK);
+		assert_int_equal(lk_problem_get_row(q, k, &b), LK_OK);
+		assert_memory_equal(&a, &b, sizeof a);
+	}
+}
+
+/* A copy of src's bodies, and its rows added by add_rows on `threads` threads (or add_row one by one for
+ * threads 0), under executor ex (or none). */
+static lk_problem *rows_copy(const lk_problem *src, const rows_source *rs, int threads, const lk_executor *ex,
+                             lk_status *st, int *refused)
+{
+	lk_problem *q = bodies_of(src);
 	if (ex)
 		assert_int_equal(lk_problem_set_executor(q, ex), LK_OK);
 	const int n = lk_problem_row_count(src);
@@ -458,6 +478,79 @@ static void test_products_on_threads(void **state)
 	lk_problem_destroy(p);
 }
 
+/* add_row_array reads the definitions in place, in the order it is given: stored back to front and ordered
+ * front to back, or stored in order with no order, on one and two threads, it makes the rows add_row makes,
+ * bit for bit; a bad row is refused with its position in the order and add_row's message, and nothing is
+ * added; an order entry outside the array is refused before anything is read. */
+static void test_add_row_array(void **state)
+{
+	(void)state;
+	lk_problem *src = tu_generate("packing", 1500, 0.5);
+	const int n = lk_problem_row_count(src);
+	assert_true(n >= 8192);
+	rows_source rs = {src, -1, -1, -1};
+	lk_status st;
+	lk_problem *ref = rows_copy(src, &rs, 0, NULL, &st, NULL);
+	assert_int_equal(st, LK_OK);
+	lk_row_def *back = malloc((size_t)n * sizeof *back), *front = malloc((size_t)n * sizeof *front);
+	int *order = malloc((size_t)n * sizeof *order);
+	assert_true(back && front && order);
+	for (int k = 0; k < n; ++k) {
+		assert_int_equal(lk_problem_get_row(src, k, &front[k]), LK_OK);
+		back[n - 1 - k] = front[k];
+		order[k] = n - 1 - k;
+	}
+	for (int v = 0; v < 4; ++v) {
+		lk_problem *q = bodies_of(src);
+		int refused = 7;
+		const int threads = v % 2 ? 2 : 1;
+		assert_int_equal(lk_problem_add_row_array(q, n, v < 2 ? back : front, v < 2 ? order : NULL, threads,
+		                                          &refused), LK_OK);
+		assert_int_equal(refused, -1);
+		expect_same_rows(ref, q);
+		/* a bad row: refused where the order puts it */
+		const int at = n / 2 + 3;
+		lk_row_def *spoiled = v < 2 ? &back[order[at]] : &front[at];
+		const double keep = spoiled->J[0][1];
+		spoiled->J[0][1] = NAN;
+		rows_source bad = {src, at, -1, -1};
+		lk_status st0;
+		lk_problem *serial = rows_copy(src, &bad, 0, NULL, &st0, NULL);
+		lk_problem_destroy(q);
+		q = bodies_of(src);
+		assert_int_equal(lk_problem_add_row_array(q, n, v < 2 ? back : front, v < 2 ? order : NULL, threads,
+		                                          &refused), LK_ERR_NONFINITE);
+		assert_int_equal(st0, LK_ERR_NONFINITE);
+		assert_int_equal(refused, at);
+		assert_int_equal(lk_problem_row_count(q), 0);
+		assert_string_equal(lk_problem_error(q), lk_problem_error(serial));
+		spoiled->J[0][1] = keep;
+		lk_problem_destroy(serial);
+		lk_problem_destroy(q);
+	}
+	/* what it refuses outright */
+	lk_problem *q = bodies_of(src);
+	order[5] = n;
+	assert_int_equal(lk_problem_add_row_array(q, n, back, order, 1, NULL), LK_ERR_INVALID_ARGUMENT);
+	assert_non_null(strstr(lk_problem_error(q), "order[5]"));
+	order[5] = -1;
+	assert_int_equal(lk_problem_add_row_array(q, n, back, order, 1, NULL), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_problem_row_count(q), 0);
+	assert_int_equal(lk_problem_add_row_array(NULL, 1, front, NULL, 1, NULL), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_problem_add_row_array(q, 1, NULL, NULL, 1, NULL), LK_ERR_INVALID_ARGUMENT);
+	assert_non_null(strstr(lk_problem_error(q), "defs is NULL"));
+	assert_int_equal(lk_problem_add_row_array(q, -1, front, NULL, 1, NULL), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_problem_add_row_array(q, 1, front, NULL, 0, NULL), LK_ERR_INVALID_ARGUMENT);
+	assert_int_equal(lk_problem_add_row_array(q, 0, front, NULL, 2, NULL), LK_OK);
+	assert_int_equal(lk_problem_row_count(q), 0);
+	lk_problem_destroy(q);
+	free(back);
+	free(front);
+	free(order);
+	lk_problem_destroy(ref);
+	lk_problem_destroy(src);
+}
+
 /* add_rows on 1, 2 and 4 threads, and on a lent scheduler, makes the rows add_row makes, bit for bit: the
  * same definitions back, the same lambda after a solve; a row refused in the middle of a share leaves the
  * problem as it was and reports add_row's status and message for that row. */
@@ -481,13 +574,7 @@ static void test_add_rows_on_threads(void **state)
 		lk_problem *q = rows_copy(src, &rs, threads[v], v == 3 ? &lent : NULL, &st, &refused);
 		assert_int_equal(st, LK_OK);
 		assert_int_equal(refused, -1);
-		assert_int_equal(lk_problem_row_count(q), n);
-		for (int k = 0; k < n; ++k) {
-			lk_row_def a, b;
-			assert_int_equal(lk_problem_get_row(ref, k, &a), LK_OK);
-			assert_int_equal(lk_problem_get_row(q, k, &b), LK_OK);
-			assert_memory_equal(&a, &b, sizeof a);
-		}
+		expect_same_rows(ref, q);
 		expect_same(q, "pgs:iters=20", lref, &s1, 1);
 		lk_problem_destroy(q);
 	}
@@ -792,6 +879,7 @@ int main(void)
 		cmocka_unit_test(test_products_on_threads),
 		cmocka_unit_test(test_lent_scheduler_same_result),
 		cmocka_unit_test(test_add_rows_on_threads),
+		cmocka_unit_test(test_add_row_array),
 		cmocka_unit_test(test_add_bodies_on_threads),
 		cmocka_unit_test(test_run_tasks),
 		cmocka_unit_test(test_colour_order_converges),

@@ -600,8 +600,10 @@ lk_status lk_problem_add_row(lk_problem *p, const lk_row_def *d, int *index_out)
 typedef struct add_job {
 	lk_problem *p;
 	int base, n, tasks;
-	lk_row_fill_fn fill_row; /* one of the two fills */
+	lk_row_fill_fn fill_row; /* one of the two fills, or the array of row definitions */
 	lk_body_fill_fn fill_body;
+	const lk_row_def *defs; /* lk_problem_add_row_array: row k is defs[order ? order[k] : k] */
+	const int *order;
 	void *arg;
 	int first_bad[LK_MAX_THREADS]; /* per task: the lowest k that failed, or n */
 } add_job;
@@ -612,6 +614,20 @@ static inline int make_row(const add_job *j, int k)
 	const int i = j->base + k;
 	return j->fill_row(j->arg, k, &d) == LK_OK && row_def_plainly_valid(j->p, &d, i) &&
 	       write_row(j->p, &d, i) == ROW_WRITTEN;
+}
+
+/* The definition of item k of an array job. */
+static inline const lk_row_def *array_def(const add_job *j, int k)
+{
+	return &j->defs[j->order ? j->order[k] : k];
+}
+
+/* make_row from the array, read in place (no copy of the definition). */
+static inline int make_row_in_place(const add_job *j, int k)
+{
+	const lk_row_def *d = array_def(j, k);
+	const int i = j->base + k;
+	return row_def_plainly_valid(j->p, d, i) && write_row(j->p, d, i) == ROW_WRITTEN;
 }
 
 static inline int make_body(const add_job *j, int k)
@@ -626,14 +642,18 @@ static inline int make_body(const add_job *j, int k)
 	return 1;
 }
 
-/* Task t's share; make_row or make_body inlined (no call through a pointer per item). */
-static inline __attribute__((always_inline)) void add_share(add_job *j, int t, int rows)
+/* What a job makes: bodies, rows from a fill, rows from an array. */
+enum { ADD_BODIES, ADD_ROWS, ADD_ROW_ARRAY };
+
+/* Task t's share; make_row, make_row_in_place or make_body inlined (no call through a pointer per item). */
+static inline __attribute__((always_inline)) void add_share(add_job *j, int t, int what)
 {
 	int b, e;
 	lk__share(j->n, t, j->tasks, &b, &e);
 	j->first_bad[t] = j->n;
 	for (int k = b; k < e; ++k)
-		if (!(rows ? make_row(j, k) : make_body(j, k))) {
+		if (!(what == ADD_ROWS ? make_row(j, k) : what == ADD_ROW_ARRAY ? make_row_in_place(j, k)
+		                                                                 : make_body(j, k))) {
 			j->first_bad[t] = k;
 			return;
 		}
@@ -641,12 +661,17 @@ static inline __attribute__((always_inline)) void add_share(add_job *j, int t, i
 
 static void add_rows_task(void *arg, int t)
 {
-	add_share(arg, t, 1);
+	add_share(arg, t, ADD_ROWS);
+}
+
+static void add_row_array_task(void *arg, int t)
+{
+	add_share(arg, t, ADD_ROW_ARRAY);
 }
 
 static void add_bodies_task(void *arg, int t)
 {
-	add_share(arg, t, 0);
+	add_share(arg, t, ADD_BODIES);
 }
 
 lk__pool *lk__problem_pool(lk_problem *p, int threads)
@@ -697,16 +722,17 @@ lk_status lk_problem_run_tasks(lk_problem *p, int threads, int tasks, lk_task_fn
 }
 
 /* The arguments of lk_problem_add_rows and lk_problem_add_bodies; LK_OK or the failure, with its message. */
-static lk_status check_add_many(lk_problem *p, const char *what, int have_fill, int n, int threads, int have,
-                                int limit)
+static lk_status check_add_many(lk_problem *p, const char *what, const char *missing, int n, int threads,
+                                int have, int limit)
 {
-	if (!have_fill || n < 0 || threads < 1 || threads > LK_MAX_THREADS)
-		return lk__fail(p, LK_ERR_INVALID_ARGUMENT, "add_%s: %s", what, !have_fill ? "fill is NULL"
+	if (missing || n < 0 || threads < 1 || threads > LK_MAX_THREADS)
+		return lk__fail(p, LK_ERR_INVALID_ARGUMENT, "add_%s: %s", what, missing ? missing
 		                : n < 0 ? "negative count" : "threads must lie in 1..64");
 	if (p->form != LK_FORM_ROWS)
 		return lk__fail(p, LK_ERR_FORM, "add_%s: the problem is in matrix form", what);
 	if (n > limit - have)
-		return lk__fail(p, LK_ERR_LIMIT, "add_%s: more than %d %s", what, limit, what);
+		return lk__fail(p, LK_ERR_LIMIT, "add_%s: more than %d %s", what, limit,
+		                strcmp(what, "bodies") ? "rows" : "bodies");
 	return LK_OK;
 }
 
@@ -714,10 +740,14 @@ static lk_status check_add_many(lk_problem *p, const char *what, int have_fill, 
  * lk_problem_add_body, so that its status and message are theirs; nothing is added. */
 static lk_status refuse_again(lk_problem *p, const add_job *j, int bad)
 {
-	const int rows = j->fill_row != NULL;
+	const int rows = j->fill_row != NULL || j->defs != NULL;
 	lk_row_def rd;
 	lk_body_def bd;
-	lk_status st = rows ? j->fill_row(j->arg, bad, &rd) : j->fill_body(j->arg, bad, &bd);
+	lk_status st = LK_OK;
+	if (j->defs)
+		rd = *array_def(j, bad);
+	else
+		st = rows ? j->fill_row(j->arg, bad, &rd) : j->fill_body(j->arg, bad, &bd);
 	if (st != LK_OK)
 		return lk__fail(p, st, "add_%s: %s %d: fill returned %s", rows ? "rows" : "bodies", rows ? "row" : "body",
 		                j->base + bad, lk_status_string(st));
@@ -747,26 +777,47 @@ static lk_status run_add_job(add_job *j, int threads, int min, lk_task_fn task, 
 	return refuse_again(j->p, j, bad);
 }
 
+/* lk_problem_add_rows and lk_problem_add_row_array once their own arguments are checked. */
+static lk_status add_rows_job(lk_problem *p, add_job *j, const char *what, const char *missing, int threads,
+                              int *refused_out)
+{
+	lk_status st = check_add_many(p, what, missing, j->n, threads, j->base, LK_MAX_ROWS);
+	if (st == LK_OK)
+		st = reserve_rows(p, j->base + j->n);
+	if (st != LK_OK)
+		return st;
+	st = run_add_job(j, threads, LK_PARALLEL_MIN_ROWS, j->defs ? add_row_array_task : add_rows_task, refused_out);
+	if (st != LK_OK)
+		return st;
+	lk__clear_error(p);
+	p->nrows = j->base + j->n;
+	p->validated = 0;
+	return LK_OK;
+}
+
 lk_status lk_problem_add_rows(lk_problem *p, int n, lk_row_fill_fn fill, void *arg, int threads, int *refused_out)
 {
 	if (refused_out)
 		*refused_out = -1;
 	if (!p)
 		return LK_ERR_INVALID_ARGUMENT;
-	const int base = p->nrows;
-	lk_status st = check_add_many(p, "rows", fill != NULL, n, threads, base, LK_MAX_ROWS);
-	if (st == LK_OK)
-		st = reserve_rows(p, base + n);
-	if (st != LK_OK)
-		return st;
-	add_job j = {.p = p, .base = base, .n = n, .fill_row = fill, .arg = arg};
-	st = run_add_job(&j, threads, LK_PARALLEL_MIN_ROWS, add_rows_task, refused_out);
-	if (st != LK_OK)
-		return st;
-	lk__clear_error(p);
-	p->nrows = base + n;
-	p->validated = 0;
-	return LK_OK;
+	add_job j = {.p = p, .base = p->nrows, .n = n, .fill_row = fill, .arg = arg};
+	return add_rows_job(p, &j, "rows", fill ? NULL : "fill is NULL", threads, refused_out);
+}
+
+lk_status lk_problem_add_row_array(lk_problem *p, int n, const lk_row_def *defs, const int *order, int threads,
+                                   int *refused_out)
+{
+	if (refused_out)
+		*refused_out = -1;
+	if (!p)
+		return LK_ERR_INVALID_ARGUMENT;
+	add_job j = {.p = p, .base = p->nrows, .n = n, .defs = defs, .order = order};
+	for (int k = 0; defs && order && k < n; ++k)
+		if (order[k] < 0 || order[k] >= n)
+			return lk__fail(p, LK_ERR_INVALID_ARGUMENT, "add_row_array: order[%d] = %d lies outside 0..%d", k,
+			                order[k], n - 1);
+	return add_rows_job(p, &j, "row_array", defs ? NULL : "defs is NULL", threads, refused_out);
 }
 
 lk_status lk_problem_add_bodies(lk_problem *p, int n, lk_body_fill_fn fill, void *arg, int threads,
@@ -777,7 +828,7 @@ lk_status lk_problem_add_bodies(lk_problem *p, int n, lk_body_fill_fn fill, void
 	if (!p)
 		return LK_ERR_INVALID_ARGUMENT;
 	const int base = p->nbodies;
-	lk_status st = check_add_many(p, "bodies", fill != NULL, n, threads, base, LK_MAX_BODIES);
+	lk_status st = check_add_many(p, "bodies", fill ? NULL : "fill is NULL", n, threads, base, LK_MAX_BODIES);
 	if (st == LK_OK && p->nrows > 0)
 		st = lk__fail(p, LK_ERR_STATE, "add_bodies: bodies must be added before rows");
 	if (st == LK_OK)

@@ -62,18 +62,6 @@ const char *lk__ode_joint_class(int type);
  * could not allocate it. */
 int lk__ode_world_ready(const lk__ode_abi *abi, dWorldID world, double h);
 
-/* Layout of one row in the extraction buffer, the same as ODE's quickstep: J1 (3 linear, 3 angular),
- * J2, then the (rhs, cfm) and (lo, hi) pairs, 16 doubles apart. */
-enum {
-	LK__ODE_J1 = 0,
-	LK__ODE_J2 = 6,
-	LK__ODE_RHS = 12,
-	LK__ODE_CFM = 13,
-	LK__ODE_LO = 14,
-	LK__ODE_HI = 15,
-	LK__ODE_ROW = 16
-};
-
 /* Open-addressing pointer -> int map; keys are never NULL. */
 typedef struct lk__ptrmap {
 	const void **keys;
@@ -153,12 +141,10 @@ struct lk_ode {
 	lk__ptrmap body_map;
 	lk__ode_joint *joints;
 	int njoints, cap_joints;
-	double *rows;      /* LK__ODE_ROW per row */
+	lk_row_def *defs;  /* each row as ODE's getInfo2 wrote it into J, c, s, lo and hi, made lcpkit's in place */
 	int *findex;       /* ODE's, made global (joint's first row + local) */
 	int *row_joint;    /* joint of each row */
 	int nrows, cap_rows;
-	double *row_point; /* 3 per row */
-	int *row_kind;
 	double *lambda;    /* solution (impulses), nrows, in extraction (joint) order */
 	int *prow;         /* problem row k is extraction row prow[k] */
 	int *problem_row_of;         /* and extraction row g is problem row problem_row_of[g] */

@@ -13,6 +13,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,9 +269,9 @@ lk_status lk__ode_gather(lk_ode *ctx)
  * J1 = (l, r x l) with r = point - body position, so l x (r x l) = r - (r.l) l gives r across the normal n,
  * and a friction row t (t perpendicular to n) gives r.n = n . (t x (r x t)). Without friction rows the
  * point is the one nearest the body's centre on the contact normal line. */
-static void contact_point(const double *row0, int m, const double *pos, double out[3])
+static void contact_point(const lk_row_def *row, int m, const double *pos, double out[3])
 {
-	const double *n = row0 + LK__ODE_J1, *a = row0 + LK__ODE_J1 + 3;
+	const double *n = row[0].J[0], *a = row[0].J[0] + 3;
 	double r[3];
 	dCalcVectorCross3(r, n, a);
 	double nn = dCalcVectorDot3(n, n);
@@ -278,7 +279,7 @@ static void contact_point(const double *row0, int m, const double *pos, double o
 		for (int k = 0; k < 3; ++k)
 			r[k] /= nn;
 	if (m >= 2) {
-		const double *t = row0 + LK__ODE_ROW + LK__ODE_J1, *at = t + 3;
+		const double *t = row[1].J[0], *at = t + 3;
 		if (fabs(dCalcVectorDot3(t, n)) < 1e-9 && nn > 0) {
 			double v[3];
 			dCalcVectorCross3(v, t, at);
@@ -319,13 +320,12 @@ static void joint_anchor(dJointID j, int type, dBodyID b0, double out[3])
 
 /* What a row is, for the orderings: bilateral rows are joint rows, one-sided rows (one bound 0, the other
  * infinite) limits, rows with finite force bounds motors (ODE's limot rows). */
-static lk_row_kind row_kind(int type, int r, const double *row, int findex)
+static lk_row_kind row_kind(int type, int r, double lo, double hi, int findex)
 {
 	if (type == dJointTypeContact)
 		return r == 0 ? LK_ROW_NORMAL : LK_ROW_FRICTION;
 	if (findex >= 0)
 		return LK_ROW_FRICTION;
-	double lo = row[LK__ODE_LO], hi = row[LK__ODE_HI];
 	if (isinf(lo) && isinf(hi))
 		return LK_ROW_JOINT;
 	if ((lo == 0.0 && isinf(hi)) || (hi == 0.0 && isinf(lo)))
@@ -403,42 +403,54 @@ static void body_state(lk_ode *ctx, lk__ode_body *e, double h, double u[6])
  * their share and the first joint of each share whose rows were refused. */
 typedef struct extract_args {
 	lk_ode *ctx;
-	double fps, erp, cfm;
+	double h, fps, erp, cfm;
 	int tasks;
 	int first_bad[LK_MAX_THREADS];
 } extract_args;
 
-/* Joint i's rows through its getInfo2, set up exactly as quickstep does before the call (J zero, rhs 0, cfm
- * the world's, bounds -/+ infinity, findex -1), their points and kinds, and ODE's joint-relative findex made
- * global. Writes only joint i's rows. A friction index out of the joint's rows is LK_ERR_FINDEX (with its
- * message when `say`). */
+/* getInfo2 writes a row's J1 and J2 (6 numbers each, rowskip apart), its (rhs, cfm) and (lo, hi) pairs (pairskip
+ * apart): lk_row_def holds J[0], J[1], (c, s) and (lo, hi) in that shape, so ODE writes straight into the
+ * definitions, one record apart. */
+_Static_assert(sizeof(lk_row_def) % sizeof(double) == 0, "lk_row_def is a whole number of doubles");
+_Static_assert(offsetof(lk_row_def, s) == offsetof(lk_row_def, c) + sizeof(double), "(c, s) is ODE's (rhs, cfm)");
+_Static_assert(offsetof(lk_row_def, hi) == offsetof(lk_row_def, lo) + sizeof(double), "(lo, hi) is ODE's pair");
+enum { DEF_SKIP = (int)(sizeof(lk_row_def) / sizeof(double)) };
+
+/* Joint i's rows through its getInfo2 into their definitions, set up exactly as quickstep does before the call
+ * (J zero, rhs 0, cfm the world's, bounds -/+ infinity, findex -1), then made lcpkit's (the conversion at the
+ * top of this file): bodies, s = cfm / h, bounds times h or the friction coefficient, kind, id and point. A
+ * friction row's findex stays ODE's (global) until the problem's order is known (lk__ode_extract_rows). Writes
+ * only joint i's rows. A friction index out of the joint's rows is LK_ERR_FINDEX (with its message when
+ * `say`). */
 static lk_status extract_joint(const extract_args *ea, int i, int say)
 {
 	lk_ode *ctx = ea->ctx;
 	lk__ode_joint *j = &ctx->joints[i];
 	if (!j->m)
 		return LK_OK;
-	double *row = ctx->rows + (size_t)j->row0 * LK__ODE_ROW;
+	lk_row_def *def = ctx->defs + j->row0;
 	int *fi = ctx->findex + j->row0;
 	for (int r = 0; r < j->m; ++r) {
-		double *x = row + (size_t)r * LK__ODE_ROW;
-		memset(x, 0, 12 * sizeof(double));
-		x[LK__ODE_RHS] = 0.0;
-		x[LK__ODE_CFM] = ea->cfm;
-		x[LK__ODE_LO] = -dInfinity;
-		x[LK__ODE_HI] = dInfinity;
+		lk_row_def *d = &def[r];
+		memset(d->J, 0, sizeof d->J);
+		d->c = 0.0;
+		d->s = ea->cfm;
+		d->lo = -dInfinity;
+		d->hi = dInfinity;
 		fi[r] = -1;
 	}
-	ctx->abi.info2[j->type](j->id, ea->fps, ea->erp, LK__ODE_ROW, row + LK__ODE_J1, row + LK__ODE_J2, LK__ODE_ROW,
-	                        row + LK__ODE_RHS, row + LK__ODE_LO, fi);
+	ctx->abi.info2[j->type](j->id, ea->fps, ea->erp, DEF_SKIP, def->J[0], def->J[1], DEF_SKIP, &def->c, &def->lo,
+	                        fi);
 	dBodyID b0 = ctx->bodies[j->body[0]].id;
 	double anchor[3];
 	if (j->type == dJointTypeContact)
-		contact_point(row, j->m, dBodyGetPosition(b0), anchor);
+		contact_point(def, j->m, dBodyGetPosition(b0), anchor);
 	else
 		joint_anchor(j->id, j->type, b0, anchor);
+	const double h = ea->h;
 	for (int r = 0; r < j->m; ++r) {
-		int g = j->row0 + r;
+		const int g = j->row0 + r;
+		lk_row_def *d = &def[r];
 		/* ODE's findex is relative to the joint's first row (quickstep adds the offset) */
 		if (fi[r] != -1) {
 			if (fi[r] < 0 || fi[r] >= j->m || fi[r] == r)
@@ -448,8 +460,26 @@ static lk_status extract_joint(const extract_args *ea, int i, int say)
 			fi[r] += j->row0;
 		}
 		ctx->row_joint[g] = i;
-		ctx->row_kind[g] = (int)row_kind(j->type, r, row + (size_t)r * LK__ODE_ROW, fi[r]);
-		memcpy(ctx->row_point + 3 * (size_t)g, anchor, sizeof anchor);
+		d->kind = row_kind(j->type, r, d->lo, d->hi, fi[r]);
+		memcpy(d->point, anchor, sizeof anchor);
+		d->body[0] = j->body[0];
+		d->body[1] = j->body[1] >= 0 ? j->body[1] : LK_STATIC;
+		if (j->body[1] < 0)
+			memset(d->J[1], 0, sizeof d->J[1]);
+		d->s /= h;
+		d->mu = 0.0;
+		if (fi[r] >= 0 && isfinite(d->hi)) {
+			d->mu = fabs(d->hi);
+			d->lo = -d->mu;
+			d->hi = d->mu;
+			d->findex = fi[r];
+		} else {
+			/* an infinite friction coefficient bounds nothing */
+			d->findex = -1;
+			d->lo = isinf(d->lo) ? d->lo : h * d->lo;
+			d->hi = isinf(d->hi) ? d->hi : h * d->hi;
+		}
+		d->id = ((uint64_t)(uintptr_t)j->id << 3) | (uint64_t)r;
 	}
 	return LK_OK;
 }
@@ -524,13 +554,11 @@ lk_status lk__ode_extract_rows(lk_ode *ctx, double h, int threads)
 		j->temp_feedback = 0;
 		total += info.m;
 	}
-	int ok = grow_array((void **)&ctx->rows, &ctx->cap_rows, total > 0 ? total : 1, LK__ODE_ROW * sizeof(double));
+	int ok = grow_array((void **)&ctx->defs, &ctx->cap_rows, total > 0 ? total : 1, sizeof *ctx->defs);
 	int cap = ctx->cap_rows;
-	/* the per-row arrays follow the capacity of rows */
+	/* the per-row arrays follow the capacity of defs */
 	ok = ok && (ctx->findex = realloc(ctx->findex, (size_t)cap * sizeof(int))) != NULL;
 	ok = ok && (ctx->row_joint = realloc(ctx->row_joint, (size_t)cap * sizeof(int))) != NULL;
-	ok = ok && (ctx->row_point = realloc(ctx->row_point, (size_t)cap * 3 * sizeof(double))) != NULL;
-	ok = ok && (ctx->row_kind = realloc(ctx->row_kind, (size_t)cap * sizeof(int))) != NULL;
 	ok = ok && (ctx->lambda = realloc(ctx->lambda, (size_t)cap * sizeof(double) + 8)) != NULL;
 	ok = ok && (ctx->plambda = realloc(ctx->plambda, (size_t)cap * sizeof(double) + 8)) != NULL;
 	ok = ok && (ctx->prow = realloc(ctx->prow, (size_t)cap * sizeof(int))) != NULL;
@@ -539,7 +567,7 @@ lk_status lk__ode_extract_rows(lk_ode *ctx, double h, int threads)
 		return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "ode: out of memory for %d rows", total);
 	ctx->nrows = total;
 
-	const extract_args ea = {ctx, 1.0 / h, dWorldGetERP(ctx->world), dWorldGetCFM(ctx->world), 1, {0}};
+	const extract_args ea = {ctx, h, 1.0 / h, dWorldGetERP(ctx->world), dWorldGetCFM(ctx->world), 1, {0}};
 	/* the joints with state or side effects one after the other, in joint order, as quickstep reads them;
 	 * then the contacts, on the solver's threads for a problem that the threads sweep */
 	for (int i = 0; i < ctx->njoints; ++i)
@@ -559,13 +587,16 @@ lk_status lk__ode_extract_rows(lk_ode *ctx, double h, int threads)
 	if (bad < ctx->njoints)
 		return extract_joint(&ea, bad, 1); /* again, alone, for its message (a contact's read changes nothing) */
 	/* ODE's quickstep order: the rows without a friction index first, the friction rows after, each
-	 * group in joint order; so a friction row's normal is always updated before it in a sweep */
+	 * group in joint order; so a friction row's normal is always updated before it in a sweep, and is
+	 * numbered when the friction row's findex is made the problem's */
 	int k = 0;
 	for (int pass = 0; pass < 2; ++pass)
 		for (int g = 0; g < total; ++g)
 			if ((ctx->findex[g] >= 0) == pass) {
 				ctx->prow[k] = g;
 				ctx->problem_row_of[g] = k++;
+				if (ctx->defs[g].findex >= 0)
+					ctx->defs[g].findex = ctx->problem_row_of[ctx->findex[g]];
 			}
 	return LK_OK;
 }
@@ -652,52 +683,9 @@ void lk__ode_count_kinds(const lk_ode *ctx, lk_engine_step_stats *st)
 {
 	memset(st->rows_by_kind, 0, sizeof st->rows_by_kind);
 	for (int r = 0; r < ctx->nrows; ++r)
-		st->rows_by_kind[ctx->row_kind[r]]++;
+		st->rows_by_kind[ctx->defs[r].kind]++;
 	st->rows = ctx->nrows;
 	st->bodies = ctx->nbodies;
-}
-
-/* Problem row k from extraction row prow[k] (lk_problem_add_rows: read-only, so rows are made on the solver's
- * threads for a threaded solve). */
-typedef struct build_rows {
-	const lk_ode *ctx;
-	double h;
-} build_rows;
-
-static lk_status build_row(void *arg, int k, lk_row_def *d)
-{
-	const build_rows *br = arg;
-	const lk_ode *ctx = br->ctx;
-	const double h = br->h;
-	const int g = ctx->prow[k];
-	const lk__ode_joint *j = &ctx->joints[ctx->row_joint[g]];
-	const double *x = ctx->rows + (size_t)g * LK__ODE_ROW;
-	/* every field of d is written */
-	d->body[0] = j->body[0];
-	d->body[1] = j->body[1] >= 0 ? j->body[1] : LK_STATIC;
-	memcpy(d->J[0], x + LK__ODE_J1, 6 * sizeof(double));
-	if (j->body[1] >= 0)
-		memcpy(d->J[1], x + LK__ODE_J2, 6 * sizeof(double));
-	else
-		memset(d->J[1], 0, 6 * sizeof(double));
-	d->c = x[LK__ODE_RHS];
-	d->s = x[LK__ODE_CFM] / h;
-	d->findex = ctx->findex[g] >= 0 ? ctx->problem_row_of[ctx->findex[g]] : -1;
-	d->mu = 0.0;
-	if (d->findex >= 0 && isfinite(x[LK__ODE_HI])) {
-		d->mu = fabs(x[LK__ODE_HI]);
-		d->lo = -d->mu;
-		d->hi = d->mu;
-	} else {
-		/* an infinite friction coefficient bounds nothing */
-		d->findex = -1;
-		d->lo = isinf(x[LK__ODE_LO]) ? x[LK__ODE_LO] : h * x[LK__ODE_LO];
-		d->hi = isinf(x[LK__ODE_HI]) ? x[LK__ODE_HI] : h * x[LK__ODE_HI];
-	}
-	d->kind = (lk_row_kind)ctx->row_kind[g];
-	d->id = ((uint64_t)(uintptr_t)j->id << 3) | (uint64_t)(g - j->row0);
-	memcpy(d->point, ctx->row_point + 3 * (size_t)g, sizeof d->point);
-	return LK_OK;
 }
 
 lk_status lk__ode_build_problem(lk_ode *ctx, double h, lk_problem *p, const double *lambda0, int threads)
@@ -713,8 +701,8 @@ lk_status lk__ode_build_problem(lk_ode *ctx, double h, lk_problem *p, const doub
 	if (st != LK_OK)
 		return lk__ode_fail(ctx, st, "ode: body %p rejected (%s)",
 		                    refused >= 0 ? (void *)ctx->bodies[refused].id : NULL, lk_problem_error(p));
-	build_rows br = {ctx, h};
-	st = lk_problem_add_rows(p, ctx->nrows, build_row, &br, threads, &refused);
+	/* problem row k is extraction row prow[k], read in place */
+	st = lk_problem_add_row_array(p, ctx->nrows, ctx->defs, ctx->prow, threads, &refused);
 	if (st != LK_OK && refused < 0)
 		return lk__ode_fail(ctx, st, "ode: %s", lk_problem_error(p));
 	if (st != LK_OK) {
@@ -723,9 +711,10 @@ lk_status lk__ode_build_problem(lk_ode *ctx, double h, lk_problem *p, const doub
 		return lk__ode_fail(ctx, st, "ode: %s %p row %d rejected (problem %s)", lk__ode_joint_class(j->type),
 		                    (void *)j->id, g - j->row0, lk_problem_error(p));
 	}
-	if (ctx->nrows > 0) {
+	/* the rows start at lambda = 0 (lk_problem_add_row): a cold start has nothing to set */
+	if (ctx->nrows > 0 && lambda0) {
 		for (int k = 0; k < ctx->nrows; ++k)
-			ctx->plambda[k] = lambda0 ? lambda0[ctx->prow[k]] : 0.0;
+			ctx->plambda[k] = lambda0[ctx->prow[k]];
 		st = lk_problem_set_lambda(p, ctx->plambda, ctx->nrows);
 		if (st != LK_OK)
 			return lk__ode_fail(ctx, st, "ode: warm start: %s", lk_problem_error(p));

@@ -130,11 +130,9 @@ void lk_ode_destroy(lk_ode *ctx)
 	lk__ptrmap_free(&ctx->body_map);
 	free(ctx->bodies);
 	free(ctx->joints);
-	free(ctx->rows);
+	free(ctx->defs);
 	free(ctx->findex);
 	free(ctx->row_joint);
-	free(ctx->row_point);
-	free(ctx->row_kind);
 	free(ctx->lambda);
 	free(ctx->plambda);
 	free(ctx->prow);
@@ -396,7 +394,7 @@ static lk_status fallback(lk_ode *ctx, double h)
 
 /* Each joint's force from ODE's dJointFeedback: f = J^T lambda_f with lambda = h lambda_f, recovered by
  * the least-squares solve (J J^T) lambda = J g, g = h (f1, t1, f2, t2), at most 6 x 6. */
-static void recover_lambda(const double *rows, int m, int two, const dJointFeedback *fb, double h, double *lam)
+static void recover_lambda(const lk_row_def *rows, int m, int two, const dJointFeedback *fb, double h, double *lam)
 {
 	double g[12] = {fb->f1[0], fb->f1[1], fb->f1[2], fb->t1[0], fb->t1[1], fb->t1[2],
 	                fb->f2[0], fb->f2[1], fb->f2[2], fb->t2[0], fb->t2[1], fb->t2[2]};
@@ -404,12 +402,12 @@ static void recover_lambda(const double *rows, int m, int two, const dJointFeedb
 	double A[LK__ODE_MAX_M][LK__ODE_MAX_M], b[LK__ODE_MAX_M];
 	double trace = 0;
 	for (int r = 0; r < m; ++r) {
-		const double *x = rows + (size_t)r * LK__ODE_ROW;
+		const double *x = rows[r].J[0]; /* J[0] and J[1], 12 numbers */
 		b[r] = 0;
 		for (int k = 0; k < nc; ++k)
 			b[r] += x[k] * h * g[k];
 		for (int s = 0; s < m; ++s) {
-			const double *y = rows + (size_t)s * LK__ODE_ROW;
+			const double *y = rows[s].J[0];
 			double a = 0;
 			for (int k = 0; k < nc; ++k)
 				a += x[k] * y[k];
@@ -499,7 +497,7 @@ static lk_status ode_own_step(lk_ode *ctx, double h, double t0)
 			if (!j->m)
 				continue;
 			const dJointFeedback *fb = j->temp_feedback ? &ctx->feedback_store[i] : j->feedback;
-			recover_lambda(ctx->rows + (size_t)j->row0 * LK__ODE_ROW, j->m, j->body[1] >= 0, fb, h,
+			recover_lambda(ctx->defs + j->row0, j->m, j->body[1] >= 0, fb, h,
 			               ctx->lambda + j->row0);
 			if (j->temp_feedback) {
 				dJointSetFeedback(j->id, NULL);
@@ -531,15 +529,15 @@ static void add_body_forces(lk_ode *ctx, double inv_h)
 		memset(ctx->bodies[i].force, 0, sizeof ctx->bodies[i].force);
 	for (int g = 0; g < ctx->nrows; ++g) {
 		const lk__ode_joint *j = &ctx->joints[ctx->row_joint[g]];
-		const double *x = ctx->rows + (size_t)g * LK__ODE_ROW;
+		const lk_row_def *x = &ctx->defs[g];
 		double f = ctx->lambda[g] * inv_h;
 		double *F0 = ctx->bodies[j->body[0]].force;
 		for (int k = 0; k < 6; ++k)
-			F0[k] += x[LK__ODE_J1 + k] * f;
+			F0[k] += x->J[0][k] * f;
 		if (j->body[1] >= 0) {
 			double *F1 = ctx->bodies[j->body[1]].force;
 			for (int k = 0; k < 6; ++k)
-				F1[k] += x[LK__ODE_J2 + k] * f;
+				F1[k] += x->J[1][k] * f;
 		}
 	}
 	for (int i = 0; i < ctx->nbodies; ++i) {
@@ -565,7 +563,7 @@ static void apply_forces(lk_ode *ctx, double h, int to_bodies)
 			continue;
 		double s[12] = {0};
 		for (int r = 0; r < j->m; ++r) {
-			const double *x = ctx->rows + (size_t)(j->row0 + r) * LK__ODE_ROW;
+			const double *x = ctx->defs[j->row0 + r].J[0]; /* J[0] and J[1], 12 numbers */
 			double f = ctx->lambda[j->row0 + r] * inv_h;
 			for (int k = 0; k < 12; ++k)
 				s[k] += x[k] * f;

@@ -41,8 +41,7 @@ void lk__ode_warm_lookup(lk_ode *ctx, double h, double *lambda)
 		dBodyID b0 = joint_body(ctx, j, 0), b1 = joint_body(ctx, j, 1);
 		int best = -1;
 		if (j->type == dJointTypeContact) {
-			const double *n = ctx->rows + (size_t)j->row0 * LK__ODE_ROW + LK__ODE_J1;
-			const double *p = ctx->row_point + 3 * (size_t)j->row0;
+			const double *n = ctx->defs[j->row0].J[0], *p = ctx->defs[j->row0].point;
 			double bestd = INFINITY;
 			for (int k = ctx->warm_heads[warm_hash(b0, b1, ctx->warm_hcap)]; k >= 0; k = ctx->warm[k].next) {
 				const lk__ode_warm *w = &ctx->warm[k];
@@ -120,8 +119,8 @@ void lk__ode_warm_store(lk_ode *ctx, double h)
 		w->type = j->type;
 		w->m = j->m;
 		w->key = j->type == dJointTypeContact ? NULL : (const void *)j->id;
-		memcpy(w->point, ctx->row_point + 3 * (size_t)j->row0, sizeof w->point);
-		memcpy(w->normal, ctx->rows + (size_t)j->row0 * LK__ODE_ROW + LK__ODE_J1, sizeof w->normal);
+		memcpy(w->point, ctx->defs[j->row0].point, sizeof w->point);
+		memcpy(w->normal, ctx->defs[j->row0].J[0], sizeof w->normal);
 		memcpy(w->lambda, ctx->lambda + j->row0, (size_t)j->m * sizeof(double));
 		unsigned hb = w->key ? warm_hash(w->key, NULL, ctx->warm_hcap)
 		                     : warm_hash(w->body[0], w->body[1], ctx->warm_hcap);
