@@ -614,14 +614,17 @@ lk_status lk__ode_extract_rows(lk_ode *ctx, double h, int threads)
  * many): a read only ever writes into the joint object itself, so putting its bytes back is exact for every
  * joint type without knowing its fields. */
 /* Whether reading a joint's rows can leave it other than a second read finds it, so that its bytes are
- * saved: every type but the contact joint. ODE's contact joint (ode/src/joints/contact.cpp) writes only in
- * getInfo1, the row count and its friction coefficients clamped at 0, which a second getInfo1 recomputes
- * alike from the same joint; its getInfo2 writes nothing of its own. A pile's contacts are most of its
- * joints, and copying their objects (a few hundred bytes each, all over ODE's joint memory) was a third of
- * the plugin's cache misses in reading the rows. */
+ * saved: only the transmission joint. The others' getInfo1 and getInfo2 (ode/src/joints, 0.16) write
+ * nothing of their own but what every getInfo1 recomputes from the bodies and the joint's parameters: the
+ * row count, which limit is active and by how much (dxJointLimitMotor::limit, limit_err), the Euler angles
+ * of an Euler-mode angular motor, a 2D-plane joint's motor row numbers, a contact's friction coefficients
+ * clamped at 0. Copying the others' objects, a few hundred bytes each all over ODE's joint memory, was a
+ * third of the plugin's cache misses in reading a pile's rows, and 4.2 M of the 311 M instructions of a
+ * ragdolls step (docs/benchmarks.md). tests/test_ode_joints.c, which steps a scene of every joint type,
+ * checks that ODE's own steppers after the plugin's read still give ODE's trajectory bit for bit. */
 static int keeps_state(const lk__ode_joint *j)
 {
-	return j->type != dJointTypeContact;
+	return j->type == dJointTypeTransmission;
 }
 
 lk_status lk__ode_state_save(lk_ode *ctx)
