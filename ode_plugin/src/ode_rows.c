@@ -138,27 +138,34 @@ static int grow_array(void **ptr, int *cap, int need, size_t elem)
 	return 1;
 }
 
-/* Body b gathered (once), its index in *index (or NULL). */
-static lk_status add_body(lk_ode *ctx, dBodyID b, int parent, int *index)
+/* Body b, not gathered yet, appended with index ctx->nbodies. The walk's own fields are set and the forces
+ * zeroed; the inertia and the saved accumulators are written by every read of the rows before anything
+ * reads them (body_state, lk__ode_state_save). */
+static lk_status append_body(lk_ode *ctx, dBodyID b, int parent)
 {
-	const int at = lk__ptrmap_get(&ctx->body_map, b);
-	if (index)
-		*index = at >= 0 ? at : ctx->nbodies;
-	if (at >= 0)
-		return LK_OK;
 	if (lk__ptrmap_put(&ctx->body_map, b, ctx->nbodies) < 0)
 		return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "ode: out of memory for the body map");
 	if (!grow_array((void **)&ctx->bodies, &ctx->cap_bodies, ctx->nbodies + 1, sizeof *ctx->bodies))
 		return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "ode: out of memory for %d bodies", ctx->nbodies + 1);
 	lk__ode_body *e = &ctx->bodies[ctx->nbodies++];
-	memset(e, 0, sizeof *e);
 	e->id = b;
 	e->parent = parent;
 	e->was_disabled = !dBodyIsEnabled(b);
 	e->kinematic = dBodyIsKinematic(b) != 0;
+	memset(e->user_force, 0, sizeof e->user_force);
+	memset(e->force, 0, sizeof e->force);
 	if (e->was_disabled || dBodyGetAutoDisableFlag(b))
 		ctx->need_islands = 1;
 	return LK_OK;
+}
+
+/* Body b gathered (once), its index in *index (or NULL): most calls find it gathered already. */
+static inline lk_status add_body(lk_ode *ctx, dBodyID b, int parent, int *index)
+{
+	const int at = lk__ptrmap_get(&ctx->body_map, b);
+	if (index)
+		*index = at >= 0 ? at : ctx->nbodies;
+	return at >= 0 ? LK_OK : append_body(ctx, b, parent);
 }
 
 static lk_status add_space_bodies(lk_ode *ctx, dSpaceID s, int depth)
