@@ -763,6 +763,64 @@ static void grid_run(const char *spec, int lend, double *out)
 	scene_done(&sc);
 }
 
+/* whole_world: with every body registered, not running ODE's stepper over the rest of the world changes
+ * nothing, bit for bit (a three-box stack with a hinge pendulum, 120 steps); a body outside the registered
+ * space, which ODE's stepper moves with whole_world 0, stays where it is with whole_world 1, as the header
+ * says. */
+static void run_whole_world(int whole, int stray, double out[4][7])
+{
+	scene sc;
+	scene_init(&sc);
+	for (int k = 0; k < 3; ++k)
+		scene_box(&sc, 0, 0, 0.5 + k);
+	dBodyID arm = scene_box(&sc, 3, 0, 2);
+	dJointID hinge = dJointCreateHinge(sc.w, 0);
+	dJointAttach(hinge, arm, 0);
+	dJointSetHingeAnchor(hinge, 3, 0, 3);
+	dJointSetHingeAxis(hinge, 0, 1, 0);
+	dBodySetLinearVel(arm, 1, 0, 0);
+	dBodyID free_body = NULL;
+	if (stray) { /* no geom: outside the registered space */
+		free_body = dBodyCreate(sc.w);
+		dMass m;
+		dMassSetSphere(&m, 1, 0.1);
+		dBodySetMass(free_body, &m);
+		dBodySetPosition(free_body, 10, 0, 5);
+	}
+	lk_ode_def def = lk_ode_default_def();
+	def.whole_world = whole;
+	char err[300];
+	assert_int_equal(lk_ode_create(sc.w, &def, &sc.ctx, err, sizeof err), LK_OK);
+	assert_int_equal(lk_ode_add_space(sc.ctx, sc.s), LK_OK);
+	for (int t = 0; t < 120; ++t)
+		assert_int_equal(scene_step(&sc), LK_OK);
+	for (int k = 0; k < 4; ++k) {
+		dBodyID b = k < 3 ? sc.box[k] : (stray ? free_body : arm);
+		const dReal *p = dBodyGetPosition(b), *q = dBodyGetQuaternion(b);
+		for (int c = 0; c < 3; ++c)
+			out[k][c] = p[c];
+		for (int c = 0; c < 4; ++c)
+			out[k][3 + c] = q[c];
+	}
+	scene_done(&sc);
+}
+
+static void test_whole_world(void **state)
+{
+	(void)state;
+	double rest[4][7], whole[4][7];
+	run_whole_world(0, 0, rest);
+	run_whole_world(1, 0, whole);
+	assert_memory_equal(rest, whole, sizeof rest);
+	assert_true(fabs(rest[3][0] - 3.0) + fabs(rest[3][3] - 1.0) > 1e-3); /* the pendulum swung */
+	/* a stray body: ODE's stepper lets it fall with whole_world 0; with 1 it is not stepped */
+	run_whole_world(0, 1, rest);
+	run_whole_world(1, 1, whole);
+	assert_true(rest[3][2] < 5.0 - 0.5 * 9.81 * 1.0);
+	assert_true(whole[3][2] == 5.0);
+	assert_memory_equal(rest, whole, 3 * sizeof rest[0]); /* the registered boxes alike */
+}
+
 /* ODE's threading implementation lent to the sweeps (lk_ode_set_threading): the calls go to it, a colour's
  * tasks but the caller's and the joining call, and the world ends bit for bit where lcpkit's own threads and the part order on
  * one thread leave it (the same sweeps: docs/solvers.md, "Threads"). */
@@ -850,6 +908,7 @@ int main(void)
 		cmocka_unit_test(test_fallback),
 		cmocka_unit_test(test_auto_disable),
 		cmocka_unit_test(test_warm_start_joints),
+		cmocka_unit_test(test_whole_world),
 		cmocka_unit_test(test_lent_threading),
 		cmocka_unit_test(test_set_threading_arguments),
 	};

@@ -194,6 +194,7 @@ static world_entry *entry_for(dWorldID w, int create)
 	lk_ode_def def = lk_ode_default_def();
 	def.solver = G.stats_only ? "ode-quickstep" : G.solver;
 	def.ode_residual = G.stats != NULL;
+	def.whole_world = 1; /* every body of the world is registered as it is created (dBodyCreate below) */
 	char err[300];
 	if (lk_ode_create(w, &def, &e->ctx, err, sizeof err) != LK_OK) {
 		if (!G.warned++)

@@ -638,6 +638,10 @@ static int integrate_gathered(lk_ode *ctx, double h)
 		dBodySetForce(e->id, 0, 0, 0);
 		dBodySetTorque(e->id, 0, 0, 0);
 	}
+	/* the rest of the world, unless the application says there is none (lk_ode_def.whole_world): ODE's stepper
+	 * with the gathered bodies and the solved joints switched off */
+	if (ctx->def.whole_world)
+		return 1;
 	for (int i = 0; i < ctx->nbodies; ++i)
 		dBodyDisable(ctx->bodies[i].id);
 	for (int i = 0; i < ctx->njoints; ++i)

@@ -56,9 +56,15 @@ typedef struct lk_ode_def {
 	                          * RES of ODE's impulses on them (a read that changes nothing: the trajectory
 	                          * stays ODE's bit for bit). lcpkit: RES of the solve's start and result (the
 	                          * configuration's measure=, unless the spec sets it) */
+	int whole_world;         /* 1: the registered spaces and bodies hold every body of the world that can move
+	                          * (the preload library registers every body it sees created). A step then
+	                          * integrates the gathered bodies itself and does not also run ODE's stepper over
+	                          * the rest of the world, which costs a pass over the gathered bodies and an empty
+	                          * ODE step when there is no rest. A body outside them would then not move.
+	                          * 0 (the default): ODE's stepper also steps the rest of the world every step */
 } lk_ode_def;
 
-/* Defaults: solver "pgs", warm_distance 0.01 m, warm_normal_cos 0.95, ode_residual 1. */
+/* Defaults: solver "pgs", warm_distance 0.01 m, warm_normal_cos 0.95, ode_residual 1, whole_world 0. */
 LK_API lk_ode_def lk_ode_default_def(void);
 
 /* Checks the loaded libode: double precision, and every symbol the plugin calls resolves (the 0.16 row

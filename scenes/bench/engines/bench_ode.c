@@ -124,6 +124,7 @@ static int world_create(world *wd, const char *scene, const char *spec, const op
 	lk_ode_def def = lk_ode_default_def();
 	def.solver = spec;
 	def.ode_residual = 0;
+	def.whole_world = 1; /* every body has a geom in wd->s, the registered space */
 	char err[300];
 	if (lk_ode_create(wd->w, &def, &wd->ctx, err, sizeof err) != LK_OK) {
 		lk_cli_error("bench ode", "solver %s: %s", spec, err);
