@@ -160,7 +160,10 @@ lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, 
 
 	if (!cfg->warm_start)
 		memset(p->lambda, 0, (size_t)n * sizeof(double));
-	if (p->form == LK_FORM_ROWS) {
+	if (p->form == LK_FORM_ROWS && !cfg->warm_start) {
+		/* lambda = 0: du = M^-1 J^T 0 = 0, finite */
+		memset(p->du, 0, ((size_t)p->nbodies + 1) * LK_DU_STRIDE * sizeof(double));
+	} else if (p->form == LK_FORM_ROWS) {
 		lk__recompute_du(p, p->lambda, p->du);
 		/* every input is finite, and so is every row's M^-1 J^T (lk_problem_add_row refuses a row whose
 		 * product overflows, |J| near 1e308, found by tests/fuzz), yet M^-1 J^T lambda can overflow for a huge

@@ -145,6 +145,7 @@ struct lk_ode {
 	int *findex;       /* ODE's, made global (joint's first row + local) */
 	int *row_joint;    /* joint of each row */
 	int nrows, cap_rows;
+	int rows_by_kind[LK_ROW_KIND_COUNT]; /* counted as the rows are put in order */
 	double *lambda;    /* solution (impulses), nrows, in extraction (joint) order */
 	int *prow;         /* problem row k is extraction row prow[k] */
 	int *problem_row_of;         /* and extraction row g is problem row problem_row_of[g] */

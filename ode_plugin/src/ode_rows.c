@@ -597,6 +597,7 @@ lk_status lk__ode_extract_rows(lk_ode *ctx, double h, int threads)
 	 * group in joint order; so a friction row's normal is always updated before it in a sweep, and is
 	 * numbered when the friction row's findex is made the problem's */
 	int k = 0;
+	memset(ctx->rows_by_kind, 0, sizeof ctx->rows_by_kind);
 	for (int pass = 0; pass < 2; ++pass)
 		for (int g = 0; g < total; ++g)
 			if ((ctx->findex[g] >= 0) == pass) {
@@ -604,6 +605,7 @@ lk_status lk__ode_extract_rows(lk_ode *ctx, double h, int threads)
 				ctx->problem_row_of[g] = k++;
 				if (ctx->defs[g].findex >= 0)
 					ctx->defs[g].findex = ctx->problem_row_of[ctx->findex[g]];
+				ctx->rows_by_kind[ctx->defs[g].kind]++;
 			}
 	return LK_OK;
 }
@@ -691,9 +693,7 @@ void lk__ode_state_restore(lk_ode *ctx)
 
 void lk__ode_count_kinds(const lk_ode *ctx, lk_engine_step_stats *st)
 {
-	memset(st->rows_by_kind, 0, sizeof st->rows_by_kind);
-	for (int r = 0; r < ctx->nrows; ++r)
-		st->rows_by_kind[ctx->defs[r].kind]++;
+	memcpy(st->rows_by_kind, ctx->rows_by_kind, sizeof st->rows_by_kind);
 	st->rows = ctx->nrows;
 	st->bodies = ctx->nbodies;
 }
