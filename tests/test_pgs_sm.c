@@ -2,6 +2,7 @@
  * singular and indefinite reduced systems, agreement with Siconos's Lemke, friction complementarity, and the
  * options of sec. 5.1. */
 #include "test_util.h"
+#include "internal.h" /* LK_SM_CG_CAP, LK_WORK_CG_ROW */
 #include "lcpkit/generate.h"
 #include "peer_siconos.h"
 
@@ -532,6 +533,39 @@ static void test_stopping_rules(void **state)
 	lk_problem_destroy(q);
 }
 
+/* Without a budget a subspace step stays linear in the active set. On a packing of 800 spheres (6,858 rows,
+ * most of them active) one step's conjugate gradients stop at LK_SM_CG_CAP = 1000 products (the paper's cap is
+ * the active count), and an explicit cg_max above it is honoured. With sub=direct the factor is taken only
+ * where it costs no more than those capped products: on 1,500 spheres its envelope costs more (3,198
+ * sweep-equivalents for the step when it was taken), and the step is the capped CG solve. */
+static void solve_once(lk_problem *p, const char *spec, lk_stats *st)
+{
+	lk_solver_config cfg;
+	char err[200];
+	assert_int_equal(lk_config_parse(spec, &cfg, err, sizeof err), LK_OK);
+	assert_int_equal(lk_solve(p, &cfg, st, NULL), LK_OK);
+	assert_int_equal(st->subspace_steps, 1);
+	assert_finite(p);
+}
+
+static void test_subspace_step_is_linear(void **state)
+{
+	(void)state;
+	lk_problem *p = tu_generate("packing", 800, 0.5);
+	assert_true(lk_problem_row_count(p) > 4000);
+	lk_stats st;
+	solve_once(p, "pgs-sm:iters=1,ksm=1,measure=0", &st);
+	assert_true(st.inner_iterations >= 1 && st.inner_iterations <= LK_SM_CG_CAP);
+	solve_once(p, "pgs-sm:iters=1,ksm=1,cg_max=1200,measure=0", &st);
+	assert_true(st.inner_iterations > 1000 && st.inner_iterations <= 1200);
+	lk_problem_destroy(p);
+	p = tu_generate("packing", 1500, 0.5);
+	solve_once(p, "pgs-sm:iters=1,ksm=1,sub=direct,measure=0", &st);
+	assert_true(st.inner_iterations >= 1 && st.inner_iterations <= LK_SM_CG_CAP); /* the factor refused: CG */
+	assert_true(st.work <= 25 + 1 + LK_SM_CG_CAP * LK_WORK_CG_ROW + 1);
+	lk_problem_destroy(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -550,6 +584,7 @@ int main(void)
 		cmocka_unit_test(test_no_subspace_is_pgs),
 		cmocka_unit_test(test_pgs_phase_relative_rule),
 		cmocka_unit_test(test_stopping_rules),
+		cmocka_unit_test(test_subspace_step_is_linear),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -165,7 +165,7 @@ static const param params[] = {
 	{"lazy", P_BOOL, OFF(pgs_sm.lazy_friction), M_SM, NULL, "lazy friction bounds in the subspace"},
 	{"best", P_BOOL, OFF(pgs_sm.best_iterate), M_SM, NULL, "fall back to the best iterate"},
 	{"cg_tol", P_DOUBLE, OFF(pgs_sm.cg_tol), M_SM, NULL, "reduced CG relative tolerance"},
-	{"cg_max", P_INT, OFF(pgs_sm.cg_max), M_SM, NULL, "reduced CG iteration cap (0: active count)"},
+	{"cg_max", P_INT, OFF(pgs_sm.cg_max), M_SM, NULL, "reduced CG iteration cap (0: active count, at most 1000)"},
 	{"jacobi", P_BOOL, OFF(pgs_sm.cg_jacobi), M_SM, NULL, "Jacobi preconditioner for the reduced CG"},
 	{"sub", P_ENUM, OFF(pgs_sm.sub), M_SM, subspace_names, "reduced solve: cg or direct (envelope Cholesky)"},
 	{"sub_rows", P_ENUM, OFF(pgs_sm.sub_rows), M_SM, subspace_rows_names, "subspace: free rows or free normal rows"},

@@ -117,6 +117,11 @@ int lk__merit_solved(const lk__ctx *c, const lk_metrics *m);
  * in fixed-size loops */
 #define LK_WORK_BLOCK_MAC (1.0 / 18.0)
 
+/* PGS-SM's conjugate gradients take at most this many products a subspace step unless cg_max says otherwise
+ * (pgs_sm.c): as many as the active rows up to here, the paper's cap, which keeps its small problems as they
+ * were; a constant beyond, so that a step stays linear in the active set. */
+#define LK_SM_CG_CAP 1000
+
 /* Counts `rows` row updates of weight `weight` (LK_WORK_SWEEP_ROW for a sweep's row). */
 static inline void lk__count(lk__ctx *c, int64_t rows, double weight)
 {

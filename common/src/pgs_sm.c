@@ -262,7 +262,10 @@ static double pgs_phase(pgs_sm_state *s, int outer)
 static int direct_solve(pgs_sm_state *s, int na, double left)
 {
 	lk__ctx *c = s->c;
-	double max_macs = isfinite(left) ? (left - 2.0 * na) / LK_WORK_FACTOR_MAC : INFINITY;
+	/* the factor's multiply-adds, within what the budget leaves, or without one what the products of a capped
+	 * CG solve (LK_SM_CG_CAP) would cost: a step stays linear in the active set either way */
+	double max_macs = isfinite(left) ? (left - 2.0 * na) / LK_WORK_FACTOR_MAC
+	                                 : (double)LK_SM_CG_CAP * LK_WORK_CG_ROW * na / LK_WORK_FACTOR_MAC;
 	lk__arena_reset(&s->direct);
 	int r = lk__env_analyse(&s->env, &s->direct, c->p, s->idx, na, max_macs);
 	if (r != 0)
@@ -353,10 +356,12 @@ static lk_status subspace_step(pgs_sm_state *s, int first, double *ref, double *
 		if (r == 0)
 			goto solved;
 	}
-	/* Sec. 5: CG with at most as many iterations as variables unless capped otherwise, and under a budget
-	 * no more products than the work left pays for (one product costs |A| row updates): the subspace step
-	 * then costs what its budget says, never a multiple of |A|^2 */
-	int cap = s->sc->cg_max > 0 ? s->sc->cg_max : na;
+	/* Sec. 5: CG with at most as many iterations as variables, and never more than LK_SM_CG_CAP unless cg_max
+	 * says otherwise: a step then costs at most a constant times |A| row updates, never a multiple of |A|^2
+	 * (the paper's cap of |A| made one outer iteration on 84,606 rows take 198 s, docs/benchmarks.md). Under a
+	 * budget, no more products than the work left pays for (one product costs |A| row updates): the step
+	 * then costs what its budget says. */
+	int cap = s->sc->cg_max > 0 ? s->sc->cg_max : (na < LK_SM_CG_CAP ? na : LK_SM_CG_CAP);
 	if (isfinite(left)) {
 		double products = floor(left / (LK_WORK_CG_ROW * (double)na));
 		if (products < 1)

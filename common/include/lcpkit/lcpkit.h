@@ -275,7 +275,7 @@ typedef struct lk_pgs_sm_config {
 	int lazy_friction;      /* evaluate friction bounds lazily inside the subspace solve */
 	int best_iterate;       /* fall back to the best iterate seen (never worse than the PGS phase) */
 	double cg_tol;          /* relative tolerance of the reduced CG solve */
-	int cg_max;             /* CG iteration cap; 0 = number of active variables */
+	int cg_max;             /* CG iteration cap; 0 = number of active variables, at most 1000 */
 	int cg_jacobi;          /* Jacobi preconditioner for the reduced CG */
 	lk_subspace_solver sub; /* CG or the direct envelope factor */
 	lk_subspace_rows sub_rows; /* which free rows the subspace holds */
