@@ -80,7 +80,7 @@ typedef struct lk__ode_joint {
 	dJointID id;
 	int type;
 	int m;
-	int row0;          /* first row in the extraction buffer */
+	int row0;          /* first row in ctx->defs (extraction order) */
 	int body[2];       /* step body indices of ODE's node[0], node[1]; -1 for the world */
 	dJointFeedback *feedback;   /* the application's, or NULL */
 	int temp_feedback; /* the context attached feedback_store[...] for this step */
