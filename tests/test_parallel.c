@@ -437,10 +437,11 @@ static lk_problem *rows_copy(const lk_problem *src, const rows_source *rs, int t
 	return q;
 }
 
-/* APGD and MPRGP make their products A x on the threads, and PGS-SM its subspace products (product.c): each
- * body gathers its rows' M^-1 J^T x_i in row order, the sum one thread's scatter makes, so APGD's and MPRGP's
- * lambda, iterations and work are those of one thread to the bit, on 2 and 3 threads and on a lent scheduler
- * (a body's rows summed in another order fail it). PGS-SM's sweeps run in the part order there, so its threaded
+/* APGD and MPRGP make their products A x on the threads, PGS-SM its subspace products and the Newton methods
+ * their evaluations and Krylov products (product.c, newton.c): each body gathers its rows' M^-1 J^T x_i in row
+ * order, the sum one thread's scatter makes, so APGD's, MPRGP's and Newton's lambda, iterations and work are
+ * those of one thread to the bit, on 2 and 3 threads and on a lent scheduler (a body's rows summed in another
+ * order fail it; so do the minimum map's reduced rows taken in another order). PGS-SM's sweeps run in the part order there, so its threaded
  * solves, with conjugate gradients on the subspace, are compared with its one-thread solve in the part order
  * (order=part). Small budgets: the test also runs under ThreadSanitizer. */
 static void test_products_on_threads(void **state)
@@ -448,8 +449,9 @@ static void test_products_on_threads(void **state)
 	(void)state;
 	lk_problem *p = tu_generate("packing", 1500, 0.5);
 	assert_true(lk_problem_row_count(p) >= LK_PARALLEL_MIN_ROWS);
-	const char *methods[3] = {"apgd:iters=20", "mprgp:iters=20", "pgs-sm:iters=2,kpgs=5,ksm=2,sub=cg,cg_max=30"};
-	for (int m = 0; m < 3; ++m) {
+	const char *methods[5] = {"apgd:iters=20", "mprgp:iters=20", "pgs-sm:iters=2,kpgs=5,ksm=2,sub=cg,cg_max=30",
+	                          "newton-minmap:iters=2,krylov_max=10", "newton-fischer:iters=2,krylov_max=10"};
+	for (int m = 0; m < 5; ++m) {
 		char one[96];
 		snprintf(one, sizeof one, "%s%s", methods[m], m == 2 ? ",order=part" : "");
 		lk_stats s1;
@@ -471,7 +473,8 @@ static void test_products_on_threads(void **state)
 		char spec[96];
 		snprintf(spec, sizeof spec, "%s,threads=2", methods[m]);
 		expect_same(p, spec, ref, &s1, 1);
-		assert_true(n.calls >= (m == 2 ? 4 : 2 * 20)); /* two calls (slots, then rows) a product */
+		/* two calls (slots, then rows) a product; Newton: at least its two iterations' evaluations */
+		assert_true(n.calls >= (m == 2 ? 4 : m > 2 ? 2 * 2 : 2 * 20));
 		lk_problem_set_executor(p, NULL);
 		free(ref);
 	}

@@ -61,6 +61,7 @@
 
 #include "kernel.h"
 #include "krylov.h"
+#include "parallel.h"
 #include "sweep.h"
 
 #include <float.h>
@@ -85,6 +86,7 @@ typedef struct newton_state {
 	double *scale;       /* right Jacobi scaling of the Krylov operator */
 	double *rhs, *sol;   /* the Krylov system */
 	double *xfull;       /* matrix form: reduced vector scattered to full length (zero outside A) */
+	double *zs;          /* row form on threads: the reduced vector times the scaling */
 	double *ones;
 	int *idx;            /* minimum map: the rows of A (eq. 77) */
 	int *pos;            /* minimum map: position of a row in idx, -1 for rows of F */
@@ -114,12 +116,48 @@ static int affords(const newton_state *t, int units)
 	return lk__work_budget_left(t->c) >= units * newton_unit(t);
 }
 
+/* The row form's products on the solve's threads (product.c): du from each body's rows gathered in row order,
+ * the sum lk__recompute_du makes, then y_k = s_k x_k + J_k du over shares of the rows (all of them, or the
+ * rows idx of A): the same numbers to the bit as on one thread. */
+static int on_threads(const newton_state *t)
+{
+	return t->p->form == LK_FORM_ROWS && t->c->body_rows && (t->c->pool || t->c->ex);
+}
+
+typedef struct newton_rows_job {
+	const newton_state *t;
+	const double *x;
+	double *y;
+	int reduced; /* x and y over the rows idx[0 .. na) */
+} newton_rows_job;
+
+static void newton_rows(void *arg, int tt, int nt)
+{
+	const newton_rows_job *j = arg;
+	const newton_state *t = j->t;
+	int b, e;
+	lk__share(j->reduced ? t->na : t->n, tt, nt, &b, &e);
+	for (int k = b; k < e; ++k) {
+		const lk__row *r = &t->p->rows[j->reduced ? t->idx[k] : k];
+		j->y[k] = r->s * j->x[k] + lk__row_dot_ref(r, t->tdu, 0.0);
+	}
+}
+
+static void product_on_threads(newton_state *t, const int *pos, const double *x, double *y)
+{
+	lk__gather_slots(t->c, t->c->body_rows, pos, x, t->tdu);
+	newton_rows_job j = {t, x, y, pos != NULL};
+	lk__ctx_run(t->c, newton_rows, &j);
+}
+
 /* y = A x (no q). Row form: A = J M^-1 J^T + S, through du = M^-1 J^T x (docs/maths.md). */
 static void apply_A(newton_state *t, const double *x, double *y)
 {
 	const lk_problem *p = t->p;
 	lk__count(t->c, t->n, LK_WORK_NEWTON_ROW);
-	if (p->form == LK_FORM_ROWS) {
+	if (on_threads(t)) {
+		product_on_threads(t, NULL, x, y);
+	} else if (p->form == LK_FORM_ROWS) {
 		lk__recompute_du(t->p, x, t->tdu);
 		for (int i = 0; i < t->n; ++i)
 			y[i] = p->rows[i].s * x[i] + lk__row_dot_ref(&p->rows[i], t->tdu, 0.0);
@@ -151,14 +189,12 @@ static void apply_AT(newton_state *t, const double *x, double *y)
 	}
 }
 
-/* w = A x + q, and du of x in the row form. */
+/* w = A x + q, and du of x in the row form (on the solve's threads when it has them: lk__product). */
 static void eval_w(newton_state *t, const double *x, double *w, double *du)
 {
 	const lk_problem *p = t->p;
 	if (p->form == LK_FORM_ROWS) {
-		lk__recompute_du(t->p, x, du);
-		for (int i = 0; i < t->n; ++i)
-			w[i] = lk__row_w(&p->rows[i], du, x[i]);
+		lk__product(t->c, t->c->body_rows, x, w, 1, du);
 	} else {
 		for (int i = 0; i < t->n; ++i)
 			w[i] = lk__csr_w(p, i, x);
@@ -291,7 +327,11 @@ static void mv_reduced(void *user, const double *z, double *y)
 {
 	newton_state *t = user;
 	const lk_problem *p = t->p;
-	if (p->form == LK_FORM_ROWS) {
+	if (on_threads(t)) {
+		for (int k = 0; k < t->na; ++k)
+			t->zs[k] = z[k] * t->scale[k];
+		product_on_threads(t, t->pos, t->zs, y);
+	} else if (p->form == LK_FORM_ROWS) {
 		memset(t->tdu, 0, t->ndu * sizeof(double));
 		for (int k = 0; k < t->na; ++k) {
 			double v = z[k] * t->scale[k];
@@ -673,7 +713,7 @@ lk_status lk__solve_newton(lk__ctx *c)
 	int fail = 0;
 	size_t un = (size_t)n;
 	double **vecs[] = {&t->lo, &t->hi, &t->G, &t->dx, &t->xt, &t->wt, &t->v1, &t->v2, &t->P,
-	                   &t->Q, &t->scale, &t->sol, &t->xfull, &t->ones};
+	                   &t->Q, &t->scale, &t->sol, &t->xfull, &t->zs, &t->ones};
 	for (size_t k = 0; k < sizeof vecs / sizeof vecs[0]; ++k)
 		*vecs[k] = dalloc(p, un, &fail);
 	double *start = dalloc(p, un, &fail);

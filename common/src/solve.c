@@ -140,10 +140,12 @@ lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, 
 	c.pool = parallel && !lent ? p->pool : NULL;
 	c.ex = parallel && lent ? &p->executor : NULL;
 	c.tasks = c.ex ? (cfg->threads < LK_MAX_THREADS ? cfg->threads : LK_MAX_THREADS) : 1;
-	/* the methods of whole products (APGD, MPRGP, PGS-SM's subspace) make them on the threads (product.c):
+	/* the methods of whole products (APGD, MPRGP, PGS-SM's subspace, the Newton methods' Krylov products and
+	 * evaluations) make them on the threads (product.c):
 	 * each body's rows, once a solve; without memory for them, on one thread, to the same result */
-	if ((c.pool || c.ex) &&
-	    (cfg->method == LK_METHOD_APGD || cfg->method == LK_METHOD_MPRGP || cfg->method == LK_METHOD_PGS_SM))
+	if ((c.pool || c.ex) && (cfg->method == LK_METHOD_APGD || cfg->method == LK_METHOD_MPRGP ||
+	                         cfg->method == LK_METHOD_PGS_SM || cfg->method == LK_METHOD_NEWTON_MINMAP ||
+	                         cfg->method == LK_METHOD_NEWTON_FISCHER))
 		c.body_rows = lk__body_rows_make(p, &p->arena);
 	c.n = n;
 	c.lambda = p->lambda;
