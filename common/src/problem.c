@@ -608,12 +608,17 @@ typedef struct add_job {
 	int first_bad[LK_MAX_THREADS]; /* per task: the lowest k that failed, or n */
 } add_job;
 
+/* Item k of a rows job from its definition d: checked and written as lk_problem_add_row does it. */
+static inline int make_row_from(const add_job *j, const lk_row_def *d, int k)
+{
+	const int i = j->base + k;
+	return row_def_plainly_valid(j->p, d, i) && write_row(j->p, d, i) == ROW_WRITTEN;
+}
+
 static inline int make_row(const add_job *j, int k)
 {
 	lk_row_def d;
-	const int i = j->base + k;
-	return j->fill_row(j->arg, k, &d) == LK_OK && row_def_plainly_valid(j->p, &d, i) &&
-	       write_row(j->p, &d, i) == ROW_WRITTEN;
+	return j->fill_row(j->arg, k, &d) == LK_OK && make_row_from(j, &d, k);
 }
 
 /* The definition of item k of an array job. */
@@ -625,9 +630,7 @@ static inline const lk_row_def *array_def(const add_job *j, int k)
 /* make_row from the array, read in place (no copy of the definition). */
 static inline int make_row_in_place(const add_job *j, int k)
 {
-	const lk_row_def *d = array_def(j, k);
-	const int i = j->base + k;
-	return row_def_plainly_valid(j->p, d, i) && write_row(j->p, d, i) == ROW_WRITTEN;
+	return make_row_from(j, array_def(j, k), k);
 }
 
 static inline int make_body(const add_job *j, int k)
