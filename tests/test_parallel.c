@@ -545,6 +545,7 @@ static void test_add_row_array(void **state)
 	assert_int_equal(lk_problem_add_row_array(q, -1, front, NULL, 1, NULL), LK_ERR_INVALID_ARGUMENT);
 	assert_int_equal(lk_problem_add_row_array(q, 1, front, NULL, 0, NULL), LK_ERR_INVALID_ARGUMENT);
 	assert_int_equal(lk_problem_add_row_array(q, 0, front, NULL, 2, NULL), LK_OK);
+	assert_int_equal(lk_problem_add_row_array(q, 0, NULL, NULL, 1, NULL), LK_OK); /* no rows from nothing */
 	assert_int_equal(lk_problem_row_count(q), 0);
 	lk_problem_destroy(q);
 	free(back);

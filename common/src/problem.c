@@ -820,7 +820,7 @@ lk_status lk_problem_add_row_array(lk_problem *p, int n, const lk_row_def *defs,
 		if (order[k] < 0 || order[k] >= n)
 			return lk__fail(p, LK_ERR_INVALID_ARGUMENT, "add_row_array: order[%d] = %d lies outside 0..%d", k,
 			                order[k], n - 1);
-	return add_rows_job(p, &j, "row_array", defs ? NULL : "defs is NULL", threads, refused_out);
+	return add_rows_job(p, &j, "row_array", defs || n == 0 ? NULL : "defs is NULL", threads, refused_out);
 }
 
 lk_status lk_problem_add_bodies(lk_problem *p, int n, lk_body_fill_fn fill, void *arg, int threads,

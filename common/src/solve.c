@@ -7,6 +7,8 @@
 #include "parallel.h"
 #include "sweep.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +25,17 @@ const char *lk_stop_reason_name(lk_stop_reason reason)
 
 /* A solve that ends with RES this many times the start's is unstable (lk_solve). */
 #define LK_UNSTABLE_FACTOR 2.0
+
+/* The residual that rounding alone leaves in w = A lambda + q: sqrt(n) rows, each off by some ulps of the
+ * velocities it sums (max |q| their scale). A solve that starts at a solution (a body at rest, warm-started)
+ * can end at twice such a residual without being unstable; only a residual above this floor is judged. */
+static double rounding_floor(const lk_problem *p)
+{
+	double qmax = 0.0;
+	for (int i = 0; i < p->nrows; ++i)
+		qmax = fmax(qmax, fabs(p->rows[i].q));
+	return 64.0 * DBL_EPSILON * sqrt((double)p->nrows) * qmax;
+}
 
 /* Whether the method needs every A_ii > 0. Every Gauss-Seidel update divides by A_ii; the Newton methods need it
  * on the row form, where a row with A_ii = 0 has J M^-1 J^T = 0 and s = 0 and acts on nothing, so that its
@@ -241,7 +254,8 @@ lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, 
 	 * that an adapter can fall back to its engine's solver for the step. PGS-SM with best=0 asks for its
 	 * last iterate whatever it is (Silcowitz et al. sec. 4.3 without the fall-back), and gets it. */
 	int keep_last = cfg->method == LK_METHOD_PGS_SM && !cfg->pgs_sm.best_iterate;
-	if (!keep_last && measured && isfinite(m0.res) && m1.res > LK_UNSTABLE_FACTOR * m0.res) {
+	if (!keep_last && measured && isfinite(m0.res) && m1.res > LK_UNSTABLE_FACTOR * m0.res &&
+	    m1.res > rounding_floor(p)) {
 		lk__restore_best(&c);
 		lk__current_metrics(&c, &m1);
 		c.stop = LK_STOP_DIVERGED;

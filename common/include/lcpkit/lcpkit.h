@@ -109,8 +109,9 @@ LK_API lk_status lk_problem_add_rows(lk_problem *p, int n, lk_row_fill_fn fill, 
                                      int *refused_out);
 /* The same from definitions already laid out in memory: row nrows + k is defs[order[k]] (defs[k] when order
  * is NULL), read in place, checked and made exactly as lk_problem_add_row makes it. order's entries must lie in
- * 0 .. n - 1; findex refers to final row indices, as in add_rows. For an adapter that has the engine write its
- * rows straight into lk_row_def records (and keeps its own order of them), with no copy per row. */
+ * 0 .. n - 1; defs may be NULL when n is 0; findex refers to final row indices, as in add_rows. For an adapter
+ * that has the engine write its rows straight into lk_row_def records (and keeps its own order of them), with
+ * no copy per row. */
 LK_API lk_status lk_problem_add_row_array(lk_problem *p, int n, const lk_row_def *defs, const int *order,
                                           int threads, int *refused_out);
 /* The same for bodies: n bodies, body nbodies + k defined by fill(arg, k, def), each checked and kept exactly
