@@ -439,27 +439,30 @@ static void test_contact_points_when_used(void **state)
 
 /* ---------------------------------------------------------------------------------- joints */
 
-static void test_joints(void **state)
-{
-	(void)state;
-	lk_bt_world *w = make_world("pgs", 30);
+/* The bodies of joint_zoo. */
+typedef struct zoo {
+	int a, slider, wheel, hang, welded, ball, cone;
+} zoo;
 
-	/* slider along a 45 degree axis, free to slide down to its limit at -0.5 m */
-	int a = add_box(w, 0, 0, 5, 0.1, 1.0);
+/* One joint of every type of the C API, each on a box of its own hanging from the world: a slider along a 45
+ * degree axis free to slide down to its limit at -0.5 m, a hinge motor driving a wheel at 2 rad/s, a 6-DoF
+ * joint whose free axis (along world z) has a 1000 N/m spring, a weld, a ball joint and a cone-twist joint. */
+static zoo joint_zoo(lk_bt_world *w)
+{
+	zoo z;
+	z.a = add_box(w, 0, 0, 5, 0.1, 1.0);
 	lk_bt_joint_def sl = lk_bt_default_joint_def(LK_BT_JOINT_SLIDER);
-	sl.body_a = a;
+	sl.body_a = z.a;
 	sl.anchor[2] = 5;
 	sl.axis[0] = 1;
 	sl.axis[2] = 1;
 	sl.lower = -0.5;
 	sl.upper = 0.5;
-	int slider;
-	assert_int_equal(lk_bt_joint_create(w, &sl, &slider), LK_OK);
+	assert_int_equal(lk_bt_joint_create(w, &sl, &z.slider), LK_OK);
 
-	/* hinge motor: a wheel driven at 2 rad/s against no load */
-	int wheel = add_box(w, 5, 0, 5, 0.3, 1.0);
+	z.wheel = add_box(w, 5, 0, 5, 0.3, 1.0);
 	lk_bt_joint_def hm = lk_bt_default_joint_def(LK_BT_JOINT_HINGE);
-	hm.body_a = wheel;
+	hm.body_a = z.wheel;
 	hm.anchor[0] = 5;
 	hm.anchor[2] = 5;
 	hm.axis[0] = 0;
@@ -469,11 +472,10 @@ static void test_joints(void **state)
 	hm.motor_max_force = 50.0;
 	assert_int_equal(lk_bt_joint_create(w, &hm, NULL), LK_OK);
 
-	/* a 6-DoF joint with its frame x along world z, all locked but x, which has a spring of 1000 N/m:
-	 * 2 kg hang m g / k = 1.962 cm low */
-	int hang = add_box(w, 10, 0, 5, 0.1, 2.0);
+	/* 2 kg hang m g / k = 1.962 cm low */
+	z.hang = add_box(w, 10, 0, 5, 0.1, 2.0);
 	lk_bt_joint_def sp = lk_bt_default_joint_def(LK_BT_JOINT_SPRING6);
-	sp.body_a = hang;
+	sp.body_a = z.hang;
 	sp.anchor[0] = 10;
 	sp.anchor[2] = 5;
 	sp.axis[0] = 0;
@@ -482,32 +484,39 @@ static void test_joints(void **state)
 	sp.linear_upper[0] = -1;
 	sp.stiffness[0] = 1000.0;
 	sp.damping[0] = 5.0;
-	int spring;
-	assert_int_equal(lk_bt_joint_create(w, &sp, &spring), LK_OK);
+	assert_int_equal(lk_bt_joint_create(w, &sp, NULL), LK_OK);
 
-	/* a box welded to the world stays put */
-	int welded = add_box(w, 15, 0, 5, 0.2, 1.0);
+	z.welded = add_box(w, 15, 0, 5, 0.2, 1.0);
 	lk_bt_joint_def fx = lk_bt_default_joint_def(LK_BT_JOINT_FIXED);
-	fx.body_a = welded;
+	fx.body_a = z.welded;
 	fx.anchor[0] = 15;
 	fx.anchor[2] = 5;
 	assert_int_equal(lk_bt_joint_create(w, &fx, NULL), LK_OK);
 
-	/* a ball joint and a cone-twist joint hold their anchors */
-	int ball = add_box(w, 20.5, 0, 5, 0.1, 1.0);
+	z.ball = add_box(w, 20.5, 0, 5, 0.1, 1.0);
 	lk_bt_joint_def pt = lk_bt_default_joint_def(LK_BT_JOINT_POINT);
-	pt.body_a = ball;
+	pt.body_a = z.ball;
 	pt.anchor[0] = 20;
 	pt.anchor[2] = 5;
 	assert_int_equal(lk_bt_joint_create(w, &pt, NULL), LK_OK);
-	int cone = add_box(w, 25, 0, 4.5, 0.1, 1.0);
+	z.cone = add_box(w, 25, 0, 4.5, 0.1, 1.0);
 	lk_bt_joint_def ct = lk_bt_default_joint_def(LK_BT_JOINT_CONE_TWIST);
-	ct.body_a = cone;
+	ct.body_a = z.cone;
 	ct.anchor[0] = 25;
 	ct.anchor[2] = 5;
 	ct.axis[0] = 0;
 	ct.axis[2] = -1;
 	assert_int_equal(lk_bt_joint_create(w, &ct, NULL), LK_OK);
+	return z;
+}
+
+static void test_joints(void **state)
+{
+	(void)state;
+	lk_bt_world *w = make_world("pgs", 30);
+	const zoo z = joint_zoo(w);
+	const int a = z.a, slider = z.slider, wheel = z.wheel, hang = z.hang, welded = z.welded, ball = z.ball,
+	          cone = z.cone;
 	assert_int_equal(lk_bt_world_joint_count(w), 6);
 
 	step(w, 180, NULL);
@@ -545,6 +554,119 @@ static void test_joints(void **state)
 	step(w, 1, NULL);
 	assert_int_equal(lk_bt_world_fallbacks(w), 0);
 	lk_bt_world_destroy(w);
+}
+
+/* lk::BulletSolver makes the joints' rows itself, from their getInfo2, instead of Bullet's convertJoint (which
+ * prepares each row for Bullet's own iterations). Its problem must be the one the rows of Bullet's own setup
+ * map to: two worlds in the same state, one stepping with Bullet's solver and one with lcpkit's, both
+ * recording, give the same rows (the same Jacobians and bounds to the bit; targets and CFM to rounding: here
+ * the target is Bullet's error term, there Bullet's right-hand side mapped back), in the same order and with
+ * the same warm start, for the zoo's joints, a hinge at its limits, a hinge whose box turns
+ * in a plane only (angular factors 0, 0, 1: the rows about the locked axes move nothing and are left out on
+ * both sides), a hinge between two boxes, and a ball joint that breaks in the step (its bounds clamped at its
+ * breaking impulse, and it is disabled after the step on both sides). */
+/* A hinge of body a to body b (or LK_BT_WORLD) at (x, 0, 5) about the world axis (ax, ay, az), free. */
+static lk_bt_joint_def hinge_def(int a, int b, double x, double ax, double ay, double az)
+{
+	lk_bt_joint_def h = lk_bt_default_joint_def(LK_BT_JOINT_HINGE);
+	h.body_a = a;
+	h.body_b = b;
+	h.anchor[0] = x;
+	h.anchor[2] = 5;
+	h.axis[0] = ax;
+	h.axis[1] = ay;
+	h.axis[2] = az;
+	return h;
+}
+
+static void test_joint_rows_as_bullets_own(void **state)
+{
+	(void)state;
+	lk_bt_world *w[2] = {make_world("bullet-si", 10), make_world("bullet-si", 10)};
+	int breakable[2], joints = 0;
+	for (int k = 0; k < 2; ++k) {
+		add_ground(w[k]);
+		(void)joint_zoo(w[k]);
+		/* a hinge about y with limits of +-0.1 rad on a box hanging off its axis: it swings into the limit */
+		lk_bt_joint_def hl = hinge_def(add_box(w[k], 30.5, 0, 5, 0.1, 1.0), LK_BT_WORLD, 30, 0, 1, 0);
+		hl.lower = -0.1;
+		hl.upper = 0.1;
+		assert_int_equal(lk_bt_joint_create(w[k], &hl, NULL), LK_OK);
+		/* a planar box on a hinge about z, and a box hinged to it */
+		int planar = add_box(w[k], 35.5, 0, 5, 0.1, 1.0);
+		const double lin[3] = {1, 1, 1}, ang[3] = {0, 0, 1};
+		assert_int_equal(lk_bt_body_set_factors(w[k], planar, lin, ang), LK_OK);
+		lk_bt_joint_def hp = hinge_def(planar, LK_BT_WORLD, 35, 0, 0, 1);
+		assert_int_equal(lk_bt_joint_create(w[k], &hp, NULL), LK_OK);
+		lk_bt_joint_def hh = hinge_def(add_box(w[k], 36.5, 0, 5, 0.1, 1.0), planar, 36, 0, 1, 0);
+		assert_int_equal(lk_bt_joint_create(w[k], &hh, NULL), LK_OK);
+	}
+	/* the same steps on both */
+	step(w[0], 20, NULL);
+	step(w[1], 20, NULL);
+	for (int k = 0; k < 2; ++k) {
+		/* a ball joint holding 1 kg under it that breaks above 0.01 N s (the step's load is m g h = 0.16 N s),
+		 * made only now, so that the compared step is its first */
+		int weak = add_box(w[k], 40, 0, 4.5, 0.1, 1.0);
+		lk_bt_joint_def wb = lk_bt_default_joint_def(LK_BT_JOINT_POINT);
+		wb.body_a = weak;
+		wb.anchor[0] = 40;
+		wb.anchor[2] = 5;
+		wb.breaking_impulse = 0.01;
+		assert_int_equal(lk_bt_joint_create(w[k], &wb, &breakable[k]), LK_OK);
+		joints = lk_bt_world_joint_count(w[k]);
+	}
+	assert_int_equal(joints, 10);
+	assert_int_equal(lk_bt_world_set_solver(w[1], "pgs"), LK_OK);
+	lk_engine_step_stats s[2];
+	for (int k = 0; k < 2; ++k) {
+		assert_int_equal(lk_bt_world_set_recording(w[k], 1), LK_OK);
+		step(w[k], 1, &s[k]);
+	}
+	assert_int_equal(s[1].fallback, 0);
+	lk_problem *p[2];
+	for (int k = 0; k < 2; ++k)
+		assert_int_equal(lk_bt_world_recorded_problem(w[k], &p[k]), LK_OK);
+	const int n = lk_problem_row_count(p[0]);
+	assert_int_equal(lk_problem_row_count(p[1]), n);
+	int joint_rows = 0, limited = 0, clamped = 0;
+	double dc = 0.0, ds = 0.0;
+	for (int i = 0; i < n; ++i) {
+		lk_row_def d[2];
+		for (int k = 0; k < 2; ++k)
+			assert_int_equal(lk_problem_get_row(p[k], i, &d[k]), LK_OK);
+		assert_int_equal(d[1].kind, d[0].kind);
+		assert_int_equal(d[1].body[0], d[0].body[0]);
+		assert_int_equal(d[1].body[1], d[0].body[1]);
+		assert_int_equal(d[1].findex, d[0].findex);
+		for (int side = 0; side < 2; ++side)
+			for (int c = 0; c < 6; ++c)
+				assert_true(d[1].J[side][c] == d[0].J[side][c]);
+		assert_true(d[1].lo == d[0].lo && d[1].hi == d[0].hi && d[1].mu == d[0].mu);
+		assert_true(lk_problem_lambda(p[1])[i] == lk_problem_lambda(p[0])[i]);
+		dc = fmax(dc, fabs(d[1].c - d[0].c) / (1.0 + fabs(d[0].c)));
+		ds = fmax(ds, fabs(d[1].s - d[0].s) / (1e-12 + fabs(d[0].s)));
+		if (d[0].kind != LK_ROW_NORMAL && d[0].kind != LK_ROW_FRICTION) {
+			++joint_rows;
+			limited += d[0].kind == LK_ROW_LIMIT;
+			clamped += d[0].lo == -0.01 || d[0].hi == 0.01;
+		}
+	}
+	print_message("%d rows (%d of joints: %d limit, %d clamped by a breaking impulse): targets apart by %.1e, "
+	              "CFM by %.1e (relative)\n",
+	              n, joint_rows, limited, clamped, dc, ds);
+	assert_true(joint_rows > 40);
+	assert_true(limited >= 2); /* the slider's and the limited hinge's */
+	assert_int_equal(clamped, 3);
+	assert_true(dc < 1e-12 && ds < 1e-12);
+	/* Bullet's finish saw the impulses of lcpkit's rows: the weak joint broke on both sides */
+	for (int k = 0; k < 2; ++k) {
+		int enabled = 1;
+		assert_int_equal(lk_bt_joint_is_enabled(w[k], breakable[k], &enabled), LK_OK);
+		assert_int_equal(enabled, 0);
+		lk_problem_destroy(p[k]);
+		lk_bt_world_destroy(w[k]);
+	}
 }
 
 /* ---------------------------------------------------------------------------------- shapes, factors */
@@ -1004,6 +1126,7 @@ int main(void)
 		cmocka_unit_test(test_adapter_writes_back_its_solution),
 		cmocka_unit_test(test_contact_points_when_used),
 		cmocka_unit_test(test_joints),
+		cmocka_unit_test(test_joint_rows_as_bullets_own),
 		cmocka_unit_test(test_shapes_and_factors),
 		cmocka_unit_test(test_stats_and_advance),
 		cmocka_unit_test(test_invalid_arguments),

@@ -184,6 +184,83 @@ void test_unmapped_settings_noted_once(void **)
 	assert_true(sc.bodies.back()->getWorldTransform().getOrigin().z() > 2.45);
 }
 
+/* A 2 kg box hanging 0.5 m under a soft ball joint to the world (CFM 0.01, joint feedback on). */
+struct Hanging {
+	btDefaultCollisionConfiguration collision;
+	btCollisionDispatcher dispatcher{&collision};
+	btDbvtBroadphase broadphase;
+	btSequentialImpulseConstraintSolver own;
+	btDiscreteDynamicsWorld world{&dispatcher, &broadphase, &own, &collision};
+	btBoxShape boxShape{btVector3(0.1, 0.1, 0.1)};
+	std::vector<std::unique_ptr<btRigidBody>> bodies;
+	std::unique_ptr<btPoint2PointConstraint> joint;
+	btJointFeedback feedback;
+
+	Hanging()
+	{
+		world.setGravity(btVector3(0, 0, -9.81));
+		world.getSolverInfo().m_numIterations = 50;
+		addBody(world, bodies, &boxShape, 2.0, btVector3(0, 0, 4.5));
+		joint.reset(new btPoint2PointConstraint(*bodies[0], btVector3(0, 0, 0.5)));
+		joint->setParam(BT_CONSTRAINT_CFM, 0.01);
+		joint->setJointFeedback(&feedback);
+		world.addConstraint(joint.get());
+	}
+	~Hanging()
+	{
+		world.setConstraintSolver(&own);
+		world.removeConstraint(joint.get());
+		for (auto &b : bodies)
+			world.removeRigidBody(b.get());
+	}
+	void step(int n)
+	{
+		for (int i = 0; i < n; ++i)
+			world.stepSimulation(1.0 / 60.0, 1, 1.0 / 60.0);
+	}
+	double z() const { return bodies[0]->getWorldTransform().getOrigin().z(); }
+};
+
+/* lk::BulletSolver makes the joints' rows itself from their getInfo2 (convertJoints). A soft joint's sag
+ * depends on its CFM mapping as Bullet's does (s = CFM J M^-1 J^T: at rest 0.5 m under the anchor the sag is
+ * s m g h^2 / erp = 0.14 mm), and Bullet's finish reads lcpkit's impulses and Jacobians for the joint feedback
+ * (the weight, 19.62 N up on the box). At rest both solvers agree on both. When lcpkit falls back to Bullet's
+ * iterations, Bullet's own rows are made first: they hold the box as Bullet's solver alone does. */
+void test_joint_rows_made_by_lcpkit(void **)
+{
+	Hanging a, b, c;
+	lk::BulletSolver solver("pgs");
+	b.world.setConstraintSolver(&solver);
+	a.step(120);
+	b.step(120);
+	const double sag = 4.5 - a.z();
+	const btVector3 fa = a.feedback.m_appliedForceBodyA, fb = b.feedback.m_appliedForceBodyA;
+	print_message("sag %.6e (Bullet) and %.6e (lcpkit) m; feedback %.9f and %.9f N\n", sag, 4.5 - b.z(), fa.z(),
+	              fb.z());
+	assert_true(sag > 1.2e-4 && sag < 1.6e-4);
+	assert_true(std::fabs(b.z() - a.z()) < 1e-9);
+	assert_true(std::fabs(fa.z() - 2.0 * 9.81) < 1e-6);
+	assert_true((fb - fa).length() < 1e-6);
+	assert_int_equal(solver.fallbacks(), 0);
+
+	/* a body lcpkit refuses (a negative inverse inertia, which the joint at its centre of mass never meets):
+	 * every step falls back to Bullet's iterations, which need Bullet's own rows */
+	lk::BulletSolver fallback("pgs");
+	c.world.setConstraintSolver(&fallback);
+	btRigidBody &odd = *c.bodies[0];
+	odd.setInvInertiaDiagLocal(btVector3(-1, -1, -1));
+	odd.updateInertiaTensor();
+	c.joint->setPivotA(btVector3(0, 0, 0));
+	c.joint->setPivotB(btVector3(0, 0, 4.5));
+	c.step(120);
+	print_message("%lld fallbacks (%s): sag %.6e m\n", (long long)fallback.fallbacks(), fallback.fallbackReason(),
+	              4.5 - c.z());
+	assert_int_equal(fallback.fallbacks(), 120);
+	assert_non_null(std::strstr(fallback.fallbackReason(), "not positive semidefinite"));
+	assert_true(std::fabs(c.feedback.m_appliedForceBodyA.z() - 2.0 * 9.81) < 1e-6);
+	assert_true(std::fabs(c.z() - a.z()) < 1e-9);
+}
+
 /* lk::BulletMultiBodySolver in a btMultiBodyDynamicsWorld: boxes on the ground are lcpkit's rows, a two-link
  * pendulum with a friction motor is Bullet's; and lk::BulletSolver, which such a world never calls, says so. */
 const double kLink = 1.0;           /* pivot to centre of mass of each link */
@@ -357,6 +434,7 @@ int main()
 		cmocka_unit_test(test_iterations_from_solver_info),
 		cmocka_unit_test(test_order_and_relaxation_from_solver_info),
 		cmocka_unit_test(test_unmapped_settings_noted_once),
+		cmocka_unit_test(test_joint_rows_made_by_lcpkit),
 		cmocka_unit_test(test_rigid_rows_to_lcpkit_multibody_to_bullet),
 		cmocka_unit_test(test_bullet_solver_in_multibody_world_says_so),
 	};

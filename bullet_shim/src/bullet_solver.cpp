@@ -386,6 +386,53 @@ void BulletSolver::allSolved(const btContactSolverInfo &, btIDebugDraw *)
 	m_impl->endStep();
 }
 
+void BulletSolver::convertJoints(btTypedConstraint **constraints, int numConstraints,
+                                 const btContactSolverInfo &info)
+{
+	/* Bullet's convertJoints up to its per-row setup (btSequentialImpulseConstraintSolver.cpp): the
+	 * constraints' preparation, their row counts and feedback cleared, the pool sized */
+	for (int j = 0; j < numConstraints; ++j) {
+		constraints[j]->buildJacobian();
+		constraints[j]->internalSetAppliedImpulse(0.0);
+	}
+	m_tmpConstraintSizesPool.resizeNoInitialize(numConstraints);
+	int total = 0;
+	for (int j = 0; j < numConstraints; ++j) {
+		btTypedConstraint::btConstraintInfo1 &info1 = m_tmpConstraintSizesPool[j];
+		if (btJointFeedback *fb = constraints[j]->getJointFeedback()) {
+			fb->m_appliedForceBodyA.setZero();
+			fb->m_appliedTorqueBodyA.setZero();
+			fb->m_appliedForceBodyB.setZero();
+			fb->m_appliedTorqueBodyB.setZero();
+		}
+		if (constraints[j]->isEnabled()) {
+			constraints[j]->getInfo1(&info1);
+		} else {
+			info1.m_numConstraintRows = 0;
+			info1.nub = 0;
+		}
+		total += info1.m_numConstraintRows;
+	}
+	m_tmpSolverNonContactConstraintPool.resizeNoInitialize(total);
+	detail::RowMap &map = m_impl->ins.map;
+	map.beginJoints(total, total > 0 ? &m_tmpSolverNonContactConstraintPool[0] : nullptr);
+	int row = 0;
+	for (int j = 0; j < numConstraints; ++j) {
+		const int count = m_tmpConstraintSizesPool[j].m_numConstraintRows;
+		if (count == 0)
+			continue;
+		btTypedConstraint &con = *constraints[j];
+		const int a = getOrInitSolverBody(con.getRigidBodyA(), info.m_timeStep);
+		const int b = getOrInitSolverBody(con.getRigidBodyB(), info.m_timeStep);
+		/* Bullet's iteration count for a fallback */
+		const int over = con.getOverrideNumSolverIterations() > 0 ? con.getOverrideNumSolverIterations()
+		                                                           : info.m_numIterations;
+		m_maxOverrideNumSolverIterations = std::max(m_maxOverrideNumSolverIterations, over);
+		map.addJoint(con, row, count, a, b, m_tmpSolverBodyPool[a], m_tmpSolverBodyPool[b], info);
+		row += count;
+	}
+}
+
 btScalar BulletSolver::solveGroupCacheFriendlyIterations(btCollisionObject **bodies, int numBodies,
                                                          btPersistentManifold **manifoldPtr, int numManifolds,
                                                          btTypedConstraint **constraints, int numConstraints,
@@ -398,6 +445,8 @@ btScalar BulletSolver::solveGroupCacheFriendlyIterations(btCollisionObject **bod
 	                          m_tmpSolverContactConstraintPool, m_tmpSolverContactFrictionConstraintPool,
 	                          m_tmpSolverContactRollingFrictionConstraintPool};
 	m_impl->solveIsland(pools, info, [&] {
+		/* the joints' rows as Bullet's iterations need them (convertJoints above made lcpkit's only) */
+		btSequentialImpulseConstraintSolver::convertJoints(constraints, numConstraints, info);
 		return runBulletIterations(std::max(m_maxOverrideNumSolverIterations, info.m_numIterations), info,
 		                           [&](int it) {
 			                           return solveSingleIteration(it, bodies, numBodies, manifoldPtr, numManifolds,

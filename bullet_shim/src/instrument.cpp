@@ -5,6 +5,7 @@
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 
 namespace lk {
@@ -66,60 +67,68 @@ lk_status RowMap::fillBody(void *arg, int k, lk_body_def *d)
 	Motion &mo = m->m_motion[(size_t)k]; /* body k's own: fill may run for several k at once */
 	std::memcpy(mo.u, d->u, sizeof mo.u);
 	std::memcpy(mo.inv_mass, d->inv_mass, sizeof mo.inv_mass);
+	const btVector3 &L = sb.m_linearFactor;
+	mo.locked = L[0] != 1 || L[1] != 1 || L[2] != 1 || F[0] != 1 || F[1] != 1 || F[2] != 1;
 	return LK_OK;
 }
 
-lk_status RowMap::addRow(const btSolverConstraint &c, lk_row_kind kind, int findex, const double *point,
-                         bool normalRow)
+int RowMap::makeRow(const btSolverConstraint &c, lk_row_kind kind, int findex, const double *point,
+                    bool normalRow)
 {
-	const int nsb = (int)m_lkOfSolver.size();
-	if (c.m_solverBodyIdA < 0 || c.m_solverBodyIdA >= nsb || c.m_solverBodyIdB < 0 || c.m_solverBodyIdB >= nsb)
-		return LK_ERR_OUT_OF_RANGE;
-	const int a = m_lkOfSolver[c.m_solverBodyIdA], b = m_lkOfSolver[c.m_solverBodyIdB];
+	const unsigned nsb = (unsigned)m_lkOfSolver.size();
+	if ((unsigned)c.m_solverBodyIdA >= nsb || (unsigned)c.m_solverBodyIdB >= nsb)
+		return ROW_BAD;
+	const int a = m_lkOfSolver[(size_t)c.m_solverBodyIdA], b = m_lkOfSolver[(size_t)c.m_solverBodyIdB];
 	/* rows that move nothing keep Bullet's impulse: both sides static (or the same body) */
-	if ((a == LK_STATIC && b == LK_STATIC) || a == b)
-		return LK_OK;
+	if (a == b)
+		return ROW_LEFT_OUT;
 	const double jinv = c.m_jacDiagABInv;
 	if (!std::isfinite(jinv) || jinv == 0.0)
-		return LK_OK; /* Bullet's own update leaves such a row unchanged too */
+		return ROW_LEFT_OUT; /* Bullet's own update leaves such a row unchanged too */
 
-	/* every field of d is written (no blank copy first) */
-	lk_row_def d;
-	d.body[0] = a;
-	d.body[1] = b;
-	/* the world's side: J and u* zero, so its terms add +0 (ju starts at +0 and never becomes -0) */
-	static const Motion still = {{0, 0, 0, 0, 0, 0}, {0, 0, 0}};
+	/* the world's side: u* and inverse masses zero, so its terms add +0 (ju starts at +0 and never becomes
+	 * -0); its J is copied as Bullet has it, which the problem drops (lk_problem_get_row reads it as zeros) */
+	static const Motion still = {{0, 0, 0, 0, 0, 0}, {0, 0, 0}, false};
 	const bool da = a != LK_STATIC, db = b != LK_STATIC;
 	const Motion &sa = da ? m_motion[(size_t)a] : still, &sb = db ? m_motion[(size_t)b] : still;
+	/* Bullet's numbers in locals first: the stores into the definition below could alias them */
+	double J[2][6];
 	for (int k = 0; k < 3; ++k) {
-		d.J[0][k] = da ? c.m_contactNormal1[k] : 0.0;
-		d.J[0][3 + k] = da ? c.m_relpos1CrossNormal[k] : 0.0;
-		d.J[1][k] = db ? c.m_contactNormal2[k] : 0.0;
-		d.J[1][3 + k] = db ? c.m_relpos2CrossNormal[k] : 0.0;
+		J[0][k] = c.m_contactNormal1[k];
+		J[0][3 + k] = c.m_relpos1CrossNormal[k];
+		J[1][k] = c.m_contactNormal2[k];
+		J[1][3 + k] = c.m_relpos2CrossNormal[k];
 	}
 	double ju = 0.0, jmj = 0.0;
 	for (int k = 0; k < 6; ++k) {
-		ju += d.J[0][k] * sa.u[k];
-		ju += d.J[1][k] * sb.u[k];
+		ju += J[0][k] * sa.u[k];
+		ju += J[1][k] * sb.u[k];
 	}
 	/* J M^-1 J^T from what Bullet's setup already holds: the linear part from the inverse masses, the angular
 	 * part as (r x n) . I^-1 (r x n), Bullet's m_angularComponent being I^-1 (r x n) (with the angular factor)
 	 * on each side; the core forms its own A_ii, this only screens out rows that move nothing */
-	for (int k = 0; k < 3; ++k)
-		jmj += sa.inv_mass[k] * d.J[0][k] * d.J[0][k];
+	for (int k = 0; k < 3; ++k) {
+		jmj += sa.inv_mass[k] * J[0][k] * J[0][k];
+		jmj += sb.inv_mass[k] * J[1][k] * J[1][k];
+	}
 	if (da)
 		jmj += c.m_relpos1CrossNormal.dot(c.m_angularComponentA);
-	for (int k = 0; k < 3; ++k)
-		jmj += sb.inv_mass[k] * d.J[1][k] * d.J[1][k];
 	if (db)
 		jmj += c.m_relpos2CrossNormal.dot(c.m_angularComponentB);
 	/* the mapping of the class comment: A_ii = 1 / jacDiagABInv, s = cfm_b A_ii, q = -rhs A_ii */
-	d.s = c.m_cfm / jinv;
-	d.c = ju + c.m_rhs / jinv;
+	const double diag = 1.0 / jinv;
+	const double s = c.m_cfm * diag;
 	/* a direction every side has locked (a linear or angular factor of 0) has no diagonal: Bullet's estimate
 	 * ignores the factors, so compare against it and leave the row out */
-	if (!(jmj + d.s > 1e-9 * std::fabs(1.0 / jinv)))
-		return LK_OK;
+	if (!(jmj + s > 1e-9 * std::fabs(diag)))
+		return ROW_LEFT_OUT;
+	/* the definition, made in its slot of the array the problem reads in place, every field written */
+	lk_row_def &d = m_defs[(size_t)m_n];
+	std::memcpy(d.J, J, sizeof d.J);
+	d.body[0] = a;
+	d.body[1] = b;
+	d.s = s;
+	d.c = ju + c.m_rhs * diag;
 	d.kind = kind;
 	d.findex = findex;
 	d.mu = 0.0;
@@ -135,30 +144,186 @@ lk_status RowMap::addRow(const btSolverConstraint &c, lk_row_kind kind, int find
 		d.hi = bound(c.m_upperLimit);
 		d.kind = classify(d.lo, d.hi);
 	}
-	std::memcpy(d.point, point, sizeof d.point);
-	d.id = (uint64_t)m_rows.size();
-	lk_status st = lk_problem_add_row(m_p, &d, nullptr);
-	if (st != LK_OK)
-		return st;
-	m_rows.push_back(&c);
-	m_lambda0.push_back(c.m_appliedImpulse);
+	d.point[0] = point[0], d.point[1] = point[1], d.point[2] = point[2];
+	d.id = (uint64_t)m_n;
+	m_rows[(size_t)m_n] = &c;
+	m_lambda0[(size_t)m_n] = c.m_appliedImpulse;
 	m_kinds[d.kind]++;
-	return LK_OK;
+	++m_n;
+	return ROW_MADE;
+}
+
+/* getInfo2 writes a row's J blocks, target, CFM and bounds at fixed strides: lk_row_def's, in doubles */
+static_assert(sizeof(lk_row_def) % sizeof(btScalar) == 0 && offsetof(lk_row_def, J) % sizeof(btScalar) == 0 &&
+                  offsetof(lk_row_def, c) % sizeof(btScalar) == 0 && offsetof(lk_row_def, s) % sizeof(btScalar) == 0 &&
+                  offsetof(lk_row_def, lo) % sizeof(btScalar) == 0 && offsetof(lk_row_def, hi) % sizeof(btScalar) == 0,
+              "lk_row_def as the rows of btConstraintInfo2");
+
+/* A joint row addJoint left out: its first body index says so until takeJoints. */
+static const int LEFT_OUT = -2;
+
+void RowMap::beginJoints(int rows, btSolverConstraint *pool)
+{
+	if (m_defs.size() < (size_t)rows)
+		m_defs.resize((size_t)rows);
+	m_jointRows = rows;
+	m_jointPool = pool;
+}
+
+void RowMap::addJoint(btTypedConstraint &con, int row0, int count, int solverBodyA, int solverBodyB,
+                      const btSolverBody &bodyA, const btSolverBody &bodyB, const btContactSolverInfo &info)
+{
+	/* the rows as Bullet's convertJoint hands them to getInfo2: J and targets 0, bounds infinite, the first
+	 * row's CFM the world's (the others' 0) */
+	lk_row_def *d = &m_defs[(size_t)row0];
+	std::memset(d, 0, (size_t)count * sizeof *d); /* one call: a loop of inlined clears mispredicts */
+	for (int r = 0; r < count; ++r) {
+		d[r].lo = -SIMD_INFINITY;
+		d[r].hi = SIMD_INFINITY;
+	}
+	d[0].s = info.m_globalCfm;
+	btTypedConstraint::btConstraintInfo2 i2;
+	i2.fps = 1.0 / info.m_timeStep;
+	i2.erp = info.m_erp;
+	i2.m_J1linearAxis = &d->J[0][0];
+	i2.m_J1angularAxis = &d->J[0][3];
+	i2.m_J2linearAxis = &d->J[1][0];
+	i2.m_J2angularAxis = &d->J[1][3];
+	i2.rowskip = (int)(sizeof(lk_row_def) / sizeof(btScalar));
+	i2.m_constraintError = &d->c;
+	i2.cfm = &d->s;
+	i2.m_lowerLimit = &d->lo;
+	i2.m_upperLimit = &d->hi;
+	i2.m_numIterations = info.m_numIterations;
+	i2.m_damping = info.m_damping;
+	con.getInfo2(&i2);
+
+	/* what Bullet's convertJoint derives for its own iterations, as far as the problem needs it: the bounds
+	 * clamped by the breaking threshold, J M^-1 J^T with Bullet's masses (its jacDiagABInv = 1 / that, or 0
+	 * where |J M^-1 J^T| <= SIMD_EPSILON: such a row never moves), and the target: Bullet's right-hand side
+	 * rhs = (error - damping J v) / (J M^-1 J^T) maps (class comment) to c = J u* + rhs (J M^-1 J^T) =
+	 * error + (1 - damping) J v, with J v Bullet's relative velocity (u*, the velocity with the external
+	 * impulse) */
+	const btRigidBody &rbA = con.getRigidBodyA(), &rbB = con.getRigidBodyB();
+	const double threshold = con.getBreakingImpulseThreshold();
+	const btMatrix3x3 &IA = rbA.getInvInertiaTensorWorld(), &IB = rbB.getInvInertiaTensorWorld();
+	const double mA = rbA.getInvMass(), mB = rbB.getInvMass();
+	const double damping = info.m_damping;
+	const btVector3 zero(0, 0, 0);
+	const btVector3 vA = rbA.getLinearVelocity() + (bodyA.m_originalBody ? bodyA.m_externalForceImpulse : zero);
+	const btVector3 wA = rbA.getAngularVelocity() + (bodyA.m_originalBody ? bodyA.m_externalTorqueImpulse : zero);
+	const btVector3 vB = rbB.getLinearVelocity() + (bodyB.m_originalBody ? bodyB.m_externalForceImpulse : zero);
+	const btVector3 wB = rbB.getAngularVelocity() + (bodyB.m_originalBody ? bodyB.m_externalTorqueImpulse : zero);
+	const btVector3 &point = bodyA.m_worldTransform.getOrigin();
+	const bool feedback = con.getJointFeedback() != nullptr;
+	for (int r = 0; r < count; ++r) {
+		lk_row_def &e = d[r];
+		/* what Bullet's finish reads of the row (writeBackJoints): the constraint, the impulse, and for a
+		 * joint with feedback the Jacobian */
+		btSolverConstraint &sc = m_jointPool[row0 + r];
+		sc.m_originalContactPoint = &con;
+		sc.m_appliedImpulse = 0.0;
+		const btVector3 n1(e.J[0][0], e.J[0][1], e.J[0][2]), r1(e.J[0][3], e.J[0][4], e.J[0][5]);
+		const btVector3 n2(e.J[1][0], e.J[1][1], e.J[1][2]), r2(e.J[1][3], e.J[1][4], e.J[1][5]);
+		if (feedback) {
+			sc.m_contactNormal1 = n1;
+			sc.m_relpos1CrossNormal = r1;
+			sc.m_contactNormal2 = n2;
+			sc.m_relpos2CrossNormal = r2;
+		}
+		if (e.hi >= threshold)
+			e.hi = threshold;
+		if (e.lo <= -threshold)
+			e.lo = -threshold;
+		const double jmj = (n1 * mA).dot(n1) + (IA * r1).dot(r1) + (n2 * mB).dot(n2) + (IB * r2).dot(r2);
+		e.body[0] = solverBodyA;
+		e.body[1] = solverBodyB;
+		if (!(std::fabs(jmj) > SIMD_EPSILON)) {
+			e.body[0] = LEFT_OUT;
+			continue;
+		}
+		/* s = cfm_b / jacDiagABInv */
+		e.s *= jmj;
+		if (damping != 1.0)
+			e.c += (1.0 - damping) * (n1.dot(vA) + r1.dot(wA) + n2.dot(vB) + r2.dot(wB));
+		e.lo = bound(e.lo);
+		e.hi = bound(e.hi);
+		e.kind = classify(e.lo, e.hi);
+		e.findex = -1;
+		e.mu = jmj; /* Bullet's J M^-1 J^T, for takeJoints' screen; 0 there */
+		e.point[0] = point[0], e.point[1] = point[1], e.point[2] = point[2];
+	}
+}
+
+int RowMap::takeJoints(int rows)
+{
+	const unsigned nsb = (unsigned)m_lkOfSolver.size();
+	for (int k = 0; k < rows; ++k) {
+		lk_row_def &d = m_defs[(size_t)k];
+		if (d.body[0] == LEFT_OUT)
+			continue;
+		if ((unsigned)d.body[0] >= nsb || (unsigned)d.body[1] >= nsb)
+			return ROW_BAD;
+		const int a = m_lkOfSolver[(size_t)d.body[0]], b = m_lkOfSolver[(size_t)d.body[1]];
+		/* both sides static (or the same body): the row moves nothing */
+		if (a == b)
+			continue;
+		/* a direction every side has locked (a linear or angular factor of 0) has no diagonal, where Bullet's
+		 * J M^-1 J^T ignores the factors: compare the problem's (the factors in the bodies' masses) with it */
+		const bool la = a != LK_STATIC && m_motion[(size_t)a].locked, lb = b != LK_STATIC && m_motion[(size_t)b].locked;
+		if (la || lb) {
+			double jmj = 0.0;
+			for (int side = 0; side < 2; ++side) {
+				const int i = side ? b : a;
+				if (i == LK_STATIC)
+					continue;
+				const lk_body_def *body = lk_problem_body(m_p, i);
+				const double *J = d.J[side];
+				for (int r = 0; r < 3; ++r) {
+					jmj += body->inv_mass[r] * J[r] * J[r];
+					for (int c = 0; c < 3; ++c)
+						jmj += J[3 + r] * body->inv_inertia[3 * r + c] * J[3 + c];
+				}
+			}
+			if (!(jmj + d.s > 1e-9 * std::fabs(d.mu)))
+				continue;
+		}
+		d.body[0] = a;
+		d.body[1] = b;
+		d.mu = 0.0;
+		d.id = (uint64_t)m_n;
+		if (m_n != k)
+			m_defs[(size_t)m_n] = d;
+		m_rows[(size_t)m_n] = &m_jointPool[k];
+		m_lambda0[(size_t)m_n] = 0.0; /* Bullet starts joint rows from 0 */
+		m_kinds[d.kind]++;
+		++m_n;
+	}
+	return ROW_MADE;
 }
 
 lk_status RowMap::build(const Pools &pools, bool points, int threads)
 {
+	/* the joint rows addJoint made, if any: for this build only */
+	const int jointRows = m_jointRows;
+	const bool jointsMade = jointRows >= 0;
+	m_jointRows = -1;
 	lk_problem_clear(m_p);
-	m_rows.clear();
-	m_lambda0.clear();
 	m_solverOfLk.clear();
 	std::memset(m_kinds, 0, sizeof m_kinds);
+	m_n = 0;
 	const int nsb = pools.bodies.size();
 	const int nnc = pools.nonContact.size(), nc = pools.contact.size(), nf = pools.friction.size(),
 	          nr = pools.rolling.size();
-	lk_status st = lk_problem_reserve(m_p, nsb, nnc + nc + nf + nr);
+	const size_t most = (size_t)nnc + (size_t)nc + (size_t)nf + (size_t)nr;
+	lk_status st = lk_problem_reserve(m_p, nsb, (int)std::min(most, (size_t)INT32_MAX));
 	if (st != LK_OK)
 		return st;
+	/* room for every row Bullet made; only grows (the rows left out leave their slots unused) */
+	if (m_defs.size() < most)
+		m_defs.resize(most);
+	m_rows.resize(most);
+	m_lambda0.resize(most);
 	/* the solver bodies of rigid bodies, in Bullet's order (the others, Bullet's fixed body, are the world),
 	 * made on the solver's threads for many bodies */
 	m_lkOfSolver.assign((size_t)nsb, LK_STATIC);
@@ -172,46 +337,59 @@ lk_status RowMap::build(const Pools &pools, bool points, int threads)
 	st = lk_problem_add_bodies(m_p, (int)m_solverOfLk.size(), fillBody, this, threads, nullptr);
 	m_pools = nullptr;
 
-	for (int j = 0; j < nnc && st == LK_OK; ++j) {
+	int made = st == LK_OK ? ROW_MADE : ROW_BAD;
+	if (jointsMade && made != ROW_BAD)
+		made = jointRows == nnc ? takeJoints(jointRows) : ROW_BAD;
+	for (int j = 0; j < nnc && made != ROW_BAD && !jointsMade; ++j) {
 		const btSolverConstraint &c = pools.nonContact[j];
 		double point[3] = {0, 0, 0};
 		if (c.m_solverBodyIdA >= 0 && c.m_solverBodyIdA < nsb) {
 			const btVector3 &o = pools.bodies[c.m_solverBodyIdA].m_worldTransform.getOrigin();
 			point[0] = o[0], point[1] = o[1], point[2] = o[2];
 		}
-		st = addRow(c, LK_ROW_JOINT, -1, point, false);
+		made = makeRow(c, LK_ROW_JOINT, -1, point, false);
 	}
 
-	m_contactRow.assign((size_t)nc, -1);
-	std::vector<double> &pts = m_points;
-	pts.assign((size_t)nc * 3, 0.0);
-	for (int j = 0; j < nc && st == LK_OK; ++j) {
+	m_contactRow.resize((size_t)nc);
+	m_points.resize((size_t)nc * 3);
+	static const double unknown[3] = {0, 0, 0};
+	for (int j = 0; j < nc && made != ROW_BAD; ++j) {
 		const btSolverConstraint &c = pools.contact[j];
 		const btManifoldPoint *mp = static_cast<const btManifoldPoint *>(c.m_originalContactPoint);
+		const double *point = unknown;
 		if (points && mp) {
 			const btVector3 &o = mp->getPositionWorldOnB();
-			pts[3 * j] = o[0], pts[3 * j + 1] = o[1], pts[3 * j + 2] = o[2];
+			double *pt = &m_points[3 * (size_t)j];
+			pt[0] = o[0], pt[1] = o[1], pt[2] = o[2];
+			point = pt;
 		}
-		const int before = (int)m_rows.size();
-		st = addRow(c, LK_ROW_NORMAL, -1, &pts[3 * j], true);
-		if ((int)m_rows.size() > before)
-			m_contactRow[j] = before;
+		const int row = m_n;
+		made = makeRow(c, LK_ROW_NORMAL, -1, point, true);
+		m_contactRow[(size_t)j] = made == ROW_MADE ? row : -1;
 	}
 	/* friction and rolling friction take their bounds from their contact's normal row (m_frictionIndex
 	 * indexes the contact pool), as ODE's findex */
 	const btConstraintArray *fric[2] = {&pools.friction, &pools.rolling};
-	for (int pool = 0; pool < 2 && st == LK_OK; ++pool) {
+	for (int pool = 0; pool < 2 && made != ROW_BAD; ++pool) {
 		const int n = fric[pool]->size();
-		for (int j = 0; j < n && st == LK_OK; ++j) {
+		for (int j = 0; j < n && made != ROW_BAD; ++j) {
 			const btSolverConstraint &c = (*fric[pool])[j];
 			const int f = c.m_frictionIndex;
-			if (f < 0 || f >= nc || m_contactRow[f] < 0)
+			if (f < 0 || f >= nc || m_contactRow[(size_t)f] < 0)
 				continue;
-			st = addRow(c, LK_ROW_FRICTION, m_contactRow[f], &pts[3 * f], false);
+			made = makeRow(c, LK_ROW_FRICTION, m_contactRow[(size_t)f],
+			               points && pools.contact[f].m_originalContactPoint ? &m_points[3 * (size_t)f] : unknown, false);
 		}
 	}
+	m_rows.resize((size_t)m_n);
+	m_lambda0.resize((size_t)m_n);
+	if (st == LK_OK && made == ROW_BAD)
+		st = LK_ERR_OUT_OF_RANGE;
+	/* the problem's records, made from the definitions in place (checked as lk_problem_add_row checks them) */
 	if (st == LK_OK)
-		st = lk_problem_set_lambda(m_p, m_lambda0.data(), (int)m_lambda0.size());
+		st = lk_problem_add_row_array(m_p, m_n, m_defs.data(), nullptr, threads, nullptr);
+	if (st == LK_OK)
+		st = lk_problem_set_lambda(m_p, m_lambda0.data(), m_n);
 	return st;
 }
 

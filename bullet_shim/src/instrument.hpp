@@ -35,6 +35,7 @@ struct Pools {
  * and this mapping holds for contacts (whose jacDiagABInv already includes the CFM) and joints alike. Joint
  * rows with CFM differ only in Bullet dividing by J M^-1 J^T instead of A_ii: same fixed point, another
  * relaxation.
+
  */
 class RowMap {
 public:
@@ -55,6 +56,18 @@ public:
 	const int *rowsByKind() const { return m_kinds; }
 	const std::vector<double> &warmStart() const { return m_lambda0; }
 
+	/* Bullet's convertJoints for a solve by lcpkit (lk::BulletSolver): the joints' rows written by their
+	 * getInfo2 straight into the definitions of the coming build, instead of Bullet's rows and its
+	 * per-row setup for its own iterations (which lcpkit does not run). beginJoints(rows) before the
+	 * first joint; addJoint for each enabled constraint with rows, in Bullet's order: its rows row0 ..
+	 * row0 + count - 1 of Bullet's non-contact pool (pool: their btSolverConstraints, which get what
+	 * Bullet's finish reads of them), and its bodies' solver body ids and solver bodies. The next build
+	 * takes these rows as its joint rows; the pool's rows are not made, so that Bullet's own iterations
+	 * need btSequentialImpulseConstraintSolver::convertJoints first. */
+	void beginJoints(int rows, btSolverConstraint *pool);
+	void addJoint(btTypedConstraint &constraint, int row0, int count, int solverBodyA, int solverBodyB,
+	              const btSolverBody &bodyA, const btSolverBody &bodyB, const btContactSolverInfo &info);
+
 	/* lambda -> m_appliedImpulse, du -> the solver bodies' delta velocities. */
 	void writeBack(const Pools &pools);
 	/* The rows' current m_appliedImpulse (after Bullet's own solver). */
@@ -63,13 +76,22 @@ public:
 private:
 	/* lk_body_fill_fn: the definition of the problem's body k, from its solver body (m_pools). */
 	static lk_status fillBody(void *arg, int k, lk_body_def *d);
-	lk_status addRow(const btSolverConstraint &c, lk_row_kind kind, int findex, const double *point,
-	                 bool normalRow);
+	/* Row m_n's definition from Bullet's row c, in m_defs[m_n] (and m_n counted), or the row left out
+	 * (it moves nothing), or refused (a solver body index out of range). */
+	enum { ROW_MADE, ROW_LEFT_OUT, ROW_BAD };
+	int makeRow(const btSolverConstraint &c, lk_row_kind kind, int findex, const double *point, bool normalRow);
+	/* The `rows` joint rows of beginJoints and addJoint as the problem's first rows: bodies mapped, rows that
+	 * move nothing left out (ROW_BAD for a solver body out of range). */
+	int takeJoints(int rows);
 
 
 	lk_problem *m_p;
 	std::vector<int> m_lkOfSolver;     /* solver body -> lk body or LK_STATIC */
 	std::vector<int> m_solverOfLk;     /* lk body -> solver body */
+	std::vector<lk_row_def> m_defs;    /* the rows' definitions, read in place by lk_problem_add_row_array */
+	int m_n = 0;                       /* rows made */
+	int m_jointRows = -1;              /* joint rows made by addJoint for the next build, or -1: none */
+	btSolverConstraint *m_jointPool = nullptr; /* Bullet's rows of those joint rows */
 	std::vector<const btSolverConstraint *> m_rows;
 	std::vector<int> m_contactRow;     /* contact pool index -> lk row or -1 */
 	std::vector<double> m_points;      /* contact pool index -> world contact point (3 each) */
@@ -79,6 +101,7 @@ private:
 	/* what each row reads of its bodies: their u* and inverse masses, kept as fillBody makes them */
 	struct Motion {
 		double u[6], inv_mass[3];
+		bool locked; /* a linear or angular factor other than 1 */
 	};
 	std::vector<Motion> m_motion;
 };

@@ -113,6 +113,10 @@ public:
 	void allSolved(const btContactSolverInfo &info, btIDebugDraw *debugDrawer) override;
 
 protected:
+	/* The joints' rows written by their getInfo2 straight into lcpkit's row definitions (Bullet's own
+	 * per-row setup, for its iterations, is made only if they run: a fallback). */
+	void convertJoints(btTypedConstraint **constraints, int numConstraints,
+	                   const btContactSolverInfo &infoGlobal) override;
 	btScalar solveGroupCacheFriendlyIterations(btCollisionObject **bodies, int numBodies,
 	                                           btPersistentManifold **manifoldPtr, int numManifolds,
 	                                           btTypedConstraint **constraints, int numConstraints,
