@@ -852,6 +852,159 @@ static void test_staggered_relaxation(void **state)
 	lk_problem_destroy(p);
 }
 
+/* ------------------------------------------------------------------------------ the latency order */
+
+static double lcg(uint64_t *s)
+{
+	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
+	return (double)(*s >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+}
+
+/* Limbs as a ragdoll's: chains of `links` bodies hanging from the world, each joint five rows on two
+ * neighbours, and the last body of each chain touching the ground (a normal row and its two friction rows),
+ * the chains one after the other: in the natural order almost every row shares a body with the row before. */
+static lk_problem *limbs(int chains, int links)
+{
+	lk_problem *p = lk_problem_create(LK_FORM_ROWS);
+	assert_non_null(p);
+	uint64_t seed = 7;
+	for (int b = 0; b < chains * links; ++b) {
+		lk_body_def d = lk_default_body_def();
+		for (int k = 0; k < 3; ++k) {
+			d.inv_mass[k] = 1.0 + 0.5 * lcg(&seed);
+			d.inv_inertia[4 * k] = 2.0 + lcg(&seed);
+			d.u[k] = lcg(&seed);
+			d.u[3 + k] = lcg(&seed);
+		}
+		assert_int_equal(lk_problem_add_body(p, &d, NULL), LK_OK);
+	}
+	for (int c = 0; c < chains; ++c) {
+		for (int j = 0; j < links; ++j) {
+			const int a = j == 0 ? LK_STATIC : c * links + j - 1, b = c * links + j;
+			for (int r = 0; r < 5; ++r) {
+				lk_row_def d = lk_default_row_def();
+				d.body[0] = b;
+				d.body[1] = a;
+				for (int k = 0; k < 6; ++k) {
+					d.J[0][k] = lcg(&seed);
+					d.J[1][k] = a == LK_STATIC ? 0.0 : lcg(&seed);
+				}
+				d.c = 0.1 * lcg(&seed);
+				d.s = 1e-3;
+				d.kind = LK_ROW_JOINT;
+				assert_int_equal(lk_problem_add_row(p, &d, NULL), LK_OK);
+			}
+		}
+		int normal = -1;
+		for (int r = 0; r < 3; ++r) {
+			lk_row_def d = lk_default_row_def();
+			d.body[0] = c * links + links - 1;
+			d.body[1] = LK_STATIC;
+			for (int k = 0; k < 6; ++k)
+				d.J[0][k] = lcg(&seed);
+			d.c = r == 0 ? 0.5 : 0.0;
+			d.kind = r == 0 ? LK_ROW_NORMAL : LK_ROW_FRICTION;
+			if (r == 0) {
+				d.lo = 0.0;
+			} else {
+				d.findex = normal;
+				d.mu = 0.5;
+			}
+			assert_int_equal(lk_problem_add_row(p, &d, r == 0 ? &normal : NULL), LK_OK);
+		}
+	}
+	assert_int_equal(lk_problem_validate(p), LK_OK);
+	return p;
+}
+
+static int share_a_body(const lk_problem *p, int i, int j)
+{
+	lk_row_def a, b;
+	assert_int_equal(lk_problem_get_row(p, i, &a), LK_OK);
+	assert_int_equal(lk_problem_get_row(p, j, &b), LK_OK);
+	for (int s = 0; s < 2; ++s)
+		if (a.body[s] != LK_STATIC && (a.body[s] == b.body[0] || a.body[s] == b.body[1]))
+			return 1;
+	return 0;
+}
+
+/* The natural order's sweeps run in the latency order (ordering.c): consecutive rows rarely share a body,
+ * every body's rows stay in their natural order, and so the iterates are the natural order's to the bit. The
+ * natural order swept as a permutation is order=cp-x on the same rows with their points all 0 (a stable sort
+ * of equal keys): every method of the Gauss-Seidel family must give the same lambda both ways. A stack's
+ * rows, a chain, would keep their places: no order is made for them. */
+static void test_latency_order(void **state)
+{
+	(void)state;
+	lk_problem *p = limbs(12, 6);
+	const int n = lk_problem_row_count(p), nb = lk_problem_body_count(p);
+	int *perm = malloc(sizeof(int) * (size_t)n), *last = malloc(sizeof(int) * (size_t)nb);
+	assert_true(perm && last);
+	assert_int_equal(lk__latency_order(p, perm), 1);
+	assert_is_permutation(perm, n);
+	for (int b = 0; b < nb; ++b)
+		last[b] = -1;
+	int natural = 0, scheduled = 0;
+	for (int k = 0; k < n; ++k) {
+		lk_row_def d;
+		assert_int_equal(lk_problem_get_row(p, perm[k], &d), LK_OK);
+		for (int s = 0; s < 2; ++s)
+			if (d.body[s] != LK_STATIC) {
+				assert_true(perm[k] > last[d.body[s]]); /* each body's rows in their natural order */
+				last[d.body[s]] = perm[k];
+			}
+		if (k > 0) {
+			natural += share_a_body(p, k - 1, k);
+			scheduled += share_a_body(p, perm[k - 1], perm[k]);
+		}
+	}
+	print_message("%d rows on %d bodies: %d consecutive rows share a body in the natural order, %d in the latency "
+	              "order\n",
+	              n, nb, natural, scheduled);
+	assert_true(natural > n * 9 / 10);
+	assert_true(scheduled < n / 10);
+
+	lk_problem *q = tu_copy_problem(p, NULL, 1);
+	const char *methods[] = {"pgs:", "psor:w=1.3,", "amgs:", "nncg:"};
+	for (size_t m = 0; m < sizeof methods / sizeof *methods; ++m) {
+		char spec[2][64];
+		snprintf(spec[0], sizeof spec[0], "%siters=12", methods[m]);
+		snprintf(spec[1], sizeof spec[1], "%siters=12,order=cp-x", methods[m]);
+		double *lambda[2];
+		for (int v = 0; v < 2; ++v) {
+			lk_problem *r = v ? q : p;
+			const lk_solver_config cfg = tu_spec(spec[v]);
+			lk_stats st;
+			assert_int_equal(lk_solve(r, &cfg, &st, NULL), LK_OK);
+			assert_int_equal(st.iterations, 12);
+			lambda[v] = malloc(sizeof(double) * (size_t)n);
+			assert_non_null(lambda[v]);
+			memcpy(lambda[v], lk_problem_lambda(r), sizeof(double) * (size_t)n);
+		}
+		double apart = 0.0, size = 0.0;
+		for (int i = 0; i < n; ++i) {
+			apart = fmax(apart, fabs(lambda[0][i] - lambda[1][i]));
+			size = fmax(size, fabs(lambda[0][i]));
+		}
+		print_message("%-10s max |lambda| %.3e, latency order - natural order %.1e\n", methods[m], size, apart);
+		assert_true(size > 1e-3);
+		assert_true(apart == 0.0);
+		free(lambda[0]);
+		free(lambda[1]);
+	}
+	/* a stack's rows each act on a body of the row before: the order would keep them in place, and is none */
+	lk_problem *stack = tu_generate("boxstack", 20, 0.5);
+	int *sp = malloc(sizeof(int) * (size_t)lk_problem_row_count(stack));
+	assert_non_null(sp);
+	assert_int_equal(lk__latency_order(stack, sp), 0);
+	free(sp);
+	lk_problem_destroy(stack);
+	free(perm);
+	free(last);
+	lk_problem_destroy(p);
+	lk_problem_destroy(q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -870,6 +1023,7 @@ int main(void)
 		cmocka_unit_test(test_orders_converge_boxstack),
 		cmocka_unit_test(test_staggered_accounting_and_determinism),
 		cmocka_unit_test(test_staggered_relaxation),
+		cmocka_unit_test(test_latency_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

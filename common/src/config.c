@@ -41,6 +41,7 @@ lk_solver_config lk_default_config(lk_method method)
 	/* Erleben 2013 sec. 7, Fig. 4: lambda = 1.4 works best for PSOR */
 	c.sor_w = c.method == LK_METHOD_PSOR ? 1.4 : 1.0;
 	c.order = LK_ORDER_NATURAL;
+	c.order_latency = 1;
 	c.gravity[2] = -1.0;
 	c.seed = 1;
 	c.threads = 1;
@@ -152,6 +153,8 @@ static const param params[] = {
 	{"coarse", P_INT, OFF(coarse), M_GS, NULL, "two-level correction of the normal rows every N sweeps (0: off)"},
 	{"desc", P_BOOL, OFF(order_descending), M_ORDERED, NULL, "descending IPP/CP order"},
 	{"blocked", P_BOOL, OFF(order_blocked), M_ORDERED, NULL, "CP keeps normal rows before friction"},
+	{"latency", P_BOOL, OFF(order_latency), M_GS | M_AMGS | M_NNCG, NULL,
+	 "natural order swept in its latency order (same iterates; 0: as it is)"},
 	{"alpha", P_DOUBLE, OFF(amgs.alpha), M_AMGS, NULL, "Omega = alpha D"},
 	{"gamma", P_DOUBLE, OFF(amgs.gamma), M_AMGS, NULL, "modulus parameter gamma"},
 	{"omega", P_ENUM, OFF(amgs.omega), M_AMGS, omega_names, "Omega = alpha*D or omega_bar*E"},

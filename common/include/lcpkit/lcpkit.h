@@ -318,6 +318,9 @@ typedef struct lk_solver_config {
 	lk_order order;
 	int order_descending;   /* IPP and CP: descending instead of ascending */
 	int order_blocked;      /* CP: keep each contact's normal row before its friction rows */
+	int order_latency;      /* natural order, row form: 1 (default) sweeps it in its latency order, which reorders
+	                         * rows on disjoint bodies so that consecutive row updates overlap in the processor,
+	                         * the iterates the same to the bit (docs/solvers.md, "Orders"); 0: as it is */
 	lk_friction friction;   /* PGS and PSOR: box (default) or cone; the merits follow it */
 	int coarse;             /* PGS and PSOR, row form: a two-level correction of the normal rows (one unknown per
 	                         * body pair) after every `coarse` sweeps; 0 = off (docs/solvers.md, "Coarse") */
