@@ -377,8 +377,9 @@ lk_status RowMap::build(const Pools &pools, bool points, int threads)
 			const int f = c.m_frictionIndex;
 			if (f < 0 || f >= nc || m_contactRow[(size_t)f] < 0)
 				continue;
-			made = makeRow(c, LK_ROW_FRICTION, m_contactRow[(size_t)f],
-			               points && pools.contact[f].m_originalContactPoint ? &m_points[3 * (size_t)f] : unknown, false);
+			const bool read = points && pools.contact[f].m_originalContactPoint;
+			made = makeRow(c, LK_ROW_FRICTION, m_contactRow[(size_t)f], read ? &m_points[3 * (size_t)f] : unknown,
+			               false);
 		}
 	}
 	m_rows.resize((size_t)m_n);
