@@ -153,7 +153,7 @@ static const param params[] = {
 	{"coarse", P_INT, OFF(coarse), M_GS, NULL, "two-level correction of the normal rows every N sweeps (0: off)"},
 	{"desc", P_BOOL, OFF(order_descending), M_ORDERED, NULL, "descending IPP/CP order"},
 	{"blocked", P_BOOL, OFF(order_blocked), M_ORDERED, NULL, "CP keeps normal rows before friction"},
-	{"latency", P_BOOL, OFF(order_latency), M_GS | M_AMGS | M_NNCG, NULL,
+	{"latency", P_BOOL, OFF(order_latency), M_ORDERED, NULL,
 	 "natural order swept in its latency order (same iterates; 0: as it is)"},
 	{"alpha", P_DOUBLE, OFF(amgs.alpha), M_AMGS, NULL, "Omega = alpha D"},
 	{"gamma", P_DOUBLE, OFF(amgs.gamma), M_AMGS, NULL, "modulus parameter gamma"},

@@ -600,7 +600,10 @@ lk_status lk__solve_pgs_sm(lk__ctx *c)
 		lk__arena_carve_release(&s.direct);
 		return lk__fail(c->p, LK_ERR_NO_MEMORY, "pgs-sm: out of memory for %d rows", c->n);
 	}
-	if (s.perm) {
+	if (!s.perm) {
+		/* the natural order: its PGS phases sweep its latency order, where it pays */
+		s.perm = lk__latency_perm(c, (double)s.sc->k_pgs * c->cfg->max_iterations);
+	} else {
 		lk_status st = lk__order_build(c, s.perm);
 		if (st != LK_OK) {
 			lk__arena_carve_release(&s.cg);

@@ -409,20 +409,23 @@ double lk__modulus_sweep(lk__ctx *c, const double *gh, double *y, const int *per
 	return sweep_csr_impl(c, perm, c->n, 1.0, gh, y);
 }
 
+int *lk__latency_perm(lk__ctx *c, double sweeps)
+{
+	/* the latency order (ordering.c): the natural order's iterates, in fewer cycles a sweep, on a problem in
+	 * cache and where its making (about half a sweep's instructions) is paid back by the sweeps to come */
+	sweeps = fmin(sweeps, lk__work_budget_left(c) / c->n);
+	if (c->cfg->order != LK_ORDER_NATURAL || !c->cfg->order_latency || c->p->form != LK_FORM_ROWS ||
+	    c->n < LK_LATENCY_MIN_ROWS || c->n > LK_LATENCY_MAX_ROWS || sweeps < LK_LATENCY_MIN_SWEEPS)
+		return NULL;
+	int *perm = lk__arena_alloc(&c->p->arena, (size_t)c->n * sizeof(int));
+	return perm && lk__latency_order(c->p, perm) ? perm : NULL;
+}
+
 lk_status lk__sweep_order(lk__ctx *c, int staggered_ok, int **perm_out)
 {
 	*perm_out = NULL;
 	if (c->cfg->order == LK_ORDER_NATURAL) {
-		/* the latency order (ordering.c): the natural order's iterates, in fewer cycles a sweep, on a problem
-		 * in cache and where its making (about half a sweep's instructions) is paid back by the sweeps to
-		 * come */
-		const double sweeps = fmin((double)c->cfg->max_iterations, lk__work_budget_left(c) / c->n);
-		if (!c->cfg->order_latency || c->p->form != LK_FORM_ROWS || c->n < LK_LATENCY_MIN_ROWS ||
-		    c->n > LK_LATENCY_MAX_ROWS || sweeps < LK_LATENCY_MIN_SWEEPS)
-			return LK_OK;
-		int *perm = lk__arena_alloc(&c->p->arena, (size_t)c->n * sizeof(int));
-		if (perm && lk__latency_order(c->p, perm))
-			*perm_out = perm;
+		*perm_out = lk__latency_perm(c, (double)c->cfg->max_iterations);
 		return LK_OK;
 	}
 	if (!staggered_ok && (c->cfg->order == LK_ORDER_ESP || c->cfg->order == LK_ORDER_GSP))

@@ -38,6 +38,10 @@ double lk__modulus_sweep(lk__ctx *c, const double *gh, double *y, const int *per
  * schedule (ESP, GSP) is refused with LK_ERR_UNSUPPORTED unless staggered_ok, in which case ESP's fixed
  * order (normal rows, then friction rows) is used. */
 lk_status lk__sweep_order(lk__ctx *c, int staggered_ok, int **perm_out);
+/* The natural order's latency order (ordering.c) for a solve that plans `sweeps` sweeps, from the problem's
+ * arena, or NULL where it is not made (another order, latency=0, the matrix form, too few or too many rows,
+ * too few sweeps under the limit and the budget, a chain): then the natural order as it is. */
+int *lk__latency_perm(lk__ctx *c, double sweeps);
 
 /* One sweep of a method over perm (NULL: natural order); returns max |change of lambda|. */
 typedef double (*lk__sweep_fn)(lk__ctx *c, const int *perm, void *user);
