@@ -500,23 +500,33 @@ static int write_row(lk_problem *p, const lk_row_def *d, int i)
 	lk__row *r = &p->rows[i];
 	static const double still[6] = {0, 0, 0, 0, 0, 0};
 	const double *u[2];
+	/* J and M^-1 J^T as pairs of lanes in registers, stored into the record as pairs and summed from the
+	 * registers: read back from the record, M^-1 J^T's pairs would each wait for two stores of one number */
+	lk__v2d jv[6], mv[6];
 	for (int side = 0; side < 2; ++side) {
 		const int b = d->body[side];
+		const lk__v2d z = {0, 0};
 		if (b >= 0) {
 			const lk_body_def *body = &p->bodies[b];
-			memcpy(r->J + 6 * side, d->J[side], 6 * sizeof(double));
-			lk__mass_times_jt(body, r->J + 6 * side, r->MJ + 6 * side);
+			double m[6];
+			lk__mass_times_jt(body, d->J[side], m);
+			for (int k = 0; k < 3; ++k) {
+				jv[3 * side + k] = lk__ld2(d->J[side] + 2 * k);
+				mv[3 * side + k] = (lk__v2d){m[2 * k], m[2 * k + 1]};
+			}
 			u[side] = body->u;
 		} else {
-			memset(r->J + 6 * side, 0, 6 * sizeof(double));
-			memset(r->MJ + 6 * side, 0, 6 * sizeof(double));
+			for (int k = 0; k < 3; ++k)
+				jv[3 * side + k] = mv[3 * side + k] = z;
 			u[side] = still;
 		}
+		for (int k = 0; k < 3; ++k) {
+			lk__st2(r->J + 6 * side + 2 * k, jv[3 * side + k]);
+			lk__st2(r->MJ + 6 * side + 2 * k, mv[3 * side + k]);
+		}
 	}
-	const double *J = r->J, *MJ = r->MJ;
-	const double diag = d->s + lk__tree12(lk__ld2(J), lk__ld2(J + 2), lk__ld2(J + 4), lk__ld2(J + 6),
-	                                      lk__ld2(J + 8), lk__ld2(J + 10), lk__ld2(MJ), lk__ld2(MJ + 2),
-	                                      lk__ld2(MJ + 4), lk__ld2(MJ + 6), lk__ld2(MJ + 8), lk__ld2(MJ + 10));
+	const double diag = d->s + lk__tree12(jv[0], jv[1], jv[2], jv[3], jv[4], jv[5], mv[0], mv[1], mv[2], mv[3],
+	                                      mv[4], mv[5]);
 	/* from the definition's J, so that a static side's J (dropped from the record) times its zero velocity
 	 * shows here if it is not finite; the same number as from the record's J otherwise */
 	const double *dJ = &d->J[0][0];
