@@ -343,6 +343,20 @@ static lk_row_kind row_kind(int type, int r, double lo, double hi, int findex)
 /* Inertia in the world frame and u* exactly as ODE's quickstep forms them (stage 0 and 2b): gravity into the
  * force, the implicit gyroscopic torque of Lacoursière 2006 ("Stabilizing gyroscopic forces in rigid
  * multibody simulations") when the body has it on, then u* = u + h M^-1 (f, tau). */
+/* Twelve numbers (a row's J, a dMatrix3) set to zero by six stores of two: an inlined memset of these 96 bytes
+ * becomes `rep stos`, whose start-up took a third of the joint walk's time on the ragdolls (`perf annotate`). */
+static inline void zero12(double *x)
+{
+	typedef double pair __attribute__((vector_size(16)));
+	const pair zero = {0, 0};
+	memcpy(x, &zero, sizeof zero); /* six stores written out: a loop of them is made a memset again */
+	memcpy(x + 2, &zero, sizeof zero);
+	memcpy(x + 4, &zero, sizeof zero);
+	memcpy(x + 6, &zero, sizeof zero);
+	memcpy(x + 8, &zero, sizeof zero);
+	memcpy(x + 10, &zero, sizeof zero);
+}
+
 static void body_state(lk_ode *ctx, lk__ode_body *e, double h, double u[6])
 {
 	dBodyID b = e->id;
@@ -351,7 +365,8 @@ static void body_state(lk_ode *ctx, lk__ode_body *e, double h, double u[6])
 	const dReal *f = dBodyGetForce(b), *t = dBodyGetTorque(b);
 	dMass mass;
 	dBodyGetMass(b, &mass);
-	memset(e->inv_inertia, 0, sizeof e->inv_inertia);
+	_Static_assert(sizeof e->inv_inertia == 12 * sizeof(double), "a dMatrix3");
+	zero12(e->inv_inertia);
 	double facc[3] = {f[0], f[1], f[2]}, tacc[3] = {t[0], t[1], t[2]};
 	for (int k = 0; k < 3; ++k) {
 		e->user_force[k] = f[k];
@@ -378,7 +393,8 @@ static void body_state(lk_ode *ctx, lk__ode_body *e, double h, double u[6])
 			facc[k] += mass.mass * g[k];
 	}
 	if (dBodyGetGyroscopicMode(b)) {
-		dMatrix3 I, Itild = {0}, itInv;
+		dMatrix3 I, Itild, itInv;
+		zero12(Itild);
 		dMultiply2_333(tmp, mass.I, R);
 		dMultiply0_333(I, R, tmp);
 		dVector3 L;
@@ -439,7 +455,7 @@ static lk_status extract_joint(const extract_args *ea, int i, int say)
 	int *fi = ctx->findex + j->row0;
 	for (int r = 0; r < j->m; ++r) {
 		lk_row_def *d = &def[r];
-		memset(d->J, 0, sizeof d->J);
+		zero12(&d->J[0][0]);
 		d->c = 0.0;
 		d->s = ea->cfm;
 		d->lo = -dInfinity;
