@@ -72,6 +72,19 @@ lk_status RowMap::fillBody(void *arg, int k, lk_body_def *d)
 	return LK_OK;
 }
 
+/* A row's J from Bullet's row, as six stores of two numbers: (n1, r1 x n1) and (n2, r2 x n2). */
+static inline void storeJacobian(lk_row_def &d, const btSolverConstraint &c)
+{
+	typedef double pair __attribute__((vector_size(16)));
+	const btVector3 *v[4] = {&c.m_contactNormal1, &c.m_relpos1CrossNormal, &c.m_contactNormal2,
+	                         &c.m_relpos2CrossNormal};
+	for (int side = 0; side < 2; ++side) {
+		const btVector3 &n = *v[2 * side], &r = *v[2 * side + 1];
+		const pair p[3] = {{n[0], n[1]}, {n[2], r[0]}, {r[1], r[2]}};
+		std::memcpy(d.J[side], p, sizeof p);
+	}
+}
+
 int RowMap::makeRow(const btSolverConstraint &c, lk_row_kind kind, int findex, const double *point,
                     bool normalRow)
 {
@@ -122,9 +135,11 @@ int RowMap::makeRow(const btSolverConstraint &c, lk_row_kind kind, int findex, c
 	 * ignores the factors, so compare against it and leave the row out */
 	if (!(jmj + s > 1e-9 * std::fabs(diag)))
 		return ROW_LEFT_OUT;
-	/* the definition, made in its slot of the array the problem reads in place, every field written */
+	/* the definition, made in its slot of the array the problem reads in place, every field written; its J
+	 * stored as pairs read from Bullet's row, not copied from J above, whose numbers were stored one at a
+	 * time: a pair loaded from two such stores waits for both to reach the cache (no store forwarding) */
 	lk_row_def &d = m_defs[(size_t)m_n];
-	std::memcpy(d.J, J, sizeof d.J);
+	storeJacobian(d, c);
 	d.body[0] = a;
 	d.body[1] = b;
 	d.s = s;
