@@ -183,8 +183,10 @@ void lk__ode_threading_release(lk__ode_threading *t);
 /* ode_rows.c */
 lk_status lk__ode_gather(lk_ode *ctx);
 /* The rows of every gathered joint; the contacts' on `threads` threads (the solver's) where the solve sweeps on
- * them (problems of the core's LK_PARALLEL_MIN_ROWS rows and more). */
-lk_status lk__ode_extract_rows(lk_ode *ctx, double dt, int threads);
+ * them (problems of the core's LK_PARALLEL_MIN_ROWS rows and more). `points`: the rows' points (a contact's
+ * point, recovered from its rows, a joint's anchor, from ODE) are made; else they are 0, "unknown" in the
+ * problem's terms, which only the coordinate orders, the warm start's matching and problem files read. */
+lk_status lk__ode_extract_rows(lk_ode *ctx, double dt, int threads, int points);
 /* p from the extracted rows; lambda0 (extraction order) is its starting lambda, NULL for zero; the rows are
  * made on `threads` threads (lk_problem_add_rows), the solver's. */
 lk_status lk__ode_build_problem(lk_ode *ctx, double dt, lk_problem *p, const double *lambda0, int threads);

@@ -427,6 +427,7 @@ static void body_state(lk_ode *ctx, lk__ode_body *e, double h, double u[6])
 typedef struct extract_args {
 	lk_ode *ctx;
 	double h, fps, erp, cfm;
+	int points; /* the rows' points wanted (else 0, "unknown") */
 	int tasks;
 	int first_bad[LK_MAX_THREADS];
 } extract_args;
@@ -465,10 +466,10 @@ static lk_status extract_joint(const extract_args *ea, int i, int say)
 	ctx->abi.info2[j->type](j->id, ea->fps, ea->erp, DEF_SKIP, def->J[0], def->J[1], DEF_SKIP, &def->c, &def->lo,
 	                        fi);
 	dBodyID b0 = ctx->bodies[j->body[0]].id;
-	double anchor[3];
-	if (j->type == dJointTypeContact)
+	double anchor[3] = {0, 0, 0};
+	if (ea->points && j->type == dJointTypeContact)
 		contact_point(def, j->m, dBodyGetPosition(b0), anchor);
-	else
+	else if (ea->points)
 		joint_anchor(j->id, j->type, b0, anchor);
 	const double h = ea->h;
 	for (int r = 0; r < j->m; ++r) {
@@ -558,7 +559,7 @@ static lk_status body_def_of(void *arg, int k, lk_body_def *d)
 /* Every joint's rows through ODE's own getInfo1/getInfo2, set up exactly as quickstep does before the call
  * (J zero, rhs 0, cfm the world's, bounds -/+ infinity, findex -1). Bodies' u* are read after the rows,
  * as quickstep does, because a row generator may touch the force accumulators. */
-lk_status lk__ode_extract_rows(lk_ode *ctx, double h, int threads)
+lk_status lk__ode_extract_rows(lk_ode *ctx, double h, int threads, int points)
 {
 	if (ctx->njoints > 0 && !lk__ode_world_ready(&ctx->abi, ctx->world, h))
 		return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "ode: out of memory for the world's processing context, "
@@ -590,7 +591,7 @@ lk_status lk__ode_extract_rows(lk_ode *ctx, double h, int threads)
 		return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "ode: out of memory for %d rows", total);
 	ctx->nrows = total;
 
-	const extract_args ea = {ctx, h, 1.0 / h, dWorldGetERP(ctx->world), dWorldGetCFM(ctx->world), 1, {0}};
+	const extract_args ea = {ctx, h, 1.0 / h, dWorldGetERP(ctx->world), dWorldGetCFM(ctx->world), points, 1, {0}};
 	/* the joints with state or side effects one after the other, in joint order, as quickstep reads them;
 	 * then the contacts, on the solver's threads for a problem that the threads sweep */
 	for (int i = 0; i < ctx->njoints; ++i)

@@ -347,7 +347,12 @@ static lk_status read_problem(lk_ode *ctx, double h, lk_problem *p, int warm, in
 	if (st == LK_OK)
 		st = lk__ode_state_save(ctx);
 	if (st == LK_OK) {
-		st = lk__ode_extract_rows(ctx, h, lk_ode_get_config(ctx).threads);
+		/* the rows' points where something reads them: a passive read (lk_ode_extract: a problem file), the
+		 * warm start's matching, a coordinate order (their making, ODE's anchor calls and the contacts'
+		 * recovery, was a tenth of the reading on the ragdolls) */
+		const lk_solver_config cfg = lk_ode_get_config(ctx);
+		const int points = passive || warm || lk_config_reads_points(&cfg);
+		st = lk__ode_extract_rows(ctx, h, cfg.threads, points);
 		t_marks[1] = lk_stats_now();
 		if (st == LK_OK)
 			st = extract_problem(ctx, h, p, warm);
