@@ -340,9 +340,6 @@ static lk_row_kind row_kind(int type, int r, double lo, double hi, int findex)
 	return LK_ROW_MOTOR;
 }
 
-/* Inertia in the world frame and u* exactly as ODE's quickstep forms them (stage 0 and 2b): gravity into the
- * force, the implicit gyroscopic torque of Lacoursière 2006 ("Stabilizing gyroscopic forces in rigid
- * multibody simulations") when the body has it on, then u* = u + h M^-1 (f, tau). */
 /* Twelve numbers (a row's J, a dMatrix3) set to zero by six stores of two: an inlined memset of these 96 bytes
  * becomes `rep stos`, whose start-up took a third of the joint walk's time on the ragdolls (`perf annotate`). */
 static inline void zero12(double *x)
@@ -357,6 +354,9 @@ static inline void zero12(double *x)
 	memcpy(x + 10, &zero, sizeof zero);
 }
 
+/* Inertia in the world frame and u* exactly as ODE's quickstep forms them (stage 0 and 2b): gravity into the
+ * force, the implicit gyroscopic torque of Lacoursière 2006 ("Stabilizing gyroscopic forces in rigid
+ * multibody simulations") when the body has it on, then u* = u + h M^-1 (f, tau). */
 static void body_state(lk_ode *ctx, lk__ode_body *e, double h, double u[6])
 {
 	dBodyID b = e->id;
