@@ -37,6 +37,8 @@ typedef struct lk__ctx {
 	lk_stop_reason stop;
 	lk__rng rng;
 	const struct lk__colouring *colouring; /* order=colour: the colours of the sweep order (parallel.h) */
+	const int *latency;                    /* the latency order made for this solve (lk__latency_perm), or
+	                                        * NULL: its sweeps skip the sweep cursor's pair test */
 	struct lk__pool *pool;                 /* threads > 1: the problem's threads, or NULL */
 	const lk_executor *ex;                 /* threads > 1 with a scheduler lent (lk_problem_set_executor):
 	                                        * it runs `tasks` tasks a colour, pool is NULL */

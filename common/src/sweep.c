@@ -79,7 +79,7 @@ double lk__pgs_sweep_ref(lk__ctx *c, const int *perm, int count, double w_relax)
 static inline __attribute__((always_inline)) double sweep_rows_loop(lk__ctx *c, const int *perm, int count,
                                                                      double w_relax, int staggered, double *err,
                                                                      const double *gh, double *y, int par,
-                                                                     int far, int base)
+                                                                     int far, int base, int paired)
 {
 	const lk_problem *p = c->p;
 	const lk__row *rows = p->rows;
@@ -109,7 +109,7 @@ static inline __attribute__((always_inline)) double sweep_rows_loop(lk__ctx *c, 
 		/* the modulus iteration keeps y_i, whose own part relaxes towards lambda_i by h_i (amgs.c, (M3)) */
 		const double own = gh ? y[i] + gh[2 * i + 1] * (li - y[i]) : li;
 		const double base = own - g * (r->q + r->s * li);
-		const double step = base - lk__cursor_gjdu(&cur, r, du, g);
+		const double step = base - lk__cursor_gjdu_ex(&cur, r, du, g, paired);
 		const double next = zero_box ? 0.0 : lk__clamp(step, lo, hi);
 		if (gh)
 			y[i] = step;
@@ -136,7 +136,8 @@ static inline __attribute__((always_inline)) double sweep_rows_loop(lk__ctx *c, 
 /* sweep_rows_loop with and without the velocity slots' prefetch (kernel.h, LK_DU_PREFETCH_MIN_BODIES), and
  * with and without a permutation: four loops, so that the row loop tests neither the problem's size nor
  * perm at every row (the natural order's loop indexes the records directly: 11 instructions a row fewer;
- * on ODE's 32 ragdolls 141.4 M to 128.1 M instructions for the sweeps, docs/benchmarks.md). Rows
+ * on ODE's 32 ragdolls 141.4 M to 128.1 M instructions for the sweeps, docs/benchmarks.md); the latency
+ * order's two more without the sweep cursor's pair test, its consecutive rows rarely sharing a body. Rows
  * perm[0..count), or with perm NULL rows base..base + count. */
 static inline __attribute__((always_inline)) double sweep_rows_at(lk__ctx *c, const int *perm, int base,
                                                                    int count, double w_relax, int staggered,
@@ -145,10 +146,13 @@ static inline __attribute__((always_inline)) double sweep_rows_at(lk__ctx *c, co
 {
 	const int far = c->p->nbodies >= LK_DU_PREFETCH_MIN_BODIES;
 	if (!perm)
-		return far ? sweep_rows_loop(c, NULL, count, w_relax, staggered, err, gh, y, par, 1, base)
-		           : sweep_rows_loop(c, NULL, count, w_relax, staggered, err, gh, y, par, 0, base);
-	return far ? sweep_rows_loop(c, perm, count, w_relax, staggered, err, gh, y, par, 1, base)
-	           : sweep_rows_loop(c, perm, count, w_relax, staggered, err, gh, y, par, 0, base);
+		return far ? sweep_rows_loop(c, NULL, count, w_relax, staggered, err, gh, y, par, 1, base, 1)
+		           : sweep_rows_loop(c, NULL, count, w_relax, staggered, err, gh, y, par, 0, base, 1);
+	if (perm == c->latency)
+		return far ? sweep_rows_loop(c, perm, count, w_relax, staggered, err, gh, y, par, 1, base, 0)
+		           : sweep_rows_loop(c, perm, count, w_relax, staggered, err, gh, y, par, 0, base, 0);
+	return far ? sweep_rows_loop(c, perm, count, w_relax, staggered, err, gh, y, par, 1, base, 1)
+	           : sweep_rows_loop(c, perm, count, w_relax, staggered, err, gh, y, par, 0, base, 1);
 }
 
 static inline __attribute__((always_inline)) double sweep_rows_impl(lk__ctx *c, const int *perm, int count,
@@ -418,7 +422,10 @@ int *lk__latency_perm(lk__ctx *c, double sweeps)
 	    c->n < LK_LATENCY_MIN_ROWS || c->n > LK_LATENCY_MAX_ROWS || sweeps < LK_LATENCY_MIN_SWEEPS)
 		return NULL;
 	int *perm = lk__arena_alloc(&c->p->arena, (size_t)c->n * sizeof(int));
-	return perm && lk__latency_order(c->p, perm) ? perm : NULL;
+	if (!perm || !lk__latency_order(c->p, perm))
+		return NULL;
+	c->latency = perm;
+	return perm;
 }
 
 lk_status lk__sweep_order(lk__ctx *c, int staggered_ok, int **perm_out)
