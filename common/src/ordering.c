@@ -234,28 +234,31 @@ int lk__latency_order(lk_problem *p, int *perm)
 		return 0;
 	lk__arena *ar = &p->arena;
 	int *level = lk__arena_alloc(ar, (size_t)n * sizeof(int));
-	/* per body, the level of its last row and the block of that row: a level from an earlier block is 0 */
+	/* per body, the level of its last row, counted from the first block: the current block's levels are base + 1
+	 * .. base + its rows, so a level at or below base is from an earlier block (and counts as 0) without a
+	 * second array to tell the blocks apart */
 	int *last = lk__arena_alloc(ar, ((size_t)nb + 1) * sizeof(int));
-	int *block = lk__arena_alloc(ar, ((size_t)nb + 1) * sizeof(int));
 	int *count = lk__arena_alloc(ar, ((size_t)LK_LATENCY_BLOCK + 1) * sizeof(int));
-	if (!level || !last || !block || !count)
+	if (!level || !last || !count)
 		return 0;
-	const lk__row *rows = p->rows;
+	const lk__row_link *rows = p->link;
 	for (int b = 0; b <= nb; ++b)
-		block[b] = -1; /* the static slot nb stays so: shared by no one */
+		last[b] = 0;
 	int kept = 0; /* rows at their own place */
-	for (int b0 = 0, k = 0; b0 < n; b0 += LK_LATENCY_BLOCK, ++k) {
+	for (int b0 = 0, base = 0; b0 < n; b0 += LK_LATENCY_BLOCK) {
 		const int b1 = b0 + LK_LATENCY_BLOCK < n ? b0 + LK_LATENCY_BLOCK : n;
 		/* levels within the block, 1 .. b1 - b0 */
 		for (int i = b0; i < b1; ++i) {
 			const int a = rows[i].a, b = rows[i].b;
-			const int la = block[a] == k ? last[a] : 0, lb = block[b] == k ? last[b] : 0;
+			int la = last[a] - base, lb = last[b] - base;
+			la = la > 0 ? la : 0;
+			lb = lb > 0 ? lb : 0;
 			const int l = (la > lb ? la : lb) + 1;
 			level[i] = l;
-			last[a] = last[b] = l;
-			block[a] = block[b] = k;
-			block[nb] = -1;
+			last[a] = last[b] = base + l;
+			last[nb] = 0; /* the static slot: shared by no one */
 		}
+		base += b1 - b0;
 		memset(count, 0, ((size_t)(b1 - b0) + 1) * sizeof(int));
 		for (int i = b0; i < b1; ++i)
 			++count[level[i]];

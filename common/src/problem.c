@@ -140,6 +140,7 @@ void lk_problem_destroy(lk_problem *p)
 	free(p->rows);
 	free(p->lambda);
 	free(p->inv_diag);
+	free(p->link);
 	free(p->du);
 	free(p->row_ptr);
 	free(p->col);
@@ -253,8 +254,11 @@ static lk_status reserve_rows(lk_problem *p, int rows)
 	double *inv = realloc(p->inv_diag, (size_t)nc * sizeof *inv);
 	if (inv)
 		p->inv_diag = inv;
+	lk__row_link *link = realloc(p->link, (size_t)nc * sizeof *link);
+	if (link)
+		p->link = link;
 	/* the hot records are 64-byte aligned, so they cannot use realloc */
-	lk__row *r = cold && lambda && inv ? big_alloc((size_t)nc * sizeof(lk__row)) : NULL;
+	lk__row *r = cold && lambda && inv && link ? big_alloc((size_t)nc * sizeof(lk__row)) : NULL;
 	if (!r)
 		return lk__fail(p, LK_ERR_NO_MEMORY, "out of memory reserving %d rows", rows);
 	if (p->rows)
@@ -495,38 +499,59 @@ static lk_status add_row_checked(lk_problem *p, const lk_row_def *d, int i)
  * nothing: its J is dropped, its slot is the zero sink. */
 enum { ROW_WRITTEN, ROW_OVERFLOW_MJ_A, ROW_OVERFLOW_MJ_B, ROW_OVERFLOW_DIAG, ROW_OVERFLOW_Q };
 
+/* One side of a row for write_row: its J and M^-1 J^T as three pairs each (lk__mass_times_jt's numbers: the
+ * same products and sums, lane by lane) and its velocity; for the static side (b < 0) zeros, masked to +0, and
+ * the still velocity. No branch and no array: the pairs stay in registers (arrays of pairs indexed by side, or
+ * a branch per side, had them kept on the stack). */
+typedef struct row_side {
+	lk__v2d j0, j1, j2, m0, m1, m2;
+	const double *u;
+} row_side;
+
+static inline __attribute__((always_inline)) row_side row_side_of(const lk_problem *p, int b, const double *J)
+{
+	static const lk_body_def none; /* the static side's masses and velocity: all 0 */
+	typedef long long lk__v2i __attribute__((vector_size(16)));
+	const lk_body_def *body = b >= 0 ? &p->bodies[b] : &none;
+	const long long on = b >= 0 ? -1 : 0;
+	const lk__v2i mask = {on, on};
+	const double *m = body->inv_mass, *I = body->inv_inertia;
+	const lk__v2d j0 = lk__ld2(J), j1 = lk__ld2(J + 2), j2 = lk__ld2(J + 4);
+	const lk__v2d j3 = {J[3], J[3]}, j4 = {J[4], J[4]}, j5 = {J[5], J[5]};
+	const lk__v2d m0 = lk__ld2(m) * j0;
+	const lk__v2d m1 = {m[2] * J[2], I[0] * J[3] + I[1] * J[4] + I[2] * J[5]};
+	const lk__v2d m2 = (lk__v2d){I[3], I[6]} * j3 + (lk__v2d){I[4], I[7]} * j4 + (lk__v2d){I[5], I[8]} * j5;
+	row_side r;
+	r.j0 = (lk__v2d)((lk__v2i)j0 & mask);
+	r.j1 = (lk__v2d)((lk__v2i)j1 & mask);
+	r.j2 = (lk__v2d)((lk__v2i)j2 & mask);
+	r.m0 = (lk__v2d)((lk__v2i)m0 & mask);
+	r.m1 = (lk__v2d)((lk__v2i)m1 & mask);
+	r.m2 = (lk__v2d)((lk__v2i)m2 & mask);
+	r.u = body->u;
+	return r;
+}
+
 static int write_row(lk_problem *p, const lk_row_def *d, int i)
 {
 	lk__row *r = &p->rows[i];
-	static const double still[6] = {0, 0, 0, 0, 0, 0};
-	const double *u[2];
 	/* J and M^-1 J^T as pairs of lanes in registers, stored into the record as pairs and summed from the
 	 * registers: read back from the record, M^-1 J^T's pairs would each wait for two stores of one number */
-	lk__v2d jv[6], mv[6];
-	for (int side = 0; side < 2; ++side) {
-		const int b = d->body[side];
-		const lk__v2d z = {0, 0};
-		if (b >= 0) {
-			const lk_body_def *body = &p->bodies[b];
-			double m[6];
-			lk__mass_times_jt(body, d->J[side], m);
-			for (int k = 0; k < 3; ++k) {
-				jv[3 * side + k] = lk__ld2(d->J[side] + 2 * k);
-				mv[3 * side + k] = (lk__v2d){m[2 * k], m[2 * k + 1]};
-			}
-			u[side] = body->u;
-		} else {
-			for (int k = 0; k < 3; ++k)
-				jv[3 * side + k] = mv[3 * side + k] = z;
-			u[side] = still;
-		}
-		for (int k = 0; k < 3; ++k) {
-			lk__st2(r->J + 6 * side + 2 * k, jv[3 * side + k]);
-			lk__st2(r->MJ + 6 * side + 2 * k, mv[3 * side + k]);
-		}
-	}
-	const double diag = d->s + lk__tree12(jv[0], jv[1], jv[2], jv[3], jv[4], jv[5], mv[0], mv[1], mv[2], mv[3],
-	                                      mv[4], mv[5]);
+	const row_side A = row_side_of(p, d->body[0], d->J[0]), B = row_side_of(p, d->body[1], d->J[1]);
+	const double *u[2] = {A.u, B.u};
+	lk__st2(r->J, A.j0);
+	lk__st2(r->J + 2, A.j1);
+	lk__st2(r->J + 4, A.j2);
+	lk__st2(r->J + 6, B.j0);
+	lk__st2(r->J + 8, B.j1);
+	lk__st2(r->J + 10, B.j2);
+	lk__st2(r->MJ, A.m0);
+	lk__st2(r->MJ + 2, A.m1);
+	lk__st2(r->MJ + 4, A.m2);
+	lk__st2(r->MJ + 6, B.m0);
+	lk__st2(r->MJ + 8, B.m1);
+	lk__st2(r->MJ + 10, B.m2);
+	const double diag = d->s + lk__tree12(A.j0, A.j1, A.j2, B.j0, B.j1, B.j2, A.m0, A.m1, A.m2, B.m0, B.m1, B.m2);
 	/* from the definition's J, so that a static side's J (dropped from the record) times its zero velocity
 	 * shows here if it is not finite; the same number as from the record's J otherwise */
 	const double *dJ = &d->J[0][0];
@@ -553,6 +578,7 @@ static int write_row(lk_problem *p, const lk_row_def *d, int i)
 	r->a = d->body[0] >= 0 ? d->body[0] : p->nbodies;
 	r->b = d->body[1] >= 0 ? d->body[1] : p->nbodies;
 	r->findex = d->findex;
+	p->link[i] = (lk__row_link){r->a, r->b, r->findex};
 	r->kind = (int32_t)d->kind;
 	p->inv_diag[i] = inv_diag_of(diag);
 	lk__row_cold *cold = &p->cold[i];
@@ -974,6 +1000,7 @@ lk_status lk_problem_set_matrix(lk_problem *p, int n, const int *row_ptr, const 
 			if (col[k] == i)
 				r->diag = val[k];
 		p->inv_diag[i] = inv_diag_of(r->diag);
+		p->link[i] = (lk__row_link){r->a, r->b, r->findex};
 		p->lambda[i] = 0.0;
 	}
 	p->nnz = (int)nnz;
@@ -1110,8 +1137,9 @@ lk_status lk_problem_validate(lk_problem *p)
 {
 	if (!p)
 		return LK_ERR_INVALID_ARGUMENT;
+	const lk__row_link *link = p->link;
 	for (int i = 0; i < p->nrows; ++i) {
-		int f = p->rows[i].findex;
+		int f = link[i].findex;
 		if (f < 0)
 			continue;
 		if (f >= p->nrows)
@@ -1119,7 +1147,7 @@ lk_status lk_problem_validate(lk_problem *p)
 			                p->nrows);
 		if (f == i)
 			return lk__fail(p, LK_ERR_FINDEX, "row %d: friction index points at itself", i);
-		if (p->rows[f].findex >= 0)
+		if (link[f].findex >= 0)
 			return lk__fail(p, LK_ERR_FINDEX, "row %d: friction index %d points at another friction row", i,
 			                f);
 	}

@@ -18,6 +18,13 @@
  * (parallel.h). */
 #define LK_DU_STRIDE 8
 
+/* What the passes over every row before the sweeps read of a record (lk_problem_validate's friction indices,
+ * the latency order's bodies), packed beside the records: such a pass reads 12 bytes a row instead of a cache
+ * line of each record, which for a problem beyond the level-2 cache came from further out. */
+typedef struct lk__row_link {
+	int32_t a, b, findex;
+} lk__row_link;
+
 typedef struct lk__row {
 	alignas(64)
 	double J[12];   /* J_a (v, w), J_b (v, w) */
@@ -51,6 +58,7 @@ struct lk_problem {
 	double *du;            /* (nbodies + 1) * LK_DU_STRIDE: M^-1 J^T lambda per body (6 numbers, then padding),
 	                        * last slot the static world */
 	double *inv_diag;      /* nrows: 1 / A_ii (0 where A_ii <= 0), so that sweeps multiply instead of divide */
+	lk__row_link *link;    /* nrows: each record's a, b and findex (lk__row_link) */
 	int du_valid;          /* du matches lambda */
 	/* matrix form */
 	int nnz;

@@ -15,8 +15,10 @@
 
 int lk__first_bad_diagonal(const lk_problem *p)
 {
+	/* from 1 / A_ii, packed (0 exactly where A_ii > 0 fails: the diagonals are finite in both forms), not
+	 * from a cache line of each record */
 	for (int i = 0; i < p->nrows; ++i)
-		if (!(p->rows[i].diag > 0.0))
+		if (!(p->inv_diag[i] > 0.0))
 			return i;
 	return -1;
 }
