@@ -174,23 +174,71 @@ static_assert(sizeof(lk_row_def) % sizeof(btScalar) == 0 && offsetof(lk_row_def,
                   offsetof(lk_row_def, lo) % sizeof(btScalar) == 0 && offsetof(lk_row_def, hi) % sizeof(btScalar) == 0,
               "lk_row_def as the rows of btConstraintInfo2");
 
-/* A joint row addJoint left out: its first body index says so until takeJoints. */
-static const int LEFT_OUT = -2;
-
-void RowMap::beginJoints(int rows, btSolverConstraint *pool)
+void RowMap::beginJoints(int rows, btSolverConstraint *pool, const btAlignedObjectArray<btSolverBody> &bodies)
 {
 	if (m_defs.size() < (size_t)rows)
 		m_defs.resize((size_t)rows);
+	if (m_rows.size() < (size_t)rows) {
+		m_rows.resize((size_t)rows);
+		m_lambda0.resize((size_t)rows);
+	}
 	m_jointRows = rows;
 	m_jointPool = pool;
+	m_jointsBad = false;
+	m_n = 0;
+	std::memset(m_kinds, 0, sizeof m_kinds);
+	/* the solver bodies' lcpkit indices, as build makes them: bodies Bullet adds later (its fixed body, made
+	 * at the first joint or contact on the world; kinematic bodies) come after these and leave them as they
+	 * are */
+	m_jointBodies = &bodies;
+	mapBodies(bodies);
+}
+
+void RowMap::mapBodies(const btAlignedObjectArray<btSolverBody> &bodies)
+{
+	const int nsb = bodies.size();
+	m_lkOfSolver.assign((size_t)nsb, LK_STATIC);
+	m_solverOfLk.clear();
+	for (int i = 0; i < nsb; ++i)
+		if (bodies[i].m_originalBody) {
+			m_lkOfSolver[(size_t)i] = (int)m_solverOfLk.size();
+			m_solverOfLk.push_back(i);
+		}
+}
+
+/* A solver body's factors differ from 1: a direction of it is locked. */
+static bool lockedBody(const btSolverBody &sb)
+{
+	const btVector3 &L = sb.m_linearFactor, &F = sb.m_angularFactor;
+	return L[0] != 1 || L[1] != 1 || L[2] != 1 || F[0] != 1 || F[1] != 1 || F[2] != 1;
+}
+
+/* Adds one side's part of J M^-1 J^T with the problem's masses (fillBody's: the factors in them) to e. */
+static void addSideEnergy(const btSolverBody &sb, const double *J, double &e)
+{
+	const btMatrix3x3 &I = sb.m_originalBody->getInvInertiaTensorWorld();
+	const btVector3 &F = sb.m_angularFactor;
+	for (int r = 0; r < 3; ++r) {
+		e += sb.m_invMass[r] * sb.m_linearFactor[r] * J[r] * J[r];
+		for (int c = 0; c < 3; ++c)
+			e += J[3 + r] * (F[r] * (0.5 * (I[r][c] + I[c][r])) * F[c]) * J[3 + c];
+	}
 }
 
 void RowMap::addJoint(btTypedConstraint &con, int row0, int count, int solverBodyA, int solverBodyB,
                       const btSolverBody &bodyA, const btSolverBody &bodyB, const btContactSolverInfo &info)
 {
+	if ((unsigned)solverBodyA >= m_lkOfSolver.size() || (unsigned)solverBodyB >= m_lkOfSolver.size())
+		mapBodies(*m_jointBodies); /* a body Bullet has added since: its fixed body */
+	const unsigned nsb = (unsigned)m_lkOfSolver.size();
+	if ((unsigned)solverBodyA >= nsb || (unsigned)solverBodyB >= nsb) {
+		m_jointsBad = true;
+		return;
+	}
 	/* the rows as Bullet's convertJoint hands them to getInfo2: J and targets 0, bounds infinite, the first
-	 * row's CFM the world's (the others' 0) */
-	lk_row_def *d = &m_defs[(size_t)row0];
+	 * row's CFM the world's (the others' 0); written from the next row of the problem on, so that the rows
+	 * kept stay where getInfo2 put them */
+	lk_row_def *d = &m_defs[(size_t)m_n];
 	std::memset(d, 0, (size_t)count * sizeof *d); /* one call: a loop of inlined clears mispredicts */
 	for (int r = 0; r < count; ++r) {
 		d[r].lo = -SIMD_INFINITY;
@@ -231,6 +279,11 @@ void RowMap::addJoint(btTypedConstraint &con, int row0, int count, int solverBod
 	const btVector3 wB = rbB.getAngularVelocity() + (bodyB.m_originalBody ? bodyB.m_externalTorqueImpulse : zero);
 	const btVector3 &point = bodyA.m_worldTransform.getOrigin();
 	const bool feedback = con.getJointFeedback() != nullptr;
+	/* the problem's bodies; both sides static (or the same body): the rows move nothing */
+	const int a = m_lkOfSolver[(size_t)solverBodyA], b = m_lkOfSolver[(size_t)solverBodyB];
+	/* a direction every side has locked (a linear or angular factor of 0) has no diagonal, where Bullet's
+	 * J M^-1 J^T ignores the factors: such a side's rows are screened with the problem's masses */
+	const bool la = a != LK_STATIC && lockedBody(bodyA), lb = b != LK_STATIC && lockedBody(bodyB);
 	for (int r = 0; r < count; ++r) {
 		lk_row_def &e = d[r];
 		/* what Bullet's finish reads of the row (writeBackJoints): the constraint, the impulse, and for a
@@ -246,87 +299,57 @@ void RowMap::addJoint(btTypedConstraint &con, int row0, int count, int solverBod
 			sc.m_contactNormal2 = n2;
 			sc.m_relpos2CrossNormal = r2;
 		}
-		if (e.hi >= threshold)
-			e.hi = threshold;
-		if (e.lo <= -threshold)
-			e.lo = -threshold;
 		const double jmj = (n1 * mA).dot(n1) + (IA * r1).dot(r1) + (n2 * mB).dot(n2) + (IB * r2).dot(r2);
-		e.body[0] = solverBodyA;
-		e.body[1] = solverBodyB;
-		if (!(std::fabs(jmj) > SIMD_EPSILON)) {
-			e.body[0] = LEFT_OUT;
+		if (!(std::fabs(jmj) > SIMD_EPSILON) || a == b)
 			continue;
-		}
 		/* s = cfm_b / jacDiagABInv */
-		e.s *= jmj;
-		if (damping != 1.0)
-			e.c += (1.0 - damping) * (n1.dot(vA) + r1.dot(wA) + n2.dot(vB) + r2.dot(wB));
-		e.lo = bound(e.lo);
-		e.hi = bound(e.hi);
-		e.kind = classify(e.lo, e.hi);
-		e.findex = -1;
-		e.mu = jmj; /* Bullet's J M^-1 J^T, for takeJoints' screen; 0 there */
-		e.point[0] = point[0], e.point[1] = point[1], e.point[2] = point[2];
-	}
-}
-
-int RowMap::takeJoints(int rows)
-{
-	const unsigned nsb = (unsigned)m_lkOfSolver.size();
-	for (int k = 0; k < rows; ++k) {
-		lk_row_def &d = m_defs[(size_t)k];
-		if (d.body[0] == LEFT_OUT)
-			continue;
-		if ((unsigned)d.body[0] >= nsb || (unsigned)d.body[1] >= nsb)
-			return ROW_BAD;
-		const int a = m_lkOfSolver[(size_t)d.body[0]], b = m_lkOfSolver[(size_t)d.body[1]];
-		/* both sides static (or the same body): the row moves nothing */
-		if (a == b)
-			continue;
-		/* a direction every side has locked (a linear or angular factor of 0) has no diagonal, where Bullet's
-		 * J M^-1 J^T ignores the factors: compare the problem's (the factors in the bodies' masses) with it */
-		const bool la = a != LK_STATIC && m_motion[(size_t)a].locked, lb = b != LK_STATIC && m_motion[(size_t)b].locked;
+		const double s = e.s * jmj;
 		if (la || lb) {
-			double jmj = 0.0;
-			for (int side = 0; side < 2; ++side) {
-				const int i = side ? b : a;
-				if (i == LK_STATIC)
-					continue;
-				const lk_body_def *body = lk_problem_body(m_p, i);
-				const double *J = d.J[side];
-				for (int r = 0; r < 3; ++r) {
-					jmj += body->inv_mass[r] * J[r] * J[r];
-					for (int c = 0; c < 3; ++c)
-						jmj += J[3 + r] * body->inv_inertia[3 * r + c] * J[3 + c];
-				}
-			}
-			if (!(jmj + d.s > 1e-9 * std::fabs(d.mu)))
+			double energy = 0.0;
+			if (a != LK_STATIC)
+				addSideEnergy(bodyA, e.J[0], energy);
+			if (b != LK_STATIC)
+				addSideEnergy(bodyB, e.J[1], energy);
+			if (!(energy + s > 1e-9 * std::fabs(jmj)))
 				continue;
 		}
-		d.body[0] = a;
-		d.body[1] = b;
-		d.mu = 0.0;
-		d.id = (uint64_t)m_n;
-		if (m_n != k)
-			m_defs[(size_t)m_n] = d;
-		m_rows[(size_t)m_n] = &m_jointPool[k];
+		lk_row_def &k = m_defs[(size_t)m_n];
+		if (&k != &e)
+			k = e;
+		if (k.hi >= threshold)
+			k.hi = threshold;
+		if (k.lo <= -threshold)
+			k.lo = -threshold;
+		k.s = s;
+		if (damping != 1.0)
+			k.c += (1.0 - damping) * (n1.dot(vA) + r1.dot(wA) + n2.dot(vB) + r2.dot(wB));
+		k.lo = bound(k.lo);
+		k.hi = bound(k.hi);
+		k.kind = classify(k.lo, k.hi);
+		k.findex = -1;
+		k.mu = 0.0;
+		k.body[0] = a;
+		k.body[1] = b;
+		k.point[0] = point[0], k.point[1] = point[1], k.point[2] = point[2];
+		k.id = (uint64_t)m_n;
+		m_rows[(size_t)m_n] = &sc;
 		m_lambda0[(size_t)m_n] = 0.0; /* Bullet starts joint rows from 0 */
-		m_kinds[d.kind]++;
+		m_kinds[k.kind]++;
 		++m_n;
 	}
-	return ROW_MADE;
 }
 
 lk_status RowMap::build(const Pools &pools, bool points, int threads)
 {
-	/* the joint rows addJoint made, if any: for this build only */
+	/* the joint rows addJoint made, if any, are the first m_n: for this build only */
 	const int jointRows = m_jointRows;
 	const bool jointsMade = jointRows >= 0;
 	m_jointRows = -1;
 	lk_problem_clear(m_p);
-	m_solverOfLk.clear();
-	std::memset(m_kinds, 0, sizeof m_kinds);
-	m_n = 0;
+	if (!jointsMade) {
+		std::memset(m_kinds, 0, sizeof m_kinds);
+		m_n = 0;
+	}
 	const int nsb = pools.bodies.size();
 	const int nnc = pools.nonContact.size(), nc = pools.contact.size(), nf = pools.friction.size(),
 	          nr = pools.rolling.size();
@@ -341,20 +364,15 @@ lk_status RowMap::build(const Pools &pools, bool points, int threads)
 	m_lambda0.resize(most);
 	/* the solver bodies of rigid bodies, in Bullet's order (the others, Bullet's fixed body, are the world),
 	 * made on the solver's threads for many bodies */
-	m_lkOfSolver.assign((size_t)nsb, LK_STATIC);
-	for (int i = 0; i < nsb; ++i)
-		if (pools.bodies[i].m_originalBody) {
-			m_lkOfSolver[(size_t)i] = (int)m_solverOfLk.size();
-			m_solverOfLk.push_back(i);
-		}
+	mapBodies(pools.bodies);
 	m_motion.resize(m_solverOfLk.size());
 	m_pools = &pools;
 	st = lk_problem_add_bodies(m_p, (int)m_solverOfLk.size(), fillBody, this, threads, nullptr);
 	m_pools = nullptr;
 
 	int made = st == LK_OK ? ROW_MADE : ROW_BAD;
-	if (jointsMade && made != ROW_BAD)
-		made = jointRows == nnc ? takeJoints(jointRows) : ROW_BAD;
+	if (jointsMade && (jointRows != nnc || m_jointsBad))
+		made = ROW_BAD;
 	for (int j = 0; j < nnc && made != ROW_BAD && !jointsMade; ++j) {
 		const btSolverConstraint &c = pools.nonContact[j];
 		double point[3] = {0, 0, 0};

@@ -64,7 +64,7 @@ public:
 	 * Bullet's finish reads of them), and its bodies' solver body ids and solver bodies. The next build
 	 * takes these rows as its joint rows; the pool's rows are not made, so that Bullet's own iterations
 	 * need btSequentialImpulseConstraintSolver::convertJoints first. */
-	void beginJoints(int rows, btSolverConstraint *pool);
+	void beginJoints(int rows, btSolverConstraint *pool, const btAlignedObjectArray<btSolverBody> &bodies);
 	void addJoint(btTypedConstraint &constraint, int row0, int count, int solverBodyA, int solverBodyB,
 	              const btSolverBody &bodyA, const btSolverBody &bodyB, const btContactSolverInfo &info);
 
@@ -80,9 +80,8 @@ private:
 	 * (it moves nothing), or refused (a solver body index out of range). */
 	enum { ROW_MADE, ROW_LEFT_OUT, ROW_BAD };
 	int makeRow(const btSolverConstraint &c, lk_row_kind kind, int findex, const double *point, bool normalRow);
-	/* The `rows` joint rows of beginJoints and addJoint as the problem's first rows: bodies mapped, rows that
-	 * move nothing left out (ROW_BAD for a solver body out of range). */
-	int takeJoints(int rows);
+	/* The lcpkit index of each solver body of a rigid body, in Bullet's order (m_lkOfSolver, m_solverOfLk). */
+	void mapBodies(const btAlignedObjectArray<btSolverBody> &bodies);
 
 
 	lk_problem *m_p;
@@ -90,7 +89,10 @@ private:
 	std::vector<int> m_solverOfLk;     /* lk body -> solver body */
 	std::vector<lk_row_def> m_defs;    /* the rows' definitions, read in place by lk_problem_add_row_array */
 	int m_n = 0;                       /* rows made */
-	int m_jointRows = -1;              /* joint rows made by addJoint for the next build, or -1: none */
+	int m_jointRows = -1;              /* joint rows Bullet has for the next build, made by addJoint (the first
+	                                    * m_n rows: those that move something), or -1: none */
+	bool m_jointsBad = false;          /* addJoint met a solver body out of range */
+	const btAlignedObjectArray<btSolverBody> *m_jointBodies = nullptr; /* Bullet's solver bodies (beginJoints) */
 	btSolverConstraint *m_jointPool = nullptr; /* Bullet's rows of those joint rows */
 	std::vector<const btSolverConstraint *> m_rows;
 	std::vector<int> m_contactRow;     /* contact pool index -> lk row or -1 */
