@@ -532,6 +532,17 @@ static inline __attribute__((always_inline)) row_side row_side_of(const lk_probl
 	return r;
 }
 
+/* A side's pairs into its halves of the record's J and M^-1 J^T. */
+static inline __attribute__((always_inline)) void store_side(const row_side *s, double *J, double *MJ)
+{
+	lk__st2(J, s->j0);
+	lk__st2(J + 2, s->j1);
+	lk__st2(J + 4, s->j2);
+	lk__st2(MJ, s->m0);
+	lk__st2(MJ + 2, s->m1);
+	lk__st2(MJ + 4, s->m2);
+}
+
 static int write_row(lk_problem *p, const lk_row_def *d, int i)
 {
 	lk__row *r = &p->rows[i];
@@ -539,18 +550,8 @@ static int write_row(lk_problem *p, const lk_row_def *d, int i)
 	 * registers: read back from the record, M^-1 J^T's pairs would each wait for two stores of one number */
 	const row_side A = row_side_of(p, d->body[0], d->J[0]), B = row_side_of(p, d->body[1], d->J[1]);
 	const double *u[2] = {A.u, B.u};
-	lk__st2(r->J, A.j0);
-	lk__st2(r->J + 2, A.j1);
-	lk__st2(r->J + 4, A.j2);
-	lk__st2(r->J + 6, B.j0);
-	lk__st2(r->J + 8, B.j1);
-	lk__st2(r->J + 10, B.j2);
-	lk__st2(r->MJ, A.m0);
-	lk__st2(r->MJ + 2, A.m1);
-	lk__st2(r->MJ + 4, A.m2);
-	lk__st2(r->MJ + 6, B.m0);
-	lk__st2(r->MJ + 8, B.m1);
-	lk__st2(r->MJ + 10, B.m2);
+	store_side(&A, r->J, r->MJ);
+	store_side(&B, r->J + 6, r->MJ + 6);
 	const double diag = d->s + lk__tree12(A.j0, A.j1, A.j2, B.j0, B.j1, B.j2, A.m0, A.m1, A.m2, B.m0, B.m1, B.m2);
 	/* from the definition's J, so that a static side's J (dropped from the record) times its zero velocity
 	 * shows here if it is not finite; the same number as from the record's J otherwise */
