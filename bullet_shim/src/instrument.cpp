@@ -112,29 +112,33 @@ int RowMap::makeRow(const btSolverConstraint &c, lk_row_kind kind, int findex, c
 		J[1][k] = c.m_contactNormal2[k];
 		J[1][3 + k] = c.m_relpos2CrossNormal[k];
 	}
-	double ju = 0.0, jmj = 0.0;
+	double ju = 0.0;
 	for (int k = 0; k < 6; ++k) {
 		ju += J[0][k] * sa.u[k];
 		ju += J[1][k] * sb.u[k];
 	}
-	/* J M^-1 J^T from what Bullet's setup already holds: the linear part from the inverse masses, the angular
-	 * part as (r x n) . I^-1 (r x n), Bullet's m_angularComponent being I^-1 (r x n) (with the angular factor)
-	 * on each side; the core forms its own A_ii, this only screens out rows that move nothing */
-	for (int k = 0; k < 3; ++k) {
-		jmj += sa.inv_mass[k] * J[0][k] * J[0][k];
-		jmj += sb.inv_mass[k] * J[1][k] * J[1][k];
-	}
-	if (da)
-		jmj += c.m_relpos1CrossNormal.dot(c.m_angularComponentA);
-	if (db)
-		jmj += c.m_relpos2CrossNormal.dot(c.m_angularComponentB);
 	/* the mapping of the class comment: A_ii = 1 / jacDiagABInv, s = cfm_b A_ii, q = -rhs A_ii */
 	const double diag = 1.0 / jinv;
 	const double s = c.m_cfm * diag;
 	/* a direction every side has locked (a linear or angular factor of 0) has no diagonal: Bullet's estimate
-	 * ignores the factors, so compare against it and leave the row out */
-	if (!(jmj + s > 1e-9 * std::fabs(diag)))
-		return ROW_LEFT_OUT;
+	 * ignores the factors, so where a side has a factor other than 1, compare J M^-1 J^T with the factors
+	 * against it and leave the row out. That from what Bullet's setup already holds: the linear part from the
+	 * inverse masses, the angular part as (r x n) . I^-1 (r x n), Bullet's m_angularComponent being I^-1 (r x n)
+	 * (with the angular factor) on each side; the core forms its own A_ii. Without a locked side it is
+	 * Bullet's estimate itself, and the row stays. */
+	if (sa.locked || sb.locked) {
+		double jmj = 0.0;
+		for (int k = 0; k < 3; ++k) {
+			jmj += sa.inv_mass[k] * J[0][k] * J[0][k];
+			jmj += sb.inv_mass[k] * J[1][k] * J[1][k];
+		}
+		if (da)
+			jmj += c.m_relpos1CrossNormal.dot(c.m_angularComponentA);
+		if (db)
+			jmj += c.m_relpos2CrossNormal.dot(c.m_angularComponentB);
+		if (!(jmj + s > 1e-9 * std::fabs(diag)))
+			return ROW_LEFT_OUT;
+	}
 	/* the definition, made in its slot of the array the problem reads in place, every field written; its J
 	 * stored as pairs read from Bullet's row, not copied from J above, whose numbers were stored one at a
 	 * time: a pair loaded from two such stores waits for both to reach the cache (no store forwarding) */
