@@ -229,6 +229,26 @@ static void addSideEnergy(const btSolverBody &sb, const double *J, double &e)
 	}
 }
 
+/* Bullet's products on plain numbers, in its order of operations (btVector3::dot, btMatrix3x3 times a
+ * vector), so that the sums are Bullet's to the bit: x . v, (x m) . x and (I x) . x. */
+static inline double dot3(const double *x, const btVector3 &v)
+{
+	return x[0] * v[0] + x[1] * v[1] + x[2] * v[2];
+}
+
+static inline double linearEnergy(const double *x, double m)
+{
+	return x[0] * m * x[0] + x[1] * m * x[1] + x[2] * m * x[2];
+}
+
+static inline double angularEnergy(const btMatrix3x3 &I, const double *x)
+{
+	const double y0 = I[0][0] * x[0] + I[0][1] * x[1] + I[0][2] * x[2];
+	const double y1 = I[1][0] * x[0] + I[1][1] * x[1] + I[1][2] * x[2];
+	const double y2 = I[2][0] * x[0] + I[2][1] * x[1] + I[2][2] * x[2];
+	return y0 * x[0] + y1 * x[1] + y2 * x[2];
+}
+
 void RowMap::addJoint(btTypedConstraint &con, int row0, int count, int solverBodyA, int solverBodyB,
                       const btSolverBody &bodyA, const btSolverBody &bodyB, const btContactSolverInfo &info)
 {
@@ -276,11 +296,14 @@ void RowMap::addJoint(btTypedConstraint &con, int row0, int count, int solverBod
 	const btMatrix3x3 &IA = rbA.getInvInertiaTensorWorld(), &IB = rbB.getInvInertiaTensorWorld();
 	const double mA = rbA.getInvMass(), mB = rbB.getInvMass();
 	const double damping = info.m_damping;
-	const btVector3 zero(0, 0, 0);
-	const btVector3 vA = rbA.getLinearVelocity() + (bodyA.m_originalBody ? bodyA.m_externalForceImpulse : zero);
-	const btVector3 wA = rbA.getAngularVelocity() + (bodyA.m_originalBody ? bodyA.m_externalTorqueImpulse : zero);
-	const btVector3 vB = rbB.getLinearVelocity() + (bodyB.m_originalBody ? bodyB.m_externalForceImpulse : zero);
-	const btVector3 wB = rbB.getAngularVelocity() + (bodyB.m_originalBody ? bodyB.m_externalTorqueImpulse : zero);
+	btVector3 vA, wA, vB, wB; /* the bodies' velocities, which only a damped joint's target reads */
+	if (damping != 1.0) {
+		const btVector3 zero(0, 0, 0);
+		vA = rbA.getLinearVelocity() + (bodyA.m_originalBody ? bodyA.m_externalForceImpulse : zero);
+		wA = rbA.getAngularVelocity() + (bodyA.m_originalBody ? bodyA.m_externalTorqueImpulse : zero);
+		vB = rbB.getLinearVelocity() + (bodyB.m_originalBody ? bodyB.m_externalForceImpulse : zero);
+		wB = rbB.getAngularVelocity() + (bodyB.m_originalBody ? bodyB.m_externalTorqueImpulse : zero);
+	}
 	const btVector3 &point = bodyA.m_worldTransform.getOrigin();
 	const bool feedback = con.getJointFeedback() != nullptr;
 	/* the problem's bodies; both sides static (or the same body): the rows move nothing */
@@ -295,15 +318,14 @@ void RowMap::addJoint(btTypedConstraint &con, int row0, int count, int solverBod
 		btSolverConstraint &sc = m_jointPool[row0 + r];
 		sc.m_originalContactPoint = &con;
 		sc.m_appliedImpulse = 0.0;
-		const btVector3 n1(e.J[0][0], e.J[0][1], e.J[0][2]), r1(e.J[0][3], e.J[0][4], e.J[0][5]);
-		const btVector3 n2(e.J[1][0], e.J[1][1], e.J[1][2]), r2(e.J[1][3], e.J[1][4], e.J[1][5]);
+		const double *n1 = e.J[0], *r1 = e.J[0] + 3, *n2 = e.J[1], *r2 = e.J[1] + 3;
 		if (feedback) {
-			sc.m_contactNormal1 = n1;
-			sc.m_relpos1CrossNormal = r1;
-			sc.m_contactNormal2 = n2;
-			sc.m_relpos2CrossNormal = r2;
+			sc.m_contactNormal1.setValue(n1[0], n1[1], n1[2]);
+			sc.m_relpos1CrossNormal.setValue(r1[0], r1[1], r1[2]);
+			sc.m_contactNormal2.setValue(n2[0], n2[1], n2[2]);
+			sc.m_relpos2CrossNormal.setValue(r2[0], r2[1], r2[2]);
 		}
-		const double jmj = (n1 * mA).dot(n1) + (IA * r1).dot(r1) + (n2 * mB).dot(n2) + (IB * r2).dot(r2);
+		const double jmj = linearEnergy(n1, mA) + angularEnergy(IA, r1) + linearEnergy(n2, mB) + angularEnergy(IB, r2);
 		if (!(std::fabs(jmj) > SIMD_EPSILON) || a == b)
 			continue;
 		/* s = cfm_b / jacDiagABInv */
@@ -326,7 +348,7 @@ void RowMap::addJoint(btTypedConstraint &con, int row0, int count, int solverBod
 			k.lo = -threshold;
 		k.s = s;
 		if (damping != 1.0)
-			k.c += (1.0 - damping) * (n1.dot(vA) + r1.dot(wA) + n2.dot(vB) + r2.dot(wB));
+			k.c += (1.0 - damping) * (dot3(n1, vA) + dot3(r1, wA) + dot3(n2, vB) + dot3(r2, wB));
 		k.lo = bound(k.lo);
 		k.hi = bound(k.hi);
 		k.kind = classify(k.lo, k.hi);
