@@ -243,6 +243,30 @@ void test_joint_rows_made_by_lcpkit(void **)
 	assert_true((fb - fa).length() < 1e-6);
 	assert_int_equal(solver.fallbacks(), 0);
 
+	/* a damped joint (Bullet's damping: the row's right-hand side takes back only part of the joint's velocity
+	 * error) swinging: lcpkit's target carries the part that stays (error + (1 - damping) J v); both swing
+	 * alike, and unlike the undamped joint. A ball joint sets its own damping in its getInfo2, which is the one
+	 * Bullet applies, not the world's */
+	Hanging d, e, f;
+	lk::BulletSolver damped("pgs");
+	e.world.setConstraintSolver(&damped);
+	for (Hanging *h : {&d, &e}) {
+		h->world.getSolverInfo().m_damping = 0.9;
+		h->joint->m_setting.m_damping = 0.5;
+		h->bodies[0]->setLinearVelocity(btVector3(1.0, 0, 0));
+	}
+	f.bodies[0]->setLinearVelocity(btVector3(1.0, 0, 0));
+	d.step(30);
+	e.step(30);
+	f.step(30);
+	const btVector3 pd = d.bodies[0]->getWorldTransform().getOrigin(), pe = e.bodies[0]->getWorldTransform().getOrigin(),
+	                pf = f.bodies[0]->getWorldTransform().getOrigin();
+	print_message("damped swing: (%.9f, %.9f) Bullet, (%.9f, %.9f) lcpkit, undamped (%.9f, %.9f)\n", pd.x(), pd.z(),
+	              pe.x(), pe.z(), pf.x(), pf.z());
+	assert_true((pe - pd).length() < 1e-6);
+	assert_true((pf - pd).length() > 1e-4);
+	assert_int_equal(damped.fallbacks(), 0);
+
 	/* a body lcpkit refuses (a negative inverse inertia, which the joint at its centre of mass never meets):
 	 * every step falls back to Bullet's iterations, which need Bullet's own rows */
 	lk::BulletSolver fallback("pgs");

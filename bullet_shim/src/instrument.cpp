@@ -295,7 +295,7 @@ void RowMap::addJoint(btTypedConstraint &con, int row0, int count, int solverBod
 	const double threshold = con.getBreakingImpulseThreshold();
 	const btMatrix3x3 &IA = rbA.getInvInertiaTensorWorld(), &IB = rbB.getInvInertiaTensorWorld();
 	const double mA = rbA.getInvMass(), mB = rbB.getInvMass();
-	const double damping = info.m_damping;
+	const double damping = i2.m_damping; /* the world's, or the constraint's own from its getInfo2 (a ball joint's) */
 	btVector3 vA, wA, vB, wB; /* the bodies' velocities, which only a damped joint's target reads */
 	if (damping != 1.0) {
 		const btVector3 zero(0, 0, 0);
