@@ -128,13 +128,13 @@ static lk_status sorted_permutation(lk_problem *p, const lk_solver_config *cfg, 
 		                n);
 	memset(start, 0, ((size_t)n + 2) * sizeof(int));
 	for (int i = 0; i < n; ++i)
-		if (lk__is_friction(&p->rows[i]))
-			++start[p->rows[i].findex + 2];
+		if (p->link[i].findex >= 0)
+			++start[p->link[i].findex + 2];
 	for (int i = 0; i < n; ++i)
 		start[i + 2] += start[i + 1];
 	for (int i = 0; i < n; ++i)
-		if (lk__is_friction(&p->rows[i]))
-			child[start[p->rows[i].findex + 1]++] = i;
+		if (p->link[i].findex >= 0)
+			child[start[p->link[i].findex + 1]++] = i;
 	int out = 0;
 	for (int k = 0; k < m; ++k) {
 		int r = kr[k].row;

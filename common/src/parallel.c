@@ -60,7 +60,7 @@ static int find_groups(const lk_problem *p, lk__arena *a, group_sets *gs)
 	int32_t pa = -1, pb = -1;
 	int *set = gs->set;
 	for (int i = 0; i < n; ++i) {
-		const lk__row *r = &p->rows[i];
+		const lk__row_link *r = &p->link[i];
 		if (i == 0 || r->a != pa || r->b != pb) {
 			if (ng > 0) {
 				gs->n[ng - 1] = (unsigned char)ns;
@@ -80,7 +80,7 @@ static int find_groups(const lk_problem *p, lk__arena *a, group_sets *gs)
 		const int f = r->findex;
 		if (f >= 0 && f != last_f && fits) {
 			last_f = f;
-			const lk__row *rf = &p->rows[f];
+			const lk__row_link *rf = &p->link[f];
 			if (rf->a != pa || rf->b != pb)
 				fits = touch(set, &ns, rf->a, nb) && touch(set, &ns, rf->b, nb);
 		}

@@ -18,9 +18,10 @@
  * (parallel.h). */
 #define LK_DU_STRIDE 8
 
-/* What the passes over every row before the sweeps read of a record (lk_problem_validate's friction indices,
- * the latency order's bodies), packed beside the records: such a pass reads 12 bytes a row instead of a cache
- * line of each record, which for a problem beyond the level-2 cache came from further out. */
+/* What the passes over every row before the sweeps read of a record (lk_problem_validate's friction indices;
+ * the bodies for the latency order, the threads' colouring and each body's rows; the coordinate orders'
+ * friction rows), packed beside the records: such a pass reads 12 bytes a row instead of a cache line of each
+ * record, which for a problem beyond the level-2 cache came from further out. */
 typedef struct lk__row_link {
 	int32_t a, b, findex;
 } lk__row_link;

@@ -29,7 +29,7 @@ lk__body_rows *lk__body_rows_make(const lk_problem *p, lk__arena *a)
 		return NULL;
 	memset(start, 0, ((size_t)nb + 2) * sizeof(int));
 	for (int i = 0; i < n; ++i) {
-		const lk__row *r = &p->rows[i];
+		const lk__row_link *r = &p->link[i];
 		if (r->a < nb)
 			start[r->a + 2]++;
 		if (r->b < nb)
@@ -39,7 +39,7 @@ lk__body_rows *lk__body_rows_make(const lk_problem *p, lk__arena *a)
 		start[b + 2] += start[b + 1];
 	/* start[b + 1] is now the first entry of body b: filled in row order, it ends at the next body's first */
 	for (int i = 0; i < n; ++i) {
-		const lk__row *r = &p->rows[i];
+		const lk__row_link *r = &p->link[i];
 		if (r->a < nb)
 			entry[start[r->a + 1]++] = 2 * i;
 		if (r->b < nb)
