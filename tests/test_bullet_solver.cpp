@@ -184,8 +184,8 @@ void test_unmapped_settings_noted_once(void **)
 	assert_true(sc.bodies.back()->getWorldTransform().getOrigin().z() > 2.45);
 }
 
-/* A 2 kg box hanging 0.5 m under a soft ball joint to the world (CFM 0.01, joint feedback on). */
-struct Hanging {
+/* A world of small boxes and one ball joint with Bullet's own solver (50 iterations), taken apart in order. */
+struct JointWorld {
 	btDefaultCollisionConfiguration collision;
 	btCollisionDispatcher dispatcher{&collision};
 	btDbvtBroadphase broadphase;
@@ -194,24 +194,32 @@ struct Hanging {
 	btBoxShape boxShape{btVector3(0.1, 0.1, 0.1)};
 	std::vector<std::unique_ptr<btRigidBody>> bodies;
 	std::unique_ptr<btPoint2PointConstraint> joint;
-	btJointFeedback feedback;
 
-	Hanging()
+	JointWorld()
 	{
 		world.setGravity(btVector3(0, 0, -9.81));
 		world.getSolverInfo().m_numIterations = 50;
-		addBody(world, bodies, &boxShape, 2.0, btVector3(0, 0, 4.5));
-		joint.reset(new btPoint2PointConstraint(*bodies[0], btVector3(0, 0, 0.5)));
-		joint->setParam(BT_CONSTRAINT_CFM, 0.01);
-		joint->setJointFeedback(&feedback);
-		world.addConstraint(joint.get());
 	}
-	~Hanging()
+	~JointWorld()
 	{
 		world.setConstraintSolver(&own);
 		world.removeConstraint(joint.get());
 		for (auto &b : bodies)
 			world.removeRigidBody(b.get());
+	}
+};
+
+/* A 2 kg box hanging 0.5 m under a soft ball joint to the world (CFM 0.01, joint feedback on). */
+struct Hanging : JointWorld {
+	btJointFeedback feedback;
+
+	Hanging()
+	{
+		addBody(world, bodies, &boxShape, 2.0, btVector3(0, 0, 4.5));
+		joint.reset(new btPoint2PointConstraint(*bodies[0], btVector3(0, 0, 0.5)));
+		joint->setParam(BT_CONSTRAINT_CFM, 0.01);
+		joint->setJointFeedback(&feedback);
+		world.addConstraint(joint.get());
 	}
 	void step(int n)
 	{
@@ -283,6 +291,48 @@ void test_joint_rows_made_by_lcpkit(void **)
 	assert_non_null(std::strstr(fallback.fallbackReason(), "not positive semidefinite"));
 	assert_true(std::fabs(c.feedback.m_appliedForceBodyA.z() - 2.0 * 9.81) < 1e-6);
 	assert_true(std::fabs(c.z() - a.z()) < 1e-9);
+}
+
+/* A 2 kg box hanging 0.5 m under a kinematic anchor by a ball joint; the anchor moves along x at 1 m/s. */
+struct Towed : JointWorld {
+	Towed()
+	{
+		addBody(world, bodies, &boxShape, 0.0, btVector3(0, 0, 5)); /* the anchor */
+		bodies[0]->setCollisionFlags(bodies[0]->getCollisionFlags() | btCollisionObject::CF_KINEMATIC_OBJECT);
+		addBody(world, bodies, &boxShape, 2.0, btVector3(0, 0, 4.5));
+		/* the anchor's box and the hanging box overlap nowhere (0.3 m apart) */
+		joint.reset(new btPoint2PointConstraint(*bodies[1], *bodies[0], btVector3(0, 0, 0.5), btVector3(0, 0, 0)));
+		world.addConstraint(joint.get(), true);
+	}
+	void step(int n)
+	{
+		for (int i = 0; i < n; ++i) {
+			/* Bullet takes a kinematic body's velocity from the change of its transform over the step */
+			btTransform t = bodies[0]->getWorldTransform();
+			t.setOrigin(t.getOrigin() + btVector3(1.0 / 60.0, 0, 0));
+			bodies[0]->setWorldTransform(t);
+			world.stepSimulation(1.0 / 60.0, 1, 1.0 / 60.0);
+		}
+	}
+	btVector3 box() const { return bodies[1]->getWorldTransform().getOrigin(); }
+};
+
+/* A kinematic body gets its solver body only when a row first needs it (here the joint's, as convertJoints
+ * sets up its rows): lk::BulletSolver maps it then, as a body of infinite mass that moves. The towed box
+ * follows the anchor under lcpkit as under Bullet's own solver. */
+void test_kinematic_anchor(void **)
+{
+	Towed a, b;
+	lk::BulletSolver solver("pgs");
+	b.world.setConstraintSolver(&solver);
+	a.step(60);
+	b.step(60);
+	const btVector3 pa = a.box(), pb = b.box();
+	print_message("towed box at (%.6f, %.6f) under Bullet, (%.6f, %.6f) under lcpkit\n", pa.x(), pa.z(), pb.x(),
+	              pb.z());
+	assert_true(pa.x() > 0.5);
+	assert_true((pb - pa).length() < 1e-5);
+	assert_int_equal(solver.fallbacks(), 0);
 }
 
 /* lk::BulletMultiBodySolver in a btMultiBodyDynamicsWorld: boxes on the ground are lcpkit's rows, a two-link
@@ -459,6 +509,7 @@ int main()
 		cmocka_unit_test(test_order_and_relaxation_from_solver_info),
 		cmocka_unit_test(test_unmapped_settings_noted_once),
 		cmocka_unit_test(test_joint_rows_made_by_lcpkit),
+		cmocka_unit_test(test_kinematic_anchor),
 		cmocka_unit_test(test_rigid_rows_to_lcpkit_multibody_to_bullet),
 		cmocka_unit_test(test_bullet_solver_in_multibody_world_says_so),
 	};

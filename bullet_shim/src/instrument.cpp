@@ -253,7 +253,7 @@ void RowMap::addJoint(btTypedConstraint &con, int row0, int count, int solverBod
                       const btSolverBody &bodyA, const btSolverBody &bodyB, const btContactSolverInfo &info)
 {
 	if ((unsigned)solverBodyA >= m_lkOfSolver.size() || (unsigned)solverBodyB >= m_lkOfSolver.size())
-		mapBodies(*m_jointBodies); /* a body Bullet has added since: its fixed body */
+		mapBodies(*m_jointBodies); /* a body Bullet has added since: its fixed body, a kinematic body */
 	const unsigned nsb = (unsigned)m_lkOfSolver.size();
 	if ((unsigned)solverBodyA >= nsb || (unsigned)solverBodyB >= nsb) {
 		m_jointsBad = true;
