@@ -144,8 +144,8 @@ static inline double lk__gdot12(const double *x, double g, lk__v2d y0, lk__v2d y
 /* g J_r du for row r, the coupling part of g w_r, with r's pair loaded into the cursor. `paired` 0: the slots
  * are loaded at every row, without comparing the pair with the one before (a constant at each use: the sweeps
  * of an order whose consecutive rows rarely share a body, where the comparison only costs). */
-static inline __attribute__((always_inline)) double lk__cursor_gjdu_ex(lk__pair_cursor *k, const lk__row *r,
-                                                                       double *du, double g, int paired)
+static inline __attribute__((always_inline)) double lk__cursor_gjdu(lk__pair_cursor *k, const lk__row *r,
+                                                                    double *du, double g, int paired)
 {
 	if (!paired || r->a != k->a || r->b != k->b) {
 		double *da = du + LK_DU_STRIDE * (size_t)r->a, *db = du + LK_DU_STRIDE * (size_t)r->b;
@@ -161,11 +161,6 @@ static inline __attribute__((always_inline)) double lk__cursor_gjdu_ex(lk__pair_
 		k->b = r->b;
 	}
 	return lk__gdot12(r->J, g, k->a0, k->a1, k->a2, k->b0, k->b1, k->b2);
-}
-
-static inline double lk__cursor_gjdu(lk__pair_cursor *k, const lk__row *r, double *du, double g)
-{
-	return lk__cursor_gjdu_ex(k, r, du, g, 1);
 }
 
 /* du += M^-1 J_r^T d for the row the cursor holds (after lk__cursor_gjdu on r), lk__row_apply's arithmetic

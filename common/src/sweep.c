@@ -111,7 +111,7 @@ static inline __attribute__((always_inline)) double sweep_rows_loop(lk__ctx *c, 
 		/* the modulus iteration keeps y_i, whose own part relaxes towards lambda_i by h_i (amgs.c, (M3)) */
 		const double own = gh ? y[i] + gh[2 * i + 1] * (li - y[i]) : li;
 		const double base = own - g * (r->q + r->s * li);
-		const double step = base - lk__cursor_gjdu_ex(&cur, r, du, g, paired);
+		const double step = base - lk__cursor_gjdu(&cur, r, du, g, paired);
 		const double next = zero_box ? 0.0 : lk__clamp(step, lo, hi);
 		if (gh)
 			y[i] = step;
