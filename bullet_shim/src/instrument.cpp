@@ -43,6 +43,39 @@ RowMap::~RowMap()
 	lk_problem_destroy(m_p);
 }
 
+/* A solver body's masses as the problem has them (fillBody, and the joints' screen before the problem's bodies
+ * exist). Bullet applies the linear factor twice: m_invMass already holds it and applyImpulse scales again.
+ * F I^-1 F keeps the inverse inertia symmetric; it equals Bullet's F^2 I^-1 on every row whose torque axis lies
+ * in the unlocked axes (all rows of a planar scene) and whenever F is all ones. */
+static inline double problemInvMass(const btSolverBody &sb, int r)
+{
+	return sb.m_invMass[r] * sb.m_linearFactor[r];
+}
+
+static inline double problemInvInertia(const btMatrix3x3 &I, const btVector3 &F, int r, int c)
+{
+	return F[r] * (0.5 * (I[r][c] + I[c][r])) * F[c];
+}
+
+/* A solver body's factors differ from 1: a direction of it is locked. */
+static bool lockedBody(const btSolverBody &sb)
+{
+	const btVector3 &L = sb.m_linearFactor, &F = sb.m_angularFactor;
+	return L[0] != 1 || L[1] != 1 || L[2] != 1 || F[0] != 1 || F[1] != 1 || F[2] != 1;
+}
+
+/* Adds one side's part of J M^-1 J^T with the problem's masses to e. */
+static void addSideEnergy(const btSolverBody &sb, const double *J, double &e)
+{
+	const btMatrix3x3 &I = sb.m_originalBody->getInvInertiaTensorWorld();
+	const btVector3 &F = sb.m_angularFactor;
+	for (int r = 0; r < 3; ++r) {
+		e += problemInvMass(sb, r) * J[r] * J[r];
+		for (int c = 0; c < 3; ++c)
+			e += J[3 + r] * problemInvInertia(I, F, r, c) * J[3 + c];
+	}
+}
+
 lk_status RowMap::fillBody(void *arg, int k, lk_body_def *d)
 {
 	RowMap *m = static_cast<RowMap *>(arg);
@@ -56,19 +89,15 @@ lk_status RowMap::fillBody(void *arg, int k, lk_body_def *d)
 	for (int r = 0; r < 3; ++r) {
 		d->u[r] = v[r];
 		d->u[3 + r] = w[r];
-		/* Bullet applies the linear factor twice: m_invMass already holds it and applyImpulse scales again */
-		d->inv_mass[r] = sb.m_invMass[r] * sb.m_linearFactor[r];
+		d->inv_mass[r] = problemInvMass(sb, r);
 	}
-	/* F I^-1 F keeps the inverse inertia symmetric; it equals Bullet's F^2 I^-1 on every row whose torque axis
-	 * lies in the unlocked axes (all rows of a planar scene) and whenever F is all ones */
 	for (int r = 0; r < 3; ++r)
 		for (int c = 0; c < 3; ++c)
-			d->inv_inertia[3 * r + c] = F[r] * (0.5 * (I[r][c] + I[c][r])) * F[c];
+			d->inv_inertia[3 * r + c] = problemInvInertia(I, F, r, c);
 	Motion &mo = m->m_motion[(size_t)k]; /* body k's own: fill may run for several k at once */
 	std::memcpy(mo.u, d->u, sizeof mo.u);
 	std::memcpy(mo.inv_mass, d->inv_mass, sizeof mo.inv_mass);
-	const btVector3 &L = sb.m_linearFactor;
-	mo.locked = L[0] != 1 || L[1] != 1 || L[2] != 1 || F[0] != 1 || F[1] != 1 || F[2] != 1;
+	mo.locked = lockedBody(sb);
 	return LK_OK;
 }
 
@@ -208,25 +237,6 @@ void RowMap::mapBodies(const btAlignedObjectArray<btSolverBody> &bodies)
 			m_lkOfSolver[(size_t)i] = (int)m_solverOfLk.size();
 			m_solverOfLk.push_back(i);
 		}
-}
-
-/* A solver body's factors differ from 1: a direction of it is locked. */
-static bool lockedBody(const btSolverBody &sb)
-{
-	const btVector3 &L = sb.m_linearFactor, &F = sb.m_angularFactor;
-	return L[0] != 1 || L[1] != 1 || L[2] != 1 || F[0] != 1 || F[1] != 1 || F[2] != 1;
-}
-
-/* Adds one side's part of J M^-1 J^T with the problem's masses (fillBody's: the factors in them) to e. */
-static void addSideEnergy(const btSolverBody &sb, const double *J, double &e)
-{
-	const btMatrix3x3 &I = sb.m_originalBody->getInvInertiaTensorWorld();
-	const btVector3 &F = sb.m_angularFactor;
-	for (int r = 0; r < 3; ++r) {
-		e += sb.m_invMass[r] * sb.m_linearFactor[r] * J[r] * J[r];
-		for (int c = 0; c < 3; ++c)
-			e += J[3 + r] * (F[r] * (0.5 * (I[r][c] + I[c][r])) * F[c]) * J[3 + c];
-	}
 }
 
 /* Bullet's products on plain numbers, in its order of operations (btVector3::dot, btMatrix3x3 times a
