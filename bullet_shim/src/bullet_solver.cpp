@@ -298,40 +298,37 @@ bool BulletSolverCore::Impl::solveIsland(const detail::Pools &pools, const btCon
 		lk_status st = ins.map.build(pools, ins.recording || lk_config_reads_points(&cfg), cfg.threads);
 		if (st != LK_OK) {
 			reason = std::string("rows could not be converted: ") + lk_problem_error(p);
-			g.convert_seconds = lk_stats_now() - t0;
 		} else if (ins.map.rows() == 0) {
 			/* an island of bodies without rows (every row left out): nothing to solve */
 			built = solved = true;
 			g.stop_reason = LK_STOP_ABSOLUTE;
-			g.convert_seconds = lk_stats_now() - t0;
 		} else {
 			built = true;
 			lk_stats ls;
 			st = lk_solve(p, &cfg, &ls, nullptr);
 			if (st != LK_OK) {
 				reason = std::string("lk_solve: ") + lk_problem_error(p);
-				g.convert_seconds = lk_stats_now() - t0;
-			} else if (detail::isGuardStop(ls.stop_reason)) {
-				reason = std::string("guard: ") + lk_stop_reason_name(ls.stop_reason);
-				g.stop_reason = ls.stop_reason;
-				g.solve_seconds = ls.seconds;
-				g.convert_seconds = lk_stats_now() - t0 - ls.seconds;
 			} else {
-				ins.map.writeBack(pools);
 				g.solve_seconds = ls.seconds;
-				g.convert_seconds = lk_stats_now() - t0 - ls.seconds;
-				solved = true;
-				g.iterations = ls.iterations;
-				g.work = ls.work;
-				g.res_before = ls.res_initial;
-				g.res_after = ls.res_final;
-				g.stop_reason = ls.stop_reason;
-				if (ins.recording) {
-					const double *l = lk_problem_lambda(p);
-					lambda.assign(l, l + lk_problem_row_count(p));
-					ins.current.append(p, ins.map.warmStart(), lambda);
+				if (detail::isGuardStop(ls.stop_reason)) {
+					reason = std::string("guard: ") + lk_stop_reason_name(ls.stop_reason);
+					g.stop_reason = ls.stop_reason;
+				} else {
+					ins.map.writeBack(pools);
+					solved = true;
+					g.iterations = ls.iterations;
+					g.work = ls.work;
+					g.res_before = ls.res_initial;
+					g.res_after = ls.res_final;
+					g.stop_reason = ls.stop_reason;
 				}
 			}
+		}
+		g.convert_seconds = lk_stats_now() - t0 - g.solve_seconds;
+		if (solved && ins.recording && ins.map.rows() > 0) {
+			const double *l = lk_problem_lambda(p);
+			lambda.assign(l, l + lk_problem_row_count(p));
+			ins.current.append(p, ins.map.warmStart(), lambda);
 		}
 	} catch (const std::bad_alloc &) {
 		reason = "out of memory";
