@@ -849,6 +849,50 @@ static void test_bullet_si_mt(void **state)
 	check_stack_stands("bullet-si-mt:threads=2");
 }
 
+/* A 1 m cube set down on the ground, touching it. With Bullet's defaults the plane gives it one contact point
+ * a step, from its deepest corner: it stands on that corner alone for its first step and starts to rock.
+ * plane_multipoint gives it its face at once, as ODE's box-plane test does. linear_slop is the depth a resting
+ * contact keeps (ODE's surface layer): the box settles that far into the ground, not to zero depth. */
+static void check_set_down(int multipoint, double slop, int *points_first, double *spin_first, double *depth_rest)
+{
+	lk_bt_world_def def = lk_bt_default_world_def();
+	def.iterations = 20;
+	def.plane_multipoint = multipoint;
+	def.linear_slop = slop;
+	lk_bt_world *w = NULL;
+	assert_int_equal(lk_bt_world_create(&def, &w, NULL, 0), LK_OK);
+	add_ground(w);
+	int box = add_box(w, 0, 0, 0.5, 0.5, 1.0);
+	step(w, 1, NULL);
+	double v[3], om[3];
+	assert_int_equal(lk_bt_body_contact_count(w, box, points_first), LK_OK);
+	assert_int_equal(lk_bt_body_get_velocity(w, box, v, om), LK_OK);
+	*spin_first = sqrt(om[0] * om[0] + om[1] * om[1] + om[2] * om[2]);
+	step(w, 119, NULL);
+	assert_int_equal(lk_bt_world_max_penetration(w, depth_rest), LK_OK);
+	print_message("multipoint %d slop %g: %d point(s) and spin %.3g rad/s after the first step, depth %.6f m at 2 s\n",
+	              multipoint, slop, *points_first, *spin_first, *depth_rest);
+	lk_bt_world_destroy(w);
+}
+
+static void test_plane_points_and_slop(void **state)
+{
+	(void)state;
+	int points;
+	double spin, depth;
+	check_set_down(0, 0.0, &points, &spin, &depth);
+	assert_int_equal(points, 1);
+	assert_true(spin > 0.05);
+	assert_true(depth < 1e-4);
+	check_set_down(1, 0.0, &points, &spin, &depth);
+	assert_true(points >= 3);
+	assert_true(spin < 1e-3);
+	assert_true(depth < 1e-4);
+	check_set_down(1, 0.001, &points, &spin, &depth);
+	assert_true(points >= 3);
+	assert_double_equal(depth, 0.001, 5e-5);
+}
+
 static void test_invalid_arguments(void **state)
 {
 	(void)state;
@@ -866,6 +910,16 @@ static void test_invalid_arguments(void **state)
 	def = lk_bt_default_world_def();
 	def.gravity[1] = NAN;
 	assert_int_equal(lk_bt_world_create(&def, &w, err, sizeof err), LK_ERR_NONFINITE);
+	def = lk_bt_default_world_def();
+	def.linear_slop = NAN;
+	assert_int_equal(lk_bt_world_create(&def, &w, err, sizeof err), LK_ERR_NONFINITE);
+	def.linear_slop = -1e-3;
+	assert_int_equal(lk_bt_world_create(&def, &w, err, sizeof err), LK_ERR_INVALID_ARGUMENT);
+	assert_non_null(strstr(err, "linear slop"));
+	def = lk_bt_default_world_def();
+	def.plane_multipoint = 2;
+	assert_int_equal(lk_bt_world_create(&def, &w, err, sizeof err), LK_ERR_INVALID_ARGUMENT);
+	assert_null(w);
 	def = lk_bt_default_world_def();
 	def.solver = "no-such-method";
 	assert_int_equal(lk_bt_world_create(&def, &w, err, sizeof err), LK_ERR_PARSE);
@@ -1129,6 +1183,7 @@ int main(void)
 		cmocka_unit_test(test_joint_rows_as_bullets_own),
 		cmocka_unit_test(test_shapes_and_factors),
 		cmocka_unit_test(test_stats_and_advance),
+		cmocka_unit_test(test_plane_points_and_slop),
 		cmocka_unit_test(test_invalid_arguments),
 		cmocka_unit_test(test_bullet_si_mt),
 		cmocka_unit_test(test_stale_handles),

@@ -151,6 +151,8 @@ lk_bt_world_def lk_bt_default_world_def(void)
 	d.split_impulse = 1;
 	d.warm_start = 1;
 	d.friction_directions = 2;
+	d.linear_slop = 0.0;
+	d.plane_multipoint = 0;
 	return d;
 }
 
@@ -166,26 +168,31 @@ lk_status lk_bt_world_create(const lk_bt_world_def *def, lk_bt_world **out, char
 		write_err(err, err_size, "lk_bt_world_create: definition is NULL");
 		return LK_ERR_INVALID_ARGUMENT;
 	}
-	char msg[256];
+	char msg[384];
 	if (!finite_n(def->gravity, 3) || !std::isfinite(def->fixed_time_step) || !std::isfinite(def->erp) ||
-	    !std::isfinite(def->contact_erp) || !std::isfinite(def->cfm)) {
-		write_err(err, err_size, "lk_bt_world_create: gravity, time step, erp or cfm is not finite");
+	    !std::isfinite(def->contact_erp) || !std::isfinite(def->cfm) || !std::isfinite(def->linear_slop)) {
+		write_err(err, err_size, "lk_bt_world_create: gravity, time step, erp, cfm or linear slop is not finite");
 		return LK_ERR_NONFINITE;
 	}
 	if (!(def->fixed_time_step > 0) || def->max_sub_steps < 1 || def->iterations < 1 || def->erp < 0 ||
 	    def->erp > 1 || def->contact_erp < 0 || def->contact_erp > 1 || def->cfm < 0 ||
-	    (def->friction_directions != 1 && def->friction_directions != 2)) {
+	    (def->friction_directions != 1 && def->friction_directions != 2) || def->linear_slop < 0 ||
+	    (def->plane_multipoint != 0 && def->plane_multipoint != 1)) {
 		std::snprintf(msg, sizeof msg,
 		              "lk_bt_world_create: needs time step > 0 (%g), sub-steps >= 1 (%d), iterations >= 1 (%d), erp "
-		              "and contact erp in [0, 1] (%g, %g), cfm >= 0 (%g), 1 or 2 friction directions (%d)",
+		              "and contact erp in [0, 1] (%g, %g), cfm >= 0 (%g), 1 or 2 friction directions (%d), linear "
+		              "slop >= 0 (%g), plane multipoint 0 or 1 (%d)",
 		              def->fixed_time_step, def->max_sub_steps, def->iterations, def->erp, def->contact_erp,
-		              def->cfm, def->friction_directions);
+		              def->cfm, def->friction_directions, def->linear_slop, def->plane_multipoint);
 		write_err(err, err_size, msg);
 		return LK_ERR_INVALID_ARGUMENT;
 	}
 	try {
 		std::unique_ptr<World> w(new World);
 		w->collision.reset(new btDefaultCollisionConfiguration());
+		/* before the dispatcher, which takes the configuration's collision algorithms as they are then */
+		if (def->plane_multipoint)
+			w->collision->setPlaneConvexMultipointIterations();
 		w->dispatcher.reset(new btCollisionDispatcher(w->collision.get()));
 		w->broadphase.reset(new btDbvtBroadphase());
 		/* Bullet makes (and owns) a sequential impulse solver until set_solver replaces it */
@@ -202,6 +209,7 @@ lk_status lk_bt_world_create(const lk_bt_world_def *def, lk_bt_world **out, char
 		si.m_erp2 = def->contact_erp;
 		si.m_globalCfm = def->cfm;
 		si.m_splitImpulse = def->split_impulse ? 1 : 0;
+		si.m_linearSlop = def->linear_slop;
 		if (def->warm_start)
 			si.m_solverMode |= SOLVER_USE_WARMSTARTING;
 		else

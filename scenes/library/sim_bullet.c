@@ -177,6 +177,11 @@ lk_status lk__sim_create_bullet(lk_sim *s, const lk_sim_def *def, char *err, siz
 	wd.fixed_time_step = s->h;
 	wd.solver = def->solver;
 	wd.iterations = def->iterations > 0 ? def->iterations : 10;
+	/* the same contacts as the scene's ODE world: a resting face keeps the ODE scenes' surface layer, and a box
+	 * set down on the ground stands on its whole face from the first step, as dCollide gives it in ODE (with
+	 * Bullet's defaults it stands on its deepest corner alone, and a tall stack starts by tipping) */
+	wd.linear_slop = LK_SIM_CONTACT_LAYER;
+	wd.plane_multipoint = 1;
 	lk_status st = lk_bt_world_create(&wd, &b->world, err, esz);
 	if (st != LK_OK) {
 		bt_destroy(s);

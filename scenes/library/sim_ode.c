@@ -358,7 +358,7 @@ lk_status lk__sim_create_ode(lk_sim *s, const lk_sim_def *def, char *err, size_t
 	to_ode(o, sc->gravity, g);
 	dWorldSetGravity(o->world, g[0], g[1], g[2]);
 	dWorldSetQuickStepNumIterations(o->world, def->iterations > 0 ? def->iterations : 20);
-	dWorldSetContactSurfaceLayer(o->world, 0.001);
+	dWorldSetContactSurfaceLayer(o->world, LK_SIM_CONTACT_LAYER);
 	dWorldSetAutoDisableFlag(o->world, 0);
 
 	for (int i = 0; i < sc->nbodies; ++i) {

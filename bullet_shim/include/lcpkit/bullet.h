@@ -52,6 +52,11 @@ typedef struct lk_bt_world_def {
 	int warm_start;             /* 1: contacts start from 0.85 of last step's impulse (Bullet's); default 1 */
 	int friction_directions;    /* friction rows per contact point, 1 or 2; default 2. Bullet's own default,
 	                             * 1 (along the sliding direction), leaves resting bodies free to creep sideways */
+	double linear_slop;         /* m, >= 0: the penetration a contact keeps without being pushed out (Bullet's
+	                             * m_linearSlop; ODE's contact surface layer); default 0 (Bullet's) */
+	int plane_multipoint;       /* 1: a convex body on a static plane gets its face's contact points in one step
+	                             * (btDefaultCollisionConfiguration::setPlaneConvexMultipointIterations);
+	                             * 0: one point a step, from the deepest, Bullet's default; default 0 */
 } lk_bt_world_def;
 
 /* Bullet's defaults, gravity along -z. */
