@@ -190,7 +190,7 @@ lk_status lk_bt_world_create(const lk_bt_world_def *def, lk_bt_world **out, char
 	try {
 		std::unique_ptr<World> w(new World);
 		w->collision.reset(new btDefaultCollisionConfiguration());
-		/* before the dispatcher, which takes the configuration's collision algorithms as they are then */
+		/* before any body: each pair's plane algorithm takes the setting when the pair is first made */
 		if (def->plane_multipoint)
 			w->collision->setPlaneConvexMultipointIterations();
 		w->dispatcher.reset(new btCollisionDispatcher(w->collision.get()));
