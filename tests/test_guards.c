@@ -451,10 +451,6 @@ static void test_unstable_amgs_small_alpha(void **state)
 	}
 }
 
-/* measure=0 (the adapters' setting when no statistics are asked for) leaves out RES of the start and of
- * the result for the Gauss-Seidel methods without tolerance or history: the same lambda to the bit, NaN in
- * the statistics; a non-finite result is still caught and replaced by the start; anything that reads the
- * merits measures anyway. */
 /* The end guard judges a residual only above what rounding leaves: a chain of hinged links solved to
  * convergence (RES about 1e-17) and given one more sweep from there ends within rounding of where it began,
  * not "diverged" (before the floor, 2 of these 5 chains were: RES 1.4e-17 and 2.4e-17 twice as large after a
@@ -480,6 +476,10 @@ static void test_converged_is_not_diverged(void **state)
 	}
 }
 
+/* measure=0 (the adapters' setting when no statistics are asked for) leaves out RES of the start and of
+ * the result for the Gauss-Seidel methods without tolerance or history: the same lambda to the bit, NaN in
+ * the statistics; a non-finite result is still caught and replaced by the start; anything that reads the
+ * merits measures anyway. */
 static void test_measure_off(void **state)
 {
 	(void)state;

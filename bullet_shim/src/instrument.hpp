@@ -35,7 +35,6 @@ struct Pools {
  * and this mapping holds for contacts (whose jacDiagABInv already includes the CFM) and joints alike. Joint
  * rows with CFM differ only in Bullet dividing by J M^-1 J^T instead of A_ii: same fixed point, another
  * relaxation.
-
  */
 class RowMap {
 public:
