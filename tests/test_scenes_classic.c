@@ -353,6 +353,19 @@ static void test_ragdolls_hold_together(void **state)
 	each_engine_solver(ragdolls_hold_together);
 }
 
+/* APGD at the scene's budget (20 sweep-equivalents): the limbs' joint rows have diagonals up to 7,000 times
+ * the contacts' (0.11 to 797 on a recorded step of ragdolls:n=8), and with one gradient step for every row
+ * (metric=identity) the contacts hardly move in twenty products: the ragdolls sink into the ground and come
+ * apart (measured here: anchors 0.32 m apart, a body 1.1 m under the ground in ODE; docs/benchmarks.md,
+ * "APGD's metric"). The diagonal metric, the default, steps each row by its own scale. */
+static void test_ragdolls_hold_together_apgd(void **state)
+{
+	(void)state;
+	for (int e = 0; e < LK_ENGINE_COUNT; ++e)
+		if (lk_engine_available((lk_engine)e))
+			ragdolls_hold_together((lk_engine)e, "apgd");
+}
+
 /* slide: in ODE (whose contact frame keeps its tangents along fixed axes) box friction turns a box launched at
  * 22.5 degrees towards the diagonal, while Coulomb's cone (friction=cone) keeps its heading: measured by the
  * direction of the box's displacement after 0.5 s, against the launch direction. (Bullet aligns its first
@@ -391,6 +404,7 @@ int main(void)
 		cmocka_unit_test(test_cards_stand),
 		cmocka_unit_test(test_motors_hold_joints_at_limits),
 		cmocka_unit_test(test_ragdolls_hold_together),
+		cmocka_unit_test(test_ragdolls_hold_together_apgd),
 		cmocka_unit_test(test_slide_box_steers_cone_does_not),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

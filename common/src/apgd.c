@@ -40,6 +40,7 @@ typedef struct apgd_state {
 	int *fixed, nfixed; /* those rows */
 	double *mu;         /* friction coefficients, in the order of fric[] */
 	int *fric, *fidx, nfric; /* the friction rows and their normal rows */
+	double *dinv, *dg;  /* per row: the step's scale 1 / A_ii and the metric's weight A_ii (diag), or 1 and 1 */
 	double L, theta;
 } apgd_state;
 
@@ -56,12 +57,12 @@ static void gradient_step(const apgd_state *s, const double *y, const double *g,
 {
 	for (int k = 0; k < s->nfixed; ++k) {
 		const int i = s->fixed[k];
-		out[i] = lk__clamp(g ? y[i] - step * g[i] : y[i], s->lo[k], s->hi[k]);
+		out[i] = lk__clamp(g ? y[i] - step * s->dinv[i] * g[i] : y[i], s->lo[k], s->hi[k]);
 	}
 	for (int k = 0; k < s->nfric; ++k) {
 		const int i = s->fric[k];
 		const double h = s->mu[k] * fabs(out[s->fidx[k]]);
-		out[i] = lk__clamp(g ? y[i] - step * g[i] : y[i], -h, h);
+		out[i] = lk__clamp(g ? y[i] - step * s->dinv[i] * g[i] : y[i], -h, h);
 	}
 }
 
@@ -74,14 +75,19 @@ static double objective(const lk__ctx *c, const apgd_state *s, const double *x, 
 	return 0.5 * f;
 }
 
-/* The rows' q, bounds and friction indices, packed (apgd_state). */
+/* The rows' q, bounds, friction indices and metric, packed (apgd_state). A row without a positive diagonal
+ * (no J, no CFM: nothing moves it) keeps the unit weight. */
 static void pack_rows(const lk__ctx *c, apgd_state *s)
 {
 	const lk_problem *p = c->p;
+	const int diag = c->cfg->apgd_metric == LK_APGD_METRIC_DIAG;
 	s->nfixed = s->nfric = 0;
 	for (int i = 0; i < c->n; ++i) {
 		const lk__row *r = &p->rows[i];
 		s->q[i] = r->q;
+		const int scaled = diag && r->diag > 0.0 && isfinite(1.0 / r->diag);
+		s->dg[i] = scaled ? r->diag : 1.0;
+		s->dinv[i] = scaled ? 1.0 / r->diag : 1.0;
 		if (lk__is_friction(r)) {
 			s->fric[s->nfric] = i;
 			s->fidx[s->nfric] = r->findex;
@@ -112,19 +118,28 @@ static lk_status prepare(lk__ctx *c, apgd_state *s)
 	s->fixed = lk__arena_alloc(a, n * sizeof(int));
 	s->fric = lk__arena_alloc(a, n * sizeof(int));
 	s->fidx = lk__arena_alloc(a, n * sizeof(int));
+	s->dinv = lk__arena_alloc(a, n * sizeof(double));
+	s->dg = lk__arena_alloc(a, n * sizeof(double));
 	if (!s->y || !s->g || !s->trial || !s->wt || !s->wl || !s->du_y || !s->q || !s->lo || !s->hi || !s->mu ||
-	    !s->fixed || !s->fric || !s->fidx)
+	    !s->fixed || !s->fric || !s->fidx || !s->dinv || !s->dg)
 		return lk__fail(c->p, LK_ERR_NO_MEMORY, "apgd: out of memory for %d rows", c->n);
 	pack_rows(c, s);
-	/* L_0 = |A d| / |d| with d = ones, through the trial buffers */
-	for (int i = 0; i < c->n; ++i)
-		s->trial[i] = 1.0;
+	/* L_0, through the trial buffers: with the identity metric |A d| / |d| for d = ones; with the diagonal
+	 * one the Rayleigh quotient of D^-1/2 A D^-1/2 at the ones, x^T A x / x^T D x with x = D^-1/2 1. Both
+	 * are lower estimates, which the backtracking raises */
+	double xdx = 0.0;
+	for (int i = 0; i < c->n; ++i) {
+		s->trial[i] = sqrt(s->dinv[i]);
+		xdx += s->trial[i] * s->trial[i] * s->dg[i];
+	}
 	lk__product(c, c->body_rows, s->trial, s->wt, 0, s->du_y);
 	lk__count(c, c->n, LK_WORK_PRODUCT_ROW);
-	double ad = 0.0;
-	for (int i = 0; i < c->n; ++i)
+	double ad = 0.0, xax = 0.0;
+	for (int i = 0; i < c->n; ++i) {
 		ad += s->wt[i] * s->wt[i];
-	s->L = sqrt(ad / c->n);
+		xax += s->trial[i] * s->wt[i];
+	}
+	s->L = c->cfg->apgd_metric == LK_APGD_METRIC_DIAG ? xax / xdx : sqrt(ad / c->n);
 	if (!(s->L > 0) || !isfinite(s->L))
 		s->L = 1.0;
 	s->theta = 1.0;
@@ -159,7 +174,7 @@ lk_status lk__solve_apgd(lk__ctx *c)
 				const double t = s.trial[i], d = t - s.y[i], dl = t - lambda[i];
 				ft += t * (s.wt[i] + s.q[i]);
 				lin += s.g[i] * d;
-				sq += d * d;
+				sq += d * d * s.dg[i];
 				uphill += s.g[i] * dl;
 				const double ad = fabs(dl);
 				if (!(ad <= max_change))

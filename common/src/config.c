@@ -112,6 +112,7 @@ typedef enum { P_INT, P_DOUBLE, P_BOOL, P_ENUM, P_U64 } ptype;
 #define M_SM (1u << LK_METHOD_PGS_SM)
 #define M_NEWTON ((1u << LK_METHOD_NEWTON_MINMAP) | (1u << LK_METHOD_NEWTON_FISCHER))
 #define M_NNCG (1u << LK_METHOD_NNCG)
+#define M_APGD (1u << LK_METHOD_APGD)
 #define M_ORDERED (M_GS | M_AMGS | M_SM | M_NNCG)
 
 static const char *const merit_names[] = {"res", "theta", "fischer", "modified", NULL};
@@ -121,6 +122,7 @@ static const char *const strategy_names[] = {"perturbation", "random", "zero", "
 static const char *const krylov_names[] = {"gmres", "cg", NULL};
 static const char *const subspace_names[] = {"cg", "direct", NULL};
 static const char *const subspace_rows_names[] = {"free", "normal", NULL};
+static const char *const apgd_metric_names[] = {"diag", "identity", NULL};
 static const char *const order_list[] = {"natural", "random", "ipp", "cp-x", "cp-y", "cp-z",
                                           "cp-gravity", "esp", "gsp", "colour", "part", NULL};
 
@@ -183,6 +185,8 @@ static const param params[] = {
 	{"pgs_warm", P_INT, OFF(newton.pgs_warm), M_NEWTON, NULL, "PGS sweeps before Newton"},
 	{"perturbation", P_DOUBLE, OFF(newton.perturbation), M_NEWTON, NULL, "perturbation size"},
 	{"fd_h", P_DOUBLE, OFF(newton.fd_h), M_NEWTON, NULL, "finite-difference step"},
+	{"metric", P_ENUM, OFF(apgd_metric), M_APGD, apgd_metric_names,
+	 "gradient step of each row: diag (scaled by 1 / A_ii) or identity (one step)"},
 };
 #define NPARAMS ((int)(sizeof params / sizeof params[0]))
 
@@ -493,6 +497,7 @@ lk_status lk_config_validate(const lk_solver_config *cfg, char *err, size_t err_
 	CHECK(isfinite(cfg->amgs.gamma) && cfg->amgs.gamma > 0, "gamma = %g must be positive", cfg->amgs.gamma);
 	CHECK(isfinite(cfg->amgs.alpha) && cfg->amgs.alpha > 0, "alpha = %g must be positive", cfg->amgs.alpha);
 	CHECK((unsigned)cfg->amgs.omega <= LK_AMGS_OMEGA_BAR_E, "unknown omega %d", (int)cfg->amgs.omega);
+	CHECK((unsigned)cfg->apgd_metric <= LK_APGD_METRIC_IDENTITY, "unknown APGD metric %d", (int)cfg->apgd_metric);
 	CHECK(isfinite(cfg->amgs.amsor_w) && cfg->amgs.amsor_w > 0 && cfg->amgs.amsor_w < 2,
 	      "AMSOR w = %g must lie in (0, 2)", cfg->amgs.amsor_w);
 	CHECK(cfg->pgs_sm.k_pgs >= 0 && cfg->pgs_sm.k_sm >= 0 && cfg->pgs_sm.k_pgs + cfg->pgs_sm.k_sm >= 1,

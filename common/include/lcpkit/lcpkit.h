@@ -252,6 +252,14 @@ typedef enum lk_subspace_solver {
 	LK_SUBSPACE_DIRECT    /* an envelope Cholesky factor where the budget pays for it, CG where it does not */
 } lk_subspace_solver;
 
+/* The metric of APGD's gradient steps (docs/solvers.md, "APGD"). */
+typedef enum lk_apgd_metric {
+	LK_APGD_METRIC_DIAG = 0, /* each row's step scaled by 1 / A_ii: the scaled gradient projection (Bertsekas,
+	                          * "Nonlinear Programming", 2nd ed. 1999, sec. 2.3.1), with the model's quadratic
+	                          * term in the norm sum_i A_ii d_i^2 */
+	LK_APGD_METRIC_IDENTITY  /* one step for every row, as Mazhar et al. 2015 write it */
+} lk_apgd_metric;
+
 /* Which rows form PGS-SM's subspace. */
 typedef enum lk_subspace_rows {
 	LK_SUBSPACE_FREE = 0, /* every row strictly inside its bounds, eq. (19) */
@@ -332,6 +340,7 @@ typedef struct lk_solver_config {
 	lk_amgs_config amgs;
 	lk_pgs_sm_config pgs_sm;
 	lk_newton_config newton;
+	lk_apgd_metric apgd_metric; /* APGD: diag (default) or identity */
 } lk_solver_config;
 
 /* sor_w = LK_SOR_AUTO (spec "w=auto"): PGS/PSOR estimate the contraction of their first sweeps and switch to

@@ -184,6 +184,7 @@ static const t1_method t1_methods[] = {
 	{"PSOR w=1.95", "psor:w=1.95", -1},
 	{"NNCG", "nncg", -1},
 	{"APGD", "apgd", -1},
+	{"APGD metric=identity", "apgd:metric=identity", -1},
 	{"MPRGP", "mprgp", -1},
 };
 #define T1_METHODS ((int)(sizeof t1_methods / sizeof t1_methods[0]))
