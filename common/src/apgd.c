@@ -80,7 +80,7 @@ static double objective(const lk__ctx *c, const apgd_state *s, const double *x, 
 static void pack_rows(const lk__ctx *c, apgd_state *s)
 {
 	const lk_problem *p = c->p;
-	const int diag = c->cfg->apgd_metric == LK_APGD_METRIC_DIAG;
+	const int diag = c->cfg->metric == LK_METRIC_DIAG;
 	s->nfixed = s->nfric = 0;
 	for (int i = 0; i < c->n; ++i) {
 		const lk__row *r = &p->rows[i];
@@ -139,7 +139,7 @@ static lk_status prepare(lk__ctx *c, apgd_state *s)
 		ad += s->wt[i] * s->wt[i];
 		xax += s->trial[i] * s->wt[i];
 	}
-	s->L = c->cfg->apgd_metric == LK_APGD_METRIC_DIAG ? xax / xdx : sqrt(ad / c->n);
+	s->L = c->cfg->metric == LK_METRIC_DIAG ? xax / xdx : sqrt(ad / c->n);
 	if (!(s->L > 0) || !isfinite(s->L))
 		s->L = 1.0;
 	s->theta = 1.0;

@@ -85,6 +85,12 @@ lk_solver_config lk_default_config(lk_method method)
 	 * iterations). The forcing term caps the Eisenstat-Walker sequence of newton.c: a looser cap solves
 	 * more box stacks (Fischer 19 instead of 16 of 20 at 0.3 against 0.1, minimum map 15 instead of 11 at
 	 * 0.2), but the minimum map's 500-variable SPD test needs 29 iterations at 0.3 against 23 at 0.2. */
+	/* the gradient methods' metric: APGD steps each row by its own scale (measured in docs/benchmarks.md,
+	 * "APGD's metric"); MPRGP keeps the paper's one scale unless asked (mprgp:metric=diag: fewer iterations on
+	 * stacks and ragdolls, but a stall on a 200-sphere frictional packing where the paper's method gets there,
+	 * docs/solvers.md, "MPRGP") */
+	c.metric = c.method == LK_METHOD_MPRGP ? LK_METRIC_IDENTITY : LK_METRIC_DIAG;
+
 	c.newton.strategy = LK_FISCHER_PERTURBATION;
 	c.newton.krylov = LK_KRYLOV_GMRES;
 	c.newton.krylov_max = 100;
@@ -112,7 +118,7 @@ typedef enum { P_INT, P_DOUBLE, P_BOOL, P_ENUM, P_U64 } ptype;
 #define M_SM (1u << LK_METHOD_PGS_SM)
 #define M_NEWTON ((1u << LK_METHOD_NEWTON_MINMAP) | (1u << LK_METHOD_NEWTON_FISCHER))
 #define M_NNCG (1u << LK_METHOD_NNCG)
-#define M_APGD (1u << LK_METHOD_APGD)
+#define M_GRADIENT ((1u << LK_METHOD_APGD) | (1u << LK_METHOD_MPRGP))
 #define M_ORDERED (M_GS | M_AMGS | M_SM | M_NNCG)
 
 static const char *const merit_names[] = {"res", "theta", "fischer", "modified", NULL};
@@ -122,7 +128,7 @@ static const char *const strategy_names[] = {"perturbation", "random", "zero", "
 static const char *const krylov_names[] = {"gmres", "cg", NULL};
 static const char *const subspace_names[] = {"cg", "direct", NULL};
 static const char *const subspace_rows_names[] = {"free", "normal", NULL};
-static const char *const apgd_metric_names[] = {"diag", "identity", NULL};
+static const char *const metric_names[] = {"diag", "identity", NULL};
 static const char *const order_list[] = {"natural", "random", "ipp", "cp-x", "cp-y", "cp-z",
                                           "cp-gravity", "esp", "gsp", "colour", "part", NULL};
 
@@ -185,8 +191,8 @@ static const param params[] = {
 	{"pgs_warm", P_INT, OFF(newton.pgs_warm), M_NEWTON, NULL, "PGS sweeps before Newton"},
 	{"perturbation", P_DOUBLE, OFF(newton.perturbation), M_NEWTON, NULL, "perturbation size"},
 	{"fd_h", P_DOUBLE, OFF(newton.fd_h), M_NEWTON, NULL, "finite-difference step"},
-	{"metric", P_ENUM, OFF(apgd_metric), M_APGD, apgd_metric_names,
-	 "gradient step of each row: diag (scaled by 1 / A_ii) or identity (one step)"},
+	{"metric", P_ENUM, OFF(metric), M_GRADIENT, metric_names,
+	 "scale of each row's gradient step: diag (1 / A_ii) or identity (one for all)"},
 };
 #define NPARAMS ((int)(sizeof params / sizeof params[0]))
 
@@ -497,7 +503,7 @@ lk_status lk_config_validate(const lk_solver_config *cfg, char *err, size_t err_
 	CHECK(isfinite(cfg->amgs.gamma) && cfg->amgs.gamma > 0, "gamma = %g must be positive", cfg->amgs.gamma);
 	CHECK(isfinite(cfg->amgs.alpha) && cfg->amgs.alpha > 0, "alpha = %g must be positive", cfg->amgs.alpha);
 	CHECK((unsigned)cfg->amgs.omega <= LK_AMGS_OMEGA_BAR_E, "unknown omega %d", (int)cfg->amgs.omega);
-	CHECK((unsigned)cfg->apgd_metric <= LK_APGD_METRIC_IDENTITY, "unknown APGD metric %d", (int)cfg->apgd_metric);
+	CHECK((unsigned)cfg->metric <= LK_METRIC_IDENTITY, "unknown metric %d", (int)cfg->metric);
 	CHECK(isfinite(cfg->amgs.amsor_w) && cfg->amgs.amsor_w > 0 && cfg->amgs.amsor_w < 2,
 	      "AMSOR w = %g must lie in (0, 2)", cfg->amgs.amsor_w);
 	CHECK(cfg->pgs_sm.k_pgs >= 0 && cfg->pgs_sm.k_sm >= 0 && cfg->pgs_sm.k_pgs + cfg->pgs_sm.k_sm >= 1,

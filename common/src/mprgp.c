@@ -19,6 +19,13 @@
  * lazy bounds), and refrozen, with lambda projected onto the new boxes and CG restarted, every
  * MPRGP_PHASE iterations. Without friction rows there is one phase: the method of the paper.
  *
+ * With metric=diag (lk_gradient_metric; MPRGP's default is the identity) it runs on the problem in the rows'
+ * own units, y = S x with S = diag(A)^1/2: A' = S^-1 A S^-1 (unit diagonal), q' = S^-1 q, bounds S lo and
+ * S hi, gradient g' = S^-1 g. Every vector of the method below (the iterate y, g, p, the bounds) is of that
+ * problem, and lambda = S^-1 y; with the identity metric S = I and the method is the paper's on A itself. A
+ * diagonal change of variables keeps each box a box, so the method and its properties carry over whole, with
+ * |A'| in place of |A|.
+ *
  * Matrix-free: a product A p rebuilds M^-1 J^T p over every body and gathers every row (weight
  * LK_WORK_PRODUCT_ROW in the budget); the product's M^-1 J^T p also updates du along with lambda, so the
  * monitor reads a consistent du. The gradient is updated incrementally and recomputed at every phase. */
@@ -36,17 +43,35 @@
 #define MPRGP_POWER 12
 
 typedef struct mprgp_state {
-	double *lo, *hi;        /* frozen bounds of the phase */
-	double *g, *p, *ap, *v; /* gradient, direction, A p, scratch */
-	double *du_p;           /* M^-1 J^T p (row form) */
+	double *x;              /* the iterate y = S lambda */
+	double *lo, *hi;        /* frozen bounds of the phase, S lo and S hi */
+	double *g, *p, *ap, *v; /* gradient S^-1 (A lambda + q), direction, A' p, scratch */
+	double *du_p;           /* M^-1 J^T S^-1 p (row form) */
+	double *sc, *isc;       /* per row: S_ii = A_ii^1/2 and 1 / S_ii (the identity metric or no diagonal: 1) */
+	double *t;              /* scratch of the product */
 	double abar;
 } mprgp_state;
 
-/* y = A x (no q); du (row form) receives M^-1 J^T x */
-static void product(lk__ctx *c, const double *x, double *y, double *du)
+/* y = A' x = S^-1 A S^-1 x (no q); du (row form) receives M^-1 J^T S^-1 x, the change of du of a step along
+ * x */
+static void product(lk__ctx *c, const mprgp_state *s, const double *x, double *y, double *du)
 {
-	lk__product(c, c->body_rows, x, y, 0, du);
+	for (int i = 0; i < c->n; ++i)
+		s->t[i] = x[i] * s->isc[i];
+	lk__product(c, c->body_rows, s->t, y, 0, du);
+	for (int i = 0; i < c->n; ++i)
+		y[i] *= s->isc[i];
 	lk__count(c, c->n, LK_WORK_PRODUCT_ROW);
+}
+
+/* lambda = S^-1 y and du from it, after y changed otherwise than by step() */
+static void set_iterate(lk__ctx *c, mprgp_state *s, const double *y)
+{
+	if (y != s->x)
+		memcpy(s->x, y, (size_t)c->n * sizeof(double));
+	for (int i = 0; i < c->n; ++i)
+		c->lambda[i] = s->x[i] * s->isc[i];
+	lk__set_lambda(c, c->lambda);
 }
 
 static double dot(int n, const double *a, const double *b)
@@ -71,7 +96,7 @@ static double chopped(const mprgp_state *s, const double *x, int i)
 }
 
 /* Freezes every row's bounds at the current lambda (friction rows from their normal rows) and projects lambda
- * onto them, normal rows first. */
+ * onto them, normal rows first; then the iterate and bounds of the scaled problem. */
 static void freeze(lk__ctx *c, mprgp_state *s)
 {
 	const lk_problem *p = c->p;
@@ -84,28 +109,35 @@ static void freeze(lk__ctx *c, mprgp_state *s)
 			lk__bounds(r, x, &s->lo[i], &s->hi[i]);
 			x[i] = lk__clamp(x[i], s->lo[i], s->hi[i]);
 		}
+	for (int i = 0; i < c->n; ++i) {
+		s->lo[i] *= s->sc[i];
+		s->hi[i] *= s->sc[i];
+		s->x[i] = x[i] * s->sc[i];
+	}
 	lk__set_lambda(c, x);
 }
 
-/* g = A lambda + q, and p = phi(lambda) */
+/* g = S^-1 (A lambda + q), and p = phi(y) */
 static void restart(lk__ctx *c, mprgp_state *s)
 {
-	product(c, c->lambda, s->g, s->du_p);
+	product(c, s, s->x, s->g, s->du_p);
 	for (int i = 0; i < c->n; ++i) {
-		s->g[i] += c->p->rows[i].q;
-		s->p[i] = is_free(s, c->lambda, i) ? s->g[i] : 0.0;
+		s->g[i] += c->p->rows[i].q * s->isc[i];
+		s->p[i] = is_free(s, s->x, i) ? s->g[i] : 0.0;
 	}
 }
 
-/* x -= a d and du -= a M^-1 J^T d (du_d), g -= a A d; returns max |a d_i| */
+/* y -= a d, lambda -= a S^-1 d and du -= a M^-1 J^T S^-1 d (du_d), g -= a A' d; returns max |a d_i| over
+ * lambda */
 static double step(lk__ctx *c, mprgp_state *s, double a, const double *d, const double *ad, const double *du_d)
 {
 	double mc = 0.0;
 	for (int i = 0; i < c->n; ++i) {
 		double dx = a * d[i];
-		c->lambda[i] -= dx;
+		s->x[i] -= dx;
+		c->lambda[i] -= dx * s->isc[i];
 		s->g[i] -= a * ad[i];
-		double m = fabs(dx);
+		double m = fabs(dx * s->isc[i]);
 		if (!(m <= mc))
 			mc = m;
 	}
@@ -117,7 +149,7 @@ static double step(lk__ctx *c, mprgp_state *s, double a, const double *d, const 
 	return mc;
 }
 
-/* |A| by power iteration from a fixed start (deterministic) */
+/* |A'| by power iteration from a fixed start (deterministic) */
 static double norm_estimate(lk__ctx *c, mprgp_state *s, double budget)
 {
 	const int n = c->n;
@@ -135,7 +167,7 @@ static double norm_estimate(lk__ctx *c, mprgp_state *s, double budget)
 			break;
 		for (int i = 0; i < n; ++i)
 			s->v[i] /= nv;
-		product(c, s->v, s->ap, s->du_p);
+		product(c, s, s->v, s->ap, s->du_p);
 		lam = sqrt(dot(n, s->ap, s->ap));
 		memcpy(s->v, s->ap, (size_t)n * sizeof(double));
 	}
@@ -154,8 +186,19 @@ static lk_status prepare(lk__ctx *c, mprgp_state *s)
 	s->ap = lk__arena_alloc(a, n * sizeof(double));
 	s->v = lk__arena_alloc(a, n * sizeof(double));
 	s->du_p = lk__arena_alloc(a, nb * sizeof(double));
-	if (!s->lo || !s->hi || !s->g || !s->p || !s->ap || !s->v || !s->du_p)
+	s->x = lk__arena_alloc(a, n * sizeof(double));
+	s->sc = lk__arena_alloc(a, n * sizeof(double));
+	s->isc = lk__arena_alloc(a, n * sizeof(double));
+	s->t = lk__arena_alloc(a, n * sizeof(double));
+	if (!s->lo || !s->hi || !s->g || !s->p || !s->ap || !s->v || !s->du_p || !s->x || !s->sc || !s->isc || !s->t)
 		return lk__fail(c->p, LK_ERR_NO_MEMORY, "mprgp: out of memory for %d rows", c->n);
+	const int diag = c->cfg->metric == LK_METRIC_DIAG;
+	for (int i = 0; i < c->n; ++i) {
+		const double d = c->p->rows[i].diag;
+		const int scaled = diag && d > 0.0 && isfinite(1.0 / d);
+		s->sc[i] = scaled ? sqrt(d) : 1.0;
+		s->isc[i] = scaled ? 1.0 / s->sc[i] : 1.0;
+	}
 	double na = norm_estimate(c, s, c->cfg->budget);
 	s->abar = na > 0 && isfinite(na) ? 1.9 / na : 1.0;
 	return LK_OK;
@@ -168,12 +211,12 @@ lk_status lk__solve_mprgp(lk__ctx *c)
 	if (st != LK_OK)
 		return st;
 	const int n = c->n;
-	double *x = c->lambda;
+	double *x = s.x;
 	/* the projected gradient of an iterate that solves the problem to rounding: past it the CG and line-search
 	 * steps divide rounding by rounding (p^T A p of a direction of size 1e-17) and throw a solved lambda away */
 	double qq = 0.0;
 	for (int i = 0; i < n; ++i)
-		qq += c->p->rows[i].q * c->p->rows[i].q;
+		qq += c->p->rows[i].q * s.isc[i] * c->p->rows[i].q * s.isc[i];
 	const double solved2 = MPRGP_ROUNDING * MPRGP_ROUNDING * qq;
 	int phase = 0;
 	for (int it = 1;; ++it) {
@@ -206,7 +249,7 @@ lk_status lk__solve_mprgp(lk__ctx *c)
 				phase = 0;
 		} else if (bb <= tphi) {
 			/* CG step along p, or an expansion step where it would leave the box */
-			product(c, s.p, s.ap, s.du_p);
+			product(c, &s, s.p, s.ap, s.du_p);
 			const double pap = dot(n, s.p, s.ap);
 			const double acg = pap > 0 ? dot(n, s.g, s.p) / pap : 0.0;
 			double af = INFINITY;
@@ -235,18 +278,18 @@ lk_status lk__solve_mprgp(lk__ctx *c)
 					s.v[i] = next;
 				}
 				for (int i = 0; i < n; ++i) {
-					double d = fabs(s.v[i] - x[i]) + fabs(af * s.p[i]);
+					double d = (fabs(s.v[i] - x[i]) + fabs(af * s.p[i])) * s.isc[i];
 					if (!(d <= max_change))
 						max_change = d;
 				}
-				lk__set_lambda(c, s.v);
+				set_iterate(c, &s, s.v);
 				restart(c, &s);
 			}
 		} else {
 			/* proportioning step: exact line search along the chopped gradient */
 			for (int i = 0; i < n; ++i)
 				s.v[i] = is_free(&s, x, i) ? 0.0 : chopped(&s, x, i);
-			product(c, s.v, s.ap, s.du_p);
+			product(c, &s, s.v, s.ap, s.du_p);
 			const double dad = dot(n, s.v, s.ap);
 			const double a = dad > 0 ? dot(n, s.g, s.v) / dad : 0.0;
 			max_change = step(c, &s, a, s.v, s.ap, s.du_p);
@@ -257,7 +300,7 @@ lk_status lk__solve_mprgp(lk__ctx *c)
 			if (outside) {
 				for (int i = 0; i < n; ++i)
 					s.v[i] = lk__clamp(x[i], s.lo[i], s.hi[i]);
-				lk__set_lambda(c, s.v);
+				set_iterate(c, &s, s.v);
 				restart(c, &s);
 			} else {
 				for (int i = 0; i < n; ++i)

@@ -252,13 +252,13 @@ typedef enum lk_subspace_solver {
 	LK_SUBSPACE_DIRECT    /* an envelope Cholesky factor where the budget pays for it, CG where it does not */
 } lk_subspace_solver;
 
-/* The metric of APGD's gradient steps (docs/solvers.md, "APGD"). */
-typedef enum lk_apgd_metric {
-	LK_APGD_METRIC_DIAG = 0, /* each row's step scaled by 1 / A_ii: the scaled gradient projection (Bertsekas,
-	                          * "Nonlinear Programming", 2nd ed. 1999, sec. 2.3.1), with the model's quadratic
-	                          * term in the norm sum_i A_ii d_i^2 */
-	LK_APGD_METRIC_IDENTITY  /* one step for every row, as Mazhar et al. 2015 write it */
-} lk_apgd_metric;
+/* The metric of the gradient methods' steps, APGD and MPRGP (docs/solvers.md, "APGD", "MPRGP"). */
+typedef enum lk_gradient_metric {
+	LK_METRIC_DIAG = 0, /* each row in its own scale, D = diag(A): APGD steps D^-1 g, the scaled gradient
+	                     * projection (Bertsekas, "Nonlinear Programming", 2nd ed. 1999, sec. 2.3.1), with the
+	                     * model's quadratic term in the norm sum_i A_ii d_i^2; MPRGP runs on D^-1/2 A D^-1/2 */
+	LK_METRIC_IDENTITY  /* one scale for every row, as Mazhar et al. 2015 and Dostal & Schoberl 2005 write them */
+} lk_gradient_metric;
 
 /* Which rows form PGS-SM's subspace. */
 typedef enum lk_subspace_rows {
@@ -340,7 +340,8 @@ typedef struct lk_solver_config {
 	lk_amgs_config amgs;
 	lk_pgs_sm_config pgs_sm;
 	lk_newton_config newton;
-	lk_apgd_metric apgd_metric; /* APGD: diag (default) or identity */
+	lk_gradient_metric metric; /* APGD and MPRGP: diag or identity (lk_default_config: diag for APGD, identity for
+	                            * MPRGP) */
 } lk_solver_config;
 
 /* sor_w = LK_SOR_AUTO (spec "w=auto"): PGS/PSOR estimate the contraction of their first sweeps and switch to
