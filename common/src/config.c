@@ -77,6 +77,12 @@ lk_solver_config lk_default_config(lk_method method)
 		c.tol_abs = 1e-15;
 	}
 
+	/* the gradient methods' metric: APGD steps each row by its own scale (measured in docs/benchmarks.md,
+	 * "APGD's metric"); MPRGP keeps the paper's one scale unless asked (mprgp:metric=diag: fewer iterations on
+	 * stacks and ragdolls, but a stall on a 200-sphere frictional packing where the paper's method gets there,
+	 * docs/solvers.md, "MPRGP") */
+	c.metric = c.method == LK_METHOD_MPRGP ? LK_METRIC_IDENTITY : LK_METRIC_DIAG;
+
 	/* Erleben 2013 sec. 5.4-5.5 and 7: perturbation (fewest iterations on contact problems, Fig. 3), GMRES
 	 * (sec. 5.4), alpha = 1e-4 and beta = 1/2 (Nocedal & Wright, as quoted there).
 	 * Measured on 20 generated box stacks and 20 heavy-on-light stacks with friction, solved to
@@ -85,12 +91,6 @@ lk_solver_config lk_default_config(lk_method method)
 	 * iterations). The forcing term caps the Eisenstat-Walker sequence of newton.c: a looser cap solves
 	 * more box stacks (Fischer 19 instead of 16 of 20 at 0.3 against 0.1, minimum map 15 instead of 11 at
 	 * 0.2), but the minimum map's 500-variable SPD test needs 29 iterations at 0.3 against 23 at 0.2. */
-	/* the gradient methods' metric: APGD steps each row by its own scale (measured in docs/benchmarks.md,
-	 * "APGD's metric"); MPRGP keeps the paper's one scale unless asked (mprgp:metric=diag: fewer iterations on
-	 * stacks and ragdolls, but a stall on a 200-sphere frictional packing where the paper's method gets there,
-	 * docs/solvers.md, "MPRGP") */
-	c.metric = c.method == LK_METHOD_MPRGP ? LK_METRIC_IDENTITY : LK_METRIC_DIAG;
-
 	c.newton.strategy = LK_FISCHER_PERTURBATION;
 	c.newton.krylov = LK_KRYLOV_GMRES;
 	c.newton.krylov_max = 100;
