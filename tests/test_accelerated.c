@@ -104,32 +104,6 @@ static void test_apgd_on_stacks(void **state)
 	assert_true(apgd * 10 < pgs);
 }
 
-/* The problem with row i multiplied by scale[i]: its J and c by s, its CFM by s^2, its own bounds divided by s,
- * a friction row's mu by s_normal / s (the box |lambda_f| <= mu lambda_n in the new unknowns lambda / s). A'
- * = S A S and q' = S q: the same problem, each unknown in its own unit. */
-static lk_problem *scaled_copy(const lk_problem *p, const double *scale)
-{
-	lk_problem *q = lk_problem_create(LK_FORM_ROWS);
-	assert_non_null(q);
-	for (int b = 0; b < lk_problem_body_count(p); ++b)
-		assert_int_equal(lk_problem_add_body(q, lk_problem_body(p, b), NULL), LK_OK);
-	for (int i = 0; i < lk_problem_row_count(p); ++i) {
-		lk_row_def d;
-		assert_int_equal(lk_problem_get_row(p, i, &d), LK_OK);
-		const double s = scale[i];
-		for (int k = 0; k < 12; ++k)
-			d.J[k / 6][k % 6] *= s;
-		d.c *= s;
-		d.s *= s * s;
-		d.lo /= s;
-		d.hi /= s;
-		if (d.findex >= 0)
-			d.mu *= scale[d.findex] / s;
-		assert_int_equal(lk_problem_add_row(q, &d, NULL), LK_OK);
-	}
-	return q;
-}
-
 /* The diagonal metric makes the gradient methods' iterates independent of the rows' units: on the problem with
  * rows scaled by R they give R^-1 lambda, to rounding. APGD's step D^-1 g, the model's norm sum_i A_ii d_i^2,
  * the restart test g^T d and the start estimate of L (a Rayleigh quotient of D^-1/2 A D^-1/2) do not change
@@ -147,7 +121,7 @@ static void test_row_scaling(void **state)
 	assert_non_null(ref);
 	for (int i = 0; i < n; ++i)
 		scale[i] = i % 2 ? 100.0 : 1.0;
-	lk_problem *q = scaled_copy(p, scale);
+	lk_problem *q = tu_copy_problem(p, NULL, 0, scale);
 	const char *specs[4] = {"apgd:iters=80,warm=0", "apgd:metric=identity,iters=80,warm=0",
 	                        "mprgp:metric=diag,iters=80,warm=0", "mprgp:iters=80,warm=0"};
 	for (int k = 0; k < 4; ++k) {

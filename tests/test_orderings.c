@@ -349,7 +349,7 @@ static void test_reads_points_matches_the_orders(void **state)
 {
 	(void)state;
 	lk_problem *p = gen(LK_GEN_PACKING, 60, 0.5);
-	lk_problem *q = tu_copy_problem(p, NULL, 1);
+	lk_problem *q = tu_copy_problem(p, NULL, 1, NULL);
 	int n = lk_problem_row_count(p);
 	assert_int_equal(lk_config_reads_points(NULL), 0);
 	int reading = 0;
@@ -964,7 +964,7 @@ static void test_latency_order(void **state)
 	assert_true(natural > n * 9 / 10);
 	assert_true(scheduled < n / 10);
 
-	lk_problem *q = tu_copy_problem(p, NULL, 1);
+	lk_problem *q = tu_copy_problem(p, NULL, 1, NULL);
 	const char *methods[] = {"pgs:", "psor:w=1.3,", "amgs:", "nncg:", "pgs-sm:"};
 	for (size_t m = 0; m < sizeof methods / sizeof *methods; ++m) {
 		char spec[2][64];

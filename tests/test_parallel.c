@@ -164,7 +164,7 @@ static lk_problem *shuffled_bodies(const lk_problem *p, unsigned seed)
 		from[b] = from[j];
 		from[j] = t;
 	}
-	lk_problem *q = tu_copy_problem(p, from, 0);
+	lk_problem *q = tu_copy_problem(p, from, 0, NULL);
 	free(from);
 	return q;
 }

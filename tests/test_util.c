@@ -164,7 +164,7 @@ lk_problem *tu_generate(const char *kind, int n, double mu)
 	return p;
 }
 
-lk_problem *tu_copy_problem(const lk_problem *p, const int *from, int zero_points)
+lk_problem *tu_copy_problem(const lk_problem *p, const int *from, int zero_points, const double *row_scale)
 {
 	const int nb = lk_problem_body_count(p), n = lk_problem_row_count(p);
 	int *to = malloc(((size_t)nb + 1) * sizeof *to);
@@ -183,6 +183,17 @@ lk_problem *tu_copy_problem(const lk_problem *p, const int *from, int zero_point
 				d.body[s] = to[d.body[s]];
 		if (zero_points)
 			d.point[0] = d.point[1] = d.point[2] = 0.0;
+		if (row_scale) {
+			const double sc = row_scale[i];
+			for (int k = 0; k < 12; ++k)
+				d.J[k / 6][k % 6] *= sc;
+			d.c *= sc;
+			d.s *= sc * sc;
+			d.lo /= sc;
+			d.hi /= sc;
+			if (d.findex >= 0)
+				d.mu *= row_scale[d.findex] / sc;
+		}
 		assert_int_equal(lk_problem_add_row(q, &d, NULL), LK_OK);
 	}
 	assert_int_equal(lk_problem_validate(q), LK_OK);

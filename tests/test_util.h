@@ -34,8 +34,11 @@ lk_solver_config tu_spec(const char *spec);
 lk_problem *tu_generate(const char *kind, int n, double mu);
 /* A copy of a row-form problem through the public API: its bodies in the order `from` gives (new body k is
  * body from[k]; NULL: as they are), its rows with their bodies renumbered to match, and their contact points
- * 0 ("unknown") if zero_points. Validated. */
-lk_problem *tu_copy_problem(const lk_problem *p, const int *from, int zero_points);
+ * 0 ("unknown") if zero_points. With row_scale (NULL: none) row i is multiplied by row_scale[i]: its J and c by
+ * s, its CFM by s^2, its own bounds divided by s, a friction row's mu by s_normal / s (the box |lambda_f| <=
+ * mu lambda_n in the new unknowns lambda / s); A' = S A S and q' = S q, the same problem with each unknown in
+ * its own unit. Validated. */
+lk_problem *tu_copy_problem(const lk_problem *p, const int *from, int zero_points, const double *row_scale);
 /* Path of a file in tests/data. */
 const char *tu_data_path(const char *name);
 
