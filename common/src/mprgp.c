@@ -49,6 +49,7 @@ typedef struct mprgp_state {
 	double *du_p;           /* M^-1 J^T S^-1 p (row form) */
 	double *sc, *isc;       /* per row: S_ii = A_ii^1/2 and 1 / S_ii (the identity metric or no diagonal: 1) */
 	double *t;              /* scratch of the product */
+	int scaled;             /* some S_ii is not 1 (metric=diag): the product scales around A */
 	double abar;
 } mprgp_state;
 
@@ -56,11 +57,15 @@ typedef struct mprgp_state {
  * x */
 static void product(lk__ctx *c, const mprgp_state *s, const double *x, double *y, double *du)
 {
-	for (int i = 0; i < c->n; ++i)
-		s->t[i] = x[i] * s->isc[i];
-	lk__product(c, c->body_rows, s->t, y, 0, du);
-	for (int i = 0; i < c->n; ++i)
-		y[i] *= s->isc[i];
+	if (!s->scaled) {
+		lk__product(c, c->body_rows, x, y, 0, du);
+	} else {
+		for (int i = 0; i < c->n; ++i)
+			s->t[i] = x[i] * s->isc[i];
+		lk__product(c, c->body_rows, s->t, y, 0, du);
+		for (int i = 0; i < c->n; ++i)
+			y[i] *= s->isc[i];
+	}
 	lk__count(c, c->n, LK_WORK_PRODUCT_ROW);
 }
 
@@ -198,6 +203,7 @@ static lk_status prepare(lk__ctx *c, mprgp_state *s)
 		const int scaled = diag && d > 0.0 && isfinite(1.0 / d);
 		s->sc[i] = scaled ? sqrt(d) : 1.0;
 		s->isc[i] = scaled ? 1.0 / s->sc[i] : 1.0;
+		s->scaled |= s->isc[i] != 1.0;
 	}
 	double na = norm_estimate(c, s, c->cfg->budget);
 	s->abar = na > 0 && isfinite(na) ? 1.9 / na : 1.0;
