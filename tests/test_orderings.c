@@ -293,6 +293,56 @@ static void test_ipp_ties_are_stable(void **state)
 	lk_problem_destroy(p);
 }
 
+/* The IPP order is that of a comparison sort on (key, row), whatever the keys: ties, -0 and +0, both signs,
+ * magnitudes from 1e-300 to 1e300 (a radix sort of the keys' bits, ordering.c). */
+typedef struct ref_row {
+	double key;
+	int row;
+} ref_row;
+
+static int ref_ascending(const void *x, const void *y)
+{
+	const ref_row *a = x, *b = y;
+	return a->key < b->key ? -1 : a->key > b->key ? 1 : (a->row > b->row) - (a->row < b->row);
+}
+
+static int ref_descending(const void *x, const void *y)
+{
+	const ref_row *a = x, *b = y;
+	return a->key > b->key ? -1 : a->key < b->key ? 1 : (a->row > b->row) - (a->row < b->row);
+}
+
+static void test_ipp_order_of_any_keys(void **state)
+{
+	(void)state;
+	enum { N = 300 };
+	static const double pool[] = {0.0, -0.0, 1.0, -1.0, 1e-300, -1e-300, 1e300, -1e300, 0.5, -0.5, 3.0, 2.0};
+	double *A = calloc((size_t)N * N, sizeof(double)), q[N];
+	assert_non_null(A);
+	lk__rng s = {12345};
+	for (int i = 0; i < N; ++i) {
+		A[(size_t)i * N + i] = 1.0;
+		/* half the keys from a small pool (many ties), half random */
+		q[i] = i % 2 ? pool[lk__rng_next(&s) % (sizeof pool / sizeof pool[0])] : tu_rng_sym(&s) * 100.0;
+	}
+	lk_problem *p = lk_problem_create(LK_FORM_MATRIX);
+	assert_non_null(p);
+	assert_int_equal(lk_problem_set_dense(p, N, A, q, NULL, NULL, NULL, NULL), LK_OK);
+	for (int desc = 0; desc < 2; ++desc) {
+		ref_row ref[N];
+		for (int i = 0; i < N; ++i)
+			ref[i] = (ref_row){q[i], i};
+		qsort(ref, N, sizeof ref[0], desc ? ref_descending : ref_ascending);
+		lk_solver_config cfg = order_cfg(LK_ORDER_IPP, desc, 0);
+		int *perm = perm_of(p, &cfg);
+		for (int k = 0; k < N; ++k)
+			assert_int_equal(perm[k], ref[k].row);
+		free(perm);
+	}
+	lk_problem_destroy(p);
+	free(A);
+}
+
 /* CP: rows sorted by the contact point's coordinate along x, y, z or gravity. */
 static void test_cp_sorts_by_coordinate(void **state)
 {
@@ -1012,6 +1062,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ipp_sorts_by_relative_velocity),
 		cmocka_unit_test(test_ipp_ties_are_stable),
+		cmocka_unit_test(test_ipp_order_of_any_keys),
 		cmocka_unit_test(test_cp_sorts_by_coordinate),
 		cmocka_unit_test(test_cp_blocked_keeps_normal_before_friction),
 		cmocka_unit_test(test_reads_points_matches_the_orders),

@@ -14,37 +14,60 @@
 #include "kernel.h"
 #include "parallel.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 
 /* ------------------------------------------------------------------------------------- permutations */
 
+/* A row with its sort key as an unsigned integer in the keys' order (sortable_bits). */
 typedef struct keyed_row {
-	double key;
+	uint64_t key;
 	int row;
 } keyed_row;
 
-/* Ties are broken by row index, so the sort is stable and the order deterministic on every platform
- * (qsort itself is not stable). */
-static int keyed_ascending(const void *pa, const void *pb)
+/* The bits of x as an unsigned integer that orders as x does (the sign bit set for x >= 0, every bit flipped
+ * for x < 0), reversed for a descending order. -0 and +0 are one key. Keys are never NaN: the problem's
+ * validation refuses a non-finite q, c or contact point (J u* = q + c may overflow to an infinity, which orders). */
+static uint64_t sortable_bits(double x, int descending)
 {
-	const keyed_row *a = pa, *b = pb;
-	if (a->key < b->key)
-		return -1;
-	if (a->key > b->key)
-		return 1;
-	return (a->row > b->row) - (a->row < b->row);
+	x += 0.0; /* -0 + 0 = +0 */
+	uint64_t u;
+	memcpy(&u, &x, sizeof u);
+	u = (u >> 63) ? ~u : u | (UINT64_C(1) << 63);
+	return descending ? ~u : u;
 }
 
-static int keyed_descending(const void *pa, const void *pb)
+/* The m rows of a sorted by key, ties by row index, into a or b (the one returned): a radix sort of the keys'
+ * bytes from the lowest (Knuth, "The Art of Computer Programming" vol. 3, sec. 5.2.5), each pass stable, so rows
+ * given in index order keep it among equal keys, which is the order of a comparison sort on (key, row). A pass
+ * whose byte is the same in every key is skipped. On a 240-row stack it costs about a tenth of a sweep, where
+ * the C library's comparison sort cost ten sweeps (its branches on random keys mispredicted half the time). */
+static keyed_row *radix_sort(keyed_row *a, keyed_row *b, int m)
 {
-	const keyed_row *a = pa, *b = pb;
-	if (a->key > b->key)
-		return -1;
-	if (a->key < b->key)
-		return 1;
-	return (a->row > b->row) - (a->row < b->row);
+	unsigned count[8][256];
+	memset(count, 0, sizeof count);
+	for (int i = 0; i < m; ++i)
+		for (int d = 0; d < 8; ++d)
+			count[d][(a[i].key >> (8 * d)) & 255u]++;
+	for (int d = 0; d < 8 && m > 0; ++d) {
+		unsigned *c = count[d];
+		if (c[(a[0].key >> (8 * d)) & 255u] == (unsigned)m)
+			continue;
+		unsigned sum = 0;
+		for (int v = 0; v < 256; ++v) {
+			const unsigned t = c[v];
+			c[v] = sum;
+			sum += t;
+		}
+		for (int i = 0; i < m; ++i)
+			b[c[(a[i].key >> (8 * d)) & 255u]++] = a[i];
+		keyed_row *t = a;
+		a = b;
+		b = t;
+	}
+	return a;
 }
 
 /* The unit axis of a coordinate permutation; 0 if the configured gravity direction is zero. */
@@ -104,7 +127,8 @@ static lk_status sorted_permutation(lk_problem *p, const lk_solver_config *cfg, 
 			return lk__fail(p, LK_ERR_INVALID_ARGUMENT, "order cp-gravity needs a non-zero gravity direction");
 	}
 	keyed_row *kr = lk__arena_alloc(&p->arena, ((size_t)n + 1) * sizeof *kr);
-	if (!kr)
+	keyed_row *spare = lk__arena_alloc(&p->arena, ((size_t)n + 1) * sizeof *spare);
+	if (!kr || !spare)
 		return lk__fail(p, LK_ERR_NO_MEMORY, "order %s: out of memory for %d rows", lk_order_name(cfg->order),
 		                n);
 	/* Blocked: only the rows with fixed bounds are sorted; each takes its friction rows along, right behind
@@ -113,8 +137,8 @@ static lk_status sorted_permutation(lk_problem *p, const lk_solver_config *cfg, 
 	int m = 0;
 	for (int i = 0; i < n; ++i)
 		if (!blocked || !lk__is_friction(&p->rows[i]))
-			kr[m++] = (keyed_row){row_key(p, cfg->order, axis, i), i};
-	qsort(kr, (size_t)m, sizeof *kr, cfg->order_descending ? keyed_descending : keyed_ascending);
+			kr[m++] = (keyed_row){sortable_bits(row_key(p, cfg->order, axis, i), cfg->order_descending), i};
+	kr = radix_sort(kr, spare, m);
 	if (!blocked) {
 		for (int k = 0; k < n; ++k)
 			perm[k] = kr[k].row;
