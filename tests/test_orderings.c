@@ -294,7 +294,8 @@ static void test_ipp_ties_are_stable(void **state)
 }
 
 /* The IPP order is that of a comparison sort on (key, row), whatever the keys: ties, -0 and +0, both signs,
- * magnitudes from 1e-300 to 1e300 (a radix sort of the keys' bits, ordering.c). */
+ * magnitudes from 1e-300 to 1e300, and keys that differ only in their lowest bits (1 +- 1e-12: the radix sort
+ * of the upper bits ties them and the insertion sort after it orders them, ordering.c). */
 typedef struct ref_row {
 	double key;
 	int row;
@@ -316,14 +317,18 @@ static void test_ipp_order_of_any_keys(void **state)
 {
 	(void)state;
 	enum { N = 300 };
-	static const double pool[] = {0.0, -0.0, 1.0, -1.0, 1e-300, -1e-300, 1e300, -1e300, 0.5, -0.5, 3.0, 2.0};
+	static const double pool[] = {0.0,  -0.0, 1.0,   -1.0, 1e-300,      -1e-300,     1e300,        -1e300,
+	                              0.5,  -0.5, 3.0,   2.0,  1.0 + 1e-12, 1.0 - 1e-12, -1.0 + 1e-12, -1.0 - 1e-12};
 	double *A = calloc((size_t)N * N, sizeof(double)), q[N];
 	assert_non_null(A);
 	lk__rng s = {12345};
 	for (int i = 0; i < N; ++i) {
 		A[(size_t)i * N + i] = 1.0;
-		/* half the keys from a small pool (many ties), half random */
-		q[i] = i % 2 ? pool[lk__rng_next(&s) % (sizeof pool / sizeof pool[0])] : tu_rng_sym(&s) * 100.0;
+		/* half the keys from a small pool (many ties, and runs of more than 16 whose upper bits tie), ten
+		 * within 1e-11 of 5 (a short run out of order), the rest random */
+		q[i] = i % 2   ? pool[lk__rng_next(&s) % (sizeof pool / sizeof pool[0])]
+		       : i < 20 ? 5.0 + (double)(lk__rng_next(&s) % 8) * 1e-12
+		                : tu_rng_sym(&s) * 100.0;
 	}
 	lk_problem *p = lk_problem_create(LK_FORM_MATRIX);
 	assert_non_null(p);
