@@ -294,8 +294,9 @@ static void test_ipp_ties_are_stable(void **state)
 }
 
 /* The IPP order is that of a comparison sort on (key, row), whatever the keys: ties, -0 and +0, both signs,
- * magnitudes from 1e-300 to 1e300, and keys that differ only in their lowest bits (1 +- 1e-12: the radix sort
- * of the upper bits ties them and the insertion sort after it orders them, ordering.c). */
+ * magnitudes from 1e-300 to 1e300, and keys that differ only in their lowest bits (1 +- 1e-12, 5 + k 1e-12:
+ * the radix sort of the upper bits ties them, and the fix-up after it orders each run, a short one by
+ * insertion and a long one by the C library's sort, ordering.c). */
 typedef struct ref_row {
 	double key;
 	int row;
