@@ -115,7 +115,8 @@ static void test_compare_outputs(void **state)
 		char line[1024];
 		assert_non_null(fgets(line, sizeof line, f));
 		assert_non_null(strstr(line, "step,time,solver_ms,step_ms,iterations,res,max_penetration"));
-		double solver_ms[200], res[200], pen_max = 0, res_max = 0, ke = 0;
+		assert_non_null(strstr(line, ",top_drift\n"));
+		double solver_ms[200], res[200], pen_max = 0, res_max = 0, ke = 0, drift = 0, drift_max = 0;
 		int n = 0;
 		while (fgets(line, sizeof line, f) && n < 200) {
 			double t, sm, stm, it, rs, pen, e, top;
@@ -126,6 +127,9 @@ static void test_compare_outputs(void **state)
 			res_max = fmax(res_max, rs);
 			pen_max = fmax(pen_max, pen);
 			ke = e;
+			/* the last column: the top's horizontal displacement from its start */
+			drift = atof(strrchr(line, ',') + 1);
+			drift_max = fmax(drift_max, drift);
 			++n;
 		}
 		fclose(f);
@@ -136,6 +140,13 @@ static void test_compare_outputs(void **state)
 		assert_double_equal(json_number(r, "res_max"), res_max, 1e-8 * (1 + res_max));
 		assert_double_equal(json_number(r, "max_penetration"), pen_max, 1e-8);
 		assert_double_equal(json_number(r, "kinetic_energy_end"), ke, 1e-8 * (1 + ke));
+		/* the 3-box stack stands the 2 s: its largest drift is the largest of every step's, the end's the last */
+		const char *fell = strstr(r, "\"fell\": ");
+		assert_non_null(fell);
+		assert_int_equal(strncmp(fell, "\"fell\": false", strlen("\"fell\": false")), 0);
+		assert_double_equal(json_number(r, "top_drift"), drift, 1e-8);
+		assert_double_equal(json_number(r, "top_drift_max"), drift_max, 1e-8);
+		assert_true(json_number(r, "top_drift_max") >= json_number(r, "top_drift"));
 		assert_double_equal(json_number(r, "iterations"), 10, 0);
 	}
 	assert_true(runs >= 2);

@@ -103,10 +103,11 @@ typedef struct run {
 	int budget; /* the work budget of every step (--iters, or one of --budgets) */
 	int steps;
 	/* per step */
-	double *solve_ms, *step_ms, *res, *pen, *energy, *top_z, *work, *joint_err;
+	double *solve_ms, *step_ms, *res, *pen, *energy, *top_z, *top_drift_at, *work, *joint_err;
 	int *iters;
 	/* summary; NAN where the scene has no such thing */
 	double solve_ms_median, step_ms_median, res_median, res_max, max_penetration, energy_end, top_drift;
+	double top_drift_max; /* stacks: the top's largest horizontal displacement while the stack stood */
 	double iterations, work_median;
 	double pen_rest;      /* median over the last second of each step's deepest penetration */
 	double joint_err_max; /* largest joint error over the last second */
@@ -299,13 +300,15 @@ static int run_one(run *r, const lk_scene *scene, double seconds, double h, cons
 	r->pen = calloc((size_t)steps, sizeof(double));
 	r->energy = calloc((size_t)steps, sizeof(double));
 	r->top_z = calloc((size_t)steps, sizeof(double));
+	r->top_drift_at = calloc((size_t)steps, sizeof(double));
 	r->work = calloc((size_t)steps, sizeof(double));
 	r->joint_err = calloc((size_t)steps, sizeof(double));
 	r->iters = calloc((size_t)steps, sizeof(int));
 	r->frames = calloc((size_t)(nframes > 0 ? nframes : 1) * (size_t)scene->nbodies, sizeof(lk_pose));
 	incline_track slope;
 	int slope_ok = incline_begin(&slope, sim, scene, steps) == 0;
-	if (!r->solve_ms || !r->step_ms || !r->res || !r->pen || !r->energy || !r->top_z || !r->work || !r->joint_err ||
+	if (!r->solve_ms || !r->step_ms || !r->res || !r->pen || !r->energy || !r->top_z || !r->top_drift_at || !r->work ||
+	    !r->joint_err ||
 	    !r->iters || !r->frames || !slope_ok) {
 		snprintf(err, esz, "out of memory");
 		incline_free(&slope);
@@ -322,6 +325,7 @@ static int run_one(run *r, const lk_scene *scene, double seconds, double h, cons
 		++frame;
 	}
 	r->fell = 0;
+	r->top_drift_max = 0.0;
 	r->fell_at = -1;
 	char label[200];
 	snprintf(label, sizeof label, "%s/%s/%s@%d", scene->name, lk_engine_name(r->engine), r->solver, r->budget);
@@ -352,12 +356,16 @@ static int run_one(run *r, const lk_scene *scene, double seconds, double h, cons
 			lk_pose p;
 			lk_sim_pose(sim, scene->stack_top, &p);
 			r->top_z[k] = p.pos[2];
+			r->top_drift_at[k] = hypot(p.pos[0] - top0.pos[0], p.pos[1] - top0.pos[1]);
 			if (!r->fell && p.pos[2] < scene->stack_top_height - scene->fall_drop) {
 				r->fell = 1;
 				r->fell_at = t;
 			}
+			/* the end's drift is where a swaying stack happens to be then; its largest tells the sway */
+			if (!r->fell)
+				r->top_drift_max = fmax(r->top_drift_max, r->top_drift_at[k]);
 			if (k == steps - 1)
-				r->top_drift = hypot(p.pos[0] - top0.pos[0], p.pos[1] - top0.pos[1]);
+				r->top_drift = r->top_drift_at[k];
 		}
 		while (frame < nframes && frame_t[frame] <= t + 1e-9) {
 			for (int b = 0; b < scene->nbodies; ++b)
@@ -449,7 +457,7 @@ static int run_one(run *r, const lk_scene *scene, double seconds, double h, cons
 	}
 	r->energy_end = r->energy[steps - 1];
 	if (scene->stack_top < 0)
-		r->top_drift = NAN;
+		r->top_drift = r->top_drift_max = NAN;
 	r->standing = scene->stack_top < 0 ? NAN : r->fell ? r->fell_at : steps * h;
 
 	/* the run's CSV */
@@ -464,11 +472,11 @@ static int run_one(run *r, const lk_scene *scene, double seconds, double h, cons
 		return -1;
 	}
 	fprintf(f, "step,time,solver_ms,step_ms,iterations,res,max_penetration,kinetic_energy,top_height,work,"
-	           "joint_error\n");
+	           "joint_error,top_drift\n");
 	for (int k = 0; k < steps; ++k)
-		fprintf(f, "%d,%.6f,%.6f,%.6f,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", k + 1, (k + 1) * h, r->solve_ms[k],
+		fprintf(f, "%d,%.6f,%.6f,%.6f,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", k + 1, (k + 1) * h, r->solve_ms[k],
 		        r->step_ms[k], r->iters[k], r->res[k], r->pen[k], r->energy[k], r->top_z[k], r->work[k],
-		        r->joint_err[k]);
+		        r->joint_err[k], r->top_drift_at[k]);
 	if (fclose(f) != 0) {
 		snprintf(err, esz, "cannot write %s", r->csv);
 		return -1;
@@ -484,6 +492,7 @@ static void free_run(run *r)
 	free(r->pen);
 	free(r->energy);
 	free(r->top_z);
+	free(r->top_drift_at);
 	free(r->work);
 	free(r->joint_err);
 	free(r->iters);
@@ -520,6 +529,7 @@ static const column compare_cols[] = {
 	COL("creep m", "creep", 9, "%.2e", creep),
 	COL("KE end J", "kinetic_energy_end", 10, "%.3g", energy_end),
 	COL("top drift m", "top_drift", 11, "%.4f", top_drift),
+	COL("drift max m", "top_drift_max", 11, "%.4f", top_drift_max),
 };
 
 static const column frontier_cols[] = {
@@ -531,6 +541,7 @@ static const column frontier_cols[] = {
 	COL("fallbacks", "fallbacks", 9, "%.0f", fallbacks),
 	COL("standing s", "seconds_standing", 10, "%.2f", standing),
 	COL("top drift m", "top_drift", 11, "%.4f", top_drift),
+	COL("drift max m", "top_drift_max", 11, "%.4f", top_drift_max),
 	COL("pen. rest m", "penetration_rest", 11, "%.4f", pen_rest),
 	COL(NULL, "max_penetration", 0, NULL, max_penetration),
 	COL("joint err m", "joint_error", 11, "%.2e", joint_err_max),
@@ -1093,8 +1104,9 @@ static int write_report(const compare_opts *o, const compare_plan *p)
 		           "joint err the largest distance over the last second between the two bodies' anchor points of a\n"
 		           "joint; accel err the worst relative error of the incline's sliding boxes' acceleration against\n"
 		           "g (sin a - mu cos a), creep the farthest a box that should rest moved; KE end the kinetic energy at\n"
-		           "the end; top drift the horizontal displacement of the top body; fell the time the top sank by\n"
-		           "half its height. All of it, at full precision, is in summary.csv.\n\n");
+		           "the end; top drift the horizontal displacement of the top body at the end, drift max the largest\n"
+		           "while the stack stood (a swaying stack's end drift is where the sway happens to be then); fell the\n"
+		           "time the top sank by half its height. All of it, at full precision, is in summary.csv.\n\n");
 		for (int s = 0; s < p->nscenes; ++s) {
 			fprintf(f, "## %s\n\n", p->scenes[s]->spec);
 			fprintf(f, "![residual over the steps](%s-residual.png)\n\n", p->scenes[s]->name);
