@@ -308,8 +308,7 @@ static int run_one(run *r, const lk_scene *scene, double seconds, double h, cons
 	incline_track slope;
 	int slope_ok = incline_begin(&slope, sim, scene, steps) == 0;
 	if (!r->solve_ms || !r->step_ms || !r->res || !r->pen || !r->energy || !r->top_z || !r->top_drift_at || !r->work ||
-	    !r->joint_err ||
-	    !r->iters || !r->frames || !slope_ok) {
+	    !r->joint_err || !r->iters || !r->frames || !slope_ok) {
 		snprintf(err, esz, "out of memory");
 		incline_free(&slope);
 		lk_sim_destroy(sim);
