@@ -75,19 +75,16 @@ static double objective(const lk__ctx *c, const apgd_state *s, const double *x, 
 	return 0.5 * f;
 }
 
-/* The rows' q, bounds, friction indices and metric, packed (apgd_state). A row without a positive diagonal
- * (no J, no CFM: nothing moves it) keeps the unit weight. */
+/* The rows' q, bounds, friction indices and metric (lk__metric_weight), packed (apgd_state). */
 static void pack_rows(const lk__ctx *c, apgd_state *s)
 {
 	const lk_problem *p = c->p;
-	const int diag = c->cfg->metric == LK_METRIC_DIAG;
 	s->nfixed = s->nfric = 0;
 	for (int i = 0; i < c->n; ++i) {
 		const lk__row *r = &p->rows[i];
 		s->q[i] = r->q;
-		const int scaled = diag && r->diag > 0.0 && isfinite(1.0 / r->diag);
-		s->dg[i] = scaled ? r->diag : 1.0;
-		s->dinv[i] = scaled ? 1.0 / r->diag : 1.0;
+		s->dg[i] = lk__metric_weight(c->cfg->metric, r);
+		s->dinv[i] = 1.0 / s->dg[i];
 		if (lk__is_friction(r)) {
 			s->fric[s->nfric] = i;
 			s->fidx[s->nfric] = r->findex;

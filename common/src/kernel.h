@@ -265,6 +265,14 @@ static inline int lk__is_friction(const lk__row *r)
 	return r->findex >= 0;
 }
 
+/* A row's weight in the gradient methods' metric (lk_gradient_metric): its diagonal A_ii with metric=diag, 1
+ * with the identity, and 1 for a row without a positive, invertible diagonal (no J and no CFM: nothing moves
+ * it). APGD steps by its inverse; MPRGP scales by its square root. */
+static inline double lk__metric_weight(lk_gradient_metric metric, const lk__row *r)
+{
+	return metric == LK_METRIC_DIAG && r->diag > 0.0 && isfinite(1.0 / r->diag) ? r->diag : 1.0;
+}
+
 /* Row i and row i + 1 are the two friction rows of one contact (the same normal row, next to each other as
  * both adapters and the generators lay them out): the pair the cone bounds together. */
 static inline int lk__cone_pair(const lk_problem *p, int i)

@@ -197,12 +197,9 @@ static lk_status prepare(lk__ctx *c, mprgp_state *s)
 	s->t = lk__arena_alloc(a, n * sizeof(double));
 	if (!s->lo || !s->hi || !s->g || !s->p || !s->ap || !s->v || !s->du_p || !s->x || !s->sc || !s->isc || !s->t)
 		return lk__fail(c->p, LK_ERR_NO_MEMORY, "mprgp: out of memory for %d rows", c->n);
-	const int diag = c->cfg->metric == LK_METRIC_DIAG;
 	for (int i = 0; i < c->n; ++i) {
-		const double d = c->p->rows[i].diag;
-		const int scaled = diag && d > 0.0 && isfinite(1.0 / d);
-		s->sc[i] = scaled ? sqrt(d) : 1.0;
-		s->isc[i] = scaled ? 1.0 / s->sc[i] : 1.0;
+		s->sc[i] = sqrt(lk__metric_weight(c->cfg->metric, &c->p->rows[i]));
+		s->isc[i] = 1.0 / s->sc[i];
 		s->scaled |= s->isc[i] != 1.0;
 	}
 	double na = norm_estimate(c, s, c->cfg->budget);
