@@ -173,6 +173,55 @@ static void test_compare_outputs(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* two scenes of one name (a stack of 2 and one of 3): each run's CSV and each scene's plots its own, none
+ * written over by the other's */
+static void test_compare_scenes_of_one_name(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/lk-compare-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char cmd[1024], *out;
+	snprintf(cmd, sizeof cmd, "%s compare --scene boxstack:n=2,boxstack:n=3 --solvers pgs --time 0.5 --no-pictures --out %s/rep --json",
+	         bin(), dir);
+	assert_int_equal(run(cmd, &out), 0);
+	char csvs[8][512];
+	int runs = 0;
+	for (const char *r = strstr(out, "{\"scene\""); r && runs < 8; r = strstr(r + 1, "{\"scene\"")) {
+		char scene[64];
+		json_string(r, "scene", scene, sizeof scene);
+		json_string(r, "csv", csvs[runs], sizeof csvs[runs]);
+		/* the CSV is the scene's: its top starts at the height of the scene's stack */
+		FILE *f = fopen(csvs[runs], "r");
+		if (!f)
+			fail_msg("missing %s", csvs[runs]);
+		char line[1024];
+		assert_non_null(fgets(line, sizeof line, f));
+		assert_non_null(fgets(line, sizeof line, f));
+		fclose(f);
+		double v[9];
+		assert_int_equal(sscanf(line, "%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+		                        &v[6], &v[7], &v[8]),
+		                 9);
+		const double top = v[8];
+		if (strstr(scene, "n=2"))
+			assert_true(top > 1.0 && top < 2.0);
+		else
+			assert_true(top > 2.0 && top < 3.0);
+		for (int k = 0; k < runs; ++k)
+			assert_string_not_equal(csvs[k], csvs[runs]);
+		++runs;
+	}
+	assert_true(runs >= 2);
+	struct stat sb;
+	snprintf(cmd, sizeof cmd, "%s/rep/boxstack_n_2-residual.png", dir);
+	assert_int_equal(stat(cmd, &sb), 0);
+	snprintf(cmd, sizeof cmd, "%s/rep/boxstack_n_3-residual.png", dir);
+	assert_int_equal(stat(cmd, &sb), 0);
+	free(out);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 static void test_compare_bad_input(void **state)
 {
 	(void)state;
@@ -492,6 +541,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_compare_outputs),
+		cmocka_unit_test(test_compare_scenes_of_one_name),
 		cmocka_unit_test(test_compare_bad_input),
 		cmocka_unit_test(test_compare_work_is_the_budget),
 		cmocka_unit_test(test_compare_joint_error),

@@ -38,7 +38,8 @@ static void usage(FILE *f)
 	        "error of the sliding boxes' acceleration against g (sin a - mu cos a) and the creep of the boxes that\n"
 	        "should rest, kinetic energy at the end, drift of the top body and whether and when a stack fell.\n"
 	        "Writes report.md, summary.csv, one CSV per run and PNG plots and pictures to DIR (default\n"
-	        "lcpkit-report/).\n\n"
+	        "lcpkit-report/), named by scene (boxstack-...; by spec, boxstack_n_15-..., where two scenes of the\n"
+	        "run share a name).\n\n"
 	        "--frontier runs each scene x engine x solver at every budget of --budgets and records solver time\n"
 	        "against outcome (stacks: seconds standing; jointed scenes: joint error; the incline: acceleration\n"
 	        "error; others: penetration at rest): DIR/frontier.csv, frontier.json and one PNG per scene and engine\n"
@@ -97,6 +98,7 @@ static int split_specs(const char *list, char out[][160], int max)
 
 typedef struct run {
 	const lk_scene *scene;
+	const char *stem; /* the scene's part of the run's file names (scene_stems) */
 	int scene_index;
 	lk_engine engine;
 	char solver[160];
@@ -460,7 +462,7 @@ static int run_one(run *r, const lk_scene *scene, double seconds, double h, cons
 	r->standing = scene->stack_top < 0 ? NAN : r->fell ? r->fell_at : steps * h;
 
 	/* the run's CSV */
-	snprintf(r->csv, sizeof r->csv, "%s/%s-%s-%s%s.csv", outdir, scene->name, lk_engine_name(r->engine), r->solver,
+	snprintf(r->csv, sizeof r->csv, "%s/%s-%s-%s%s.csv", outdir, r->stem, lk_engine_name(r->engine), r->solver,
 	         csv_suffix);
 	for (char *c = r->csv + strlen(outdir) + 1; *c; ++c)
 		if (*c == ':' || *c == ',' || *c == '=' || *c == '/')
@@ -725,6 +727,7 @@ typedef struct compare_plan {
 	char scene_specs[MAX_ITEMS][160], solver_specs[MAX_ITEMS][160];
 	int nscenes, nsolvers;
 	lk_scene *scenes[MAX_ITEMS];
+	char stems[MAX_ITEMS][160]; /* scene_stems */
 	run *runs;
 	int nruns;           /* planned */
 	int ndone;           /* finished, in order: fewer than nruns after a run failed */
@@ -733,6 +736,32 @@ typedef struct compare_plan {
 	double h;
 	int budgets[MAX_BUDGETS], nbudgets; /* --frontier's budgets; else --iters alone */
 } compare_plan;
+
+/* The scenes' parts of the output files' names: a scene's name (boxstack), or where two scenes of the run
+ * share it (boxstack:n=15,boxstack:n=25) its spec with ':', ',' and '=' as '_' (boxstack_n_15), and where
+ * even those tie (the same spec twice) a number after it, so that no run's CSV or plot overwrites
+ * another's. */
+static void scene_stems(compare_plan *p)
+{
+	for (int s = 0; s < p->nscenes; ++s) {
+		int shared = 0;
+		for (int t = 0; t < p->nscenes; ++t)
+			shared |= t != s && !strcmp(p->scenes[t]->name, p->scenes[s]->name);
+		char *stem = p->stems[s];
+		snprintf(stem, sizeof p->stems[s], "%s", shared ? p->scenes[s]->spec : p->scenes[s]->name);
+		for (char *c = stem; *c; ++c)
+			if (*c == ':' || *c == ',' || *c == '=' || *c == '/')
+				*c = '_';
+		const size_t base = strlen(stem);
+		for (int copy = 2, clash = 1; clash; ++copy) {
+			clash = 0;
+			for (int t = 0; t < s; ++t)
+				clash |= !strcmp(p->stems[t], stem);
+			if (clash)
+				snprintf(stem + base, sizeof p->stems[s] - base, "-%d", copy);
+		}
+	}
+}
 
 /* What a scene's runs share: simulated time, steps, the step whose problem is solved again for the plot of
  * RES against work, and the times of the pictures. */
@@ -893,6 +922,7 @@ static int plan_runs(const compare_opts *o, compare_plan *p)
 			return LK_EXIT_USAGE;
 		}
 	}
+	scene_stems(p);
 	if (o->frontier) {
 		p->nbudgets = parse_budgets(o->budgets_arg, p->budgets);
 		if (p->nbudgets <= 0) {
@@ -927,6 +957,7 @@ static int plan_runs(const compare_opts *o, compare_plan *p)
 				for (int b = 0; b < p->nbudgets; ++b) {
 					run *r = &p->runs[p->nruns++];
 					r->scene = p->scenes[s];
+					r->stem = p->stems[s];
 					r->scene_index = s;
 					r->engine = (lk_engine)p->engines[e];
 					r->budget = p->budgets[b];
@@ -1004,7 +1035,7 @@ static void plot_convergence(const compare_opts *o, const run *runs, int cnt, co
 		ser[ns] = (lk_series){.name = names[ns], .n = q->conv_n, .x = q->conv_work, .y = q->conv_res};
 		++ns;
 	}
-	snprintf(path, sizeof path, "%s/%s-convergence.png", o->outdir, sc->name);
+	snprintf(path, sizeof path, "%s/%s-convergence.png", o->outdir, runs[0].stem);
 	snprintf(title, sizeof title, "%s: RES against work on the problem of step %d", sc->spec, st->conv_step);
 	lk_plot pl = {.title = title, .xlabel = "work (PGS sweeps: row updates / rows)", .ylabel = "RES", .log_y = 1,
 	              .width = 900, .height = 520};
@@ -1027,7 +1058,7 @@ static void plot_residual(const compare_opts *o, double h, const run *runs, int 
 		snprintf(names[k], sizeof names[k], "%s %s", lk_engine_name(runs[k].engine), runs[k].solver);
 		ser[k] = (lk_series){.name = names[k], .n = runs[k].steps, .x = ts, .y = runs[k].res};
 	}
-	snprintf(path, sizeof path, "%s/%s-residual.png", o->outdir, sc->name);
+	snprintf(path, sizeof path, "%s/%s-residual.png", o->outdir, runs[0].stem);
 	snprintf(title, sizeof title, "%s: RES after each step (budget %d)", sc->spec, o->iters);
 	lk_plot pl = {.title = title, .xlabel = "time (s)", .ylabel = "RES", .log_y = 1, .width = 900, .height = 520};
 	if (lk_plot_png(path, &pl, ser, cnt) != LK_OK)
@@ -1055,7 +1086,7 @@ static void picture_frames(const compare_opts *o, const run *runs, int cnt, cons
 		snprintf(names[col], sizeof names[col], "%s %s", lk_engine_name(runs[col].engine), runs[col].solver);
 		ctitles[col] = names[col];
 	}
-	snprintf(path, sizeof path, "%s/%s-frames.png", o->outdir, sc->name);
+	snprintf(path, sizeof path, "%s/%s-frames.png", o->outdir, runs[0].stem);
 	if (lk_render_grid_png(path, sc, st->nf, cnt, ctitles, rtitles, grid, 220) != LK_OK)
 		lk_cli_error("compare", "cannot write %s", path);
 	free(grid);
@@ -1108,10 +1139,10 @@ static int write_report(const compare_opts *o, const compare_plan *p)
 		           "time the top sank by half its height. All of it, at full precision, is in summary.csv.\n\n");
 		for (int s = 0; s < p->nscenes; ++s) {
 			fprintf(f, "## %s\n\n", p->scenes[s]->spec);
-			fprintf(f, "![residual over the steps](%s-residual.png)\n\n", p->scenes[s]->name);
-			fprintf(f, "![residual against work](%s-convergence.png)\n\n", p->scenes[s]->name);
+			fprintf(f, "![residual over the steps](%s-residual.png)\n\n", p->stems[s]);
+			fprintf(f, "![residual against work](%s-convergence.png)\n\n", p->stems[s]);
 			if (o->pictures)
-				fprintf(f, "![frames](%s-frames.png)\n\n", p->scenes[s]->name);
+				fprintf(f, "![frames](%s-frames.png)\n\n", p->stems[s]);
 		}
 		fprintf(f, "Per-step values of each run are in the CSV files next to this report.\n");
 		fclose(f);
@@ -1224,7 +1255,7 @@ static int plot_frontier(const compare_opts *o, const compare_plan *p, const run
 	char title[256], budgets[128] = "";
 	for (int b = 0; b < p->nbudgets; ++b)
 		snprintf(budgets + strlen(budgets), sizeof budgets - strlen(budgets), "%s%d", b ? "," : "", p->budgets[b]);
-	snprintf(path, path_size, "%s/frontier-%s-%s.png", o->outdir, sc->name, lk_engine_name(runs[0].engine));
+	snprintf(path, path_size, "%s/frontier-%s-%s.png", o->outdir, runs[0].stem, lk_engine_name(runs[0].engine));
 	snprintf(title, sizeof title, "%s in %s, %g s: budgets %s sweep-equivalents per step", sc->spec,
 	         lk_engine_name(runs[0].engine), runs[0].steps * p->h, budgets);
 	lk_plot pl = {.title = title, .xlabel = "solver ms per step (median)", .ylabel = oc->col.head,
