@@ -282,6 +282,14 @@ static double median_tail(double *v, int n, int last)
 	return lk_cli_median(v + n - last, last);
 }
 
+/* A spec as part of a file name: ':', ',', '=' and '/' as '_'. */
+static void file_safe(char *s)
+{
+	for (; *s; ++s)
+		if (*s == ':' || *s == ',' || *s == '=' || *s == '/')
+			*s = '_';
+}
+
 /* Runs one scene x engine x solver at its budget. conv_step 0: no long solve of a step's problem;
  * csv_suffix goes into the run's CSV name. */
 static int run_one(run *r, const lk_scene *scene, double seconds, double h, const double *frame_t, int nframes,
@@ -464,9 +472,7 @@ static int run_one(run *r, const lk_scene *scene, double seconds, double h, cons
 	/* the run's CSV */
 	snprintf(r->csv, sizeof r->csv, "%s/%s-%s-%s%s.csv", outdir, r->stem, lk_engine_name(r->engine), r->solver,
 	         csv_suffix);
-	for (char *c = r->csv + strlen(outdir) + 1; *c; ++c)
-		if (*c == ':' || *c == ',' || *c == '=' || *c == '/')
-			*c = '_';
+	file_safe(r->csv + strlen(outdir) + 1);
 	FILE *f = fopen(r->csv, "w");
 	if (!f) {
 		snprintf(err, esz, "cannot write %s", r->csv);
@@ -749,9 +755,7 @@ static void scene_stems(compare_plan *p)
 			shared |= t != s && !strcmp(p->scenes[t]->name, p->scenes[s]->name);
 		char *stem = p->stems[s];
 		snprintf(stem, sizeof p->stems[s], "%s", shared ? p->scenes[s]->spec : p->scenes[s]->name);
-		for (char *c = stem; *c; ++c)
-			if (*c == ':' || *c == ',' || *c == '=' || *c == '/')
-				*c = '_';
+		file_safe(stem);
 		const size_t base = strlen(stem);
 		for (int copy = 2, clash = 1; clash; ++copy) {
 			clash = 0;
