@@ -218,11 +218,12 @@ static int face_prolongation(lk__coarse *k, const lk_problem *p, int f, int side
 			L[best][j] = x;
 		}
 		L[rank][rank] = sqrt(d);
+		const double inv = 1.0 / L[rank][rank];
 		for (int c = rank + 1; c < 6; ++c) {
 			double v = G[perm[c]][perm[rank]];
 			for (int j = 0; j < rank; ++j)
 				v -= L[c][j] * L[rank][j];
-			L[c][rank] = v / L[rank][rank];
+			L[c][rank] = v * inv;
 		}
 	}
 	/* the coarse rows' Jacobians on this side, P^T W^T = L_r^-1 E_r^T W W^T = L_r^-1 E_r^T E L L^T E^T =
@@ -231,15 +232,32 @@ static int face_prolongation(lk__coarse *k, const lk_problem *p, int f, int side
 	for (int q = 0; q < rank; ++q)
 		for (int j = 0; j < 6; ++j)
 			basis[q][perm[j]] = j >= q ? L[j][q] : 0.0;
-	/* P_t = L_r^-1 (E_r^T J_t) by forward substitution, entry by entry */
+	/* P_t = L_r^-1 (E_r^T J_t): the inverse of the triangular factor once (its columns by forward substitution,
+	 * a division a pivot), then a product a row. Substituting row by row instead chains a division and a
+	 * store per entry through every row, which took more time than the rest of the coarse level's making on
+	 * Bullet's stack (docs/benchmarks.md, "The coarse level's making") */
+	double Li[WRENCH][WRENCH] = {{0}}, inv[WRENCH];
+	for (int q = 0; q < rank; ++q)
+		inv[q] = 1.0 / L[q][q];
+	for (int j = 0; j < rank; ++j) {
+		Li[j][j] = inv[j];
+		for (int q = j + 1; q < rank; ++q) {
+			double v = 0.0;
+			for (int l = j; l < q; ++l)
+				v -= L[q][l] * Li[l][j];
+			Li[q][j] = v * inv[q];
+		}
+	}
 	for (int t = t0; t < t1; ++t) {
 		const double *J = p->rows[k->rows[t]].J + side;
-		double *P = k->P + WRENCH * t;
+		double Jp[WRENCH], *P = k->P + WRENCH * t;
+		for (int j = 0; j < WRENCH; ++j)
+			Jp[j] = J[perm[j]];
 		for (int q = 0; q < rank; ++q) {
-			double v = J[perm[q]];
-			for (int j = 0; j < q; ++j)
-				v -= L[q][j] * P[j];
-			P[q] = v / L[q][q];
+			double v = 0.0;
+			for (int j = 0; j <= q; ++j)
+				v += Li[q][j] * Jp[j];
+			P[q] = v;
 		}
 	}
 	return rank;
@@ -328,24 +346,16 @@ static int prepare(lk__coarse *k, lk__ctx *c, double allowed, double *spent)
 		 * strongest) is left out: four contacts a rounding away from coplanar (Bullet's margins) span a fourth
 		 * direction in which the face barely moves, and a coarse solve without CFM would put an impulse four
 		 * orders of magnitude too large there */
-		lk__row cand[WRENCH];
-		double energy[WRENCH], strongest = 0.0;
+		double Jc[WRENCH][12], MJc[WRENCH][12] = {{0}}, energy[WRENCH], strongest = 0.0;
 		for (int q = 0; q < modes; ++q) {
-			lk__row *cr = &cand[q];
-			memset(cr, 0, sizeof *cr);
-			memcpy(cr->J + side, basis[q], sizeof basis[q]);
-			memcpy(cr->J + other, accJ[q], sizeof accJ[q]);
-			cr->s = accs[q];
+			memcpy(Jc[q] + side, basis[q], sizeof basis[q]);
+			memcpy(Jc[q] + other, accJ[q], sizeof accJ[q]);
 			for (int sd = 0; sd < 2; ++sd)
 				if (sides[sd])
-					lk__mass_times_jt(sides[sd], cr->J + 6 * sd, cr->MJ + 6 * sd);
+					lk__mass_times_jt(sides[sd], Jc[q] + 6 * sd, MJc[q] + 6 * sd);
 			energy[q] = 0.0;
 			for (int e = 0; e < 12; ++e)
-				energy[q] += cr->J[e] * cr->MJ[e];
-			cr->diag = cr->s + energy[q];
-			cr->a = r0->a;
-			cr->b = r0->b;
-			cr->findex = -1;
+				energy[q] += Jc[q][e] * MJc[q][e];
 			strongest = energy[q] > strongest ? energy[q] : strongest;
 		}
 		int kept = 0;
@@ -355,8 +365,20 @@ static int prepare(lk__coarse *k, lk__ctx *c, double allowed, double *spent)
 				continue;
 			for (int t = t0; t < t1 && kept != q; ++t)
 				k->P[WRENCH * t + kept] = k->P[WRENCH * t + q];
-			k->crows[m] = cand[q];
-			k->reg[m] = LK_ENV_PROXIMAL * cand[q].diag;
+			/* the record written once, field by field: a record assembled elsewhere and copied (256 bytes)
+			 * made the stores wait on each other */
+			lk__row *cr = &k->crows[m];
+			memcpy(cr->J, Jc[q], sizeof cr->J);
+			memcpy(cr->MJ, MJc[q], sizeof cr->MJ);
+			cr->q = 0.0;
+			cr->s = accs[q];
+			cr->diag = accs[q] + energy[q];
+			cr->lo = cr->hi = cr->mu = 0.0;
+			cr->a = r0->a;
+			cr->b = r0->b;
+			cr->findex = -1;
+			cr->kind = 0;
+			k->reg[m] = LK_ENV_PROXIMAL * cr->diag;
 			++m;
 			++kept;
 		}

@@ -24,9 +24,9 @@ int lk__fb_analyse(lk__fblock *f, lk__arena *a, int nbodies, int n, const int *p
 	f->size = lk__arena_alloc(a, (size_t)n * sizeof(int));
 	f->off = lk__arena_alloc(a, (size_t)n * sizeof(int));
 	f->y = lk__arena_alloc(a, (size_t)n * M * sizeof(double));
-	f->dead = lk__arena_alloc(a, (size_t)n * M);
+	f->inv = lk__arena_alloc(a, (size_t)n * M * sizeof(double));
 	int *pos = lk__arena_alloc(a, (size_t)n * sizeof(int));
-	if (!f->order || !f->first || !f->start || !f->size || !f->off || !f->y || !f->dead || !pos)
+	if (!f->order || !f->first || !f->start || !f->size || !f->off || !f->y || !f->inv || !pos)
 		return -1;
 	/* the groups ordered and their envelope found as the row-by-row factor does its rows (envelope.h): a
 	 * group is an item on its two bodies */
@@ -151,43 +151,40 @@ void lk__fb_factor(lk__fblock *f, const lk__row *rows, const int *pair, int nbod
 					}
 			}
 			if (t < q) {
-				const double *Ltt = block(f, t, t);
-				const unsigned char *dt = f->dead + (size_t)t * M;
-				for (int i = 0; i < mq; ++i)
-					for (int j = 0; j < mt; ++j) {
-						if (dt[j]) {
-							B[M * i + j] = 0.0;
-							continue;
-						}
+				/* column by column, each row of the block its own chain, times the pivots' reciprocals
+				 * (row by row, every entry waited for a division and the entry before it) */
+				const double *Ltt = block(f, t, t), *it = f->inv + (size_t)t * M;
+				for (int j = 0; j < mt; ++j)
+					for (int i = 0; i < mq; ++i) {
 						double v = B[M * i + j];
 						for (int l = 0; l < j; ++l)
 							v -= B[M * i + l] * Ltt[M * j + l];
-						B[M * i + j] = v / Ltt[M * j + j];
+						B[M * i + j] = v * it[j]; /* 0 for a dead pivot */
 					}
 			} else {
 				/* the diagonal block's own Cholesky, each pivot against its assembled diagonal (envelope.h's
 				 * rule) */
-				unsigned char *dq = f->dead + (size_t)q * M;
+				double *iq = f->inv + (size_t)q * M;
 				for (int j = 0; j < mq; ++j) {
 					double d = B[M * j + j];
 					for (int l = 0; l < j; ++l)
 						d -= B[M * j + l] * B[M * j + l];
 					if (!(d > LK_ENV_DEAD_PIVOT * d0[j])) {
-						dq[j] = 1;
+						iq[j] = 0.0;
 						f->ndead++;
 						B[M * j + j] = 1.0;
 						for (int i = j + 1; i < mq; ++i)
 							B[M * i + j] = 0.0;
 						continue;
 					}
-					dq[j] = 0;
 					const double ljj = sqrt(d);
 					B[M * j + j] = ljj;
+					iq[j] = 1.0 / ljj;
 					for (int i = j + 1; i < mq; ++i) {
 						double v = B[M * i + j];
 						for (int l = 0; l < j; ++l)
 							v -= B[M * i + l] * B[M * j + l];
-						B[M * i + j] = v / ljj;
+						B[M * i + j] = v * iq[j];
 					}
 				}
 			}
@@ -215,34 +212,24 @@ void lk__fb_solve(const lk__fblock *f, const double *b, double *x)
 				yq[i] -= v;
 			}
 		}
-		const double *D = block(f, q, q);
-		const unsigned char *dq = f->dead + (size_t)q * M;
+		const double *D = block(f, q, q), *iq = f->inv + (size_t)q * M;
 		for (int i = 0; i < mq; ++i) {
-			if (dq[i]) {
-				yq[i] = 0.0;
-				continue;
-			}
 			double v = yq[i];
 			for (int l = 0; l < i; ++l)
 				v -= D[M * i + l] * yq[l];
-			yq[i] = v / D[M * i + i];
+			yq[i] = v * iq[i]; /* 0 for a dead pivot, whose column below it is 0 */
 		}
 	}
 	/* L^T x = y, from the last block row back, each block's x then taken out of the rows before it */
 	for (int q = n - 1; q >= 0; --q) {
 		const int g = f->order[q], mq = f->size[g];
 		double *yq = y + (size_t)q * M;
-		const double *D = block(f, q, q);
-		const unsigned char *dq = f->dead + (size_t)q * M;
+		const double *D = block(f, q, q), *iq = f->inv + (size_t)q * M;
 		for (int i = mq - 1; i >= 0; --i) {
-			if (dq[i]) {
-				yq[i] = 0.0;
-				continue;
-			}
 			double v = yq[i];
 			for (int l = i + 1; l < mq; ++l)
 				v -= D[M * l + i] * yq[l];
-			yq[i] = v / D[M * i + i];
+			yq[i] = v * iq[i];
 		}
 		for (int t = f->first[q]; t < q; ++t) {
 			const int mt = f->size[f->order[t]];

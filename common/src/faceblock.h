@@ -26,7 +26,7 @@ typedef struct lk__fblock {
 	int *off;             /* per group: its first row among the caller's rows (likewise) */
 	double *blocks;       /* LK_FB_MAX^2 doubles per block, row-major: the envelope of A, then of L */
 	double *y;            /* the solve's scratch, LK_FB_MAX per position */
-	unsigned char *dead;  /* LK_FB_MAX per position: a dependent row (envelope.h) */
+	double *inv;          /* LK_FB_MAX per position: 1 / the pivot, 0 for a dependent row (envelope.h) */
 	size_t nblocks;
 	double solve_macs;    /* multiply-adds of one solve (lk__fb_macs) */
 	int ndead;
