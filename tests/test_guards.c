@@ -479,7 +479,8 @@ static void test_converged_is_not_diverged(void **state)
 /* measure=0 (the adapters' setting when no statistics are asked for) leaves out RES of the start and of
  * the result for the Gauss-Seidel methods without tolerance or history: the same lambda to the bit, NaN in
  * the statistics; a non-finite result is still caught and replaced by the start; anything that reads the
- * merits measures anyway. */
+ * merits measures anyway, but PGS and PSOR under a tolerance take the result's RES from the check that
+ * stopped them and measure no start. */
 static void test_measure_off(void **state)
 {
 	(void)state;
@@ -500,9 +501,33 @@ static void test_measure_off(void **state)
 		assert_true(isnan(st.res_initial) && isnan(st.res_final));
 		assert_int_equal(st.iterations, 20);
 		assert_memory_equal(on, lk_problem_lambda(p), (size_t)n * sizeof(double));
-		c.tol_abs = 1e-300; /* a tolerance reads the merit: measured */
+		/* a tolerance reads the merit: the result measured; the start too, but for PGS and PSOR, whose sweeps
+		 * never raise the objective (no growth guard to scale) */
+		const int sweeps_only = k != 2 && k != 3;
+		c.tol_abs = 1e-300;
 		assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
-		assert_true(isfinite(st.res_initial) && isfinite(st.res_final));
+		assert_true(isfinite(st.res_final));
+		assert_true(sweeps_only ? isnan(st.res_initial) : isfinite(st.res_initial));
+		/* a tolerance met: the result's RES is the one of the check that stopped the solve, the iterate the
+		 * same as with everything measured */
+		c = tu_spec(specs[k]);
+		c.max_iterations = 5000;
+		c.warm_start = 0;
+		c.tol_abs = 1e-2;
+		c.check_every = 3;
+		assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
+		assert_int_equal(st.stop_reason, LK_STOP_ABSOLUTE);
+		const double res_on = st.res_final;
+		const int iters_on = st.iterations;
+		memcpy(on, lk_problem_lambda(p), (size_t)n * sizeof(double));
+		c.measure = 0;
+		assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
+		assert_int_equal(st.stop_reason, LK_STOP_ABSOLUTE);
+		assert_int_equal(st.iterations, iters_on);
+		assert_memory_equal(on, lk_problem_lambda(p), (size_t)n * sizeof(double));
+		assert_true(st.res_final < 1e-2);
+		assert_true(fabs(st.res_final - res_on) <= 1e-12 * res_on);
+		assert_true(sweeps_only ? isnan(st.res_initial) && isnan(st.fischer_final) : isfinite(st.res_initial));
 		free(on);
 		lk_problem_destroy(p);
 

@@ -23,6 +23,7 @@ typedef struct lk__ctx {
 	double initial_merit;
 	int have_best;
 	int evaluated;        /* the monitor evaluated the merit at the last check */
+	lk_metrics checked;   /* the metrics of the latest check that evaluated them */
 	int grew;             /* a check under LK__RULE_SOFT_GROWTH found the growth guard tripped */
 	lk_stats *stats;
 	lk_history *hist;

@@ -126,6 +126,7 @@ static lk_stop_reason merit_rules(lk__ctx *c, int iter, const lk_metrics *m, int
 	}
 	c->evaluated = 1;
 	c->merit = merit;
+	c->checked = *m;
 	if (record)
 		lk__record(c, iter, m);
 	int blind = merit_blind(c, m, merit);
@@ -248,8 +249,8 @@ void lk__monitor_start(lk__ctx *c, const lk_metrics *m0)
 	c->initial_merit = lk__merit_value(m0, c->cfg->merit);
 	c->last_merit = c->initial_merit;
 	memcpy(c->best, c->lambda, (size_t)c->n * sizeof(double));
-	/* a start the merit is blind to offers no best: any later iterate beats it */
-	c->best_merit = merit_blind(c, m0, c->initial_merit) ? INFINITY : c->initial_merit;
+	/* a start the merit is blind to, or one not measured (lk_solve), offers no best: any later iterate beats it */
+	c->best_merit = merit_blind(c, m0, c->initial_merit) || isnan(c->initial_merit) ? INFINITY : c->initial_merit;
 	c->have_best = 1;
 	lk__record(c, 0, m0);
 }
