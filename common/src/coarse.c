@@ -114,12 +114,31 @@ lk_status lk__coarse_setup(lk__coarse *k, lk_problem *p)
 		if (r->findex >= 0)
 			friction[k->nfriction++] = i;
 	}
-	/* the adapters lay out a pair's contacts together and pairs in order, often already sorted */
+	/* the adapters lay out a pair's contacts together and pairs in order, often already sorted; otherwise
+	 * (Bullet's manifolds come in no order) two stable counting sorts, by the second body and then by the
+	 * first, give the order of by_pair in time linear in the rows and bodies (a comparison sort of a stack's
+	 * 80 normal rows was a tenth of the coarse level's making) */
 	int sorted = 1;
 	for (int t = 1; t < nn && sorted; ++t)
 		sorted = by_pair(&normals[t - 1], &normals[t]) < 0;
-	if (!sorted)
-		qsort(normals, (size_t)nn, sizeof *normals, by_pair);
+	if (!sorted) {
+		pair_key *tmp = ALLOC((size_t)nn * sizeof *tmp);
+		int *count = ALLOC(((size_t)p->nbodies + 2) * sizeof *count);
+		if (!tmp || !count) {
+			lk__coarse_free(k);
+			return LK_ERR_NO_MEMORY;
+		}
+		for (int pass = 0; pass < 2; ++pass) {
+			pair_key *from = pass ? tmp : normals, *to = pass ? normals : tmp;
+			memset(count, 0, ((size_t)p->nbodies + 2) * sizeof *count);
+			for (int t = 0; t < nn; ++t)
+				count[(pass ? from[t].a : from[t].b) + 1]++;
+			for (int v = 0; v <= p->nbodies; ++v)
+				count[v + 1] += count[v];
+			for (int t = 0; t < nn; ++t)
+				to[count[pass ? from[t].a : from[t].b]++] = from[t];
+		}
+	}
 	int g = -1;
 	for (int t = 0; t < nn; ++t) {
 		if (t == 0 || normals[t].a != normals[t - 1].a || normals[t].b != normals[t - 1].b)
