@@ -18,7 +18,7 @@
 #define DEFAULT_SCENES "boxstack,pool1"
 #define DEFAULT_SOLVERS "own,pgs,amgs,pgs-sm,gsp"
 #define FRONTIER_SCENES "boxstack:n=20"
-#define FRONTIER_SOLVERS "own,pgs,psor:w=1.3,amgs,gsp,nncg,apgd,mprgp,pgs-sm,pgs:coarse=2,pgs:order=ipp"
+#define FRONTIER_SOLVERS "own,pgs,psor:w=1.3,amgs,gsp,nncg,apgd,mprgp,pgs-sm,pgs:coarse=2,pgs:order=ipp,pgs:coarse=2,tol=1e-4,check=3"
 #define FRONTIER_BUDGETS "2,5,10,15,20,40"
 #define FRONTIER_SECONDS 20.0
 #define MAX_BUDGETS 16
