@@ -425,6 +425,8 @@ static void test_compare_frontier(void **state)
 	assert_int_equal(run(cmd, &out), 0);
 	assert_non_null(strstr(out, "frontier.csv"));
 	assert_non_null(strstr(out, "frontier-boxstack-bullet.png"));
+	/* a stack that stood: the second picture, of the top's drift */
+	assert_non_null(strstr(out, "frontier-boxstack-bullet-drift.png"));
 	free(out);
 	snprintf(cmd, sizeof cmd, "%s/fr/frontier.csv", dir);
 	FILE *f = fopen(cmd, "r");
@@ -470,9 +472,25 @@ static void test_compare_frontier(void **state)
 	png_size(cmd, &w, &h);
 	assert_int_equal(w, 1000);
 	assert_int_equal(h, 560);
+	snprintf(cmd, sizeof cmd, "%s/fr/frontier-boxstack-bullet-drift.png", dir);
+	png_size(cmd, &w, &h);
+	assert_int_equal(w, 1000);
 	snprintf(cmd, sizeof cmd, "%s/fr/frontier.json", dir);
 	struct stat sb;
 	assert_int_equal(stat(cmd, &sb), 0);
+	rm_rf(dir);
+
+	/* a stack that fell in every run: no drift picture (one point of budget 1 with one sweep) */
+	assert_non_null(mkdtemp(strcpy(dir, "/tmp/lk-compare-XXXXXX")));
+	snprintf(cmd, sizeof cmd, "%s compare --frontier --scene boxstack:n=20 --engine bullet --solvers pgs "
+	                          "--budgets 1 --time 3 --out %s/fr",
+	         bin(), dir);
+	assert_int_equal(run(cmd, &out), 0);
+	assert_non_null(strstr(out, "frontier-boxstack-bullet.png"));
+	assert_null(strstr(out, "-drift.png"));
+	free(out);
+	snprintf(cmd, sizeof cmd, "%s/fr/frontier-boxstack-bullet-drift.png", dir);
+	assert_int_not_equal(stat(cmd, &sb), 0);
 	rm_rf(dir);
 }
 

@@ -43,7 +43,9 @@ static void usage(FILE *f)
 	        "--frontier runs each scene x engine x solver at every budget of --budgets and records solver time\n"
 	        "against outcome (stacks: seconds standing; jointed scenes: joint error; the incline: acceleration\n"
 	        "error; others: penetration at rest): DIR/frontier.csv, frontier.json and one PNG per scene and engine\n"
-	        "(frontier-SCENE-ENGINE.png) with the Pareto frontier over all points. Without --scene, --solvers and\n"
+	        "(frontier-SCENE-ENGINE.png) with the Pareto frontier over all points; for stacks a second one,\n"
+	        "frontier-SCENE-ENGINE-drift.png, of the top's largest drift in the runs that stood, which tells a still\n"
+	        "stack from a swaying one. Without --scene, --solvers and\n"
 	        "--time it runs %s with %s for %g s, in about 20 s on two cores.\n\n"
 	        "  --scene     scene specs NAME[:key=value,...] (default %s); scenes:",
 	        FRONTIER_SCENES, FRONTIER_SOLVERS, FRONTIER_SECONDS, DEFAULT_SCENES);
@@ -1217,13 +1219,14 @@ static int mark_pareto(run *runs, int cnt, int higher_better, int *idx)
 	return n;
 }
 
-/* DIR/frontier-SCENE-ENGINE.png: outcome against solver time, a line per solver through its budgets and the
- * Pareto frontier as a step line (what the best solver reaches at that time or less). */
+/* DIR/frontier-SCENE-ENGINE[suffix].png: the runs' outcome oc against solver time, a line per solver through
+ * its budgets and the Pareto frontier as a step line (what the best solver reaches at that time or less);
+ * note, if any, ends the title. */
 static int plot_frontier(const compare_opts *o, const compare_plan *p, const run *runs, int cnt, const int *front,
-                         int nfront, char *path, size_t path_size)
+                         int nfront, const outcome *oc, const char *suffix, const char *note, char *path,
+                         size_t path_size)
 {
 	const lk_scene *sc = runs[0].scene;
-	const outcome *oc = outcome_of(sc);
 	lk_series ser[MAX_ITEMS + 1];
 	const char *labels[MAX_ITEMS * MAX_BUDGETS];
 	char lbuf[MAX_ITEMS * MAX_BUDGETS][16];
@@ -1259,9 +1262,10 @@ static int plot_frontier(const compare_opts *o, const compare_plan *p, const run
 	char title[256], budgets[128] = "";
 	for (int b = 0; b < p->nbudgets; ++b)
 		snprintf(budgets + strlen(budgets), sizeof budgets - strlen(budgets), "%s%d", b ? "," : "", p->budgets[b]);
-	snprintf(path, path_size, "%s/frontier-%s-%s.png", o->outdir, runs[0].stem, lk_engine_name(runs[0].engine));
-	snprintf(title, sizeof title, "%s in %s, %g s: budgets %s sweep-equivalents per step", sc->spec,
-	         lk_engine_name(runs[0].engine), runs[0].steps * p->h, budgets);
+	snprintf(path, path_size, "%s/frontier-%s-%s%s.png", o->outdir, runs[0].stem, lk_engine_name(runs[0].engine),
+	         suffix);
+	snprintf(title, sizeof title, "%s in %s, %g s: budgets %s sweep-equivalents per step%s", sc->spec,
+	         lk_engine_name(runs[0].engine), runs[0].steps * p->h, budgets, note);
 	lk_plot pl = {.title = title, .xlabel = "solver ms per step (median)", .ylabel = oc->col.head,
 	              .log_y = oc->log_y, .log_x = 1, .width = 1000, .height = 560};
 	if (oc->higher_better) {
@@ -1276,13 +1280,46 @@ static int plot_frontier(const compare_opts *o, const compare_plan *p, const run
 	return rc;
 }
 
+/* Stacks: DIR/frontier-SCENE-ENGINE-drift.png, the top's largest drift against solver time for the runs whose
+ * stack stood the whole time, with their own Pareto frontier: where seconds standing cannot tell a still stack
+ * from a swaying one, this can. 1 (and no file) when no run stood. */
+static int plot_drift(const compare_opts *o, const compare_plan *p, const run *g, int cnt, char *path,
+                      size_t path_size)
+{
+	static const outcome drift = {COL("largest top drift while standing, m (lower is better)", "top_drift_max", 0,
+	                                  NULL, top_drift_max),
+	                              0, 1};
+	run *s = malloc(sizeof *s * (size_t)cnt);
+	int *idx = malloc(sizeof *idx * (size_t)cnt);
+	int m = 0, rc = 1;
+	if (!s || !idx) {
+		rc = -1;
+	} else {
+		/* shallow copies for the plot, every solver kept (its colour is the main picture's), a run that fell
+		 * with no point (NaN); a still stack drawn at a micrometre at least, for the log axis */
+		for (int k = 0; k < cnt; ++k) {
+			s[k] = g[k];
+			s[k].outcome = g[k].fell ? NAN : fmax(g[k].top_drift_max, 1e-6);
+			s[k].pareto = 0;
+			m += !g[k].fell;
+		}
+		if (m > 0) {
+			const int n = mark_pareto(s, cnt, 0, idx);
+			rc = plot_frontier(o, p, s, cnt, idx, n, &drift, "-drift", " (runs that stood)", path, path_size);
+		}
+	}
+	free(s);
+	free(idx);
+	return rc;
+}
+
 /* The frontier of the finished runs: each scene and engine's outcome and Pareto points, the table on stdout
  * (or the JSON), frontier.csv, frontier.json and the plots. LK_EXIT_FAIL if a file cannot be written. */
 static int write_frontier(const compare_opts *o, compare_plan *p)
 {
 	int rc = LK_EXIT_OK, nplots = 0;
 	int *idx = malloc(sizeof(int) * (size_t)(p->ndone > 0 ? p->ndone : 1));
-	char(*plots)[1024] = malloc(sizeof *plots * (size_t)(p->nscenes * p->nengines));
+	char(*plots)[1024] = malloc(sizeof *plots * (size_t)(2 * p->nscenes * p->nengines));
 	if (!idx || !plots) {
 		free(idx);
 		free(plots);
@@ -1298,10 +1335,17 @@ static int write_frontier(const compare_opts *o, compare_plan *p)
 		for (int k = first; k <= last; ++k)
 			p->runs[k].outcome = column_value(&p->runs[k], &oc->col);
 		int n = mark_pareto(g, last - first + 1, oc->higher_better, idx);
-		if (plot_frontier(o, p, g, last - first + 1, idx, n, plots[nplots], sizeof plots[nplots]) == 0)
+		if (plot_frontier(o, p, g, last - first + 1, idx, n, oc, "", "", plots[nplots], sizeof plots[nplots]) == 0)
 			++nplots;
 		else
 			rc = LK_EXIT_FAIL;
+		if (g->scene->stack_top >= 0) {
+			const int d = plot_drift(o, p, g, last - first + 1, plots[nplots], sizeof plots[nplots]);
+			if (d == 0)
+				++nplots;
+			else if (d < 0)
+				rc = LK_EXIT_FAIL;
+		}
 	}
 	free(idx);
 	char path[1024];
