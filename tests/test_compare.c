@@ -3,6 +3,7 @@
 #include "test_util.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,15 +92,29 @@ static void png_size(const char *path, int *w, int *h)
 	*h = (b[20] << 24) | (b[21] << 16) | (b[22] << 8) | b[23];
 }
 
+/* Makes the temporary folder dir (a mkdtemp template) and runs `lcpkit ARGS`, ARGS from fmt and what follows
+ * (the folder's name among them); expects exit status 0 and returns the output. */
+static char *lcpkit_in(char *dir, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static char *lcpkit_in(char *dir, const char *fmt, ...)
+{
+	assert_non_null(mkdtemp(dir));
+	char cmd[1024], *out;
+	const int len = snprintf(cmd, sizeof cmd, "%s ", bin());
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cmd + len, sizeof cmd - (size_t)len, fmt, ap);
+	va_end(ap);
+	assert_int_equal(run(cmd, &out), 0);
+	return out;
+}
+
 static void test_compare_outputs(void **state)
 {
 	(void)state;
 	char dir[] = "/tmp/lk-compare-XXXXXX";
-	assert_non_null(mkdtemp(dir));
 	char cmd[1024], *out;
-	snprintf(cmd, sizeof cmd, "%s compare --scene boxstack:n=3 --solvers pgs,psor --time 2 --iters 10 --out %s/rep --json",
-	         bin(), dir);
-	assert_int_equal(run(cmd, &out), 0);
+	out = lcpkit_in(dir, "compare --scene boxstack:n=3 --solvers pgs,psor --time 2 --iters 10 --out %s/rep --json",
+	                dir);
 	/* every run's JSON summary agrees with its CSV */
 	int runs = 0;
 	for (const char *r = strstr(out, "{\"scene\""); r; r = strstr(r + 1, "{\"scene\"")) {
@@ -179,11 +194,10 @@ static void test_compare_scenes_of_one_name(void **state)
 {
 	(void)state;
 	char dir[] = "/tmp/lk-compare-XXXXXX";
-	assert_non_null(mkdtemp(dir));
 	char cmd[1024], *out;
-	snprintf(cmd, sizeof cmd, "%s compare --scene boxstack:n=2,boxstack:n=3 --solvers pgs --time 0.5 --no-pictures --out %s/rep --json",
-	         bin(), dir);
-	assert_int_equal(run(cmd, &out), 0);
+	out = lcpkit_in(dir, "compare --scene boxstack:n=2,boxstack:n=3 --solvers pgs --time 0.5 --no-pictures "
+	                     "--out %s/rep --json",
+	                dir);
 	char csvs[8][512];
 	int runs = 0;
 	for (const char *r = strstr(out, "{\"scene\""); r && runs < 8; r = strstr(r + 1, "{\"scene\"")) {
@@ -303,13 +317,9 @@ static void test_compare_work_is_the_budget(void **state)
 {
 	(void)state;
 	char dir[] = "/tmp/lk-compare-XXXXXX";
-	assert_non_null(mkdtemp(dir));
 	char cmd[1024], *out, field[64];
-	snprintf(cmd, sizeof cmd,
-	         "%s compare --scene boxstack --solvers pgs,pgs-sm --engine both --iters 7 --time 1 --no-pictures "
-	         "--out %s/rep",
-	         bin(), dir);
-	assert_int_equal(run(cmd, &out), 0);
+	out = lcpkit_in(dir, "compare --scene boxstack --solvers pgs,pgs-sm --engine both --iters 7 --time 1 --no-pictures "
+	                     "--out %s/rep", dir);
 	assert_non_null(strstr(out, " work "));
 	const char *engines[] = {"ode", "bullet"};
 	for (int e = 0; e < 2; ++e) {
@@ -390,12 +400,8 @@ static void test_compare_incline(void **state)
 {
 	(void)state;
 	char dir[] = "/tmp/lk-compare-XXXXXX";
-	assert_non_null(mkdtemp(dir));
-	char cmd[1024], *out;
-	snprintf(cmd, sizeof cmd, "%s compare --scene incline:n=3,angle=40,incline --solvers pgs-sm --engine both "
-	                          "--iters 40 --time 2 --no-pictures --out %s/rep --json",
-	         bin(), dir);
-	assert_int_equal(run(cmd, &out), 0);
+	char *out = lcpkit_in(dir, "compare --scene incline:n=3,angle=40,incline --solvers pgs-sm --engine both "
+	                           "--iters 40 --time 2 --no-pictures --out %s/rep --json", dir);
 	for (int e = 0; e < 2; ++e) {
 		const char *eng = e ? "bullet" : "ode";
 		const char *r = json_run(out, "incline:n=3,angle=40", eng, "pgs-sm");
@@ -417,12 +423,9 @@ static void test_compare_frontier(void **state)
 {
 	(void)state;
 	char dir[] = "/tmp/lk-compare-XXXXXX";
-	assert_non_null(mkdtemp(dir));
 	char cmd[1024], *out;
-	snprintf(cmd, sizeof cmd, "%s compare --frontier --scene boxstack:n=3 --engine bullet --solvers pgs,amgs "
-	                          "--budgets 2,5 --time 1 --out %s/fr",
-	         bin(), dir);
-	assert_int_equal(run(cmd, &out), 0);
+	out = lcpkit_in(dir, "compare --frontier --scene boxstack:n=3 --engine bullet --solvers pgs,amgs "
+	                     "--budgets 2,5 --time 1 --out %s/fr", dir);
 	assert_non_null(strstr(out, "frontier.csv"));
 	assert_non_null(strstr(out, "frontier-boxstack-bullet.png"));
 	/* a stack that stood: the second picture, of the top's drift */
@@ -481,16 +484,45 @@ static void test_compare_frontier(void **state)
 	rm_rf(dir);
 
 	/* a stack that fell in every run: no drift picture (one point of budget 1 with one sweep) */
-	assert_non_null(mkdtemp(strcpy(dir, "/tmp/lk-compare-XXXXXX")));
-	snprintf(cmd, sizeof cmd, "%s compare --frontier --scene boxstack:n=20 --engine bullet --solvers pgs "
-	                          "--budgets 1 --time 3 --out %s/fr",
-	         bin(), dir);
-	assert_int_equal(run(cmd, &out), 0);
+	strcpy(dir, "/tmp/lk-compare-XXXXXX");
+	out = lcpkit_in(dir, "compare --frontier --scene boxstack:n=20 --engine bullet --solvers pgs "
+	                     "--budgets 1 --time 3 --out %s/fr", dir);
 	assert_non_null(strstr(out, "frontier-boxstack-bullet.png"));
 	assert_null(strstr(out, "-drift.png"));
 	free(out);
 	snprintf(cmd, sizeof cmd, "%s/fr/frontier-boxstack-bullet-drift.png", dir);
 	assert_int_not_equal(stat(cmd, &sb), 0);
+	rm_rf(dir);
+}
+
+/* lcpkit bench phase's CSV: a scene or a solver whose spec holds commas is one quoted field, so every line has
+ * the header's sixteen fields. */
+static void test_bench_phase_csv_fields(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/lk-compare-XXXXXX";
+	char cmd[1024], *out;
+	out = lcpkit_in(dir, "bench phase --scenes boxstack:n=3,mu=0.4 --engines bullet --solvers "
+	                     "own,pgs:coarse=2,tol=1e-4 --steps 3 --warmup 1 --out %s", dir);
+	free(out);
+	snprintf(cmd, sizeof cmd, "%s/bench_phase.csv", dir);
+	FILE *f = fopen(cmd, "r");
+	assert_non_null(f);
+	char line[2048];
+	int lines = 0;
+	while (fgets(line, sizeof line, f)) {
+		int fields = 1, quoted = 0;
+		for (const char *c = line; *c; ++c) {
+			quoted ^= *c == '"';
+			fields += *c == ',' && !quoted;
+		}
+		assert_int_equal(fields, 16);
+		if (lines == 2)
+			assert_non_null(strstr(line, "\"boxstack:n=3,mu=0.4\",bullet,\"pgs:coarse=2,tol=1e-4\","));
+		++lines;
+	}
+	fclose(f);
+	assert_int_equal(lines, 3);
 	rm_rf(dir);
 }
 
@@ -565,6 +597,7 @@ int main(void)
 		cmocka_unit_test(test_compare_joint_error),
 		cmocka_unit_test(test_compare_incline),
 		cmocka_unit_test(test_compare_frontier),
+		cmocka_unit_test(test_bench_phase_csv_fields),
 		cmocka_unit_test(test_solve_exit_status_and_out),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -322,6 +322,32 @@ static void test_stats_file(void **state)
 	unlink(path);
 	assert_int_equal(lines, 150);
 	assert_int_equal(with_rows, 150);
+
+	/* a spec with several options is one field, quoted, and the line keeps its 19 fields */
+	strcpy(path, "/tmp/lk_preload_statsXXXXXX");
+	temp_file(path);
+	snprintf(more, sizeof more, "LCPKIT_SOLVER='pgs:coarse=2,tol=1e-4,check=3,budget=60' LCPKIT_STATS='%s'", path);
+	pre = run(with_preload(more), NULL);
+	free(pre);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof line, f));
+	lines = 0;
+	while (fgets(line, sizeof line, f)) {
+		char world[64], rest[960];
+		long long step;
+		assert_int_equal(sscanf(line, "%63[^,],%lld,\"pgs:coarse=2,tol=1e-4,check=3,budget=60\",%959s", world, &step,
+		                        rest),
+		                 3);
+		int commas = 0;
+		for (const char *c = rest; *c; ++c)
+			commas += *c == ',';
+		assert_int_equal(commas, 15); /* the 16 fields after the solver's */
+		++lines;
+	}
+	fclose(f);
+	unlink(path);
+	assert_int_equal(lines, 150);
 }
 
 /* ode_joints_prog with args, plainly and under the preload library with only LCPKIT_STATS: the same output

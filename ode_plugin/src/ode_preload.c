@@ -253,13 +253,31 @@ LK_PRELOAD_API void dWorldDestroy(dWorldID w)
 		G.real_world_destroy(w);
 }
 
+/* A text field of the statistics CSV: as it is, or quoted (quotes doubled, RFC 4180) where it holds a comma, a
+ * quote or a line break, as a spec with several options does ("pgs:coarse=2,tol=1e-4"). */
+static void csv_field(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; ++s) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
 static void write_stats(const world_entry *e)
 {
 	lk_engine_step_stats s;
 	if (!G.stats || lk_ode_get_stats(e->ctx, &s) != LK_OK)
 		return;
-	fprintf(G.stats, "%p,%lld,%s,%d,%d,%d,%d,%d,%d,%d,%d,%.9g,%.9g,%.6g,%.6g,%.6g,%s,%d,%lld\n", (void *)e->world,
-	        (long long)e->steps, e->solver, s.bodies, s.rows, s.rows_by_kind[LK_ROW_NORMAL],
+	fprintf(G.stats, "%p,%lld,", (void *)e->world, (long long)e->steps);
+	csv_field(G.stats, e->solver);
+	fprintf(G.stats, ",%d,%d,%d,%d,%d,%d,%d,%d,%.9g,%.9g,%.6g,%.6g,%.6g,%s,%d,%lld\n", s.bodies, s.rows, s.rows_by_kind[LK_ROW_NORMAL],
 	        s.rows_by_kind[LK_ROW_FRICTION], s.rows_by_kind[LK_ROW_JOINT], s.rows_by_kind[LK_ROW_LIMIT],
 	        s.rows_by_kind[LK_ROW_MOTOR], s.iterations, s.res_before, s.res_after, s.solve_seconds,
 	        s.convert_seconds, s.step_seconds, lk_stop_reason_name(s.stop_reason), s.fallback,

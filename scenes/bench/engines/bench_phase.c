@@ -233,7 +233,8 @@ static int run(const opts *o, const char *scene_spec, lk_engine engine, FILE *cs
 			snprintf(per_row, sizeof per_row, "%.2fx", ratio_row);
 		printf("  %-*s %7.0f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %8.2fx %8s\n", width, spec[k], rows, 1e3 * phase,
 		       1e3 * lo, 1e3 * q25, 1e3 * q75, 1e3 * solve, 1e3 * convert, 1e3 * step, ratio, per_row);
-		fprintf(csv, "%s,%s,%s,%d,%d,%.0f,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.4f,%.4f,%s\n", scene_spec,
+		/* the scene and the solver quoted: their specs hold commas (as bench_engines.c writes them) */
+		fprintf(csv, "\"%s\",%s,\"%s\",%d,%d,%.0f,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.4f,%.4f,%s\n", scene_spec,
 		        lk_engine_name(engine), spec[k], o->iterations, n, rows, phase, lo, q25, q75, solve, convert, step,
 		        ratio, ratio_row, o->wall ? "wall" : "thread");
 	}
