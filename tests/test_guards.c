@@ -501,7 +501,7 @@ static void test_measure_off(void **state)
 		assert_true(isnan(st.res_initial) && isnan(st.res_final));
 		assert_int_equal(st.iterations, 20);
 		assert_memory_equal(on, lk_problem_lambda(p), (size_t)n * sizeof(double));
-		/* a tolerance reads the merit: the result measured; the start too, but for PGS and PSOR, which measure_off
+		/* a tolerance reads the merit: the result measured; the start too, but for PGS and PSOR, which measure=0
 		 * leaves without one as it does without a tolerance */
 		const int sweeps_only = k != 2 && k != 3;
 		c.tol_abs = 1e-300;
