@@ -33,7 +33,6 @@
 #include "kernel.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* coarse unknowns per face */
@@ -53,14 +52,13 @@ static int is_normal_row(const lk__row *r)
 	return r->kind == LK_ROW_NORMAL && r->findex < 0 && r->lo == 0.0 && r->hi == INFINITY;
 }
 
-/* A normal row with its body pair, sorted by pair, then by row (qsort's comparator sees only the key). */
+/* A normal row with its body pair; the faces are the runs of one pair in the order by pair, then by row. */
 typedef struct pair_key {
 	int a, b, row;
 } pair_key;
 
-static int by_pair(const void *x, const void *y)
+static int by_pair(const pair_key *u, const pair_key *v)
 {
-	const pair_key *u = x, *v = y;
 	if (u->a != v->a)
 		return u->a < v->a ? -1 : 1;
 	if (u->b != v->b)

@@ -1282,17 +1282,16 @@ static int plot_frontier(const compare_opts *o, const compare_plan *p, const run
 
 /* Stacks: DIR/frontier-SCENE-ENGINE-drift.png, the top's largest drift against solver time for the runs whose
  * stack stood the whole time, with their own Pareto frontier: where seconds standing cannot tell a still stack
- * from a swaying one, this can. 1 (and no file) when no run stood. */
-static int plot_drift(const compare_opts *o, const compare_plan *p, const run *g, int cnt, char *path,
+ * from a swaying one, this can. idx: room for cnt indices. 1 (and no file) when no run stood. */
+static int plot_drift(const compare_opts *o, const compare_plan *p, const run *g, int cnt, int *idx, char *path,
                       size_t path_size)
 {
 	static const outcome drift = {COL("largest top drift while standing, m (lower is better)", "top_drift_max", 0,
 	                                  NULL, top_drift_max),
 	                              0, 1};
 	run *s = malloc(sizeof *s * (size_t)cnt);
-	int *idx = malloc(sizeof *idx * (size_t)cnt);
 	int m = 0, rc = 1;
-	if (!s || !idx) {
+	if (!s) {
 		rc = -1;
 	} else {
 		/* shallow copies for the plot, every solver kept (its colour is the main picture's), a run that fell
@@ -1309,7 +1308,6 @@ static int plot_drift(const compare_opts *o, const compare_plan *p, const run *g
 		}
 	}
 	free(s);
-	free(idx);
 	return rc;
 }
 
@@ -1340,7 +1338,8 @@ static int write_frontier(const compare_opts *o, compare_plan *p)
 		else
 			rc = LK_EXIT_FAIL;
 		if (g->scene->stack_top >= 0) {
-			const int d = plot_drift(o, p, g, last - first + 1, plots[nplots], sizeof plots[nplots]);
+			/* idx, the main picture's frontier, is drawn: its room serves the drift's */
+			const int d = plot_drift(o, p, g, last - first + 1, idx, plots[nplots], sizeof plots[nplots]);
 			if (d == 0)
 				++nplots;
 			else if (d < 0)
