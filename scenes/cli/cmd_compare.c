@@ -2,6 +2,7 @@
  * plots and pictures. */
 #include "cli.h"
 #include "plot.h"
+#include "verdict.h"
 #include "scene.h"
 #include "sim.h"
 
@@ -22,6 +23,15 @@
 #define FRONTIER_BUDGETS "2,5,10,15,20,40"
 #define FRONTIER_SECONDS 20.0
 #define MAX_BUDGETS 16
+/* --verdict without --scene, --solvers or --time: every scene of the library but the one for scale, the
+ * default solver and PGS, 10 s, 3 seeds */
+#define VERDICT_SCENES                                                                                           \
+	"boxstack:n=20,pyramid,wall,pool1,pool2,stacking,cards,ragdolls,incline,slide,snake,motor-limit,"         \
+	"heavy-on-light,pile"
+#define VERDICT_SOLVERS "own,auto,pgs"
+#define VERDICT_SECONDS 10.0
+#define VERDICT_SEEDS 3
+#define MAX_SEEDS 16
 
 static void usage(FILE *f)
 {
@@ -124,6 +134,12 @@ typedef struct run {
 	int fell;
 	double fell_at;
 	double fallbacks;       /* steps the engine's own solver made instead (an lcpkit solve stopped on a guard) */
+	int seed;             /* the scene's seed (scene.h): 0 the scene as built */
+	/* --verdict: each outcome against the engine's own solver's at the same budget, and the solver time's ratio */
+	int has_verdict;
+	lk_verdict verdict[LK_OUTCOME_COUNT];
+	lk_verdict_sign overall;
+	double time_ratio;
 	lk_pose *frames; /* nframes x nbodies */
 	double *conv_res; /* residual against work at the chosen step */
 	double *conv_work; /* in PGS sweeps: row updates / rows */
@@ -578,13 +594,58 @@ static void tail_fell(const run *r, char *buf, size_t n)
 		snprintf(buf, n, "no");
 }
 
+/* The verdict of a run against the engine's own solver, in words: "worse: pen. rest, KE end", "better: ...",
+ * "level"; "-" for the engine's own and for a run without a verdict. */
+static void verdict_words(const run *r, char *buf, size_t n)
+{
+	if (!r->has_verdict) {
+		snprintf(buf, n, "-");
+		return;
+	}
+	if (r->overall == LK_VERDICT_LEVEL) {
+		snprintf(buf, n, "level");
+		return;
+	}
+	size_t used = (size_t)snprintf(buf, n, "%s:", r->overall == LK_VERDICT_WORSE ? "worse" : "better");
+	for (int o = 0; o < LK_OUTCOME_COUNT && used < n; ++o)
+		if (r->verdict[o].sign == r->overall)
+			used += (size_t)snprintf(buf + used, n - used, " %s,", lk_outcome_head((lk_outcome)o));
+	if (used < n)
+		buf[used - 1] = '\0';
+}
+
+/* The compare table's last two columns (a tab between them, print_table): whether and when a stack fell, and
+ * the verdict against the engine's own. */
+static void tail_fell_verdict(const run *r, char *buf, size_t n)
+{
+	char fell[32], v[160];
+	tail_fell(r, fell, sizeof fell);
+	verdict_words(r, v, sizeof v);
+	snprintf(buf, n, "%s\t%s", fell, v);
+}
+
 static void tail_pareto(const run *r, char *buf, size_t n)
 {
 	snprintf(buf, n, "%s", r->pareto ? "yes" : "");
 }
 
+/* The tail's columns, separated by tabs: cells of a Markdown row, or in a plain table each but the last padded to
+ * 9 characters. */
+static void tail_cells(FILE *f, const char *t, int markdown)
+{
+	for (;;) {
+		const char *tab = strchr(t, '\t');
+		if (!tab) {
+			fprintf(f, "%s", t);
+			return;
+		}
+		fprintf(f, markdown ? "%.*s | " : "%-9.*s ", (int)(tab - t), t);
+		t = tab + 1;
+	}
+}
+
 /* The runs as a table, plain (columns padded) or Markdown: scene, engine, solver, the columns with a
- * heading, and the tail column. */
+ * heading, and the tail columns. */
 static void print_table(FILE *f, const run *runs, int nruns, const column *cols, int ncols, const char *tail_head,
                         tail_fn tail, int markdown)
 {
@@ -598,17 +659,23 @@ static void print_table(FILE *f, const run *runs, int nruns, const column *cols,
 		for (int c = 0; c < ncols; ++c)
 			if (cols[c].head)
 				fprintf(f, " %s |", cols[c].head);
-		fprintf(f, " %s |\n|---|---|---|", tail_head);
+		fprintf(f, " ");
+		tail_cells(f, tail_head, 1);
+		fprintf(f, " |\n|---|---|---|");
 		for (int c = 0; c < ncols; ++c)
 			if (cols[c].head)
 				fprintf(f, "---:|");
+		for (const char *t = tail_head; (t = strchr(t, '\t')); ++t)
+			fprintf(f, "---|");
 		fprintf(f, "---|\n");
 	} else {
 		fprintf(f, "%-*s %-7s %-*s", sw, "scene", "engine", vw, "solver");
 		for (int c = 0; c < ncols; ++c)
 			if (cols[c].head)
 				fprintf(f, " %*s", cols[c].width, cols[c].head);
-		fprintf(f, " %s\n", tail_head);
+		fprintf(f, " ");
+		tail_cells(f, tail_head, 0);
+		fprintf(f, "\n");
 	}
 	for (int i = 0; i < nruns; ++i) {
 		const run *r = &runs[i];
@@ -628,9 +695,11 @@ static void print_table(FILE *f, const run *runs, int nruns, const column *cols,
 			else
 				fprintf(f, " %*s", cols[c].width, v);
 		}
-		char t[64];
+		char t[256];
 		tail(r, t, sizeof t);
-		fprintf(f, markdown ? " %s |\n" : " %s\n", t);
+		fprintf(f, " ");
+		tail_cells(f, t, markdown);
+		fprintf(f, markdown ? " |\n" : "\n");
 	}
 }
 
@@ -689,6 +758,15 @@ static void print_json(FILE *f, const run *runs, int nruns, const column *cols, 
 		lk_cli_json_number(f, r->fell ? r->fell_at : NAN);
 		if (frontier)
 			fprintf(f, ", \"pareto\": %s", r->pareto ? "true" : "false");
+		if (r->has_verdict) {
+			static const char *const sign[] = {"\"worse\"", "\"level\"", "\"better\""};
+			fprintf(f, ", \"verdict\": {\"overall\": %s, \"time_ratio\": ", sign[r->overall + 1]);
+			lk_cli_json_number(f, r->time_ratio);
+			for (int o = 0; o < LK_OUTCOME_COUNT; ++o)
+				if (r->verdict[o].compared)
+					fprintf(f, ", \"%s\": %s", lk_outcome_key((lk_outcome)o), sign[r->verdict[o].sign + 1]);
+			fprintf(f, "}");
+		}
 		fprintf(f, ", \"csv\": ");
 		lk_cli_json_string(f, r->csv);
 		fprintf(f, "}");
@@ -727,6 +805,8 @@ typedef struct compare_opts {
 	int iters_given;
 	int threads;         /* --threads: every lcpkit solver's sweeps on this many threads (0: as its spec says) */
 	int cpu_clock;       /* --clock cpu: solver and step times in thread CPU time */
+	int seeds;           /* --seeds: runs of each scene, seeds 0 .. seeds - 1 (scene.h) */
+	int verdict;         /* --verdict: every solver against the engine's own, outcome by outcome */
 } compare_opts;
 
 /* The runs the options ask for, scene by scene (scene x engine x solver), and what they share. */
@@ -743,6 +823,11 @@ typedef struct compare_plan {
 	int nframes;         /* 0: each scene's default picture times */
 	double h;
 	int budgets[MAX_BUDGETS], nbudgets; /* --frontier's budgets; else --iters alone */
+	/* --seeds N > 1: each run again on its scene with seed=1 .. N-1; runs[i]'s are extra[i (N - 1) + k - 1] */
+	int nseeds;
+	lk_scene *seeded[MAX_ITEMS][MAX_SEEDS];
+	run *extra;
+	int nextra_done;
 } compare_plan;
 
 /* The scenes' parts of the output files' names: a scene's name (boxstack), or where two scenes of the run
@@ -783,6 +868,7 @@ static int parse_options(int argc, char **argv, compare_opts *o)
 {
 	*o = (compare_opts){.scene_list = NULL, .solver_list = NULL, .engine_arg = "both", .outdir = "lcpkit-report",
 	                    .hz = 60, .iters = 20, .pictures = 1, .budgets_arg = FRONTIER_BUDGETS};
+	int seeds_given = 0;
 	for (int i = 1; i < argc; ++i) {
 		const char *a = argv[i], *v = NULL;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -799,6 +885,10 @@ static int parse_options(int argc, char **argv, compare_opts *o)
 		}
 		if (!strcmp(a, "--frontier")) {
 			o->frontier = 1;
+			continue;
+		}
+		if (!strcmp(a, "--verdict")) {
+			o->verdict = 1;
 			continue;
 		}
 		if (a[0] != '-' || !(v = lk_cli_value("compare", argc, argv, &i))) {
@@ -840,6 +930,12 @@ static int parse_options(int argc, char **argv, compare_opts *o)
 				return LK_EXIT_USAGE;
 			}
 			o->cpu_clock = !strcmp(v, "cpu");
+		} else if (!strcmp(a, "--seeds")) {
+			if (!lk_cli_int(v, 1, MAX_SEEDS, &o->seeds)) {
+				lk_cli_error("compare", "--seeds needs a whole number in [1, %d], got '%s'", MAX_SEEDS, v);
+				return LK_EXIT_USAGE;
+			}
+			seeds_given = 1;
 		} else if (!strcmp(a, "--threads")) {
 			if (!lk_cli_int(v, 1, 64, &o->threads)) {
 				lk_cli_error("compare", "--threads needs a thread count in [1, 64], got '%s'", v);
@@ -854,12 +950,20 @@ static int parse_options(int argc, char **argv, compare_opts *o)
 		lk_cli_error("compare", "--frontier runs every budget of --budgets; leave out --iters");
 		return LK_EXIT_USAGE;
 	}
+	if (o->frontier && (o->verdict || seeds_given)) {
+		lk_cli_error("compare", "--frontier takes neither --verdict nor --seeds");
+		return LK_EXIT_USAGE;
+	}
 	if (!o->scene_list)
-		o->scene_list = o->frontier ? FRONTIER_SCENES : DEFAULT_SCENES;
+		o->scene_list = o->frontier ? FRONTIER_SCENES : o->verdict ? VERDICT_SCENES : DEFAULT_SCENES;
 	if (!o->solver_list)
-		o->solver_list = o->frontier ? FRONTIER_SOLVERS : DEFAULT_SOLVERS;
+		o->solver_list = o->frontier ? FRONTIER_SOLVERS : o->verdict ? VERDICT_SOLVERS : DEFAULT_SOLVERS;
 	if (o->frontier && o->seconds <= 0)
 		o->seconds = FRONTIER_SECONDS;
+	if (o->verdict && o->seconds <= 0)
+		o->seconds = VERDICT_SECONDS;
+	if (!seeds_given)
+		o->seeds = o->verdict ? VERDICT_SEEDS : 1;
 	return -1;
 }
 
@@ -909,6 +1013,23 @@ static int plan_runs(const compare_opts *o, compare_plan *p)
 		lk_cli_error("compare", "give between 1 and %d scenes and solvers", MAX_ITEMS);
 		return LK_EXIT_USAGE;
 	}
+	/* the verdict measures every solver against the engine's own, which runs too */
+	int own_missing = 0;
+	for (int e = 0; e < p->nengines && o->verdict; ++e) {
+		int has = 0;
+		for (int k = 0; k < p->nsolvers; ++k)
+			has |= !strcmp(solver_on(p->solver_specs[k], p->engines[e]), lk_engine_default_solver((lk_engine)p->engines[e]));
+		own_missing |= !has;
+	}
+	if (own_missing) {
+		if (p->nsolvers >= MAX_ITEMS) {
+			lk_cli_error("compare", "give at most %d solvers with --verdict (it adds the engines' own)", MAX_ITEMS - 1);
+			return LK_EXIT_USAGE;
+		}
+		memmove(p->solver_specs[1], p->solver_specs[0], sizeof p->solver_specs[0] * (size_t)p->nsolvers);
+		snprintf(p->solver_specs[0], sizeof p->solver_specs[0], "own");
+		++p->nsolvers;
+	}
 	/* --threads reaches every lcpkit spec that does not choose its own (the engines' solvers keep theirs) */
 	for (int k = 0; k < p->nsolvers && o->threads > 0; ++k) {
 		char *spec = p->solver_specs[k], with[160], n[16];
@@ -929,6 +1050,17 @@ static int plan_runs(const compare_opts *o, compare_plan *p)
 		}
 	}
 	scene_stems(p);
+	/* --seeds: the same scenes with seed=1 .. N-1 */
+	p->nseeds = o->seeds > 1 ? o->seeds : 1;
+	for (int s = 0; s < p->nscenes; ++s)
+		for (int k = 1; k < p->nseeds; ++k) {
+			char spec[200];
+			snprintf(spec, sizeof spec, "%s%sseed=%d", p->scene_specs[s], strchr(p->scene_specs[s], ':') ? "," : ":", k);
+			if (lk_scene_create(spec, &p->seeded[s][k], err, sizeof err) != LK_OK) {
+				lk_cli_error("compare", "%s", err);
+				return LK_EXIT_USAGE;
+			}
+		}
 	if (o->frontier) {
 		p->nbudgets = parse_budgets(o->budgets_arg, p->budgets);
 		if (p->nbudgets <= 0) {
@@ -970,6 +1102,24 @@ static int plan_runs(const compare_opts *o, compare_plan *p)
 					snprintf(r->solver, sizeof r->solver, "%s", name);
 				}
 			}
+	if (p->nseeds > 1) {
+		const int per = p->nseeds - 1;
+		p->extra = calloc((size_t)p->nruns * (size_t)per, sizeof *p->extra);
+		if (!p->extra)
+			return LK_EXIT_FAIL;
+		for (int i = 0; i < p->nruns; ++i)
+			for (int k = 1; k < p->nseeds; ++k) {
+				const run *r = &p->runs[i];
+				run *x = &p->extra[(size_t)i * per + k - 1];
+				x->scene = p->seeded[r->scene_index][k];
+				x->stem = r->stem;
+				x->scene_index = r->scene_index;
+				x->engine = r->engine;
+				x->budget = r->budget;
+				x->seed = k;
+				memcpy(x->solver, r->solver, sizeof x->solver);
+			}
+	}
 	if (o->frames_arg) {
 		p->nframes = parse_times(o->frames_arg, p->frame_t, 16);
 		if (p->nframes <= 0) {
@@ -1019,6 +1169,16 @@ static int run_all(const compare_opts *o, compare_plan *p)
 		            suffix, err, sizeof err) != 0) {
 			lk_cli_error("compare", "%s on %s with %s: %s", sc->spec, lk_engine_name(r->engine), r->solver, err);
 			return LK_EXIT_FAIL;
+		}
+		/* the same run on the seeded scenes: no pictures, no long solve */
+		for (int k = 1; k < p->nseeds; ++k) {
+			run *x = &p->extra[(size_t)i * (p->nseeds - 1) + k - 1];
+			snprintf(suffix, sizeof suffix, "-seed%d", k);
+			if (run_one(x, x->scene, st.t, p->h, st.ft, 0, 0, o->outdir, suffix, err, sizeof err) != 0) {
+				lk_cli_error("compare", "%s on %s with %s: %s", x->scene->spec, lk_engine_name(x->engine), x->solver,
+				             err);
+				return LK_EXIT_FAIL;
+			}
 		}
 		p->ndone = i + 1;
 	}
@@ -1117,6 +1277,231 @@ static void write_plots(const compare_opts *o, const compare_plan *p)
 	}
 }
 
+/* ------------------------------------------------------------------------------------------- verdict */
+
+/* An outcome of one run as the verdict reads it (NaN: the scene has no such thing); the top's drift only
+ * while it stood. */
+static double outcome_value(const run *r, lk_outcome o)
+{
+	switch (o) {
+	case LK_OUTCOME_MAX_PENETRATION:
+		return r->max_penetration;
+	case LK_OUTCOME_PENETRATION_REST:
+		return r->pen_rest;
+	case LK_OUTCOME_JOINT_ERROR:
+		return r->joint_err_max;
+	case LK_OUTCOME_ACCEL_ERROR:
+		return r->accel_err;
+	case LK_OUTCOME_CREEP:
+		return r->creep;
+	case LK_OUTCOME_ENERGY_END:
+		return r->energy_end;
+	case LK_OUTCOME_STANDING:
+		return r->standing;
+	case LK_OUTCOME_DRIFT_MAX:
+		return r->fell ? NAN : r->top_drift_max;
+	default:
+		return NAN;
+	}
+}
+
+/* Table run i on seed k: the run itself for k = 0, else its run on the seeded scene. */
+static run *seed_run(const compare_plan *p, int i, int k)
+{
+	return k == 0 ? &p->runs[i] : &p->extra[(size_t)i * (p->nseeds - 1) + k - 1];
+}
+
+/* The median of the values of v[0..n) that are not NaN (NaN if none). */
+static double median_known(const double *v, int n)
+{
+	double t[MAX_SEEDS];
+	int m = 0;
+	for (int i = 0; i < n && m < MAX_SEEDS; ++i)
+		if (!isnan(v[i]))
+			t[m++] = v[i];
+	return m ? lk_cli_median(t, m) : NAN;
+}
+
+/* Every finished run but the engines' own against the engine's own at the same scene and budget: each outcome
+ * over the seeds (verdict.h), the drift of a stack only where it stood in every run of both, and the ratio of
+ * the median solver times. */
+static void judge(compare_plan *p)
+{
+	const int ns = p->nseeds;
+	for (int i = 0; i < p->ndone; ++i) {
+		run *r = &p->runs[i];
+		const char *own = lk_engine_default_solver(r->engine);
+		int j = -1;
+		for (int k = 0; k < p->ndone && strcmp(r->solver, own); ++k)
+			if (p->runs[k].scene_index == r->scene_index && p->runs[k].engine == r->engine &&
+			    p->runs[k].budget == r->budget && !strcmp(p->runs[k].solver, own))
+				j = k;
+		if (j < 0)
+			continue;
+		int any_fell = 0;
+		double to[MAX_SEEDS], tc[MAX_SEEDS];
+		for (int k = 0; k < ns; ++k) {
+			any_fell |= seed_run(p, i, k)->fell || seed_run(p, j, k)->fell;
+			to[k] = seed_run(p, j, k)->solve_ms_median;
+			tc[k] = seed_run(p, i, k)->solve_ms_median;
+		}
+		int worse = 0, better = 0;
+		for (int o = 0; o < LK_OUTCOME_COUNT; ++o) {
+			double vo[MAX_SEEDS], vc[MAX_SEEDS];
+			for (int k = 0; k < ns; ++k) {
+				const int skip = o == LK_OUTCOME_DRIFT_MAX && any_fell;
+				vo[k] = skip ? NAN : outcome_value(seed_run(p, j, k), (lk_outcome)o);
+				vc[k] = skip ? NAN : outcome_value(seed_run(p, i, k), (lk_outcome)o);
+			}
+			r->verdict[o] = lk_verdict_of(vo, ns, vc, ns, lk_outcome_resolution((lk_outcome)o, r->scene, p->h),
+			                              lk_outcome_higher_better((lk_outcome)o));
+			worse |= r->verdict[o].sign == LK_VERDICT_WORSE;
+			better |= r->verdict[o].sign == LK_VERDICT_BETTER;
+		}
+		r->overall = worse ? LK_VERDICT_WORSE : better ? LK_VERDICT_BETTER : LK_VERDICT_LEVEL;
+		r->time_ratio = median_known(tc, ns) / median_known(to, ns);
+		r->has_verdict = 1;
+	}
+}
+
+/* With seeds, each table run's columns become the medians over its seeds, and a stack counts as fallen when
+ * the median of its seconds standing is short of the run (its per-step series stay those of seed 0). */
+static void seed_medians(const compare_opts *o, compare_plan *p)
+{
+	if (p->nseeds < 2)
+		return;
+	for (int i = 0; i < p->ndone; ++i) {
+		double v[MAX_SEEDS];
+		for (int c = 0; c < NCOLS(compare_cols); ++c) {
+			for (int k = 0; k < p->nseeds; ++k)
+				v[k] = column_value(seed_run(p, i, k), &compare_cols[c]);
+			*(double *)((char *)&p->runs[i] + compare_cols[c].at) = median_known(v, p->nseeds);
+		}
+		for (int k = 0; k < p->nseeds; ++k)
+			v[k] = seed_run(p, i, k)->standing;
+		run *r = &p->runs[i];
+		r->standing = median_known(v, p->nseeds);
+		if (!isnan(r->standing)) {
+			r->fell = r->standing < times_of(o, p, r->scene).t - 0.5 * p->h;
+			r->fell_at = r->fell ? r->standing : -1;
+		}
+	}
+}
+
+static int has_verdicts(const compare_plan *p)
+{
+	for (int i = 0; i < p->ndone; ++i)
+		if (p->runs[i].has_verdict)
+			return 1;
+	return 0;
+}
+
+static const char verdict_legend[] =
+	"Each outcome against the engine's own solver at the same budget: + better, = level, - worse, . not compared\n"
+	"(the medians over the seeds differ by less than the band: the larger spread of the two solvers' runs, at\n"
+	"least the outcome's resolution); time: the ratio of the median solver times.\n\n";
+
+static char verdict_mark(const lk_verdict *v)
+{
+	return !v->compared ? '.' : v->sign == LK_VERDICT_WORSE ? '-' : v->sign == LK_VERDICT_BETTER ? '+' : '=';
+}
+
+/* The verdict table: a row per run that has one, the solver-time ratio and a mark per outcome, then one line
+ * per solver. */
+static void print_verdict(FILE *f, const compare_plan *p, int markdown)
+{
+	int sw = 14, vw = 13;
+	for (int i = 0; i < p->ndone; ++i) {
+		sw = (int)fmax(sw, (double)strlen(p->runs[i].scene->spec));
+		vw = (int)fmax(vw, (double)strlen(p->runs[i].solver));
+	}
+	if (markdown) {
+		fprintf(f, "| scene | engine | solver | time |");
+		for (int o = 0; o < LK_OUTCOME_COUNT; ++o)
+			fprintf(f, " %s |", lk_outcome_head((lk_outcome)o));
+		fprintf(f, " verdict |\n|---|---|---|---:|");
+		for (int o = 0; o < LK_OUTCOME_COUNT; ++o)
+			fprintf(f, ":---:|");
+		fprintf(f, "---|\n");
+	} else {
+		fprintf(f, "%-*s %-7s %-*s  time", sw, "scene", "engine", vw, "solver");
+		for (int o = 0; o < LK_OUTCOME_COUNT; ++o)
+			fprintf(f, " %9s", lk_outcome_head((lk_outcome)o));
+		fprintf(f, "  verdict\n");
+	}
+	for (int i = 0; i < p->ndone; ++i) {
+		const run *r = &p->runs[i];
+		if (!r->has_verdict)
+			continue;
+		char words[160];
+		verdict_words(r, words, sizeof words);
+		if (markdown)
+			fprintf(f, "| %s | %s | %s | %.2fx |", r->scene->spec, lk_engine_name(r->engine), r->solver, r->time_ratio);
+		else
+			fprintf(f, "%-*s %-7s %-*s %5.2fx", sw, r->scene->spec, lk_engine_name(r->engine), vw, r->solver,
+			        r->time_ratio);
+		for (int o = 0; o < LK_OUTCOME_COUNT; ++o)
+			fprintf(f, markdown ? " %c |" : " %9c", verdict_mark(&r->verdict[o]));
+		fprintf(f, markdown ? " %s |\n" : "  %s\n", words);
+	}
+	fprintf(f, "%s", markdown ? "\n" : "");
+	/* one line per solver spec */
+	for (int i = 0; i < p->ndone; ++i) {
+		const run *r = &p->runs[i];
+		int first = r->has_verdict;
+		for (int k = 0; k < i && first; ++k)
+			first = !(p->runs[k].has_verdict && !strcmp(p->runs[k].solver, r->solver));
+		if (!first)
+			continue;
+		int n = 0, worse = 0, better = 0, slower = 0;
+		double tmin = INFINITY, tmax = 0;
+		for (int k = i; k < p->ndone; ++k) {
+			const run *q = &p->runs[k];
+			if (!q->has_verdict || strcmp(q->solver, r->solver))
+				continue;
+			++n;
+			worse += q->overall == LK_VERDICT_WORSE;
+			better += q->overall == LK_VERDICT_BETTER;
+			slower += !(q->time_ratio <= 1.0);
+			tmin = fmin(tmin, q->time_ratio);
+			tmax = fmax(tmax, q->time_ratio);
+		}
+		fprintf(f, "%s%s: worse than the engine's own on %d of %d (better on %d, level on %d); solver time %.2f-%.2fx "
+		           "the engine's own, above 1.0x on %d\n",
+		        markdown ? "- " : "", r->solver, worse, n, better, n - worse - better, tmin, tmax, slower);
+	}
+}
+
+/* DIR/verdict.csv: each run's verdict, outcome by outcome: the two medians, the band and the sign. */
+static int write_verdict_csv(const char *path, const compare_plan *p)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "scene,engine,solver,seeds,time_ratio,verdict");
+	for (int o = 0; o < LK_OUTCOME_COUNT; ++o)
+		fprintf(f, ",%s_own,%s,%s_band,%s_verdict", lk_outcome_key((lk_outcome)o), lk_outcome_key((lk_outcome)o),
+		        lk_outcome_key((lk_outcome)o), lk_outcome_key((lk_outcome)o));
+	fprintf(f, "\n");
+	static const char *const sign[] = {"worse", "level", "better"};
+	for (int i = 0; i < p->ndone; ++i) {
+		const run *r = &p->runs[i];
+		if (!r->has_verdict)
+			continue;
+		fprintf(f, "\"%s\",%s,\"%s\",%d,%.6g,%s", r->scene->spec, lk_engine_name(r->engine), r->solver, p->nseeds,
+		        r->time_ratio, sign[r->overall + 1]);
+		for (int o = 0; o < LK_OUTCOME_COUNT; ++o) {
+			const lk_verdict *v = &r->verdict[o];
+			if (v->compared)
+				fprintf(f, ",%.9g,%.9g,%.9g,%s", v->own, v->cand, v->band, sign[v->sign + 1]);
+			else
+				fprintf(f, ",,,,");
+		}
+		fprintf(f, "\n");
+	}
+	return fclose(f) == 0 ? 0 : -1;
+}
+
 /* DIR/report.md: the settings, the table of the finished runs, what its columns mean and each scene's plots;
  * then its path on stdout (the table went there before, unless --json). LK_EXIT_FAIL if it cannot be
  * written. */
@@ -1132,7 +1517,12 @@ static int write_report(const compare_opts *o, const compare_plan *p)
 		for (int e = 0; e < p->nengines; ++e)
 			fprintf(f, " %s", lk_engine_name((lk_engine)p->engines[e]));
 		fprintf(f, ". Times are medians over the steps of each run.\n\n");
-		print_table(f, p->runs, p->ndone, compare_cols, NCOLS(compare_cols), "fell", tail_fell, 1);
+		const int judged = has_verdicts(p);
+		if (p->nseeds > 1)
+			fprintf(f, "Each scene ran %d times, as built and with seed=1..%d (a sideways shift of each body by at most "
+			           "1e-4 of its size); the outcomes are the medians over those runs.\n\n", p->nseeds, p->nseeds - 1);
+		print_table(f, p->runs, p->ndone, compare_cols, NCOLS(compare_cols), judged ? "fell\tvs own" : "fell",
+		            judged ? tail_fell_verdict : tail_fell, 1);
 		fprintf(f, "\nColumns: solver ms is the constraint solve alone, step ms the whole engine step; work the\n"
 		           "sweep-equivalents spent per step (the engines' own solvers: their iterations); RES is the natural\n"
 		           "residual ||lambda - mid(lo, lambda - w, hi)|| of the step's own rows after the solve; max pen. the\n"
@@ -1143,6 +1533,11 @@ static int write_report(const compare_opts *o, const compare_plan *p)
 		           "the end; top drift the horizontal displacement of the top body at the end, drift max the largest\n"
 		           "while the stack stood (a swaying stack's end drift is where the sway happens to be then); fell the\n"
 		           "time the top sank by half its height. All of it, at full precision, is in summary.csv.\n\n");
+		if (judged) {
+			fprintf(f, "## Verdict against each engine's own solver\n\n%s", verdict_legend);
+			print_verdict(f, p, 1);
+			fprintf(f, "\nEach outcome's medians, band and verdict are in verdict.csv.\n\n");
+		}
 		for (int s = 0; s < p->nscenes; ++s) {
 			fprintf(f, "## %s\n\n", p->scenes[s]->spec);
 			fprintf(f, "![residual over the steps](%s-residual.png)\n\n", p->stems[s]);
@@ -1158,6 +1553,11 @@ static int write_report(const compare_opts *o, const compare_plan *p)
 	}
 	snprintf(path, sizeof path, "%s/summary.csv", o->outdir);
 	if (write_csv(path, p->runs, p->ndone, compare_cols, NCOLS(compare_cols), "fell", tail_fell) != 0) {
+		lk_cli_error("compare", "cannot write %s", path);
+		rc = LK_EXIT_FAIL;
+	}
+	snprintf(path, sizeof path, "%s/verdict.csv", o->outdir);
+	if (has_verdicts(p) && write_verdict_csv(path, p) != 0) {
 		lk_cli_error("compare", "cannot write %s", path);
 		rc = LK_EXIT_FAIL;
 	}
@@ -1379,8 +1779,14 @@ static void free_plan(compare_plan *p)
 	for (int i = 0; p->runs && i < p->nruns; ++i)
 		free_run(&p->runs[i]);
 	free(p->runs);
-	for (int s = 0; s < MAX_ITEMS; ++s)
+	for (int i = 0; p->extra && i < p->nruns * (p->nseeds - 1); ++i)
+		free_run(&p->extra[i]);
+	free(p->extra);
+	for (int s = 0; s < MAX_ITEMS; ++s) {
 		lk_scene_destroy(p->scenes[s]);
+		for (int k = 0; k < MAX_SEEDS; ++k)
+			lk_scene_destroy(p->seeded[s][k]);
+	}
 }
 
 int lk_cmd_compare(int argc, char **argv)
@@ -1404,11 +1810,20 @@ int lk_cmd_compare(int argc, char **argv)
 			rc = LK_EXIT_FAIL;
 	} else if (rc == LK_EXIT_OK) {
 		rc = run_all(&o, &p);
+		judge(&p);
+		seed_medians(&o, &p);
 		write_plots(&o, &p);
-		if (o.json)
+		const int judged = has_verdicts(&p);
+		if (o.json) {
 			print_json(stdout, p.runs, p.ndone, compare_cols, NCOLS(compare_cols), o.outdir, 0);
-		else
-			print_table(stdout, p.runs, p.ndone, compare_cols, NCOLS(compare_cols), "fell", tail_fell, 0);
+		} else {
+			print_table(stdout, p.runs, p.ndone, compare_cols, NCOLS(compare_cols), judged ? "fell\tvs own" : "fell",
+			            judged ? tail_fell_verdict : tail_fell, 0);
+			if (o.verdict) {
+				printf("\n%s", verdict_legend);
+				print_verdict(stdout, &p, 0);
+			}
+		}
 		if (write_report(&o, &p) != LK_EXIT_OK)
 			rc = LK_EXIT_FAIL;
 	}

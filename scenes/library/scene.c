@@ -664,6 +664,31 @@ const char *lk_scene_help(const char *name)
 	return NULL;
 }
 
+/* seed=K > 0: the same scene with every dynamic body moved sideways (x and y; x alone in a 2D scene) by an
+ * amount uniform in +-1e-4 of its largest dimension, drawn from K. A change no one could see or measure in a
+ * real set-up, which a chaotic scene (a stack that falls, a pile, a pool) turns into a different outcome: runs
+ * over several seeds show how much of an outcome is chance (`lcpkit compare --seeds`, --verdict). Joints keep
+ * their world anchors, so a jointed body starts up to that far off its joint. seed=0 is the scene as built. */
+static void scene_seed(lk_scene *sc, uint64_t seed)
+{
+	if (seed == 0)
+		return;
+	lk__rng rng = {seed * 0x9E3779B97F4A7C15ull};
+	for (int i = 0; i < sc->nbodies; ++i) {
+		lk_scene_body *b = &sc->bodies[i];
+		if (b->mass <= 0)
+			continue;
+		double size = b->shape == LK_SHAPE_SPHERE ? 2 * b->size[0]
+		              : b->shape == LK_SHAPE_CAPSULE ? 2 * (b->size[0] + b->size[1])
+		                                             : 2 * fmax(b->size[0], fmax(b->size[1], b->size[2]));
+		for (int k = 0; k < (sc->plane2d ? 1 : 2); ++k)
+			b->pos[k] += 1e-4 * size * (2 * lk__rng_uniform(&rng) - 1);
+	}
+	/* the stack's top starts where it now is */
+	if (sc->stack_top >= 0)
+		sc->stack_top_height = sc->bodies[sc->stack_top].pos[2];
+}
+
 static int nparams(const builder *b)
 {
 	int k = 0;
@@ -718,19 +743,27 @@ lk_status lk_scene_create(const char *spec, lk_scene **out, char *err, size_t es
 	const char *s = spec + nlen;
 	if (*s == ':')
 		++s;
+	/* every scene's parameters, then the one all scenes take: seed (scene_seed) */
+	const param seed_param = {"seed", 0, 0, 1e6};
+	double seed = 0;
 	while (*s) {
 		size_t len = strcspn(s, ",");
 		const char *eq = memchr(s, '=', len);
 		int k = -1;
-		if (eq)
+		const param *pk = NULL;
+		if (eq) {
 			for (int j = 0; j < np; ++j)
 				if (strlen(b->params[j].key) == (size_t)(eq - s) && !strncmp(b->params[j].key, s, (size_t)(eq - s)))
-					k = j;
-		if (k < 0) {
+					k = j, pk = &b->params[j];
+			if (!pk && (size_t)(eq - s) == strlen(seed_param.key) && !strncmp(s, seed_param.key, (size_t)(eq - s)))
+				pk = &seed_param;
+		}
+		if (!pk) {
 			char keys[200];
 			size_t used = 0;
 			for (int j = 0; j < np; ++j)
-				used += (size_t)snprintf(keys + used, sizeof keys - used, "%s%s", j ? ", " : "", b->params[j].key);
+				used += (size_t)snprintf(keys + used, sizeof keys - used, "%s, ", b->params[j].key);
+			snprintf(keys + used, sizeof keys - used, "%s", seed_param.key);
 			snprintf(err, esz, "scene %s: unknown parameter '%.*s' (valid: %s)", b->name,
 			         (int)(eq ? (size_t)(eq - s) : len), s, keys);
 			return LK_ERR_PARSE;
@@ -738,19 +771,22 @@ lk_status lk_scene_create(const char *spec, lk_scene **out, char *err, size_t es
 		char tmp[64];
 		size_t vlen = len - (size_t)(eq - s) - 1;
 		if (vlen == 0 || vlen >= sizeof tmp) {
-			snprintf(err, esz, "scene %s: '%s' needs a value", b->name, b->params[k].key);
+			snprintf(err, esz, "scene %s: '%s' needs a value", b->name, pk->key);
 			return LK_ERR_PARSE;
 		}
 		memcpy(tmp, eq + 1, vlen);
 		tmp[vlen] = '\0';
 		char *end;
 		double x = strtod(tmp, &end);
-		if (*end || !isfinite(x) || x < b->params[k].lo || x > b->params[k].hi) {
-			snprintf(err, esz, "scene %s: %s = '%s' is not a number in [%g, %g]", b->name, b->params[k].key, tmp,
-			         b->params[k].lo, b->params[k].hi);
+		if (*end || !isfinite(x) || x < pk->lo || x > pk->hi || (pk == &seed_param && x != floor(x))) {
+			snprintf(err, esz, "scene %s: %s = '%s' is not a %s in [%g, %g]", b->name, pk->key, tmp,
+			         pk == &seed_param ? "whole number" : "number", pk->lo, pk->hi);
 			return LK_ERR_PARSE;
 		}
-		v[k] = x;
+		if (k >= 0)
+			v[k] = x;
+		else
+			seed = x;
 		s += len;
 		if (*s == ',')
 			++s;
@@ -774,11 +810,14 @@ lk_status lk_scene_create(const char *spec, lk_scene **out, char *err, size_t es
 		if (v[k] != b->params[k].value)
 			used += (size_t)snprintf(sc->spec + used, sizeof sc->spec - used, "%s%s=%g",
 			                         strchr(sc->spec, ':') ? "," : ":", b->params[k].key, v[k]);
+	if (seed > 0 && used < sizeof sc->spec)
+		snprintf(sc->spec + used, sizeof sc->spec - used, "%sseed=%.0f", strchr(sc->spec, ':') ? "," : ":", seed);
 	sc->gravity[2] = -9.81;
 	sc->h = 1.0 / 60.0;
 	sc->time = 10.0;
 	sc->stack_top = -1;
 	b->build(sc, v);
+	scene_seed(sc, (uint64_t)seed);
 	*out = sc;
 	return LK_OK;
 }

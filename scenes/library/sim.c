@@ -323,6 +323,7 @@ double lk_sim_joint_error(const lk_sim *s, int j)
 double lk_sim_pair_friction(const lk_sim *s, int a, int b)
 {
 	const lk_scene_body *x = &s->scene->bodies[a], *y = &s->scene->bodies[b];
+	(void)x, (void)y; /* a build without either engine reads neither */
 	switch (s->engine) {
 #ifdef LCPKIT_HAVE_ODE
 	case LK_ENGINE_ODE: return lk__sim_ode_pair_friction(x, y);
