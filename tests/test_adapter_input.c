@@ -15,7 +15,7 @@
 /* every lcpkit family through the adapters; PGS-SM and Fischer-Newton with their own iteration counts (10
  * and 50 outer iterations), not the world's budget of 20 sweep-equivalents, which is too little for a mass
  * ratio of 1e6 */
-static const char *const solvers[] = {"pgs", "amgs", "pgs-sm:iters=10", "gsp", "newton-fischer:iters=50"};
+static const char *const solvers[] = {"auto", "pgs", "amgs", "pgs-sm:iters=10", "gsp", "newton-fischer:iters=50"};
 #define NSOLVERS (int)(sizeof solvers / sizeof solvers[0])
 
 /* The methods that solve a chain of mass ratio 1e6 to a small residual in the adapters' iteration budget;

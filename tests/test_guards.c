@@ -480,12 +480,14 @@ static void test_converged_is_not_diverged(void **state)
  * the result for the Gauss-Seidel methods without tolerance or history: the same lambda to the bit, NaN in
  * the statistics; a non-finite result is still caught and replaced by the start; anything that reads the
  * merits measures anyway, but PGS and PSOR under a tolerance take the result's RES from the check that
- * stopped them and measure no start. */
+ * stopped them and measure no start. AMGS and AMSOR, which can run away, measure whatever measure says:
+ * their end guard reads both, and the same solve must act the same with the statistics on or off. */
 static void test_measure_off(void **state)
 {
 	(void)state;
 	const char *const specs[] = {"pgs", "psor:w=1.3", "amgs", "amsor", "pgs:order=gsp"};
 	for (int k = 0; k < 5; ++k) {
+		const int guarded = k == 2 || k == 3;
 		lk_problem *p = boxstack();
 		const int n = lk_problem_row_count(p);
 		double *on = malloc((size_t)n * sizeof(double));
@@ -498,7 +500,8 @@ static void test_measure_off(void **state)
 		memcpy(on, lk_problem_lambda(p), (size_t)n * sizeof(double));
 		c.measure = 0;
 		assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
-		assert_true(isnan(st.res_initial) && isnan(st.res_final));
+		assert_true(guarded ? isfinite(st.res_initial) && isfinite(st.res_final)
+		                    : isnan(st.res_initial) && isnan(st.res_final));
 		assert_int_equal(st.iterations, 20);
 		assert_memory_equal(on, lk_problem_lambda(p), (size_t)n * sizeof(double));
 		/* a tolerance reads the merit: the result measured; the start too, but for PGS and PSOR, which measure=0

@@ -1,6 +1,7 @@
-/* The preload library: an unmodified ODE program gives ODE's result without LCPKIT_SOLVER (and with
- * LCPKIT_SOLVER=ode), lcpkit's with it (the same numbers as lk_ode_world_step on the same scene in this
- * process), one clear line and ODE's result for an unknown solver, and a statistics file on request. */
+/* The preload library: an unmodified ODE program gives ODE's result with LCPKIT_SOLVER=ode, lcpkit's default
+ * (auto) without LCPKIT_SOLVER and the named solver's with it (the same numbers as lk_ode_world_step on the
+ * same scene in this process), one clear line and ODE's result for an unknown solver, and a statistics file on
+ * request. */
 #include "test_util.h"
 
 #include "lcpkit/ode.h"
@@ -140,18 +141,13 @@ static int stats_lines(const char *path, const char *solver)
 	return lines;
 }
 
-static void test_without_solver_is_ode(void **state)
+static void test_ode_solver_is_ode(void **state)
 {
 	(void)state;
 	char *plain = run("", NULL);
 	assert_true(strlen(plain) > 100);
 	char *err = NULL;
-	char *pre = run(with_preload(""), &err);
-	assert_string_equal(pre, plain);
-	assert_string_equal(err, "");
-	free(pre);
-	free(err);
-	pre = run(with_preload("LCPKIT_SOLVER=ode"), &err);
+	char *pre = run(with_preload("LCPKIT_SOLVER=ode"), &err);
 	assert_string_equal(pre, plain);
 	assert_string_equal(err, "");
 	free(pre);
@@ -160,7 +156,7 @@ static void test_without_solver_is_ode(void **state)
 	char path[] = "/tmp/lk_preload_odestatsXXXXXX";
 	temp_file(path);
 	char more[512];
-	snprintf(more, sizeof more, "LCPKIT_STATS='%s'", path);
+	snprintf(more, sizeof more, "LCPKIT_SOLVER=ode LCPKIT_STATS='%s'", path);
 	pre = run(with_preload(more), &err);
 	assert_string_equal(pre, plain);
 	assert_string_equal(err, "");
@@ -174,6 +170,25 @@ static void test_without_solver_is_ode(void **state)
 #define PGS_ANNOUNCED                                                                                        \
 	"lcpkit: dWorldQuickStep replaced by lcpkit's pgs, a budget of 20 sweep-equivalents a step (the world's " \
 	"quickstep iterations); LCPKIT_QUIET=1 silences this\n"
+
+/* Preloading is the swap: without LCPKIT_SOLVER, lcpkit's default, auto, steps the program, as
+ * lk_ode_world_step does with lk_ode_default_def. */
+static void test_without_solver_is_auto(void **state)
+{
+	(void)state;
+	char *plain = run("", NULL);
+	char *err = NULL;
+	char *pre = run(with_preload(""), &err);
+	assert_string_equal(err, "lcpkit: dWorldQuickStep replaced by lcpkit's auto, a budget of 20 sweep-equivalents a "
+	                         "step (the world's quickstep iterations); LCPKIT_QUIET=1 silences this\n");
+	char *linked = run_linked("auto");
+	assert_string_equal(pre, linked);
+	assert_true(max_abs_diff(pre, plain) > 1e-6);
+	free(linked);
+	free(pre);
+	free(err);
+	free(plain);
+}
 
 static void test_with_solver_is_lcpkit(void **state)
 {
@@ -350,7 +365,8 @@ static void test_stats_file(void **state)
 	assert_int_equal(lines, 150);
 }
 
-/* ode_joints_prog with args, plainly and under the preload library with only LCPKIT_STATS: the same output
+/* ode_joints_prog with args, plainly and under the preload library with LCPKIT_SOLVER=ode and LCPKIT_STATS: the
+ * same output
  * to the last digit, nothing on stderr, one statistics line per step naming ODE's stepper `own`. Returns the
  * plain output (malloc'd); the stats file is path (a mkstemp template). */
 static char *expect_stats_only_is_ode(const char *args, const char *own, int steps, char *path)
@@ -361,7 +377,7 @@ static char *expect_stats_only_is_ode(const char *args, const char *own, int ste
 	assert_true(strlen(plain) > 1000);
 	temp_file(path);
 	char more[512];
-	snprintf(more, sizeof more, "LCPKIT_STATS='%s'", path);
+	snprintf(more, sizeof more, "LCPKIT_SOLVER=ode LCPKIT_STATS='%s'", path);
 	char *err = NULL;
 	char *pre = run(with_preload(more), &err);
 	assert_string_equal(err, "");
@@ -499,7 +515,8 @@ static void test_fallback_lines(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_without_solver_is_ode),
+		cmocka_unit_test(test_ode_solver_is_ode),
+		cmocka_unit_test(test_without_solver_is_auto),
 		cmocka_unit_test(test_with_solver_is_lcpkit),
 		cmocka_unit_test(test_worlds_in_threads),
 		cmocka_unit_test(test_threads_variable),

@@ -106,6 +106,11 @@ lk_solver_config BulletSolverCore::Impl::effective(const btContactSolverInfo &in
 			note(NOTE_SOR, "m_sor = %g not applied: it sets the relaxation of \"pgs\" without w= only",
 			     (double)info.m_sor);
 	}
+	/* auto makes the wrench of a stack's faces whole from the warm start Bullet damped by m_warmstartingFactor
+	 * (auto.c): it needs to know by how much */
+	if (fromSpec && m == LK_METHOD_AUTO && !specSetsCarry && (info.m_solverMode & SOLVER_USE_WARMSTARTING) &&
+	    info.m_warmstartingFactor > 0 && info.m_warmstartingFactor <= 1)
+		cfg.adapt.carry = info.m_warmstartingFactor;
 	if (info.m_solverMode & SOLVER_INTERLEAVE_CONTACT_AND_FRICTION_CONSTRAINTS)
 		note(NOTE_INTERLEAVE, "SOLVER_INTERLEAVE_CONTACT_AND_FRICTION_CONSTRAINTS not applied: lcpkit sweeps "
 		                      "joint, normal, friction and rolling rows in its own order");
@@ -173,6 +178,7 @@ lk_status BulletSolverCore::setSpec(const char *spec)
 	m_impl->budgetFromEngine = !lk_config_spec_sets_limit(spec);
 	m_impl->specSetsOrder = lk_config_spec_sets(spec, "order") != 0;
 	m_impl->specSetsW = lk_config_spec_sets(spec, "w") != 0;
+	m_impl->specSetsCarry = lk_config_spec_sets(spec, "carry") != 0;
 	m_impl->specSetsMeasure = lk_config_spec_sets(spec, "measure") != 0;
 	return LK_OK;
 }

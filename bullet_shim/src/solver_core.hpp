@@ -30,7 +30,8 @@ struct BulletSolverCore::Impl {
 	/* constructed from a spec: what it leaves open comes from the btContactSolverInfo */
 	bool fromSpec = false;
 	/* what the spec leaves open, asked once when it is set (a solve parses nothing) */
-	bool budgetFromEngine = false, specSetsOrder = false, specSetsW = false, specSetsMeasure = false;
+	bool budgetFromEngine = false, specSetsOrder = false, specSetsW = false, specSetsMeasure = false,
+	     specSetsCarry = false;
 	detail::Instrument ins;
 	std::string error;
 	std::string notes;

@@ -280,6 +280,13 @@ static int face_prolongation(lk__coarse *k, const lk_problem *p, int f, int side
 	return rank;
 }
 
+int lk__coarse_face_basis(lk__coarse *k, const lk_problem *p, int f)
+{
+	const lk__row *r0 = &p->rows[k->rows[k->face_start[f]]];
+	double basis[WRENCH][WRENCH];
+	return face_prolongation(k, p, f, r0->a < p->nbodies ? 0 : 6, basis);
+}
+
 /* The coarse rows face f has at most: a mode for each of its rows, six at most. */
 static int face_mode_bound(const lk__coarse *k, int f)
 {

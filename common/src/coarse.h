@@ -38,6 +38,9 @@ typedef struct lk__coarse {
 
 /* Finds the faces of p (row form). LK_OK, or LK_ERR_NO_MEMORY with k empty. */
 lk_status lk__coarse_setup(lk__coarse *k, lk_problem *p);
+/* The orthonormal basis of the span of face f's Jacobians on one of its bodies (what the face transmits as a
+ * wrench: P^T P = I), into k->P[6 t + q] for the face's entries t and q below the returned rank. */
+int lk__coarse_face_basis(lk__coarse *k, const lk_problem *p, int f);
 /* One correction of c's iterate; counts its work; returns the largest change of lambda. */
 double lk__coarse_correct(lk__coarse *k, lk__ctx *c);
 void lk__coarse_free(lk__coarse *k);

@@ -11,7 +11,8 @@
 #include <string.h>
 
 static const char *const method_names[LK_METHOD_COUNT + 1] = {
-	"pgs", "psor", "amgs", "amgs-dense", "amsor", "pgs-sm", "newton-minmap", "newton-fischer", "nncg", "apgd", "mprgp", NULL,
+	"pgs", "psor", "amgs", "amgs-dense", "amsor", "pgs-sm", "newton-minmap", "newton-fischer", "nncg", "apgd", "mprgp",
+	"auto", NULL,
 };
 
 static const char *const order_names[LK_ORDER_COUNT] = {
@@ -104,6 +105,14 @@ lk_solver_config lk_default_config(lk_method method)
 	c.newton.pgs_warm = -1;
 	if (c.method == LK_METHOD_NEWTON_MINMAP || c.method == LK_METHOD_NEWTON_FISCHER)
 		c.max_iterations = 50;
+
+	/* auto (auto.c, docs/solvers.md "auto"): chosen by the measurements there */
+	c.adapt.tol = 1e-3;
+	if (c.method == LK_METHOD_AUTO)
+		c.coarse = 2;
+	c.adapt.cap = 4.0;
+	c.adapt.bank = 30.0;
+	c.adapt.carry = 0.85;
 	return c;
 }
 
@@ -119,6 +128,7 @@ typedef enum { P_INT, P_DOUBLE, P_BOOL, P_ENUM, P_U64 } ptype;
 #define M_NEWTON ((1u << LK_METHOD_NEWTON_MINMAP) | (1u << LK_METHOD_NEWTON_FISCHER))
 #define M_NNCG (1u << LK_METHOD_NNCG)
 #define M_GRADIENT ((1u << LK_METHOD_APGD) | (1u << LK_METHOD_MPRGP))
+#define M_AUTO (1u << LK_METHOD_AUTO)
 #define M_ORDERED (M_GS | M_AMGS | M_SM | M_NNCG)
 
 static const char *const merit_names[] = {"res", "theta", "fischer", "modified", NULL};
@@ -158,7 +168,7 @@ static const param params[] = {
 	{"w", P_DOUBLE, OFF(sor_w), M_GS | M_NNCG, NULL, "SOR relaxation"},
 	{"order", P_ENUM, OFF(order), M_ORDERED, order_list, "sweep order"},
 	{"friction", P_ENUM, OFF(friction), M_GS, friction_names, "friction model: box or cone"},
-	{"coarse", P_INT, OFF(coarse), M_GS, NULL, "two-level correction of the normal rows every N sweeps (0: off)"},
+	{"coarse", P_INT, OFF(coarse), M_GS | M_AUTO, NULL, "two-level correction of the normal rows every N sweeps (0: off)"},
 	{"desc", P_BOOL, OFF(order_descending), M_ORDERED, NULL, "descending IPP/CP order"},
 	{"blocked", P_BOOL, OFF(order_blocked), M_ORDERED, NULL, "CP keeps normal rows before friction"},
 	{"latency", P_BOOL, OFF(order_latency), M_ORDERED, NULL,
@@ -193,6 +203,10 @@ static const param params[] = {
 	{"fd_h", P_DOUBLE, OFF(newton.fd_h), M_NEWTON, NULL, "finite-difference step"},
 	{"metric", P_ENUM, OFF(metric), M_GRADIENT, metric_names,
 	 "scale of each row's gradient step: diag (1 / A_ii) or identity (one for all)"},
+	{"vtol", P_DOUBLE, OFF(adapt.tol), M_AUTO, NULL, "tolerance on the velocity correction, relative to the step's scale"},
+	{"cap", P_DOUBLE, OFF(adapt.cap), M_AUTO, NULL, "most work of one solve, in budgets"},
+	{"bank", P_DOUBLE, OFF(adapt.bank), M_AUTO, NULL, "most work the account holds, saved or owed, in budgets"},
+	{"carry", P_DOUBLE, OFF(adapt.carry), M_AUTO, NULL, "share of the previous impulses the warm start holds"},
 };
 #define NPARAMS ((int)(sizeof params / sizeof params[0]))
 
@@ -531,5 +545,9 @@ lk_status lk_config_validate(const lk_solver_config *cfg, char *err, size_t err_
 	CHECK(cfg->newton.pgs_warm >= -1, "pgs_warm must be -1 (automatic) or a number of sweeps");
 	CHECK(isfinite(cfg->newton.perturbation) && cfg->newton.perturbation > 0, "perturbation must be positive");
 	CHECK(isfinite(cfg->newton.fd_h) && cfg->newton.fd_h > 0, "fd_h must be positive");
+	CHECK(finite_nonneg(cfg->adapt.tol), "vtol must be finite and non-negative");
+	CHECK(isfinite(cfg->adapt.cap) && cfg->adapt.cap >= 1, "cap = %g must be at least 1", cfg->adapt.cap);
+	CHECK(finite_nonneg(cfg->adapt.bank), "bank must be finite and non-negative");
+	CHECK(cfg->adapt.carry >= 0 && cfg->adapt.carry <= 1, "carry = %g must lie in [0, 1]", cfg->adapt.carry);
 	return LK_OK;
 }

@@ -21,6 +21,8 @@ typedef struct lk__ctx {
 	double merit;         /* merit at the latest check that evaluated it */
 	double last_merit;    /* merit at the previous check: the relative rule (Erleben 2013 eq. 108) */
 	double initial_merit;
+	double cold_merit;    /* the merit of lambda = 0 (monitor.c), once have_cold */
+	int have_cold;
 	int have_best;
 	int evaluated;        /* the monitor evaluated the merit at the last check */
 	lk_metrics checked;   /* the metrics of the latest check that evaluated them */
@@ -67,9 +69,24 @@ void lk__gather_slots(lk__ctx *c, const lk__body_rows *br, const int *pos, const
 /* fn(arg, t, nt) for each t < nt on the solve's threads (c->pool, c->ex), or fn(arg, 0, 1) without them. */
 void lk__ctx_run(lk__ctx *c, void (*fn)(void *arg, int t, int nt), void *arg);
 
-/* The merit (or, for the Newton methods, the iterate) has grown this many times over the start: the iteration
- * is diverging (Miyamoto & Yamashita 2019 report instability of AMGS for small alpha on Pool 2). */
+/* The merit (or, for the Newton methods, the iterate) has grown this many times over the start and over the
+ * cold start lambda = 0 (lk__cold_merit): the iteration is diverging (Miyamoto & Yamashita 2019 report
+ * instability of AMGS for small alpha on Pool 2). */
 #define LK_DIVERGENCE_FACTOR 1e8
+
+/* Whether the solve cannot run away: a method of the Gauss-Seidel family (PGS, PSOR and their orders and
+ * schedules, auto) on the row form, whose A = J M^-1 J^T + S is symmetric positive semidefinite. A projected
+ * Gauss-Seidel update never raises the objective 1/2 l^T A l + q^T l of such an A for fixed bounds (Erleben
+ * 2013 sec. 5.2), projected SOR for 0 < w < 2 likewise converges (Cryer 1971), and friction bounds that move
+ * with the normal impulses keep the iterates bounded. Growth guards would only ever cut such a solve short on a
+ * transient, so that a check (a tolerance, the history, the statistics) could change what it returns: they do
+ * not apply to it (the non-finite guard does). A matrix-form problem may be indefinite, and keeps them. */
+int lk__cannot_run_away(const lk__ctx *c);
+
+/* The merits of the cold start lambda = 0 (w = q), for the growth guards' scale: a warm start whose merit rose
+ * for a while is not diverging as long as it stays within the guards' factor of where a cold start begins.
+ * Uses c->w as scratch. */
+void lk__cold_metrics(lk__ctx *c, lk_metrics *m);
 
 /* Sets up the best iterate and the growth scale from the start's metrics m0 (lk_solve, before the method). A
  * start whose merit is 0 without being a solution (the merit "modified", sum |lambda_i| |w_i| of Erleben 2013

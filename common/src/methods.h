@@ -16,6 +16,7 @@ lk_status lk__solve_newton(lk__ctx *c);       /* minimum-map and Fischer, newton
 lk_status lk__solve_nncg(lk__ctx *c);         /* nonsmooth nonlinear conjugate gradient, nncg.c */
 lk_status lk__solve_apgd(lk__ctx *c);         /* accelerated projected gradient, apgd.c */
 lk_status lk__solve_mprgp(lk__ctx *c);        /* proportioning with reduced gradient projections, mprgp.c */
+lk_status lk__solve_auto(lk__ctx *c);         /* the adapters' default, auto.c */
 
 /* The staggered schedules record each sweep of a set, for tests: the set (0 normal rows, 1 friction rows)
  * and the two sets' error measures the choice was made from (GSP; 0 for ESP). */

@@ -116,6 +116,41 @@ int lk__merit_solved(const lk__ctx *c, const lk_metrics *m)
 	return c->cfg->tol_abs > 0 && merit < c->cfg->tol_abs && !merit_blind(c, m, merit);
 }
 
+int lk__cannot_run_away(const lk__ctx *c)
+{
+	const lk_method m = c->cfg->method;
+	return c->p->form == LK_FORM_ROWS && (m == LK_METHOD_PGS || m == LK_METHOD_PSOR || m == LK_METHOD_AUTO);
+}
+
+void lk__cold_metrics(lk__ctx *c, lk_metrics *m)
+{
+	const lk_problem *p = c->p;
+	double *zero = lk__arena_alloc(&c->p->arena, ((size_t)c->n + 1) * sizeof *zero);
+	if (!zero) {
+		m->res = m->theta = m->fischer = m->modified = m->max_h = m->max_bound_violation = INFINITY;
+		return;
+	}
+	for (int i = 0; i < c->n; ++i) {
+		zero[i] = 0.0;
+		c->w[i] = p->rows[i].q;
+	}
+	lk__merit_sums s;
+	lk__merit_sums_rows(p, zero, c->w, c->cfg->friction, 0, c->n, c->full_metrics, &s);
+	lk__merit_sums_finish(&s, m);
+}
+
+/* The configured merit of the cold start, made once a solve and only when a growth guard asks for it. */
+static double cold_merit(lk__ctx *c)
+{
+	if (!c->have_cold) {
+		lk_metrics m;
+		lk__cold_metrics(c, &m);
+		c->cold_merit = lk__merit_value(&m, c->cfg->merit);
+		c->have_cold = 1;
+	}
+	return c->cold_merit;
+}
+
 static lk_stop_reason merit_rules(lk__ctx *c, int iter, const lk_metrics *m, int need, int record, int soft_growth)
 {
 	const lk_solver_config *cfg = c->cfg;
@@ -138,7 +173,8 @@ static lk_stop_reason merit_rules(lk__ctx *c, int iter, const lk_metrics *m, int
 	 * merits a start with merit 0 is a solution. The rule then waits; the end check of lk_solve on RES
 	 * (LK_UNSTABLE_FACTOR) still applies. */
 	int have_scale = c->initial_merit > 0;
-	if (have_scale && merit > LK_DIVERGENCE_FACTOR * fmax(c->initial_merit, 1e-300) && merit > 1.0) {
+	if (have_scale && !lk__cannot_run_away(c) && merit > LK_DIVERGENCE_FACTOR * fmax(c->initial_merit, 1e-300) &&
+	    merit > 1.0 && merit > LK_DIVERGENCE_FACTOR * cold_merit(c)) {
 		if (soft_growth) {
 			c->grew = 1;
 			return LK_STOP_NONE;

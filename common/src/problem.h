@@ -71,6 +71,9 @@ struct lk_problem {
 	int pool_request;      /* the threads it was made for (it may have fewer: parallel.h) */
 	lk_executor executor;  /* lent by the application (run != NULL): used instead of pool */
 	lk__arena arena;
+	/* auto (auto.c): the work saved (> 0) or owed (< 0) by the earlier solves, in row updates (lk__count's
+	 * unit); kept by lk_problem_clear, so that an engine's problem carries it from step to step */
+	double auto_account;
 	char error[256];
 };
 

@@ -77,6 +77,8 @@ static lk_status dispatch(lk__ctx *c)
 		return lk__solve_apgd(c);
 	case LK_METHOD_MPRGP:
 		return lk__solve_mprgp(c);
+	case LK_METHOD_AUTO:
+		return lk__solve_auto(c);
 	default:
 		break;
 	}
@@ -209,12 +211,12 @@ lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, 
 	c.full_metrics = !(cfg->merit == LK_MERIT_RES || cfg->merit == LK_MERIT_THETA) || history ||
 	                 cfg->method == LK_METHOD_PGS_SM || cfg->method == LK_METHOD_NEWTON_MINMAP ||
 	                 cfg->method == LK_METHOD_NEWTON_FISCHER;
-	/* RES of the start and of the result (the statistics and the end guard), unless measure=0 leaves them out
-	 * where nothing else reads them: a Gauss-Seidel method, which evaluates no merit without a tolerance or
-	 * a history. A non-finite result is still caught below. */
-	const int measure = cfg->measure || history || cfg->tol_abs > 0 || cfg->tol_rel > 0 ||
-	                    !(cfg->method == LK_METHOD_PGS || cfg->method == LK_METHOD_PSOR ||
-	                      cfg->method == LK_METHOD_AMGS || cfg->method == LK_METHOD_AMSOR);
+	/* RES of the start and of the result: the statistics, and the end guard of the methods that can run away,
+	 * which therefore always measure (the guard is part of the method: with the statistics off it must act as
+	 * with them on). measure=0 leaves them out of the Gauss-Seidel family, which evaluates no merit without a
+	 * tolerance or a history and has no growth guard (lk__cannot_run_away). A non-finite result is still
+	 * caught below. */
+	const int measure = cfg->measure || history || cfg->tol_abs > 0 || cfg->tol_rel > 0 || !lk__cannot_run_away(&c);
 	/* Under tolerances alone (measure=0, no history) PGS and PSOR measure no start, as measure=0 has them do
 	 * without a tolerance: the growth guards its merit would scale are for the methods that can run away (a
 	 * projected Gauss-Seidel sweep of a frictionless problem never raises the objective), and a non-finite
@@ -261,11 +263,15 @@ lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, 
 	 * alpha, Miyamoto & Yamashita 2019 sec. 5 on Pool 2) stays bounded, so neither guard of the monitor
 	 * fires, yet it ends with a residual several times that of the lambda it was given. The best iterate
 	 * seen (the start, unless the monitor evaluated better ones) replaces it, and the status says so, so
-	 * that an adapter can fall back to its engine's solver for the step. PGS-SM with best=0 asks for its
-	 * last iterate whatever it is (Silcowitz et al. sec. 4.3 without the fall-back), and gets it. */
-	int keep_last = cfg->method == LK_METHOD_PGS_SM && !cfg->pgs_sm.best_iterate;
+	 * that an adapter can fall back to its engine's solver for the step. The scale is the larger of the start's
+	 * residual and the cold start's (lambda = 0): a warm start can be far better than where the step's
+	 * problem puts a solve, and a result between the two is no instability. PGS-SM with best=0 asks for its
+	 * last iterate whatever it is (Silcowitz et al. sec. 4.3 without the fall-back), and gets it; the
+	 * Gauss-Seidel family cannot run away (lk__cannot_run_away) and keeps its last iterate too. */
+	int keep_last = (cfg->method == LK_METHOD_PGS_SM && !cfg->pgs_sm.best_iterate) || lk__cannot_run_away(&c);
+	lk_metrics cold;
 	if (!keep_last && measured && isfinite(m0.res) && m1.res > LK_UNSTABLE_FACTOR * m0.res &&
-	    m1.res > rounding_floor(p)) {
+	    m1.res > rounding_floor(p) && (lk__cold_metrics(&c, &cold), m1.res > LK_UNSTABLE_FACTOR * cold.res)) {
 		lk__restore_best(&c);
 		lk__current_metrics(&c, &m1);
 		c.stop = LK_STOP_DIVERGED;

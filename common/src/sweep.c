@@ -81,7 +81,8 @@ double lk__pgs_sweep_ref(lk__ctx *c, const int *perm, int count, double w_relax)
 static inline __attribute__((always_inline)) double sweep_rows_loop(lk__ctx *c, const int *perm, int count,
                                                                      double w_relax, int staggered, double *err,
                                                                      const double *gh, double *y, int par,
-                                                                     int far, int base, int paired)
+                                                                     int far, int base, int paired,
+                                                                     lk__sweep_sums *sums)
 {
 	const lk_problem *p = c->p;
 	const lk__row *rows = p->rows;
@@ -90,6 +91,7 @@ static inline __attribute__((always_inline)) double sweep_rows_loop(lk__ctx *c, 
 	const double inv_w = gh ? 1.0 : 1.0 / w_relax;
 	double max_change = 0.0, hh = 0.0;
 	double sum_change = 0.0; /* NaN once a change was: one sum a row, where a test was four instructions */
+	double dvmax = 0.0, q2 = 0.0, nq = 0.0; /* sums: the largest velocity correction, the q's squares */
 	lk__pair_cursor cur;
 	lk__cursor_init(&cur);
 	for (int k = 0; k < count; ++k) {
@@ -127,11 +129,25 @@ static inline __attribute__((always_inline)) double sweep_rows_loop(lk__ctx *c, 
 		double ad = fabs(d);
 		max_change = ad > max_change ? ad : max_change;
 		sum_change += ad;
+		if (sums) {
+			const double dv = fabs(d * r->diag);
+			dvmax = dv > dvmax ? dv : dvmax;
+			if (sums->want_scale) {
+				const double own = r->findex < 0;
+				q2 += own * (r->q * r->q);
+				nq += own;
+			}
+		}
 	}
 	if (!par) /* a thread's share of a parallel sweep: the sweep counts its rows once */
 		lk__count(c, count, LK_WORK_SWEEP_ROW);
 	if (err)
 		*err = 0.5 * hh;
+	if (sums) {
+		sums->dvmax = dvmax > sums->dvmax ? dvmax : sums->dvmax;
+		sums->q2 += q2;
+		sums->nq += nq;
+	}
 	return sum_change != sum_change ? NAN : max_change;
 }
 
@@ -144,32 +160,33 @@ static inline __attribute__((always_inline)) double sweep_rows_loop(lk__ctx *c, 
 static inline __attribute__((always_inline)) double sweep_rows_at(lk__ctx *c, const int *perm, int base,
                                                                    int count, double w_relax, int staggered,
                                                                    double *err, const double *gh, double *y,
-                                                                   int par)
+                                                                   int par, lk__sweep_sums *sums)
 {
 	const int far = c->p->nbodies >= LK_DU_PREFETCH_MIN_BODIES;
 	if (!perm)
-		return far ? sweep_rows_loop(c, NULL, count, w_relax, staggered, err, gh, y, par, 1, base, 1)
-		           : sweep_rows_loop(c, NULL, count, w_relax, staggered, err, gh, y, par, 0, base, 1);
+		return far ? sweep_rows_loop(c, NULL, count, w_relax, staggered, err, gh, y, par, 1, base, 1, sums)
+		           : sweep_rows_loop(c, NULL, count, w_relax, staggered, err, gh, y, par, 0, base, 1, sums);
 	if (perm == c->latency)
-		return far ? sweep_rows_loop(c, perm, count, w_relax, staggered, err, gh, y, par, 1, base, 0)
-		           : sweep_rows_loop(c, perm, count, w_relax, staggered, err, gh, y, par, 0, base, 0);
-	return far ? sweep_rows_loop(c, perm, count, w_relax, staggered, err, gh, y, par, 1, base, 1)
-	           : sweep_rows_loop(c, perm, count, w_relax, staggered, err, gh, y, par, 0, base, 1);
+		return far ? sweep_rows_loop(c, perm, count, w_relax, staggered, err, gh, y, par, 1, base, 0, sums)
+		           : sweep_rows_loop(c, perm, count, w_relax, staggered, err, gh, y, par, 0, base, 0, sums);
+	return far ? sweep_rows_loop(c, perm, count, w_relax, staggered, err, gh, y, par, 1, base, 1, sums)
+	           : sweep_rows_loop(c, perm, count, w_relax, staggered, err, gh, y, par, 0, base, 1, sums);
 }
 
 static inline __attribute__((always_inline)) double sweep_rows_impl(lk__ctx *c, const int *perm, int count,
                                                                      double w_relax, int staggered, double *err,
-                                                                     const double *gh, double *y, int par)
+                                                                     const double *gh, double *y, int par,
+                                                                     lk__sweep_sums *sums)
 {
-	return sweep_rows_at(c, perm, 0, count, w_relax, staggered, err, gh, y, par);
+	return sweep_rows_at(c, perm, 0, count, w_relax, staggered, err, gh, y, par, sums);
 }
 
 double lk__pgs_sweep_set(lk__ctx *c, const int *rows, int count, double w_relax, double *err)
 {
 	/* two specialisations, with and without the error (sweep_rows_impl is always inlined) */
 	if (err)
-		return sweep_rows_impl(c, rows, count, w_relax, 1, err, NULL, NULL, 0);
-	return sweep_rows_impl(c, rows, count, w_relax, 1, NULL, NULL, NULL, 0);
+		return sweep_rows_impl(c, rows, count, w_relax, 1, err, NULL, NULL, 0, NULL);
+	return sweep_rows_impl(c, rows, count, w_relax, 1, NULL, NULL, NULL, 0, NULL);
 }
 
 /* The matrix form (CSR): w_i from row i of A; PGS/PSOR (gh NULL: g_i = w_relax / A_ii) or the modulus
@@ -243,6 +260,8 @@ typedef struct colour_job {
 	const double *gh;
 	double *y;
 	double change[LK_MAX_THREADS];
+	int want_sums;
+	lk__sweep_sums sums[LK_MAX_THREADS]; /* want_sums: each thread's, added in thread order */
 } colour_job;
 
 /* Thread (or task) t of nt sweeps its share of colour k; the largest change goes into j->change[t] (a NaN
@@ -257,7 +276,8 @@ static inline void sweep_share(colour_job *j, int k, int t, int nt)
 		return;
 	double ch = 0.0;
 	if (!col->run_pos) {
-		ch = sweep_rows_impl(c, col->perm + b, e - b, j->w_relax, 0, NULL, j->gh, j->y, 1);
+		ch = j->want_sums ? sweep_rows_impl(c, col->perm + b, e - b, j->w_relax, 0, NULL, j->gh, j->y, 1, &j->sums[t])
+		                  : sweep_rows_impl(c, col->perm + b, e - b, j->w_relax, 0, NULL, j->gh, j->y, 1, NULL);
 	} else {
 		/* run by run, each a stretch of consecutive records swept as the natural order sweeps them: the same
 		 * rows in the same order, so the same lambda to the bit */
@@ -271,7 +291,10 @@ static inline void sweep_share(colour_job *j, int k, int t, int nt)
 		}
 		for (int r = lo, s = b; s < e; s = col->run_pos[++r]) {
 			const int end = col->run_pos[r + 1] < e ? col->run_pos[r + 1] : e;
-			const double x = sweep_rows_at(c, NULL, col->perm[s], end - s, j->w_relax, 0, NULL, j->gh, j->y, 1);
+			const double x = j->want_sums ? sweep_rows_at(c, NULL, col->perm[s], end - s, j->w_relax, 0, NULL, j->gh,
+			                                              j->y, 1, &j->sums[t])
+			                              : sweep_rows_at(c, NULL, col->perm[s], end - s, j->w_relax, 0, NULL, j->gh,
+			                                              j->y, 1, NULL);
 			if (!(x <= ch))
 				ch = x;
 		}
@@ -321,9 +344,11 @@ static void colour_sweep_lent(lk__ctx *c, colour_job *j)
 /* A sweep in the colour order, on the problem's threads when it has them (or the scheduler lent to it): each
  * thread's rows are the same whatever their number, and no two threads touch one body within a colour, so
  * the result is bitwise the same on any number of threads. */
-static double colour_sweep(lk__ctx *c, double w_relax, const double *gh, double *y)
+static double colour_sweep(lk__ctx *c, double w_relax, const double *gh, double *y, lk__sweep_sums *sums)
 {
-	colour_job j = {.c = c, .w_relax = w_relax, .gh = gh, .y = y};
+	colour_job j = {.c = c, .w_relax = w_relax, .gh = gh, .y = y, .want_sums = sums != NULL};
+	for (int t = 0; sums && t < LK_MAX_THREADS; ++t)
+		j.sums[t].want_scale = sums->want_scale;
 	int nt = c->tasks;
 	if (c->ex) {
 		colour_sweep_lent(c, &j);
@@ -335,9 +360,15 @@ static double colour_sweep(lk__ctx *c, double w_relax, const double *gh, double 
 			colour_sweep_job(&j, 0, 1);
 	}
 	double m = 0.0;
-	for (int t = 0; t < nt; ++t)
+	for (int t = 0; t < nt; ++t) {
 		if (!(j.change[t] <= m))
 			m = j.change[t];
+		if (sums) {
+			sums->dvmax = fmax(sums->dvmax, j.sums[t].dvmax);
+			sums->q2 += j.sums[t].q2;
+			sums->nq += j.sums[t].nq;
+		}
+	}
 	lk__count(c, c->n, LK_WORK_SWEEP_ROW);
 	return m;
 }
@@ -351,10 +382,32 @@ static inline int colour_order(const lk__ctx *c, const int *perm, int count)
 double lk__pgs_sweep(lk__ctx *c, const int *perm, int count, double w_relax)
 {
 	if (colour_order(c, perm, count))
-		return colour_sweep(c, w_relax, NULL, NULL);
+		return colour_sweep(c, w_relax, NULL, NULL, NULL);
 	if (c->p->form == LK_FORM_ROWS)
-		return sweep_rows_impl(c, perm, count, w_relax, 0, NULL, NULL, NULL, 0);
+		return sweep_rows_impl(c, perm, count, w_relax, 0, NULL, NULL, NULL, 0, NULL);
 	return sweep_csr_impl(c, perm, count, w_relax, NULL, NULL);
+}
+
+double lk__pgs_sweep_sums(lk__ctx *c, const int *perm, lk__sweep_sums *sums)
+{
+	sums->dvmax = sums->q2 = sums->nq = 0.0; /* want_scale as the caller set it */
+	if (colour_order(c, perm, c->n))
+		return colour_sweep(c, 1.0, NULL, NULL, sums);
+	if (c->p->form == LK_FORM_ROWS)
+		return sweep_rows_impl(c, perm, c->n, 1.0, 0, NULL, NULL, NULL, 0, sums);
+	/* the matrix form: the sums from the change of lambda and the diagonal, q from the problem's array */
+	double *before = c->w;
+	memcpy(before, c->lambda, (size_t)c->n * sizeof(double));
+	const double change = sweep_csr_impl(c, perm, c->n, 1.0, NULL, NULL);
+	for (int i = 0; i < c->n; ++i) {
+		const lk__row *r = &c->p->rows[i];
+		sums->dvmax = fmax(sums->dvmax, fabs((c->lambda[i] - before[i]) * r->diag));
+		if (sums->want_scale && r->findex < 0) {
+			sums->q2 += r->q * r->q;
+			sums->nq += 1;
+		}
+	}
+	return change;
 }
 
 double lk__pgs_sweep_cone(lk__ctx *c, double w_relax)
@@ -409,9 +462,9 @@ double lk__pgs_sweep_cone(lk__ctx *c, double w_relax)
 double lk__modulus_sweep(lk__ctx *c, const double *gh, double *y, const int *perm)
 {
 	if (colour_order(c, perm, c->n))
-		return colour_sweep(c, 1.0, gh, y);
+		return colour_sweep(c, 1.0, gh, y, NULL);
 	if (c->p->form == LK_FORM_ROWS)
-		return sweep_rows_impl(c, perm, c->n, 1.0, 0, NULL, gh, y, 0);
+		return sweep_rows_impl(c, perm, c->n, 1.0, 0, NULL, gh, y, 0, NULL);
 	return sweep_csr_impl(c, perm, c->n, 1.0, gh, y);
 }
 

@@ -15,6 +15,16 @@ int lk__first_bad_diagonal(const lk_problem *p);
  * relaxation w_relax (Erleben 2013 sec. 5.2-5.3). Returns max |change of lambda| (NaN if a change was not
  * finite). */
 double lk__pgs_sweep(lk__ctx *c, const int *perm, int count, double w_relax);
+/* What a sweep can add up on the way, for a stopping rule that costs no evaluation of w (auto.c): the largest
+ * velocity correction |A_ii dlambda_i| of a row, and the sum of q_i^2 over the nq rows that are no friction rows
+ * (a sliding contact's friction rows have the sliding speed for q, which they do not remove). */
+typedef struct lk__sweep_sums {
+	int want_scale; /* in: 0 leaves q2 and nq 0 (the scale does not change from sweep to sweep) */
+	double dvmax, q2, nq;
+} lk__sweep_sums;
+/* One projected Gauss-Seidel sweep (w = 1) over perm (NULL: natural order; the colour order on threads as
+ * lk__pgs_sweep) with the sums of that sweep; returns max |change of lambda|. */
+double lk__pgs_sweep_sums(lk__ctx *c, const int *perm, lk__sweep_sums *sums);
 /* The production sweep of the row form over the rows of one set of a staggered schedule (ESP, GSP): friction
  * rows read their bounds from lambda as in lk__pgs_sweep (the schedule does not touch the normal rows while it
  * sweeps the friction set), one whose box is {0} gets 0 and is skipped when its lambda is 0 already; err (or

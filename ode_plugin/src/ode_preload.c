@@ -4,7 +4,8 @@
  *
  * Interposes dWorldQuickStep and dWorldStep (the steps), dBodyCreate / dBodyDestroy (to know every body of a
  * world: the walk over the joint graph starts from them in creation order) and dWorldDestroy (to free the
- * context). LCPKIT_SOLVER unset or "ode": ODE's behaviour, untouched. An unknown solver or an ODE the plugin
+ * context). LCPKIT_SOLVER unset or empty: lcpkit's default, auto; "ode": ODE's behaviour, untouched (with
+ * LCPKIT_STATS, measured only). An unknown solver or an ODE the plugin
  * cannot use: one line on stderr, and ODE's own stepper. LCPKIT_SWAP=quickstep,step (the default): which of
  * ODE's steppers are replaced. LCPKIT_STATS=file.csv: one line of statistics per step. At the first
  * replaced step one line on stderr says what runs instead (LCPKIT_QUIET=1: not), at the first fallback to
@@ -39,7 +40,7 @@ static struct {
 	pthread_once_t once;
 	pthread_mutex_t lock;
 	int active;           /* an lcpkit solver was asked for and is usable */
-	int stats_only;       /* LCPKIT_SOLVER unset/ode but LCPKIT_STATS set: ODE steps, we measure */
+	int stats_only;       /* LCPKIT_SOLVER=ode and LCPKIT_STATS set: ODE steps, we measure */
 	int swap;             /* SWAP_* of the steppers replaced */
 	int quiet;            /* LCPKIT_QUIET=1: no line about the replacement */
 	char solver[160];
@@ -110,7 +111,10 @@ static void init(void)
 	RESOLVE(G.real_world_destroy, "dWorldDestroy");
 	const char *solver = getenv("LCPKIT_SOLVER");
 	const char *stats = getenv("LCPKIT_STATS");
-	int lcpkit = solver && *solver && strcmp(solver, "ode") != 0;
+	/* preloading the library is the swap: without a solver named, lcpkit's default */
+	if (!solver || !*solver)
+		solver = "auto";
+	int lcpkit = strcmp(solver, "ode") != 0;
 	if (!lcpkit && !(stats && *stats))
 		return;
 	if (!G.real_quickstep || !G.real_step || !G.real_body_create || !G.real_body_destroy ||

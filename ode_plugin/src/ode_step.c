@@ -17,20 +17,21 @@ lk_ode_def lk_ode_default_def(void)
 {
 	lk_ode_def d;
 	memset(&d, 0, sizeof d);
-	d.solver = "pgs";
+	d.solver = "auto";
 	d.warm_distance = 0.01;
 	d.warm_normal_cos = 0.95;
+	d.warm_factor = 0.85;
 	d.ode_residual = 1;
 	return d;
 }
 
 /* ----------------------------------------------------------------------------------- configuration */
 
-static lk_status parse_solver(const char *spec, lk_ode_stepper *stepper, lk_solver_config *cfg, int *from_world,
-                              char *err, size_t err_size)
+static lk_status parse_solver(const char *spec, double warm_factor, lk_ode_stepper *stepper, lk_solver_config *cfg,
+                              int *from_world, char *err, size_t err_size)
 {
 	if (!spec)
-		spec = "pgs";
+		spec = "auto";
 	*from_world = 0;
 	const lk_engine_solver *own = lk_engine_solver_find(spec);
 	if (!strcmp(spec, "ode") || (own && own->engine == LK_ENGINE_ODE)) {
@@ -52,12 +53,13 @@ static lk_status parse_solver(const char *spec, lk_ode_stepper *stepper, lk_solv
 	/* the world's quickstep iterations become the budget (lk_config_set_engine_budget) unless the spec names
 	 * iters= or budget= */
 	*from_world = !lk_config_spec_sets_limit(spec);
-	/* ODE's quickstep starts every step from zero; so does the plugin unless the spec says warm=1.
-	 * Warm starting pays off for joints and for contacts that persist, but ODE's box-box collider
-	 * regenerates a slightly different set of points every step and warm-started impulses on such
-	 * flickering sets make tall stacks jitter (measured: 10 boxes, PGS, 20 iterations). */
+	/* ODE's quickstep starts every step from zero, and so do the plugin's specs unless they say warm=1; auto
+	 * starts from the previous step's impulses, scaled by warm_factor (docs/ode.md, "Warm starting") */
 	if (!lk_config_spec_sets(spec, "warm"))
-		cfg->warm_start = 0;
+		cfg->warm_start = cfg->method == LK_METHOD_AUTO;
+	/* auto makes the wrench of a stack's faces whole from the warm start damped by warm_factor (auto.c) */
+	if (cfg->method == LK_METHOD_AUTO && !lk_config_spec_sets(spec, "carry"))
+		cfg->adapt.carry = warm_factor;
 	return LK_OK;
 }
 
@@ -80,8 +82,9 @@ lk_status lk_ode_create(dWorldID world, const lk_ode_def *def, lk_ode **out, cha
 	}
 	lk_ode_def d = def ? *def : lk_ode_default_def();
 	if (!(d.warm_distance >= 0) || !isfinite(d.warm_distance) || !(d.warm_normal_cos >= -1.0) ||
-	    !(d.warm_normal_cos <= 1.0)) {
-		snprintf(err, err_size, "lk_ode_create: warm_distance must be >= 0 and warm_normal_cos in [-1, 1]");
+	    !(d.warm_normal_cos <= 1.0) || !(d.warm_factor >= 0.0) || !(d.warm_factor <= 1.0)) {
+		snprintf(err, err_size,
+		         "lk_ode_create: warm_distance must be >= 0, warm_normal_cos and warm_factor in [-1, 1] and [0, 1]");
 		return LK_ERR_INVALID_ARGUMENT;
 	}
 	lk_ode *ctx = calloc(1, sizeof *ctx);
@@ -97,12 +100,12 @@ lk_status lk_ode_create(dWorldID world, const lk_ode_def *def, lk_ode **out, cha
 	ctx->world = world;
 	ctx->def = d;
 	ctx->fallback = LK_ODE_QUICKSTEP;
-	st = parse_solver(d.solver, &ctx->stepper, &ctx->cfg, &ctx->iters_from_world, err, err_size);
+	st = parse_solver(d.solver, d.warm_factor, &ctx->stepper, &ctx->cfg, &ctx->iters_from_world, err, err_size);
 	if (st != LK_OK) {
 		free(ctx);
 		return st;
 	}
-	snprintf(ctx->spec, sizeof ctx->spec, "%s", d.solver ? d.solver : "pgs");
+	snprintf(ctx->spec, sizeof ctx->spec, "%s", d.solver ? d.solver : "auto");
 	ctx->measure_open = !lk_config_spec_sets(ctx->spec, "measure");
 	ctx->def.solver = ctx->spec;
 	ctx->problem = lk_problem_create(LK_FORM_ROWS);
@@ -160,7 +163,7 @@ lk_status lk_ode_set_solver(lk_ode *ctx, const char *spec)
 	lk_solver_config c;
 	int fw;
 	char err[512] = "";
-	lk_status st = parse_solver(spec, &s, &c, &fw, err, sizeof err);
+	lk_status st = parse_solver(spec, ctx->def.warm_factor, &s, &c, &fw, err, sizeof err);
 	if (st != LK_OK)
 		return lk__ode_fail(ctx, st, "%s", err);
 	ctx->stepper = s;

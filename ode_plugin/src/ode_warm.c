@@ -2,7 +2,7 @@
  *
  * Contacts are new joints every step (and a joint group hands out the same addresses again), so they are
  * matched by body pair, contact point and normal; other joints by handle, type, bodies and row count.
- * Impulses scale with the step: lambda_prev * h / h_prev. Reads the rows lk__ode_extract_rows left in the
+ * Impulses scale with the step and the warm start's share: lambda_prev * h / h_prev * warm_factor. Reads the rows lk__ode_extract_rows left in the
  * context and nothing else of the plugin. */
 #include "ode_internal.h"
 
@@ -30,7 +30,7 @@ void lk__ode_warm_lookup(lk_ode *ctx, double h, double *lambda)
 	memset(lambda, 0, (size_t)ctx->nrows * sizeof(double));
 	if (ctx->nwarm == 0 || !ctx->warm_heads)
 		return;
-	double scale = ctx->warm_dt > 0 ? h / ctx->warm_dt : 1.0;
+	const double scale = (ctx->warm_dt > 0 ? h / ctx->warm_dt : 1.0) * ctx->def.warm_factor;
 	double tol2 = ctx->def.warm_distance * ctx->def.warm_distance;
 	for (int i = 0; i < ctx->nwarm; ++i)
 		ctx->warm[i].used = 0;

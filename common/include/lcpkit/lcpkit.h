@@ -203,6 +203,8 @@ typedef enum lk_method {
 	LK_METHOD_NNCG,           /* Silcowitz, Niebe & Erleben 2010: nonsmooth nonlinear conjugate gradient */
 	LK_METHOD_APGD,           /* accelerated projected gradient with restart (Mazhar et al. 2015) */
 	LK_METHOD_MPRGP,          /* proportioning with reduced gradient projections (Dostal & Schoberl 2005) */
+	LK_METHOD_AUTO,           /* the adapters' default: Gauss-Seidel that decides per solve how much to spend and
+	                           * how (docs/solvers.md, "auto") */
 	LK_METHOD_COUNT
 } lk_method;
 
@@ -305,6 +307,18 @@ typedef struct lk_newton_config {
 	double fd_h;            /* finite-difference step of the approximation strategy */
 } lk_newton_config;
 
+/* auto (docs/solvers.md, "auto"): the budget is a mean over the solves of one problem, each solve stops at a
+ * tolerance relative to its own scale. */
+typedef struct lk_auto_config {
+	double tol;             /* stop when the sweep's root-mean-square velocity correction, sqrt(mean (A_ii dlambda_i)^2),
+	                         * is below tol times the step's velocity scale, sqrt(mean q_i^2) */
+	double cap;             /* the most one solve may spend, in budgets (>= 1) */
+	double bank;            /* the most work the account may hold, saved or owed, in budgets (>= 0) */
+	double carry;           /* the share of the previous step's impulses that the incoming lambda holds (an engine's
+	                         * damped warm start: ODE's warm_factor, Bullet's m_warmstartingFactor; the adapters set
+	                         * it), in [0, 1]: auto makes the faces of a stack whole again (docs/solvers.md) */
+} lk_auto_config;
+
 typedef struct lk_solver_config {
 	lk_method method;
 	int max_iterations;     /* sweeps (Gauss-Seidel family) or outer iterations (Newton, PGS-SM) */
@@ -342,6 +356,7 @@ typedef struct lk_solver_config {
 	lk_newton_config newton;
 	lk_gradient_metric metric; /* APGD and MPRGP: diag or identity (lk_default_config: diag for APGD, identity for
 	                            * MPRGP) */
+	lk_auto_config adapt;   /* auto */
 } lk_solver_config;
 
 /* sor_w = LK_SOR_AUTO (spec "w=auto"): PGS/PSOR estimate the contraction of their first sweeps and switch to

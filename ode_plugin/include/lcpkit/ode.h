@@ -44,14 +44,17 @@ typedef enum lk_ode_stepper {
 } lk_ode_stepper;
 
 typedef struct lk_ode_def {
-	/* "ode-quickstep", "ode-step", or an lcpkit spec such as "pgs", "psor:w=1.3", "amgs:alpha=0.3".
-	 * NULL means "pgs". When an lcpkit spec sets no "iters", the world's quickstep iteration count
-	 * (dWorldGetQuickStepNumIterations) is used, so an application's setting carries over; when it sets
-	 * no "warm", every step starts from zero as ODE's quickstep does ("pgs:warm=1" carries impulses
-	 * across steps: joints by handle, contacts by body pair, point and normal). */
+	/* "auto", "ode-quickstep", "ode-step", or another lcpkit spec such as "pgs", "psor:w=1.3".
+	 * NULL means "auto". When an lcpkit spec sets no "iters" or "budget", the world's quickstep iteration
+	 * count (dWorldGetQuickStepNumIterations) is its work budget, so an application's setting carries over
+	 * (auto spends it as a mean over the steps). Each step starts from the previous step's impulses (warm
+	 * start: joints by handle, contacts by body pair, point and normal) under auto, and from zero, as ODE's
+	 * quickstep does, under the other specs unless they say "warm=1". */
 	const char *solver;
 	double warm_distance;    /* two steps' contacts of one body pair match within this distance (m) */
 	double warm_normal_cos;  /* ... and when the cosine of the angle between their normals is at least this */
+	double warm_factor;      /* the share of the previous step's impulses a warm start begins with, in [0, 1]
+	                          * (0.85, the default of Bullet's m_warmstartingFactor: docs/ode.md) */
 	int ode_residual;        /* RES in every step's statistics. ODE's steppers: extract the rows too and report
 	                          * RES of ODE's impulses on them (a read that changes nothing: the trajectory
 	                          * stays ODE's bit for bit). lcpkit: RES of the solve's start and result (the
@@ -64,7 +67,8 @@ typedef struct lk_ode_def {
 	                          * 0 (the default): ODE's stepper also steps the rest of the world every step */
 } lk_ode_def;
 
-/* Defaults: solver "pgs", warm_distance 0.01 m, warm_normal_cos 0.95, ode_residual 1, whole_world 0. */
+/* Defaults: solver "auto", warm_distance 0.01 m, warm_normal_cos 0.95, warm_factor 0.85, ode_residual 1,
+ * whole_world 0. */
 LK_API lk_ode_def lk_ode_default_def(void);
 
 /* Checks the loaded libode: double precision, and every symbol the plugin calls resolves (the 0.16 row
