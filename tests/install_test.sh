@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs the build into a temporary prefix, moves it (the installation must not depend on where it was
 # put), and builds and runs the examples with nothing but `pkg-config --cflags --libs` and the compilers, then
-# with CMake projects of three lines each (find_package(lcpkit), add_executable, target_link_libraries).
+# with CMake projects of three lines each (find_package(lcpkit), add_executable, target_link_libraries), and
+# runs the regression recipe of docs/regress.md (lcpkit regress as a test of a user's CMake project).
 # Programs link with a RUNPATH to the installed libdir and no LD_LIBRARY_PATH, so the libraries must find
 # each other by themselves.
 #
@@ -147,3 +148,34 @@ if cmake -S "$tmp/nosuch" -B "$tmp/nosuch/build" -DCMAKE_PREFIX_PATH="$prefix" >
 	fail "find_package(lcpkit COMPONENTS nosuch) did not fail with its reason"
 fi
 echo "install_test: find_package(lcpkit COMPONENTS nosuch) refused ok"
+
+# docs/regress.md's recipe, as the block there says it, in a project of its own: passes on the golden
+# results, fails on a regression, and leaves JUnit XML for CI
+rp=$tmp/recipe
+mkdir -p "$rp/regress/boxstack-ode"
+awk '/tests\/install_test.sh runs this block/ { on = 1; next } on && /^```cmake/ { inside = 1; next }
+	inside && /^```/ { exit } inside { print }' "$src/docs/regress.md" >"$tmp/recipe.cmake"
+grep -q 'add_test' "$tmp/recipe.cmake" || fail "no recipe found in docs/regress.md"
+{ printf 'cmake_minimum_required(VERSION 3.20)\nproject(mygame C)\n'; cat "$tmp/recipe.cmake"; } >"$rp/CMakeLists.txt"
+lcpkit=$prefix/bin/lcpkit
+for n in 4 6; do
+	"$lcpkit" gen boxstack --n $n --friction 0.5 --out "$rp/regress/boxstack-ode/stack$n.lkp"
+done
+"$lcpkit" regress "$rp/regress/boxstack-ode" --solvers pgs,amgs,pgs-sm --update >"$tmp/update.log" 2>&1 ||
+	{ cat "$tmp/update.log"; fail "lcpkit regress --update failed"; }
+cmake -S "$rp" -B "$rp/build" -DCMAKE_PREFIX_PATH="$prefix" >"$tmp/recipe.log" 2>&1 ||
+	{ cat "$tmp/recipe.log"; fail "the recipe's project does not configure"; }
+ctest --test-dir "$rp/build" --output-on-failure >"$tmp/ctest.log" 2>&1 || { cat "$tmp/ctest.log"; fail "the recipe's test failed"; }
+junit=$(find "$rp/build" -name '*.xml' -newer "$rp/CMakeLists.txt" | grep -v Testing/ | head -n 1)
+[ -n "$junit" ] && xmllint --noout --schema "$src/tests/junit.xsd" "$junit" 2>/dev/null ||
+	fail "the recipe's test left no valid JUnit XML"
+echo "install_test: recipe ok"
+# PGS's golden RES after the budget made ten times smaller: the same test now reports a regression
+awk '$2 == "pgs" { $4 = $4 / 10 } { print }' "$rp/regress/boxstack-ode/golden.txt" >"$tmp/golden.txt"
+mv "$tmp/golden.txt" "$rp/regress/boxstack-ode/golden.txt"
+if ctest --test-dir "$rp/build" --output-on-failure >"$tmp/ctest.log" 2>&1 || ! grep -q REGRESSION "$tmp/ctest.log"; then
+	cat "$tmp/ctest.log"
+	fail "the recipe's test did not fail on a regression"
+fi
+grep -q '<failure message="REGRESSION' "$junit" || fail "the regression is not a failure in $junit"
+echo "install_test: recipe catches a regression ok"
