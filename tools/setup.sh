@@ -20,10 +20,14 @@ fi
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j"$(nproc)"
-if [ -f build/python/interpreter ]; then
-  echo "setup: the Python package lcpkit is in build/python:" \
-    "PYTHONPATH=$PWD/build/python $(cat build/python/interpreter) -c 'import lcpkit'" >&2
-fi
-[ "${1:-}" = "--no-run" ] && exit 0
+# the Python package: where it is and the interpreter it was built for (docs/python.md)
+python_note() {
+  if [ -f build/python/interpreter ]; then
+    echo "setup: the Python package lcpkit is in build/python:" \
+      "PYTHONPATH=$PWD/build/python $(cat build/python/interpreter) -c 'import lcpkit'" >&2
+  fi
+}
+[ "${1:-}" = "--no-run" ] && { python_note; exit 0; }
 
 ./build/lcpkit compare
+python_note
