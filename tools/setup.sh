@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages lcpkit needs (tools/debian-packages.txt) that are missing, builds lcpkit
-# into build/ and runs the main job.   usage: tools/setup.sh [--deps-only | --no-run]
+# into build/ (the Python package into build/python) and runs the main job.   usage: tools/setup.sh [--deps-only | --no-run]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,6 +20,14 @@ fi
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j"$(nproc)"
-[ "${1:-}" = "--no-run" ] && exit 0
+# the Python package: where it is and the interpreter it was built for (docs/python.md)
+python_note() {
+  if [ -f build/python/interpreter ]; then
+    echo "setup: the Python package lcpkit is in build/python:" \
+      "PYTHONPATH=$PWD/build/python $(cat build/python/interpreter) -c 'import lcpkit'" >&2
+  fi
+}
+[ "${1:-}" = "--no-run" ] && { python_note; exit 0; }
 
 ./build/lcpkit compare
+python_note

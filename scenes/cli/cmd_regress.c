@@ -7,7 +7,8 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-	        "usage: lcpkit regress DIR [--solvers LIST] [--update] [--peer siconos] [--sweeps N] [--tol X] [--json]\n\n"
+	        "usage: lcpkit regress DIR [--solvers LIST] [--update] [--peer siconos] [--sweeps N] [--tol X] [--json]\n"
+	        "                          [--junit FILE]\n\n"
 	        "Replays every problem file in DIR (from `lcpkit record` or lk_problem_write) with each solver and\n"
 	        "compares with DIR/golden.txt: iterations to RES < tol (10%% slack), RES after N iterations (25%%\n"
 	        "slack), and lambda (1e-5 relative) where the solution is unique (no friction rows, A positive\n"
@@ -18,7 +19,10 @@ static void usage(FILE *f)
 	        "  --peer siconos  also solve each problem's LCP rows with Siconos's lcp_pgs, lcp_psor,\n"
 	        "                  lcp_newton_FB and lcp_lexicolemke and print their iterations, time and error\n"
 	        "  --sweeps N      the fixed iteration budget of the RES comparison (default 20)\n"
-	        "  --tol X         the RES tolerance of the iteration count (default 1e-6)\n");
+	        "  --tol X         the RES tolerance of the iteration count (default 1e-6)\n"
+	        "  --junit FILE    also write the outcome as JUnit XML for CI systems: one test suite per solver, one\n"
+	        "                  test case per problem file, a regression a failure with its RES, budget and stop\n"
+	        "                  reasons, an unreadable file an error, a missing golden result a skipped case\n");
 }
 
 int lk_cmd_regress(int argc, char **argv)
@@ -37,6 +41,10 @@ int lk_cmd_regress(int argc, char **argv)
 			if (!(v = lk_cli_value("regress", argc, argv, &i)))
 				return LK_EXIT_USAGE;
 			o.solvers = v;
+		} else if (!strcmp(a, "--junit")) {
+			if (!(v = lk_cli_value("regress", argc, argv, &i)))
+				return LK_EXIT_USAGE;
+			o.junit = v;
 		} else if (!strcmp(a, "--peer")) {
 			if (!(v = lk_cli_value("regress", argc, argv, &i)))
 				return LK_EXIT_USAGE;

@@ -1,6 +1,7 @@
 /* lk_record and lk_regress: recorded solver problems as regression tests for engines and solvers. */
 #include "recording.h"
 #include "cli_util.h"
+#include "junit.h"
 #include "lcpkit/io.h"
 #include "peer_siconos.h"
 
@@ -128,6 +129,9 @@ typedef struct result {
 	double *lambda;     /* converged lambda when unique */
 	int n;
 	double seconds;
+	lk_stop_reason stop_sweeps, stop_tol; /* why the fixed-budget solve and the tolerance solve stopped */
+	int iterations_tol; /* iterations the tolerance solve ran */
+	double res_tol;     /* its final RES */
 } result;
 
 static int cmp_str(const void *a, const void *b)
@@ -275,6 +279,7 @@ static int replay(lk_problem *p, const double *warm, const lk_solver_config *bas
 		return -1;
 	r->g.res_sweeps = st.res_final;
 	r->seconds = st.seconds;
+	r->stop_sweeps = st.stop_reason;
 	/* iterations to the tolerance */
 	lk_problem_set_lambda(p, warm, n);
 	cfg = *base;
@@ -284,6 +289,10 @@ static int replay(lk_problem *p, const double *warm, const lk_solver_config *bas
 	if (lk_solve(p, &cfg, &st, NULL) != LK_OK)
 		return -1;
 	r->g.iterations = st.stop_reason == LK_STOP_ABSOLUTE ? st.iterations : -1;
+	r->seconds += st.seconds;
+	r->stop_tol = st.stop_reason;
+	r->iterations_tol = st.iterations;
+	r->res_tol = st.res_final;
 	r->g.unique = unique && r->g.iterations >= 0;
 	r->n = n;
 	if (r->g.unique) {
@@ -492,12 +501,128 @@ static void friction_peer_report(FILE *out, const char *file, lk_problem *p)
 	free(lp);
 }
 
+/* A pair's iterations to the tolerance (">cap" when the cap came first) and the golden count and RES ("-"
+ * without golden results), as the reports print them; each buffer holds 32 bytes. */
+static void report_words(const result *r, const golden *g, int cap, char *ri, char *gi, char *gr)
+{
+	snprintf(ri, 32, r->g.iterations >= 0 ? "%d" : ">%d", r->g.iterations >= 0 ? r->g.iterations : cap);
+	snprintf(gi, 32, "-");
+	snprintf(gr, 32, "-");
+	if (g) {
+		snprintf(gi, 32, g->iterations >= 0 ? "%d" : ">%d", g->iterations >= 0 ? g->iterations : cap);
+		snprintf(gr, 32, "%.3e", g->res_sweeps);
+	}
+}
+
+/* The JUnit report of a replay (lk_regress_opts.junit): one test case per problem file and solver. */
+typedef struct junit_entry {
+	char suite[260], classname[300], name[256], message[600], details[1400];
+	lk_junit_outcome outcome;
+	double seconds;
+} junit_entry;
+
+typedef struct junit_log {
+	int on, failed;     /* failed: out of memory, the report is incomplete */
+	junit_entry *e;
+	int n, cap;
+	char prefix[128];   /* the directory's name, the first part of every classname */
+} junit_log;
+
+/* A new case for (file, solver suite), or NULL when off or out of memory. */
+static junit_entry *junit_add(junit_log *j, const char *suite, const char *file, lk_junit_outcome outcome)
+{
+	if (!j->on || j->failed)
+		return NULL;
+	if (j->n == j->cap) {
+		int cap = j->cap ? 2 * j->cap : 64;
+		junit_entry *ne = realloc(j->e, sizeof *ne * (size_t)cap);
+		if (!ne) {
+			j->failed = 1;
+			return NULL;
+		}
+		j->e = ne;
+		j->cap = cap;
+	}
+	junit_entry *e = &j->e[j->n++];
+	memset(e, 0, sizeof *e);
+	snprintf(e->suite, sizeof e->suite, "%s", suite);
+	/* DIR.SUITE, the dots inside either part made '_': CI systems read the classname's dots as packages */
+	snprintf(e->classname, sizeof e->classname, "%s.%s", j->prefix, suite);
+	for (char *c = e->classname + strlen(j->prefix) + 1; *c; ++c)
+		if (*c == '.')
+			*c = '_';
+	snprintf(e->name, sizeof e->name, "%s", file);
+	e->outcome = outcome;
+	return e;
+}
+
+static void junit_prefix(junit_log *j, const char *dir)
+{
+	size_t len = strlen(dir);
+	while (len > 1 && dir[len - 1] == '/')
+		--len;
+	const char *base = dir;
+	for (size_t k = 0; k < len; ++k)
+		if (dir[k] == '/' && k + 1 < len)
+			base = dir + k + 1;
+	snprintf(j->prefix, sizeof j->prefix, "%.*s", (int)(len - (size_t)(base - dir)), base);
+	for (char *c = j->prefix; *c; ++c)
+		if (*c == '.')
+			*c = '_';
+}
+
+static lk_status junit_finish(junit_log *j, const lk_regress_opts *o, char *err, size_t esz)
+{
+	lk_status st = LK_OK;
+	lk_junit_case *cases = malloc(sizeof *cases * (size_t)(j->n ? j->n : 1));
+	if (!cases || j->failed) {
+		snprintf(err, esz, "out of memory for the JUnit report %s", o->junit);
+		st = LK_ERR_NO_MEMORY;
+	} else {
+		for (int i = 0; i < j->n; ++i) {
+			const junit_entry *e = &j->e[i];
+			cases[i] = (lk_junit_case){e->suite, e->classname, e->name, e->outcome, e->message, e->details,
+			                           e->seconds};
+		}
+		char sweeps[32], tol[32], cap[32], name[1100];
+		snprintf(sweeps, sizeof sweeps, "%d", o->sweeps);
+		snprintf(tol, sizeof tol, "%g", o->tol);
+		snprintf(cap, sizeof cap, "%d", o->max_iterations);
+		snprintf(name, sizeof name, "lcpkit regress %s", o->dir);
+		const char *names[] = {"directory", "budget_iterations", "tolerance", "tolerance_cap_iterations"};
+		const char *values[] = {o->dir, sweeps, tol, cap};
+		st = lk_junit_write(o->junit, name, cases, j->n, names, values, 4, err, esz);
+	}
+	free(cases);
+	return st;
+}
+
+/* The message and text of a compared pair's case: the verdict, then RES after the budget and the tolerance
+ * solve, each with the reason it stopped. */
+static void junit_describe(junit_entry *e, const result *r, const golden *g, const char *spec, const char *label,
+                           const char *verdict, const lk_regress_opts *o)
+{
+	char ri[32], gi[32], gr[32];
+	report_words(r, g, o->max_iterations, ri, gi, gr);
+	snprintf(e->message, sizeof e->message,
+	         "%s; RES %.3e after the budget of %d iterations (golden %s), stopped: %s; %s iterations to RES < %.3g "
+	         "(golden %s), stopped: %s",
+	         verdict, r->g.res_sweeps, o->sweeps, gr, lk_stop_reason_name(r->stop_sweeps), ri, o->tol, gi,
+	         lk_stop_reason_name(r->stop_tol));
+	snprintf(e->details, sizeof e->details,
+	         "problem %s, solver %s (golden results of %s)\n"
+	         "budget: %d iterations, RES %.17g (golden %s), stopped: %s\n"
+	         "tolerance: RES < %g within %d iterations: %d iterations, RES %.17g, stopped: %s (golden %s)\n",
+	         e->name, spec, label, o->sweeps, r->g.res_sweeps, gr, lk_stop_reason_name(r->stop_sweeps), o->tol,
+	         o->max_iterations, r->iterations_tol, r->res_tol, lk_stop_reason_name(r->stop_tol), gi);
+}
+
 lk_status lk_regress(const lk_regress_opts *o, lk_regress_summary *sum, char *err, size_t esz)
 {
 	memset(sum, 0, sizeof *sum);
 	FILE *out = o->out ? o->out : stdout;
 	/* solvers: LABEL@SPEC or SPEC (label = spec) */
-	char labels[32][96], specs[32][160];
+	char labels[32][96], specs[32][160], suites[32][260];
 	int nsolvers = 0;
 	{
 		char items[32][160];
@@ -529,6 +654,10 @@ lk_status lk_regress(const lk_regress_opts *o, lk_regress_summary *sum, char *er
 			for (char *c = labels[nsolvers]; *c; ++c)
 				if (*c == ' ' || *c == '/')
 					*c = '_';
+			if (strcmp(labels[nsolvers], specs[nsolvers]))
+				snprintf(suites[nsolvers], sizeof suites[0], "%s@%s", labels[nsolvers], specs[nsolvers]);
+			else
+				snprintf(suites[nsolvers], sizeof suites[0], "%s", specs[nsolvers]);
 			++nsolvers;
 		}
 	}
@@ -559,6 +688,8 @@ lk_status lk_regress(const lk_regress_opts *o, lk_regress_summary *sum, char *er
 	}
 	result *results = calloc((size_t)(nfiles ? nfiles : 1) * nsolvers, sizeof *results);
 	int nres = 0;
+	junit_log junit = {o->junit != NULL, 0, NULL, 0, 0, ""};
+	junit_prefix(&junit, o->dir);
 	if (!o->json)
 		fprintf(out, "%-22s %-16s %10s %10s %12s %12s  %s\n", "problem", "solver", "iters", "golden", "RES@sweeps",
 		        "golden", "status");
@@ -569,6 +700,11 @@ lk_status lk_regress(const lk_regress_opts *o, lk_regress_summary *sum, char *er
 		if (lk_problem_read(path, NULL, &p, NULL, rerr, sizeof rerr) != LK_OK) {
 			fprintf(out, "%-22s unreadable: %s\n", files[f], rerr);
 			++sum->unreadable;
+			for (int s = 0; s < nsolvers; ++s) {
+				junit_entry *e = junit_add(&junit, suites[s], files[f], LK_JUNIT_ERROR);
+				if (e)
+					snprintf(e->message, sizeof e->message, "unreadable: %s", rerr);
+			}
 			continue;
 		}
 		++sum->problems;
@@ -587,6 +723,9 @@ lk_status lk_regress(const lk_regress_opts *o, lk_regress_summary *sum, char *er
 			snprintf(r->g.label, sizeof r->g.label, "%s", labels[s]);
 			if (replay(p, warm, &cfgs[s], o, unique, r) != 0) {
 				fprintf(out, "%-22s %-16s failed: %s\n", files[f], labels[s], lk_problem_error(p));
+				junit_entry *e = junit_add(&junit, suites[s], files[f], LK_JUNIT_ERROR);
+				if (e)
+					snprintf(e->message, sizeof e->message, "the solve failed: %s", lk_problem_error(p));
 				continue;
 			}
 			++nres;
@@ -634,23 +773,27 @@ lk_status lk_regress(const lk_regress_opts *o, lk_regress_summary *sum, char *er
 				sum->regressions += worse;
 				sum->improvements += better && !worse;
 			}
+			junit_entry *je = junit_add(&junit, suites[s], files[f],
+			                            !g ? LK_JUNIT_SKIPPED : !strcmp(status, "REGRESSION") ? LK_JUNIT_FAILURE
+			                                                                                  : LK_JUNIT_PASSED);
+			if (je) {
+				char verdict[260];
+				if (g)
+					snprintf(verdict, sizeof verdict, "%s%s%s", status, detail[0] ? ": " : "", detail);
+				else
+					snprintf(verdict, sizeof verdict, "no golden result for %s (lcpkit regress --update stores them)",
+					         labels[s]);
+				junit_describe(je, r, g, specs[s], labels[s], verdict, o);
+				if (je->outcome == LK_JUNIT_PASSED)
+					je->message[0] = '\0'; /* the details keep the numbers */
+				je->seconds = r->seconds;
+			}
 			if (o->json) {
 				fprintf(out, "{\"problem\": \"%s\", \"solver\": \"%s\", \"iterations\": %d, \"res_sweeps\": %.17g, "
 				        "\"status\": \"%s\"}\n", files[f], labels[s], r->g.iterations, r->g.res_sweeps, status);
 			} else {
-				/* iterations to the tolerance, or ">cap" when the cap came first */
-				char ri[16], gi[16] = "-", gr[16] = "-";
-				if (r->g.iterations >= 0)
-					snprintf(ri, sizeof ri, "%d", r->g.iterations);
-				else
-					snprintf(ri, sizeof ri, ">%d", o->max_iterations);
-				if (g) {
-					if (g->iterations >= 0)
-						snprintf(gi, sizeof gi, "%d", g->iterations);
-					else
-						snprintf(gi, sizeof gi, ">%d", o->max_iterations);
-					snprintf(gr, sizeof gr, "%.3e", g->res_sweeps);
-				}
+				char ri[32], gi[32], gr[32];
+				report_words(r, g, o->max_iterations, ri, gi, gr);
 				fprintf(out, "%-22s %-16s %10s %10s %12.3e %12s  %s%s%s\n", files[f], labels[s], ri, gi, r->g.res_sweeps,
 				        gr, status, detail[0] ? ": " : "", detail);
 			}
@@ -700,6 +843,15 @@ lk_status lk_regress(const lk_regress_opts *o, lk_regress_summary *sum, char *er
 			}
 		}
 	}
+	if (o->junit && results) {
+		char jerr[512];
+		lk_status js = junit_finish(&junit, o, jerr, sizeof jerr);
+		if (js != LK_OK && st == LK_OK) {
+			snprintf(err, esz, "%s", jerr);
+			st = js;
+		}
+	}
+	free(junit.e);
 	if (!o->json)
 		fprintf(out, "\n%d problems, %d unreadable; %d compared: %d regressions, %d improvements; %d without golden "
 		        "results%s\n", sum->problems, sum->unreadable, sum->compared, sum->regressions, sum->improvements,

@@ -28,6 +28,8 @@ typedef struct lk_regress_opts {
 	int max_iterations;   /* cap of the iterations-to-tolerance solve (default 5000) */
 	int peer_siconos;     /* also solve each problem's LCP with Siconos's solvers and report them */
 	int json;
+	const char *junit;    /* also write the outcome as JUnit XML to this file: one test case per problem file
+	                       * and solver, one suite per solver (NULL: none) */
 	FILE *out;            /* the report (stdout) */
 } lk_regress_opts;
 
