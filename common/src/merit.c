@@ -2,6 +2,7 @@
 #include "problem.h"
 #include "kernel.h"
 
+#include <float.h>
 #include <stdlib.h>
 
 double lk_natural_residual(double lambda, double w, double lo, double hi)
@@ -35,10 +36,36 @@ double lk_fischer_boxed(double lambda, double w, double lo, double hi)
 	return w;
 }
 
-void lk__merit_sums_rows(const lk_problem *p, const double *lambda, const double *w, lk_friction friction, int begin,
-                         int end, int full, lk__merit_sums *s)
+/* Siconos's projection onto the cone K = {(r_n, r_t): |r_t| <= mu r_n} (projectionOnCone): 0 in the polar cone,
+ * x itself inside, else the nearest point of the boundary. */
+static void cone_project(double x[3], double mu)
 {
-	double hh = 0, ff = 0, mod = 0, maxh = 0, viol = 0;
+	double t = sqrt(x[1] * x[1] + x[2] * x[2]);
+	if (mu * t <= -x[0]) {
+		x[0] = x[1] = x[2] = 0.0;
+	} else if (!(t <= mu * x[0])) {
+		double rn = (mu * t + x[0]) / (mu * mu + 1.0);
+		x[1] *= mu * rn / t;
+		x[2] *= mu * rn / t;
+		x[0] = rn;
+	}
+}
+
+/* The squared natural residual of one contact against Coulomb's cone with De Saxce's modified velocity
+ * u_hat = (u_n + mu |u_t|, u_t): |r - P_K(r - u_hat)|^2, zero exactly where the contact obeys Coulomb's law
+ * (Siconos's fc3d_unitary_compute_and_add_error; De Saxce & Feng 1998). */
+static double contact_error2(const double r[3], const double u[3], double mu)
+{
+	double x[3] = {r[0] - u[0] - mu * sqrt(u[1] * u[1] + u[2] * u[2]), r[1] - u[1], r[2] - u[2]};
+	cone_project(x, mu);
+	double e0 = r[0] - x[0], e1 = r[1] - x[1], e2 = r[2] - x[2];
+	return e0 * e0 + e1 * e1 + e2 * e2;
+}
+
+void lk__merit_sums_rows(const lk_problem *p, const double *lambda, const double *w, const double *du,
+                         lk_friction friction, int begin, int end, int full, lk__merit_sums *s)
+{
+	double hh = 0, ff = 0, mod = 0, maxh = 0, viol = 0, ee = 0, nq = 0, nl = 0, nw = 0;
 	for (int i = begin; i < end; ++i) {
 		const lk__row *r = &p->rows[i];
 		double lo, hi;
@@ -59,6 +86,21 @@ void lk__merit_sums_rows(const lk_problem *p, const double *lambda, const double
 			double f = lk_fischer_boxed(lambda[i], w[i], lo, hi);
 			ff += f * f;
 			mod += fabs(lambda[i]) * fabs(w[i]);
+			nq += r->q * r->q;
+			nl += lambda[i] * lambda[i];
+			nw += w[i] * w[i];
+			if (lk__cone_pair(p, i)) {
+				/* the contact's normal row f was (or will be) summed as a row of its own: its term is
+				 * replaced by the contact's; f lies outside [begin, end) only in a blocked evaluation, where
+				 * its w is another block's to write, so it is made here from du */
+				const int fi = r->findex;
+				const double wf = fi >= begin && fi < end ? w[fi] : lk__w(p, fi, lambda, du);
+				const double hf = lk_natural_residual(lambda[fi], wf, p->rows[fi].lo, p->rows[fi].hi);
+				const double rc[3] = {lambda[fi], lambda[i], lambda[i + 1]}, uc[3] = {wf, w[i], w[i + 1]};
+				ee += contact_error2(rc, uc, r->mu) - hf * hf;
+			} else if (!pair) {
+				ee += h * h;
+			}
 		}
 		if (fabs(h) > maxh || isnan(h))
 			maxh = fabs(h);
@@ -74,7 +116,27 @@ void lk__merit_sums_rows(const lk_problem *p, const double *lambda, const double
 				double f2 = lk_fischer_boxed(lambda[i], w[i], lo, hi);
 				ff += f2 * f2;
 				mod += fabs(lambda[i]) * fabs(w[i]);
+				nq += p->rows[i].q * p->rows[i].q;
+				nl += lambda[i] * lambda[i];
+				nw += w[i] * w[i];
 			}
+		} else if (full && lk__cone_pair(p, i)) {
+			/* box friction: the pair's second row was counted with the contact's error; its norms */
+			++i;
+			nq += p->rows[i].q * p->rows[i].q;
+			nl += lambda[i] * lambda[i];
+			nw += w[i] * w[i];
+			double lo2, hi2;
+			lk__bounds(&p->rows[i], lambda, &lo2, &hi2);
+			double h3 = lk_natural_residual(lambda[i], w[i], lo2, hi2), f3 = lk_fischer_boxed(lambda[i], w[i], lo2, hi2);
+			hh += h3 * h3;
+			ff += f3 * f3;
+			mod += fabs(lambda[i]) * fabs(w[i]);
+			if (fabs(h3) > maxh || isnan(h3))
+				maxh = fabs(h3);
+			double v2 = fmax(lo2 - lambda[i], lambda[i] - hi2);
+			if (v2 > viol)
+				viol = v2;
 		}
 	}
 	s->hh = hh;
@@ -82,6 +144,10 @@ void lk__merit_sums_rows(const lk_problem *p, const double *lambda, const double
 	s->mod = mod;
 	s->maxh = maxh;
 	s->viol = viol;
+	s->ee = ee;
+	s->nq = nq;
+	s->nl = nl;
+	s->nw = nw;
 	s->full = full;
 }
 
@@ -93,13 +159,17 @@ void lk__merit_sums_finish(const lk__merit_sums *s, lk_metrics *m)
 	m->modified = s->full ? s->mod : NAN;
 	m->max_h = s->maxh;
 	m->max_bound_violation = s->viol;
+	/* Siconos's scale: the largest of ||q||, ||r||, ||u|| (fc3d_compute_error), none when it is rounding */
+	double scale = sqrt(fmax(s->nq, fmax(s->nl, s->nw)));
+	double e = sqrt(fmax(s->ee, 0.0));
+	m->fc3d = !s->full ? NAN : scale > DBL_EPSILON ? e / scale : e;
 }
 
 void lk__metrics_from_w(const lk_problem *p, const double *lambda, const double *w, lk_friction friction,
                         lk_metrics *m)
 {
 	lk__merit_sums s;
-	lk__merit_sums_rows(p, lambda, w, friction, 0, p->nrows, 1, &s);
+	lk__merit_sums_rows(p, lambda, w, NULL, friction, 0, p->nrows, 1, &s);
 	lk__merit_sums_finish(&s, m);
 }
 
@@ -109,6 +179,7 @@ double lk__merit_value(const lk_metrics *m, lk_merit merit)
 	case LK_MERIT_THETA: return m->theta;
 	case LK_MERIT_FISCHER: return m->fischer;
 	case LK_MERIT_MODIFIED: return m->modified;
+	case LK_MERIT_FC3D: return m->fc3d;
 	case LK_MERIT_RES:
 	default: return m->res;
 	}

@@ -17,8 +17,12 @@ typedef struct lk_solve_args {
 	int out_w;              /* --out-w: with w = A lambda + q */
 	double tol;             /* --tol, 0 if not given */
 	int json;
+	int peer;               /* --peer siconos */
+	int peer_iters;         /* --peer-iters: Siconos's iteration limit */
+	int repeat;             /* --repeat: runs of every solver (the minimum time is reported, and the spread) */
 	lk_solver_config cfg;
 	char canon[256];
+	const char *spec;       /* --solver as given */
 } lk_solve_args;
 /* -1: parsed, go on; otherwise the exit status (--help printed, or a usage error printed). */
 int lk_solve_parse_args(int argc, char **argv, lk_solve_args *out);
