@@ -102,6 +102,10 @@ lk_solver_config lk_default_config(lk_method method)
 	c.newton.perturbation = 1e-8;
 	c.newton.fd_h = 1e-7;
 	c.newton.pgs_warm = -1;
+	/* measured on Siconos's local test problems (docs/benchmarks.md, "Coulomb's cone"): spheres-in-a-box
+	 * reaches 1e-8 in 121 iterations at 3, 180-210 at 10; Capsules and BoxesStack take 20-30 and 100-200 at
+	 * either */
+	c.newton.lm = 3.0;
 	if (c.method == LK_METHOD_NEWTON_MINMAP || c.method == LK_METHOD_NEWTON_FISCHER)
 		c.max_iterations = 50;
 	return c;
@@ -193,6 +197,7 @@ static const param params[] = {
 	{"pgs_warm", P_INT, OFF(newton.pgs_warm), M_NEWTON, NULL, "PGS sweeps before Newton"},
 	{"perturbation", P_DOUBLE, OFF(newton.perturbation), M_NEWTON, NULL, "perturbation size"},
 	{"fd_h", P_DOUBLE, OFF(newton.fd_h), M_NEWTON, NULL, "finite-difference step"},
+	{"lm", P_DOUBLE, OFF(newton.lm), M_NEWTON, NULL, "friction=cone: Levenberg-Marquardt weight (0: off)"},
 	{"metric", P_ENUM, OFF(metric), M_GRADIENT, metric_names,
 	 "scale of each row's gradient step: diag (1 / A_ii) or identity (one for all)"},
 };
@@ -534,5 +539,6 @@ lk_status lk_config_validate(const lk_solver_config *cfg, char *err, size_t err_
 	CHECK(cfg->newton.pgs_warm >= -1, "pgs_warm must be -1 (automatic) or a number of sweeps");
 	CHECK(isfinite(cfg->newton.perturbation) && cfg->newton.perturbation > 0, "perturbation must be positive");
 	CHECK(isfinite(cfg->newton.fd_h) && cfg->newton.fd_h > 0, "fd_h must be positive");
+	CHECK(finite_nonneg(cfg->newton.lm), "lm must be finite and non-negative");
 	return LK_OK;
 }

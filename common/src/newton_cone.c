@@ -16,13 +16,19 @@
  *     |z_t| <= R: B_tt = 0, C_tt = rho_t I
  *     |z_t| > R:  with u = z_t / |z_t|, P' = R / |z_t| (I - u u^T):
  *                 B_tt = I - P', C_tt = rho_t P', and when z_n > 0 B_tn = -mu u, C_tn = mu rho_n u
- * (Alart & Curnier 1991 sec. 4). The Newton system (B + C A) d = -F is solved by GMRES (Saad & Schultz 1986)
- * through products with A alone, right-preconditioned by each contact's 3 x 3 block B_c + C_c A_cc, which is the
- * exact inverse for contacts that do not touch one another; the step is globalized by an Armijo back-tracking
- * on 1/2 ||F||^2 (Erleben 2013 sec. 5.4's line search without the projection: the natural map needs no feasible
- * iterate). Where the line search fails (a Jacobian singular on redundant contacts, a direction that the
- * nonsmoothness turns uphill), a few sweeps of the cone's projected Gauss-Seidel (sweep.c) move the iterate on,
- * and Newton resumes from there: the hybrid that Siconos's NSN with its NSGS fall-back also is.
+ * (Alart & Curnier 1991 sec. 4). The Newton system, with a Levenberg-Marquardt term,
+ *     (B + C A + mu_k I) d = -F,   mu_k = lm ||F_k|| / ||F(0)||
+ * (the choice mu_k ~ ||F_k|| of Yamashita & Fukushima 2001, which keeps Newton's local rate; ||F(0)||, F at
+ * lambda = 0, makes it independent of units and of the start), is solved by GMRES (Saad & Schultz 1986)
+ * through products with A alone, right-preconditioned by each contact's 3 x 3 block B_c + C_c A_cc, the exact
+ * inverse for contacts that do not touch one another. The term is what solves the granular packings: their W
+ * is singular (more contact rows than the bodies' degrees of freedom), the Newton system on their sticking
+ * contacts is then singular and inconsistent, and plain Newton stalls at errors of 1e-5 to 1e-7 where the
+ * damped one goes on (docs/benchmarks.md, "Coulomb's cone"). The step is globalized by a back-tracking on
+ * 1/2 ||F||^2 with the non-monotone rule of Grippo, Lampariello & Lucidi (1986): a full step that climbs over
+ * a kink of F is taken where a monotone rule would crawl along it (Siconos's Newton takes the full step when
+ * its line search fails). Where even that fails, a few sweeps of the cone's projected Gauss-Seidel (sweep.c)
+ * move the iterate on, and Newton resumes from there.
  *
  * Work (docs/solvers.md, "Work"): a Krylov product counts LK_WORK_NEWTON_ROW a row, an evaluation of F at a
  * trial point LK_WORK_PRODUCT_ROW, the fall-back sweeps LK_WORK_SWEEP_ROW; the Krylov solve is cut to the work
@@ -53,6 +59,7 @@ typedef struct cone_state {
 	double *du_t;       /* row form: the trial's M^-1 J^T x */
 	double *du_k;       /* row form: scratch of the Krylov products */
 	double fnorm2;      /* ||F||^2 at the iterate */
+	double lm;
 } cone_state;
 
 static double *dalloc(lk__arena *a, size_t n, int *fail)
@@ -274,6 +281,9 @@ static void newton_op(void *user, const double *x, double *y)
 	lk__count(c, c->n, LK_WORK_NEWTON_ROW);
 	units_apply(s, offsetof(cone_unit, B), s->y, y, 0);
 	units_apply(s, offsetof(cone_unit, C), s->ax, y, 1);
+	if (s->lm > 0)
+		for (int i = 0; i < s->n; ++i)
+			y[i] += s->lm * s->y[i];
 }
 
 /* w = A x + q at a trial x, its M^-1 J^T x into du */
@@ -299,7 +309,8 @@ static double fallback(cone_state *s, int sweeps)
 	double change = 0.0;
 	if (c->p->form == LK_FORM_ROWS)
 		lk__recompute_du(c->p, c->lambda, c->du);
-	for (int k = 0; k < sweeps && lk__work_left(c) >= c->n; ++k) {
+	/* each sweep leaves room for the evaluation after them */
+	for (int k = 0; k < sweeps && lk__work_left(c) >= (double)c->n * (LK_WORK_SWEEP_ROW + LK_WORK_PRODUCT_ROW); ++k) {
 		double d = lk__pgs_sweep_cone(c, 1.0);
 		if (!(d <= change))
 			change = d;
@@ -310,6 +321,53 @@ static double fallback(cone_state *s, int sweeps)
 	s->fnorm2 = eval_F(s, c->lambda, s->w, s->F, 0);
 	return change;
 }
+
+/* The natural map's iterates need not be feasible; the answer should be: each unit's rows projected (a normal
+ * row onto lambda >= 0, its pair onto the disc of radius mu lambda_n, any other row onto its box), a move of at
+ * most ||F||. ||F|| is scaled by rho = 1 / A_ii, so that move can cost A_ii times as much in w: the projected
+ * point is kept only where its merit stays within the tolerance, or no worse than the iterate's. */
+static void project_feasible(cone_state *s, const lk_metrics *m)
+{
+	lk__ctx *c = s->c;
+	const lk_problem *p = c->p;
+	double *x = s->xt;
+	memcpy(x, c->lambda, (size_t)s->n * sizeof(double));
+	for (int k = 0; k < s->nu; ++k) {
+		const cone_unit *u = &s->u[k];
+		const int i = u->row[0];
+		if (u->m == 3) {
+			x[i] = fmax(x[i], 0.0);
+			lk__disc_project(&x[u->row[1]], &x[u->row[2]], p->rows[u->row[1]].mu * x[i]);
+		} else if (p->rows[i].findex < 0) {
+			x[i] = lk__clamp(x[i], p->rows[i].lo, p->rows[i].hi);
+		}
+	}
+	/* friction rows outside a unit of three, against their normal rows' projected impulses */
+	for (int k = 0; k < s->nu; ++k) {
+		const cone_unit *u = &s->u[k];
+		const int i = u->row[0];
+		if (u->m == 1 && p->rows[i].findex >= 0) {
+			double lo, hi;
+			lk__bounds(&p->rows[i], x, &lo, &hi);
+			x[i] = lk__clamp(x[i], lo, hi);
+		}
+	}
+	if (memcmp(x, c->lambda, (size_t)s->n * sizeof(double)) == 0)
+		return;
+	memcpy(s->dx, c->lambda, (size_t)s->n * sizeof(double));
+	lk__set_lambda(c, x);
+	lk_metrics mp;
+	lk__current_metrics(c, &mp);
+	const lk_merit merit = c->cfg->merit;
+	const double before = lk__merit_value(m, merit), after = lk__merit_value(&mp, merit);
+	if (!(after <= fmax(before, c->cfg->tol_abs)))
+		lk__set_lambda(c, s->dx);
+}
+
+/* The line search's memory: a step is accepted when it lowers 1/2 ||F||^2 below the largest of the last this many
+ * iterates' (Grippo, Lampariello & Lucidi 1986), so that a full Newton step that climbs over a kink of F is
+ * taken where a monotone rule would crawl along it */
+#define LK_CONE_NONMONOTONE 10
 
 /* Fall-back sweeps after a failed Newton step: enough to move a stalled iterate, few next to a Krylov solve */
 #define LK_CONE_FALLBACK_SWEEPS 10
@@ -368,11 +426,29 @@ static lk_status iterate(cone_state *sp, lk__arena *kry, int restart)
 		sp->fnorm2 = eval_F(sp, lambda, sp->w, sp->F, 0);
 	}
 	double eta = nc->forcing, fprev = sqrt(sp->fnorm2);
+	/* the scale of F: its norm at lambda = 0, where w = q, whatever the start */
+	for (int i = 0; i < n; ++i) {
+		sp->xt[i] = 0.0;
+		sp->wt[i] = p->rows[i].q;
+	}
+	double f0 = sqrt(eval_F(sp, sp->xt, sp->wt, sp->rhs, 0));
+	if (!(f0 > 0) || !isfinite(f0))
+		f0 = fprev > 0 ? fprev : 1.0;
+	/* the Levenberg-Marquardt weight: off while GMRES solves the Newton systems and full steps are taken, lm
+	 * from the first system GMRES cannot solve to its forcing term or step the line search refuses, then halved
+	 * after each solved system and full step and doubled (up to 100 lm) after each one that is not */
+	double lmc = 0.0;
+	/* the merits of the last LK_CONE_NONMONOTONE iterates, for the line search's reference */
+	double past[LK_CONE_NONMONOTONE];
+	for (int k = 0; k < LK_CONE_NONMONOTONE; ++k)
+		past[k] = sp->fnorm2;
+
 	for (int it = 1;; ++it) {
 		double max_change = 0.0;
 		/* the Jacobian at the iterate, then GMRES on (B + C A) P^-1 y = -F, d = P^-1 y */
 		sp->fnorm2 = eval_F(sp, lambda, sp->w, sp->F, 1);
 		const double fn = sqrt(sp->fnorm2);
+		sp->lm = lmc * fn / f0;
 		for (int i = 0; i < n; ++i) {
 			sp->rhs[i] = -sp->F[i];
 			sp->ax[i] = 0.0;
@@ -381,7 +457,7 @@ static lk_status iterate(cone_state *sp, lk__arena *kry, int restart)
 		int kmax = nc->krylov_max;
 		if (isfinite(left))
 			kmax = (int)fmin((double)kmax, left / ((double)n * LK_WORK_NEWTON_ROW));
-		int newton_ok = 0;
+		int newton_ok = 0, solved = 0, full = 0;
 		if (kmax >= 1 && fn > 0.0) {
 			lk__krylov_result kr;
 			memset(sp->dx, 0, (size_t)n * sizeof(double));
@@ -390,15 +466,18 @@ static lk_status iterate(cone_state *sp, lk__arena *kry, int restart)
 			if (st != LK_OK)
 				return lk__fail(p, st, "newton-minmap: out of memory for GMRES on %d rows", n);
 			c->inner_iterations += kr.iterations;
+			solved = kr.converged;
 			precondition(sp, sp->dx, sp->y);
 			/* Armijo back-tracking on 1/2 ||F||^2 along d = sp->y */
-			double tau = 1.0;
+			double tau = 1.0, ref = sp->fnorm2;
+			for (int k = 0; k < LK_CONE_NONMONOTONE; ++k)
+				ref = fmax(ref, past[k]);
 			while (tau >= nc->ls_tau_min && lk__work_left(c) >= (double)n * LK_WORK_PRODUCT_ROW) {
 				for (int i = 0; i < n; ++i)
 					sp->xt[i] = lambda[i] + tau * sp->y[i];
 				evaluate(sp, sp->xt, sp->wt, sp->du_t);
 				double ft = eval_F(sp, sp->xt, sp->wt, sp->rhs, 0);
-				if (isfinite(ft) && ft <= (1.0 - 2.0 * nc->ls_alpha * tau) * sp->fnorm2) {
+				if (isfinite(ft) && ft <= ref - 2.0 * nc->ls_alpha * tau * sp->fnorm2) {
 					for (int i = 0; i < n; ++i) {
 						const double d = fabs(sp->xt[i] - lambda[i]);
 						if (!(d <= max_change))
@@ -410,13 +489,30 @@ static lk_status iterate(cone_state *sp, lk__arena *kry, int restart)
 						memcpy(c->du, sp->du_t, nb * sizeof(double));
 					sp->fnorm2 = ft;
 					newton_ok = 1;
+					full = tau == 1.0;
 					break;
 				}
 				tau *= nc->ls_beta;
 			}
 		}
-		if (!newton_ok && lk__work_left(c) >= c->n)
+		if (!newton_ok && lk__work_left(c) >= (double)c->n * (LK_WORK_SWEEP_ROW + LK_WORK_PRODUCT_ROW)) {
 			max_change = fallback(sp, LK_CONE_FALLBACK_SWEEPS);
+		} else if (!newton_ok && kmax < 1) {
+			/* the budget pays for neither a Newton step nor a sweep with its evaluation: a last sweep where it
+			 * pays for one, which needs no evaluation after it since the solve ends */
+			if (lk__work_left(c) >= (double)c->n * LK_WORK_SWEEP_ROW)
+				lk__pgs_sweep_cone(c, 1.0);
+			c->iterations = it;
+			c->stop = LK_STOP_BUDGET;
+			lk_metrics m;
+			lk__current_metrics(c, &m);
+			project_feasible(sp, &m);
+			return LK_OK;
+		}
+		if (solved && full)
+			lmc = lmc < 0.01 * nc->lm ? 0.0 : 0.5 * lmc;
+		else if (kmax >= 1)
+			lmc = fmin(fmax(2.0 * lmc, nc->lm), 100.0 * nc->lm);
 		/* Eisenstat & Walker 1996, choice 2 (gamma 0.9, alpha 2), capped by the configured forcing term */
 		const double fnew = sqrt(sp->fnorm2);
 		double e = fprev > 0.0 ? 0.9 * (fnew / fprev) * (fnew / fprev) : nc->forcing;
@@ -424,11 +520,14 @@ static lk_status iterate(cone_state *sp, lk__arena *kry, int restart)
 			e = fmax(e, 0.9 * eta * eta);
 		eta = fmax(fmin(e, nc->forcing), 1e-12);
 		fprev = fnew;
+		past[it % LK_CONE_NONMONOTONE] = sp->fnorm2;
 		c->iterations = it;
 		lk_metrics m;
 		metrics_of(sp, &m);
 		c->stop = lk__monitor_metrics(c, it, max_change, &m);
-		if (c->stop != LK_STOP_NONE)
+		if (c->stop != LK_STOP_NONE) {
+			project_feasible(sp, &m);
 			return LK_OK;
+		}
 	}
 }

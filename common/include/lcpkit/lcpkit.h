@@ -309,6 +309,8 @@ typedef struct lk_newton_config {
 	                         * of the budget when there is one (never Newton alone on a few products), else off */
 	double perturbation;    /* size of the perturbation strategy */
 	double fd_h;            /* finite-difference step of the approximation strategy */
+	double lm;              /* friction=cone: the Levenberg-Marquardt weight c of the Newton system
+	                         * (B + C A + c ||F|| / ||F(0)|| I) d = -F (docs/solvers.md, "Coulomb's cone") */
 } lk_newton_config;
 
 typedef struct lk_solver_config {
