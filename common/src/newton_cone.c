@@ -369,6 +369,9 @@ static void project_feasible(cone_state *s, const lk_metrics *m)
  * taken where a monotone rule would crawl along it */
 #define LK_CONE_NONMONOTONE 10
 
+/* The warm-up's sweeps between two looks at the merit */
+#define LK_CONE_WARM_CHUNK 10
+
 /* Fall-back sweeps after a failed Newton step: enough to move a stalled iterate, few next to a Krylov solve */
 #define LK_CONE_FALLBACK_SWEEPS 10
 
@@ -417,9 +420,27 @@ static lk_status iterate(cone_state *sp, lk__arena *kry, int restart)
 	int warm = nc->pgs_warm;
 	if (warm < 0)
 		warm = c->cfg->budget > 0 ? (int)(0.25 * c->cfg->budget) : 0;
-	if (warm > 0)
-		fallback(sp, warm);
-	else {
+	if (warm > 0) {
+		/* in chunks, each ended by the evaluation the sweeps need anyway: a problem the sweeps solve within
+		 * the warm-up stops there, at the sweeps' cost */
+		for (int done = 0; done < warm;) {
+			const int k = warm - done < LK_CONE_WARM_CHUNK ? warm - done : LK_CONE_WARM_CHUNK;
+			fallback(sp, k);
+			done += k;
+			lk_metrics m;
+			metrics_of(sp, &m);
+			if (lk__merit_solved(c, &m) || !isfinite(m.res)) {
+				c->stop = lk__monitor_metrics(c, 1, 0.0, &m);
+				if (c->stop == LK_STOP_NONE)
+					c->stop = LK_STOP_ABSOLUTE;
+				c->iterations = 1;
+				project_feasible(sp, &m);
+				return LK_OK;
+			}
+			if (lk__work_left(c) < (double)n * (LK_WORK_SWEEP_ROW + LK_WORK_PRODUCT_ROW))
+				break;
+		}
+	} else {
 		evaluate(sp, lambda, sp->w, sp->du_t);
 		if (p->form == LK_FORM_ROWS)
 			memcpy(c->du, sp->du_t, nb * sizeof(double));

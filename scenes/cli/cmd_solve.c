@@ -39,6 +39,7 @@ static void usage(FILE *f)
 	        "                  beside lcpkit's: iterations, Siconos's error of each answer, time. The merit is\n"
 	        "                  fc3d and the tolerance --tol (default 1e-8) for every solver\n"
 	        "  --peer-iters N  Siconos's iteration limit (default 10000)\n"
+	        "                  With --peer, --solver may be given up to 8 times: each lcpkit solver in the table\n"
 	        "  --repeat N      run every solver N times; the time is the minimum, with the spread of the runs\n"
 	        "  --clock C       the clock of the times: wall (default) or cpu (the thread's CPU time)\n\n"
 	        "Exit status: 0 when every file was solved and met --tol (or no --tol was given and the method\n"
@@ -192,6 +193,25 @@ static int peer_compare(const lk_solve_args *a, const char *file, lk_problem *p,
 		peer_line(a, file, name, st->iterations, st->fc3d_final, st->seconds, lk_spread,
 		          st->fc3d_final < tol ? "solved" : lk_stop_reason_name(st->stop_reason));
 	}
+	/* the further lcpkit solvers, each from zero on the same problem */
+	for (int k = 0; rc == LK_EXIT_OK && k < a->nmore; ++k) {
+		lk_stats sk;
+		lk_status s = LK_OK;
+		for (int r = 0; r < a->repeat && s == LK_OK; ++r) {
+			s = lk_solve(p, &a->more_cfg[k], &sk, NULL);
+			t[r] = sk.seconds;
+		}
+		if (s != LK_OK) {
+			lk_cli_error("solve", "%s: %s: %s", file, a->more_spec[k], lk_problem_error(p));
+			rc = LK_EXIT_FAIL;
+			break;
+		}
+		char name[300];
+		double tmin, sp = spread_of(t, a->repeat, &tmin);
+		snprintf(name, sizeof name, "lcpkit %s", a->more_spec[k]);
+		peer_line(a, file, name, sk.iterations, sk.fc3d_final, tmin, sp,
+		          sk.fc3d_final < tol ? "solved" : lk_stop_reason_name(sk.stop_reason));
+	}
 	for (int s = 0; rc == LK_EXIT_OK && s < LK_PEER_FC3D_COUNT; ++s) {
 		lk_peer_result pr;
 		for (int k = 0; k < a->repeat && rc == LK_EXIT_OK; ++k) {
@@ -212,10 +232,40 @@ static int peer_compare(const lk_solve_args *a, const char *file, lk_problem *p,
 	return rc;
 }
 
+/* A spec with the command's options applied: -1, or the exit status of a usage error (printed) */
+static int solver_config(const char *spec, int iters, int threads, double budget, double tol, int merit, int cold,
+                         lk_solver_config *cfg)
+{
+	char err[512];
+	if (lk_config_parse(spec, cfg, err, sizeof err) != LK_OK) {
+		lk_cli_error("solve", "%s", err);
+		return LK_EXIT_USAGE;
+	}
+	if (iters > 0)
+		cfg->max_iterations = iters;
+	if (threads > 0) {
+		cfg->threads = threads;
+		/* threads > 1 needs the natural, part or colour order and box friction: a spec that chose otherwise */
+		if (lk_config_validate(cfg, err, sizeof err) != LK_OK) {
+			lk_cli_error("solve", "--threads %d with '%s': %s", threads, spec, err);
+			return LK_EXIT_USAGE;
+		}
+	}
+	if (budget > 0)
+		cfg->budget = budget;
+	if (tol > 0) {
+		cfg->tol_abs = tol;
+		cfg->merit = merit >= 0 ? (lk_merit)merit : LK_MERIT_RES;
+	}
+	if (cold)
+		cfg->warm_start = 0;
+	return -1;
+}
+
 int lk_solve_parse_args(int argc, char **argv, lk_solve_args *out)
 {
 	const char *spec = "pgs";
-	int iters = 0, cold = 0, threads = 0, merit = -1;
+	int iters = 0, cold = 0, threads = 0, merit = -1, nspecs = 0;
 	double tol = 0, budget = 0;
 	memset(out, 0, sizeof *out);
 	const char **files = calloc((size_t)argc + 1, sizeof *files);
@@ -230,7 +280,15 @@ int lk_solve_parse_args(int argc, char **argv, lk_solve_args *out)
 		} else if (!strcmp(a, "--solver")) {
 			if (!(v = lk_cli_value("solve", argc, argv, &i)))
 				return LK_EXIT_USAGE;
-			spec = v;
+			if (nspecs == LK_SOLVE_MORE_SPECS + 1) {
+				lk_cli_error("solve", "at most %d --solver options", LK_SOLVE_MORE_SPECS + 1);
+				return LK_EXIT_USAGE;
+			}
+			if (nspecs == 0)
+				spec = v;
+			else
+				out->more_spec[nspecs - 1] = v;
+			++nspecs;
 		} else if (!strcmp(a, "--iters")) {
 			if (!(v = lk_cli_value("solve", argc, argv, &i)))
 				return LK_EXIT_USAGE;
@@ -355,31 +413,18 @@ int lk_solve_parse_args(int argc, char **argv, lk_solve_args *out)
 		lk_cli_error("solve", "--out-w goes with --out");
 		return LK_EXIT_USAGE;
 	}
-	lk_solver_config cfg;
-	char err[512];
-	if (lk_config_parse(spec, &cfg, err, sizeof err) != LK_OK) {
-		lk_cli_error("solve", "%s", err);
+	if (nspecs > 1 && !out->peer) {
+		lk_cli_error("solve", "several --solver options go with --peer");
 		return LK_EXIT_USAGE;
 	}
-	if (iters > 0)
-		cfg.max_iterations = iters;
-	if (threads > 0) {
-		cfg.threads = threads;
-		/* threads > 1 needs the natural, part or colour order and box friction: a spec that chose otherwise */
-		if (lk_config_validate(&cfg, err, sizeof err) != LK_OK) {
-			lk_cli_error("solve", "--threads %d with '%s': %s", threads, spec, err);
-			return LK_EXIT_USAGE;
-		}
-	}
-	if (budget > 0)
-		cfg.budget = budget;
 	out->tol = tol;
-	if (tol > 0) {
-		cfg.tol_abs = tol;
-		cfg.merit = merit >= 0 ? (lk_merit)merit : LK_MERIT_RES;
-	}
-	if (cold)
-		cfg.warm_start = 0;
+	lk_solver_config cfg;
+	int rc = solver_config(spec, iters, threads, budget, tol, merit, cold, &cfg);
+	for (int k = 0; rc < 0 && k + 1 < nspecs; ++k)
+		rc = solver_config(out->more_spec[k], iters, threads, budget, tol, merit, cold, &out->more_cfg[k]);
+	if (rc >= 0)
+		return rc;
+	out->nmore = nspecs > 1 ? nspecs - 1 : 0;
 	if (lk_config_format(&cfg, out->canon, sizeof out->canon) != LK_OK)
 		snprintf(out->canon, sizeof out->canon, "%s", spec);
 	out->cfg = cfg;
