@@ -40,6 +40,7 @@ static const char *const methods[] = {
 	"nncg:iters=3000",       "apgd:iters=20000", "mprgp:iters=20000",
 	/* Coulomb's cone (docs/solvers.md, "Coulomb's cone"): the bounds of a contact's pair are a disc */
 	"pgs:friction=cone,iters=3000", "newton-minmap:friction=cone,iters=60", "apgd:friction=cone,iters=20000",
+	"pgs-sm:friction=cone,iters=30",
 };
 #define N_METHODS (int)(sizeof methods / sizeof methods[0])
 

@@ -274,7 +274,8 @@ static void test_cone_methods_against_siconos(void **state)
 	(void)state;
 	const char *const specs[] = {"newton-minmap:friction=cone,iters=200,merit=fc3d,tol=1e-10,warm=0",
 	                             "apgd:friction=cone,iters=200000,merit=fc3d,tol=1e-10,warm=0",
-	                             "pgs:friction=cone,iters=200000,merit=fc3d,tol=1e-10,warm=0"};
+	                             "pgs:friction=cone,iters=200000,merit=fc3d,tol=1e-10,warm=0",
+	                             "pgs-sm:friction=cone,iters=200,merit=fc3d,tol=1e-10,warm=0"};
 	lk_problem *p = tu_generate("packing", 12, 0.3);
 	lk_peer_fc3d f;
 	char err[200];
@@ -285,7 +286,7 @@ static void test_cone_methods_against_siconos(void **state)
 	assert_int_equal(lk_peer_siconos_fc3d_solve(LK_PEER_FC3D_NSGS, f.nc, f.W, f.q, f.mu, r, 100000, 1e-12, &pr),
 	                 LK_OK);
 	assert_int_equal(pr.info, 0);
-	for (int k = 0; k < 3; ++k) {
+	for (int k = 0; k < 4; ++k) {
 		lk_problem *mp = lk_peer_fc3d_problem(&f);
 		lk_stats st;
 		solve(mp, specs[k], &st);

@@ -125,7 +125,7 @@ typedef enum { P_INT, P_DOUBLE, P_BOOL, P_ENUM, P_U64 } ptype;
 #define M_GRADIENT ((1u << LK_METHOD_APGD) | (1u << LK_METHOD_MPRGP))
 #define M_ORDERED (M_GS | M_AMGS | M_SM | M_NNCG)
 /* the methods with Coulomb's cone (docs/solvers.md, "Coulomb's cone") */
-#define M_CONE (M_GS | (1u << LK_METHOD_NEWTON_MINMAP) | (1u << LK_METHOD_APGD))
+#define M_CONE (M_GS | M_SM | (1u << LK_METHOD_NEWTON_MINMAP) | (1u << LK_METHOD_APGD))
 
 static const char *const merit_names[] = {"res", "theta", "fischer", "modified", "fc3d", NULL};
 static const char *const friction_names[] = {"box", "cone", NULL};
@@ -503,7 +503,7 @@ lk_status lk_config_validate(const lk_solver_config *cfg, char *err, size_t err_
 	CHECK(cfg->threads == 1 || cfg->friction == LK_FRICTION_BOX, "threads > 1 sweeps with box friction only");
 	CHECK((unsigned)cfg->friction <= LK_FRICTION_CONE, "unknown friction model %d", (int)cfg->friction);
 	CHECK(cfg->friction == LK_FRICTION_BOX || ((1u << cfg->method) & M_CONE),
-	      "friction=cone is for pgs, psor, newton-minmap and apgd, not %s", lk_method_name(cfg->method));
+	      "friction=cone is for pgs, psor, pgs-sm, newton-minmap and apgd, not %s", lk_method_name(cfg->method));
 	CHECK(cfg->friction == LK_FRICTION_BOX || cfg->order == LK_ORDER_NATURAL,
 	      "friction=cone sweeps in the natural order, not %s", lk_order_name(cfg->order));
 	CHECK(isfinite(cfg->gravity[0]) && isfinite(cfg->gravity[1]) && isfinite(cfg->gravity[2]),
