@@ -242,6 +242,23 @@ static void test_fc3d_merit_is_siconos(void **state)
 	lk_problem_destroy(p);
 }
 
+/* The merit evaluated by blocks of rows (the colour order of a problem of LK_PARALLEL_MIN_ROWS rows and more,
+ * where a contact's normal row can lie in another block than its pair) is the one of the whole problem. */
+static void test_fc3d_merit_by_blocks(void **state)
+{
+	(void)state;
+	lk_problem *p = tu_generate("packing", 1200, 0.3);
+	assert_true(lk_problem_row_count(p) >= LK_PARALLEL_MIN_ROWS);
+	lk_stats st;
+	solve(p, "pgs:order=colour,iters=3,merit=fc3d,tol=1e-30,warm=0", &st);
+	lk_metrics m;
+	assert_int_equal(lk_problem_metrics(p, NULL, &m), LK_OK);
+	print_message("%d rows: fc3d %.15e by blocks, %.15e whole\n", lk_problem_row_count(p), st.fc3d_final, m.fc3d);
+	assert_true(m.fc3d > 1e-6);
+	assert_double_equal(st.fc3d_final, m.fc3d, 1e-12 * m.fc3d);
+	lk_problem_destroy(p);
+}
+
 /* The accelerated cone methods on the hand-computed contacts: the slide's impulse against the velocity on the
  * disc's rim, the stick's exactly -v_t. */
 static void test_cone_methods_by_hand(void **state)
@@ -374,6 +391,7 @@ int main(void)
 		cmocka_unit_test(test_stack_and_refusals),
 		cmocka_unit_test(test_against_siconos_nsgs),
 		cmocka_unit_test(test_fc3d_merit_is_siconos),
+		cmocka_unit_test(test_fc3d_merit_by_blocks),
 		cmocka_unit_test(test_cone_methods_by_hand),
 		cmocka_unit_test(test_cone_methods_against_siconos),
 		cmocka_unit_test(test_unique_velocities),

@@ -62,82 +62,72 @@ static double contact_error2(const double r[3], const double u[3], double mu)
 	return e0 * e0 + e1 * e1 + e2 * e2;
 }
 
+/* Row i is the second friction row of a contact's pair (lk__cone_pair at i - 1, as both adapters and the
+ * generators lay a contact out: a normal row's two friction rows next to each other) */
+static int second_of_pair(const lk_problem *p, int i)
+{
+	return i > 0 && lk__cone_pair(p, i - 1) && !(i > 1 && lk__cone_pair(p, i - 2));
+}
+
 void lk__merit_sums_rows(const lk_problem *p, const double *lambda, const double *w, const double *du,
                          lk_friction friction, int begin, int end, int full, lk__merit_sums *s)
 {
 	double hh = 0, ff = 0, mod = 0, maxh = 0, viol = 0, ee = 0, nq = 0, nl = 0, nw = 0;
 	for (int i = begin; i < end; ++i) {
+		/* a pair is summed whole with its first row, in the range (block) that row is in; w of a row outside
+		 * the range is another block's to write, and is made here from du */
+		if (i == begin && second_of_pair(p, i))
+			continue;
 		const lk__row *r = &p->rows[i];
-		double lo, hi;
+		const int pair = lk__cone_pair(p, i), m = pair ? 2 : 1;
+		const double wr[2] = {w[i], !pair ? 0.0 : i + 1 < end ? w[i + 1] : lk__w(p, i + 1, lambda, du)};
+		const double *l = lambda + i;
+		double lo, hi, h[2] = {0.0, 0.0}, v;
 		lk__bounds(r, lambda, &lo, &hi);
-		double h, h2 = 0.0;
-		int pair = friction == LK_FRICTION_CONE && lk__cone_pair(p, i);
-		if (pair) {
+		if (pair && friction == LK_FRICTION_CONE) {
 			/* Coulomb's cone: H_T = lambda_T - P_disc(lambda_T - w_T) over the contact's two rows */
-			double x = lambda[i] - w[i], y = lambda[i + 1] - w[i + 1];
+			double x = l[0] - wr[0], y = l[1] - wr[1];
 			lk__disc_project(&x, &y, hi);
-			h = lambda[i] - x;
-			h2 = lambda[i + 1] - y;
+			h[0] = l[0] - x;
+			h[1] = l[1] - y;
+			v = hypot(l[0], l[1]) - hi;
 		} else {
-			h = lk_natural_residual(lambda[i], w[i], lo, hi);
+			/* a pair's two rows have the same box, their normal row's */
+			v = -INFINITY;
+			for (int k = 0; k < m; ++k) {
+				h[k] = lk_natural_residual(l[k], wr[k], lo, hi);
+				v = fmax(v, fmax(lo - l[k], l[k] - hi));
+			}
 		}
-		hh += h * h + h2 * h2;
+		for (int k = 0; k < m; ++k) {
+			hh += h[k] * h[k];
+			if (fabs(h[k]) > maxh || isnan(h[k]))
+				maxh = fabs(h[k]);
+		}
+		if (v > viol)
+			viol = v;
 		if (full) {
-			double f = lk_fischer_boxed(lambda[i], w[i], lo, hi);
-			ff += f * f;
-			mod += fabs(lambda[i]) * fabs(w[i]);
-			nq += r->q * r->q;
-			nl += lambda[i] * lambda[i];
-			nw += w[i] * w[i];
-			if (lk__cone_pair(p, i)) {
-				/* the contact's normal row f was (or will be) summed as a row of its own: its term is
-				 * replaced by the contact's; f lies outside [begin, end) only in a blocked evaluation, where
-				 * its w is another block's to write, so it is made here from du */
+			for (int k = 0; k < m; ++k) {
+				const double f = lk_fischer_boxed(l[k], wr[k], lo, hi);
+				ff += f * f;
+				mod += fabs(l[k]) * fabs(wr[k]);
+				nq += p->rows[i + k].q * p->rows[i + k].q;
+				nl += l[k] * l[k];
+				nw += wr[k] * wr[k];
+			}
+			if (pair) {
+				/* the contact against the cone; its normal row fi was (or will be) summed as a row of its own,
+				 * whose term this one replaces */
 				const int fi = r->findex;
 				const double wf = fi >= begin && fi < end ? w[fi] : lk__w(p, fi, lambda, du);
 				const double hf = lk_natural_residual(lambda[fi], wf, p->rows[fi].lo, p->rows[fi].hi);
-				const double rc[3] = {lambda[fi], lambda[i], lambda[i + 1]}, uc[3] = {wf, w[i], w[i + 1]};
+				const double rc[3] = {lambda[fi], l[0], l[1]}, uc[3] = {wf, wr[0], wr[1]};
 				ee += contact_error2(rc, uc, r->mu) - hf * hf;
-			} else if (!pair) {
-				ee += h * h;
+			} else {
+				ee += h[0] * h[0];
 			}
 		}
-		if (fabs(h) > maxh || isnan(h))
-			maxh = fabs(h);
-		if (fabs(h2) > maxh)
-			maxh = fabs(h2);
-		double v = pair ? hypot(lambda[i], lambda[i + 1]) - hi : fmax(lo - lambda[i], lambda[i] - hi);
-		if (v > viol)
-			viol = v;
-		if (pair) {
-			/* the pair's second row is done: its Fischer and modified terms, its box bounds unused */
-			++i;
-			if (full) {
-				double f2 = lk_fischer_boxed(lambda[i], w[i], lo, hi);
-				ff += f2 * f2;
-				mod += fabs(lambda[i]) * fabs(w[i]);
-				nq += p->rows[i].q * p->rows[i].q;
-				nl += lambda[i] * lambda[i];
-				nw += w[i] * w[i];
-			}
-		} else if (full && lk__cone_pair(p, i)) {
-			/* box friction: the pair's second row was counted with the contact's error; its norms */
-			++i;
-			nq += p->rows[i].q * p->rows[i].q;
-			nl += lambda[i] * lambda[i];
-			nw += w[i] * w[i];
-			double lo2, hi2;
-			lk__bounds(&p->rows[i], lambda, &lo2, &hi2);
-			double h3 = lk_natural_residual(lambda[i], w[i], lo2, hi2), f3 = lk_fischer_boxed(lambda[i], w[i], lo2, hi2);
-			hh += h3 * h3;
-			ff += f3 * f3;
-			mod += fabs(lambda[i]) * fabs(w[i]);
-			if (fabs(h3) > maxh || isnan(h3))
-				maxh = fabs(h3);
-			double v2 = fmax(lo2 - lambda[i], lambda[i] - hi2);
-			if (v2 > viol)
-				viol = v2;
-		}
+		i += m - 1;
 	}
 	s->hh = hh;
 	s->ff = ff;

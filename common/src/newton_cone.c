@@ -55,11 +55,11 @@ typedef struct cone_state {
 	lk__ctx *c;
 	int n, nu;
 	cone_unit *u;
-	double *F, *w, *x, *xt, *wt, *dx, *ax, *y, *rhs;
+	double *F, *w, *xt, *wt, *dx, *ax, *y, *rhs;
 	double *du_t;       /* row form: the trial's M^-1 J^T x */
 	double *du_k;       /* row form: scratch of the Krylov products */
 	double fnorm2;      /* ||F||^2 at the iterate */
-	double lm;
+	double lm;          /* the Levenberg-Marquardt term mu_k of this iteration's Newton system */
 } cone_state;
 
 static double *dalloc(lk__arena *a, size_t n, int *fail)
