@@ -18,8 +18,9 @@
  * friction rows goes onto the disc of radius mu |lambda_n| at once, stepped by one scale: the fixed points are
  * then Coulomb's law itself (the natural map of newton_cone.c), not the cone complementarity problem Mazhar et
  * al. solve, whose Euclidean projection onto the cone gives a sliding contact a separating normal velocity
- * (the convex relaxation of Anitescu & Tasora 2010), which Siconos's error measure counts as an error. The row form's A is symmetric positive
- * semidefinite, so f is the QP of the LCP; a matrix-form A should be symmetric too (the fluid LCPs are).
+ * (the convex relaxation of Anitescu & Tasora 2010), which Siconos's error measure counts as an error. The
+ * row form's A is symmetric positive semidefinite, so f is the QP of the LCP; a matrix-form A should be
+ * symmetric too (the fluid LCPs are).
  *
  * Matrix-free, each product A x + q rebuilds M^-1 J^T x over every body and gathers every row: it counts
  * LK_WORK_PRODUCT_ROW per row in the budget. An iteration takes one product per trial point and none at y:

@@ -543,9 +543,9 @@ double lk__coarse_correct(lk__coarse *k, lk__ctx *c)
 	 *     f(lambda + alpha v) - f(lambda) = alpha g^T v + alpha^2 / 2 v^T A v.
 	 * lambda and lambda + v both satisfy the bounds (normal impulses >= 0, each friction impulse within mu times
 	 * its normal one, or each pair within its disc), a convex set, so every point between them does too: the
-	 * step keeps every bound and never raises f, the objective every Gauss-Seidel row update lowers. Where the projection has turned v uphill
-	 * (g^T v >= 0: the welded faces asked for tension or for more friction than the box allows) alpha is 0 and
-	 * the correction is undone. */
+	 * step keeps every bound and never raises f, the objective every Gauss-Seidel row update lowers. Where the
+	 * projection has turned v uphill (g^T v >= 0: the welded faces asked for tension or for more friction than
+	 * the box allows) alpha is 0 and the correction is undone. */
 	double max_change = 0.0, gv = 0.0, vav = 0.0;
 	int nchanged = 0;
 	for (int f = 0; f < k->nfaces; ++f) {
