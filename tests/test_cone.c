@@ -315,6 +315,16 @@ static void test_cone_methods_against_siconos(void **state)
 		assert_coulomb(mp, 1e-8, specs[k]);
 		lk_problem_destroy(mp);
 	}
+	/* the two-level correction works on the row form: the packing itself, whose rows are in Siconos's order */
+	lk_stats st;
+	solve(p, "pgs:friction=cone,coarse=2,iters=200000,merit=fc3d,tol=1e-10,warm=0", &st);
+	assert_int_equal(st.stop_reason, LK_STOP_ABSOLUTE);
+	for (int i = 0; i < n; ++i)
+		assert_int_equal(f.perm[i], i);
+	print_message("pgs:friction=cone,coarse=2: %d sweeps, reactions %.2e from Siconos's\n", st.iterations,
+	              tu_max_diff(lk_problem_lambda(p), r, n));
+	assert_true(tu_max_diff(lk_problem_lambda(p), r, n) < 1e-6);
+	assert_coulomb(p, 1e-8, "pgs:friction=cone,coarse=2");
 	free(r);
 	lk_peer_fc3d_free(&f);
 	lk_problem_destroy(p);
