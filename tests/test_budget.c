@@ -36,6 +36,8 @@ static const budget_case cases[] = {
 	{"newton-fischer:iters=100000,strategy=approximation", 0.5},
 	{"nncg:iters=100000", 0.5},
 	{"apgd:iters=100000", 3.0},        {"mprgp:iters=100000", 2.0},
+	{"pgs:friction=cone,iters=100000", 0}, {"newton-minmap:friction=cone,iters=100000", 0.5},
+	{"apgd:friction=cone,iters=100000", 3.0}, {"pgs-sm:friction=cone,iters=100000", 1.0},
 };
 
 static void test_budget_binds(void **state)

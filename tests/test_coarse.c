@@ -39,11 +39,14 @@ static void test_stack_in_a_few_sweeps(void **state)
 		{20, 0.5, "pgs:iters=20,coarse=2", 1e-10},
 		{50, 0.5, "pgs:iters=40,coarse=2", 1e-6},
 		{20, 0.5, "psor:w=1.2,iters=30,coarse=3", 1e-8},
+		/* Coulomb's cone: the correction's friction projected onto each contact's disc */
+		{20, 0.5, "pgs:iters=20,coarse=2,friction=cone", 1e-10},
 	};
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
 		lk_problem *p = tu_generate("boxstack", cases[k].n, cases[k].mu);
 		char plain[64];
-		snprintf(plain, sizeof plain, "pgs:iters=%d", cases[k].n == 50 ? 40 : 30);
+		snprintf(plain, sizeof plain, "pgs:iters=%d%s", cases[k].n == 50 ? 40 : 30,
+		         strstr(cases[k].spec, "cone") ? ",friction=cone" : "");
 		const lk_stats ps = solve_cold(p, plain);
 		const lk_stats cs = solve_cold(p, cases[k].spec);
 		if (!(cs.res_final < cases[k].tol))

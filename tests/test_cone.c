@@ -155,6 +155,244 @@ static void test_against_siconos_nsgs(void **state)
 	lk_problem_destroy(p);
 }
 
+/* Coulomb's law at (lambda, w) of a problem whose rows are contacts (normal row 3c, its pair 3c + 1, 3c + 2):
+ * complementarity of the normal (lambda_n >= 0, w_n >= 0, lambda_n w_n = 0), the disc (|lambda_t| <= mu
+ * lambda_n), and maximal dissipation (a sliding contact, |w_t| > 0, on the disc's rim against its velocity:
+ * lambda_t = -mu lambda_n w_t / |w_t|), each to tol relative to the problem's impulse and velocity scales. */
+static void assert_coulomb(lk_problem *p, double tol, const char *what)
+{
+	const int n = lk_problem_row_count(p);
+	const double *l = lk_problem_lambda(p);
+	double *w = malloc(sizeof(double) * n), *q = calloc(n, sizeof(double));
+	assert_int_equal(lk_problem_apply(p, q, q, 1), LK_OK);
+	assert_int_equal(lk_problem_apply(p, l, w, 1), LK_OK);
+	/* the scales: of the impulses, and of the velocities the contacts start from (q) */
+	double ls = 0.0, ws = 0.0;
+	for (int i = 0; i < n; ++i) {
+		ls = fmax(ls, fabs(l[i]));
+		ws = fmax(ws, fmax(fabs(w[i]), fabs(q[i])));
+	}
+	const double el = tol * ls, ew = tol * ws;
+	int sliding = 0, sticking = 0;
+	for (int c = 0; 3 * c < n; ++c) {
+		const double ln = l[3 * c], wn = w[3 * c], t1 = l[3 * c + 1], t2 = l[3 * c + 2];
+		const double v1 = w[3 * c + 1], v2 = w[3 * c + 2], vt = hypot(v1, v2);
+		double mu;
+		int f;
+		lk_problem_get_bounds(p, 3 * c + 1, NULL, NULL, &mu, &f, NULL);
+		assert_int_equal(f, 3 * c);
+		if (!(ln >= -el && wn >= -ew && fabs(ln * wn) <= el * ew + el * fabs(wn) + ew * fabs(ln)))
+			fail_msg("%s: contact %d: lambda_n %g, w_n %g not complementary", what, c, ln, wn);
+		if (!(hypot(t1, t2) <= mu * ln + el))
+			fail_msg("%s: contact %d: |lambda_t| %g beyond mu lambda_n %g", what, c, hypot(t1, t2), mu * ln);
+		if (vt > 1e3 * ew && ln > el) {
+			/* sliding: the impulse opposes the velocity with the cone's full magnitude */
+			++sliding;
+			if (!(fabs(t1 + mu * ln * v1 / vt) <= 1e3 * el && fabs(t2 + mu * ln * v2 / vt) <= 1e3 * el))
+				fail_msg("%s: contact %d slides at (%g, %g) with impulse (%g, %g), not -mu lambda_n w_t / |w_t|", what,
+				         c, v1, v2, t1, t2);
+		} else if (ln > el) {
+			++sticking;
+		}
+	}
+	print_message("%s: %d sliding and %d sticking contacts meet Coulomb's law\n", what, sliding, sticking);
+	free(w);
+	free(q);
+}
+
+/* The fc3d merit is Siconos's fc3d_compute_error, to rounding, on an iterate that solves nothing yet (a few
+ * cone sweeps of a sphere packing), in the row form and in the matrix form of the same problem. */
+static void test_fc3d_merit_is_siconos(void **state)
+{
+	(void)state;
+	lk_problem *p = tu_generate("packing", 12, 0.3);
+	lk_stats st;
+	solve(p, "pgs:friction=cone,iters=4,warm=0", &st);
+	lk_peer_fc3d f;
+	char err[200];
+	assert_int_equal(lk_peer_fc3d_make(p, 3000, &f, err, sizeof err), LK_OK);
+	const int n = 3 * f.nc;
+	double *r = malloc(sizeof(double) * n), *l = malloc(sizeof(double) * n);
+	for (int i = 0; i < n; ++i)
+		l[i] = lk_problem_lambda(p)[f.perm[i]];
+	lk_peer_result pr;
+	double siconos = NAN;
+	assert_int_equal(lk_peer_siconos_fc3d(f.nc, f.W, f.q, f.mu, r, 1, 1e-8, &pr, l, &siconos), LK_OK);
+	lk_metrics m;
+	assert_int_equal(lk_problem_metrics(p, NULL, &m), LK_OK);
+	print_message("fc3d error: lcpkit %.15e, Siconos %.15e\n", m.fc3d, siconos);
+	assert_true(siconos > 1e-6);
+	assert_double_equal(m.fc3d, siconos, 1e-10 * siconos);
+	assert_double_equal(st.fc3d_final, siconos, 1e-10 * siconos);
+	lk_problem *mp = lk_peer_fc3d_problem(&f);
+	assert_non_null(mp);
+	assert_int_equal(lk_problem_metrics(mp, l, &m), LK_OK);
+	assert_double_equal(m.fc3d, siconos, 1e-10 * siconos);
+	/* the merit stops a solve where Siconos would: below the tolerance on Siconos's own measure */
+	solve(mp, "pgs:friction=cone,iters=100000,merit=fc3d,tol=1e-9,warm=0", &st);
+	assert_int_equal(st.stop_reason, LK_STOP_ABSOLUTE);
+	assert_int_equal(lk_peer_siconos_fc3d(f.nc, f.W, f.q, f.mu, r, 1, 1e-8, &pr, lk_problem_lambda(mp), &siconos),
+	                 LK_OK);
+	assert_true(siconos < 1e-9);
+	assert_double_equal(st.fc3d_final, siconos, 1e-6 * siconos);
+	lk_problem_destroy(mp);
+	lk_peer_fc3d_free(&f);
+	free(r);
+	free(l);
+	lk_problem_destroy(p);
+}
+
+/* The merit evaluated by blocks of rows (the colour order of a problem of LK_PARALLEL_MIN_ROWS rows and more,
+ * where a contact's normal row can lie in another block than its pair) is the one of the whole problem. */
+static void test_fc3d_merit_by_blocks(void **state)
+{
+	(void)state;
+	lk_problem *p = tu_generate("packing", 1200, 0.3);
+	assert_true(lk_problem_row_count(p) >= LK_PARALLEL_MIN_ROWS);
+	lk_stats st;
+	solve(p, "pgs:order=colour,iters=3,merit=fc3d,tol=1e-30,warm=0", &st);
+	lk_metrics m;
+	assert_int_equal(lk_problem_metrics(p, NULL, &m), LK_OK);
+	print_message("%d rows: fc3d %.15e by blocks, %.15e whole\n", lk_problem_row_count(p), st.fc3d_final, m.fc3d);
+	assert_true(m.fc3d > 1e-6);
+	assert_double_equal(st.fc3d_final, m.fc3d, 1e-12 * m.fc3d);
+	lk_problem_destroy(p);
+}
+
+/* The accelerated cone methods on the hand-computed contacts: the slide's impulse against the velocity on the
+ * disc's rim, the stick's exactly -v_t. */
+static void test_cone_methods_by_hand(void **state)
+{
+	(void)state;
+	const char *const specs[] = {"newton-minmap:friction=cone,iters=50,warm=0,tol=1e-14",
+	                             "apgd:friction=cone,iters=5000,warm=0,tol=1e-14"};
+	for (int k = 0; k < 2; ++k) {
+		lk_problem *p = one_contact(1.0, 0.5, -1.0, 0.5);
+		lk_stats st;
+		solve(p, specs[k], &st);
+		const double *l = lk_problem_lambda(p), s = 0.5 / sqrt(1.25);
+		assert_double_equal(l[0], 1.0, 1e-12);
+		assert_double_equal(l[1], -1.0 * s, 1e-12);
+		assert_double_equal(l[2], -0.5 * s, 1e-12);
+		lk_problem_destroy(p);
+		p = one_contact(0.12, -0.16, -1.0, 0.5);
+		solve(p, specs[k], &st);
+		l = lk_problem_lambda(p);
+		assert_double_equal(l[1], -0.12, 1e-12);
+		assert_double_equal(l[2], 0.16, 1e-12);
+		lk_problem_destroy(p);
+	}
+}
+
+/* Each cone method on a sphere packing, whose reactions are unique (its W is positive definite): Siconos's
+ * error below 1e-9, the reactions of Siconos's fc3d_nsgs to 1e-6, and Coulomb's law contact by contact. */
+static void test_cone_methods_against_siconos(void **state)
+{
+	(void)state;
+	const char *const specs[] = {"newton-minmap:friction=cone,iters=200,merit=fc3d,tol=1e-10,warm=0",
+	                             "apgd:friction=cone,iters=200000,merit=fc3d,tol=1e-10,warm=0",
+	                             "pgs:friction=cone,iters=200000,merit=fc3d,tol=1e-10,warm=0",
+	                             "pgs-sm:friction=cone,iters=200,merit=fc3d,tol=1e-10,warm=0"};
+	lk_problem *p = tu_generate("packing", 12, 0.3);
+	lk_peer_fc3d f;
+	char err[200];
+	assert_int_equal(lk_peer_fc3d_make(p, 3000, &f, err, sizeof err), LK_OK);
+	const int n = 3 * f.nc;
+	double *r = malloc(sizeof(double) * n);
+	lk_peer_result pr;
+	assert_int_equal(lk_peer_siconos_fc3d_solve(LK_PEER_FC3D_NSGS, f.nc, f.W, f.q, f.mu, r, 100000, 1e-12, &pr),
+	                 LK_OK);
+	assert_int_equal(pr.info, 0);
+	for (int k = 0; k < 4; ++k) {
+		lk_problem *mp = lk_peer_fc3d_problem(&f);
+		lk_stats st;
+		solve(mp, specs[k], &st);
+		assert_int_equal(st.stop_reason, LK_STOP_ABSOLUTE);
+		assert_true(st.fc3d_final < 1e-10);
+		print_message("%s: %d iterations, reactions %.2e from Siconos's\n", specs[k], st.iterations,
+		              tu_max_diff(lk_problem_lambda(mp), r, n));
+		assert_true(tu_max_diff(lk_problem_lambda(mp), r, n) < 1e-6);
+		assert_coulomb(mp, 1e-8, specs[k]);
+		lk_problem_destroy(mp);
+	}
+	/* the two-level correction works on the row form: the packing itself, whose rows are in Siconos's order */
+	lk_stats st;
+	solve(p, "pgs:friction=cone,coarse=2,iters=200000,merit=fc3d,tol=1e-10,warm=0", &st);
+	assert_int_equal(st.stop_reason, LK_STOP_ABSOLUTE);
+	for (int i = 0; i < n; ++i)
+		assert_int_equal(f.perm[i], i);
+	print_message("pgs:friction=cone,coarse=2: %d sweeps, reactions %.2e from Siconos's\n", st.iterations,
+	              tu_max_diff(lk_problem_lambda(p), r, n));
+	assert_true(tu_max_diff(lk_problem_lambda(p), r, n) < 1e-6);
+	assert_coulomb(p, 1e-8, "pgs:friction=cone,coarse=2");
+	free(r);
+	lk_peer_fc3d_free(&f);
+	lk_problem_destroy(p);
+}
+
+/* A box on four contacts is statically indeterminate: many reactions give the same motion. What is unique is
+ * the contact velocities w (and so the bodies' velocities): Newton on the cone and Siconos's Newton
+ * (fc3d_nsn_ac) agree on them, whatever reactions each picks, on a stack at rest (every contact sticking) and on
+ * boxes sliding down an incline (every contact sliding); each answer meets Coulomb's law. */
+static void test_unique_velocities(void **state)
+{
+	(void)state;
+	const struct {
+		const char *kind;
+		double mu;
+	} cases[] = {{"boxstack", 0.5}, {"incline", 0.1}};
+	for (int k = 0; k < 2; ++k) {
+		lk_problem *p = tu_generate(cases[k].kind, 4, cases[k].mu);
+		lk_peer_fc3d f;
+		char err[200];
+		assert_int_equal(lk_peer_fc3d_make(p, 3000, &f, err, sizeof err), LK_OK);
+		const int n = 3 * f.nc;
+		double *r = malloc(sizeof(double) * n), *ws = malloc(sizeof(double) * n), *wl = malloc(sizeof(double) * n);
+		lk_peer_result pr;
+		assert_int_equal(lk_peer_siconos_fc3d_solve(LK_PEER_FC3D_NSN_AC, f.nc, f.W, f.q, f.mu, r, 1000, 1e-12, &pr),
+		                 LK_OK);
+		assert_true(pr.error < 1e-10);
+		lk_problem *mp = lk_peer_fc3d_problem(&f);
+		lk_stats st;
+		solve(mp, "newton-minmap:friction=cone,iters=200,merit=fc3d,tol=1e-12,warm=0", &st);
+		assert_true(st.fc3d_final < 1e-12);
+		assert_coulomb(mp, 1e-8, cases[k].kind);
+		assert_int_equal(lk_problem_apply(mp, r, ws, 1), LK_OK);
+		assert_int_equal(lk_problem_apply(mp, lk_problem_lambda(mp), wl, 1), LK_OK);
+		double vscale = 0.0;
+		for (int i = 0; i < n; ++i)
+			vscale = fmax(vscale, fabs(f.q[i]));
+		print_message("%s: reactions differ by %.2e, velocities by %.2e (scale %.2e)\n", cases[k].kind,
+		              tu_max_diff(lk_problem_lambda(mp), r, n), tu_max_diff(wl, ws, n), vscale);
+		assert_true(tu_max_diff(wl, ws, n) < 1e-9 * vscale);
+		lk_problem_destroy(mp);
+		lk_peer_fc3d_free(&f);
+		free(r);
+		free(ws);
+		free(wl);
+		lk_problem_destroy(p);
+	}
+}
+
+/* The cone in the methods that have it, refused by name elsewhere */
+static void test_cone_specs(void **state)
+{
+	(void)state;
+	lk_solver_config c;
+	char err[256], buf[80];
+	const char *const ok[] = {"newton-minmap:friction=cone", "apgd:friction=cone", "pgs:merit=fc3d,friction=cone"};
+	for (int k = 0; k < 3; ++k) {
+		assert_int_equal(lk_config_parse(ok[k], &c, err, sizeof err), LK_OK);
+		assert_int_equal(lk_config_format(&c, buf, sizeof buf), LK_OK);
+		assert_string_equal(buf, ok[k]);
+	}
+	const char *const refused[] = {"newton-fischer:friction=cone", "mprgp:friction=cone", "nncg:friction=cone",
+	                               "apgd:friction=cone,order=random", "amsor:friction=cone"};
+	for (int k = 0; k < 5; ++k)
+		assert_int_equal(lk_config_parse(refused[k], &c, err, sizeof err), LK_ERR_PARSE);
+	assert_int_equal(lk_config_parse("pgs:merit=fc3e", &c, err, sizeof err), LK_ERR_PARSE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -162,6 +400,12 @@ int main(void)
 		cmocka_unit_test(test_stick),
 		cmocka_unit_test(test_stack_and_refusals),
 		cmocka_unit_test(test_against_siconos_nsgs),
+		cmocka_unit_test(test_fc3d_merit_is_siconos),
+		cmocka_unit_test(test_fc3d_merit_by_blocks),
+		cmocka_unit_test(test_cone_methods_by_hand),
+		cmocka_unit_test(test_cone_methods_against_siconos),
+		cmocka_unit_test(test_unique_velocities),
+		cmocka_unit_test(test_cone_specs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

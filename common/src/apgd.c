@@ -14,8 +14,13 @@
  *
  * P projects onto the boxes: rows with their own bounds first, then friction rows onto [-mu |lambda_n|,
  * mu |lambda_n|] with their normal row's projected lambda (the box is not convex jointly; this is the
- * projection the Gauss-Seidel methods and AMGS's Method 3.2 use). The row form's A is symmetric positive
- * semidefinite, so f is the QP of the LCP; a matrix-form A should be symmetric too (the fluid LCPs are).
+ * projection the Gauss-Seidel methods and AMGS's Method 3.2 use). With friction=cone each contact's pair of
+ * friction rows goes onto the disc of radius mu |lambda_n| at once, stepped by one scale: the fixed points are
+ * then Coulomb's law itself (the natural map of newton_cone.c), not the cone complementarity problem Mazhar et
+ * al. solve, whose Euclidean projection onto the cone gives a sliding contact a separating normal velocity
+ * (the convex relaxation of Anitescu & Tasora 2010), which Siconos's error measure counts as an error. The
+ * row form's A is symmetric positive semidefinite, so f is the QP of the LCP; a matrix-form A should be
+ * symmetric too (the fluid LCPs are).
  *
  * Matrix-free, each product A x + q rebuilds M^-1 J^T x over every body and gathers every row: it counts
  * LK_WORK_PRODUCT_ROW per row in the budget. An iteration takes one product per trial point and none at y:
@@ -42,6 +47,7 @@ typedef struct apgd_state {
 	int *fric, *fidx, nfric; /* the friction rows and their normal rows */
 	double *dinv, *dg;  /* per row: the step's scale 1 / A_ii and the metric's weight A_ii (diag), or 1 and 1 */
 	double L, theta;
+	int cone;           /* friction=cone: each contact's pair projected onto its disc */
 } apgd_state;
 
 /* w = A x + q and, in the row form, du = M^-1 J^T x */
@@ -62,6 +68,16 @@ static void gradient_step(const apgd_state *s, const double *y, const double *g,
 	for (int k = 0; k < s->nfric; ++k) {
 		const int i = s->fric[k];
 		const double h = s->mu[k] * fabs(out[s->fidx[k]]);
+		if (s->cone && k + 1 < s->nfric && s->fric[k + 1] == i + 1 && s->fidx[k + 1] == s->fidx[k]) {
+			/* Coulomb's cone: the contact's pair onto the disc of radius mu lambda_n at once */
+			double x = g ? y[i] - step * s->dinv[i] * g[i] : y[i];
+			double z = g ? y[i + 1] - step * s->dinv[i + 1] * g[i + 1] : y[i + 1];
+			lk__disc_project(&x, &z, h);
+			out[i] = x;
+			out[i + 1] = z;
+			++k;
+			continue;
+		}
 		out[i] = lk__clamp(g ? y[i] - step * s->dinv[i] * g[i] : y[i], -h, h);
 	}
 }
@@ -85,6 +101,16 @@ static void pack_rows(const lk__ctx *c, apgd_state *s)
 		s->q[i] = r->q;
 		s->dg[i] = lk__metric_weight(c->cfg->metric, r);
 		s->dinv[i] = 1.0 / s->dg[i];
+		if (s->cone && lk__cone_pair(p, i)) {
+			/* the pair steps by one scale, its larger diagonal's: the fixed point of lambda_t =
+			 * P_disc(lambda_t - rho w_t) is Coulomb's law for a common rho > 0 only (sweep.c) */
+			const double d = fmax(s->dg[i], lk__metric_weight(c->cfg->metric, &p->rows[i + 1]));
+			s->dg[i] = d;
+			s->dinv[i] = 1.0 / d;
+		} else if (s->cone && i > 0 && lk__cone_pair(p, i - 1)) {
+			s->dg[i] = s->dg[i - 1];
+			s->dinv[i] = s->dinv[i - 1];
+		}
 		if (lk__is_friction(r)) {
 			s->fric[s->nfric] = i;
 			s->fidx[s->nfric] = r->findex;
@@ -102,6 +128,7 @@ static lk_status prepare(lk__ctx *c, apgd_state *s)
 	lk__arena *a = &c->p->arena;
 	size_t n = (size_t)c->n + 1, nb = ((size_t)c->p->nbodies + 1) * LK_DU_STRIDE;
 	memset(s, 0, sizeof *s);
+	s->cone = c->cfg->friction == LK_FRICTION_CONE;
 	s->y = lk__arena_alloc(a, n * sizeof(double));
 	s->g = lk__arena_alloc(a, n * sizeof(double));
 	s->trial = lk__arena_alloc(a, n * sizeof(double));

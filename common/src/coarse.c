@@ -425,6 +425,7 @@ double lk__coarse_correct(lk__coarse *k, lk__ctx *c)
 {
 	lk_problem *p = c->p;
 	double *lambda = c->lambda, *du = c->du;
+	const int cone = c->cfg->friction == LK_FRICTION_CONE;
 	if (k->nfaces == 0 || k->too_costly || k->unaffordable)
 		return 0.0;
 	double work = 0.0;
@@ -482,7 +483,8 @@ double lk__coarse_correct(lk__coarse *k, lk__ctx *c)
 	lk__fb_solve(&k->fb, k->rhs, k->rhs);
 	work += LK_WORK_BLOCK_MAC * k->fb.solve_macs;
 	/* the change of every row of the faces in the correction: the solved one, projected onto the bounds (a
-	 * normal impulse >= 0, a friction impulse within the box of its contact's new normal impulse) */
+	 * normal impulse >= 0, a friction impulse within the box of its contact's new normal impulse, or with
+	 * friction=cone a contact's pair within its disc) */
 	m = 0;
 	int clipped = 0, entries = 0;
 	for (int f = 0; f < k->nfaces; ++f) {
@@ -515,6 +517,16 @@ double lk__coarse_correct(lk__coarse *k, lk__ctx *c)
 				if (k->rows[u] == r->findex)
 					ln += k->dl[u];
 			const double hi = r->mu * fabs(ln), next = lambda[i] + k->dl[t];
+			if (cone && t + 1 < t1 && k->rows[t + 1] == i + 1 && lk__cone_pair(p, i)) {
+				/* Coulomb's cone: the contact's pair onto its disc at once */
+				double x = next, y = lambda[i + 1] + k->dl[t + 1];
+				clipped += 2 * (x * x + y * y > hi * hi);
+				lk__disc_project(&x, &y, hi);
+				k->dl[t] = x - lambda[i];
+				k->dl[t + 1] = y - lambda[i + 1];
+				++t;
+				continue;
+			}
 			clipped += next > hi || next < -hi;
 			k->dl[t] = (next > hi ? hi : next < -hi ? -hi : next) - lambda[i];
 		}
@@ -537,10 +549,10 @@ double lk__coarse_correct(lk__coarse *k, lk__ctx *c)
 	 * (2009) ends its coarse correction: with g = w(lambda) and A v from w after the full step,
 	 *     f(lambda + alpha v) - f(lambda) = alpha g^T v + alpha^2 / 2 v^T A v.
 	 * lambda and lambda + v both satisfy the bounds (normal impulses >= 0, each friction impulse within mu times
-	 * its normal one), a convex set, so every point between them does too: the step keeps every bound and never
-	 * raises f, the objective every Gauss-Seidel row update lowers. Where the projection has turned v uphill
-	 * (g^T v >= 0: the welded faces asked for tension or for more friction than the box allows) alpha is 0 and
-	 * the correction is undone. */
+	 * its normal one, or each pair within its disc), a convex set, so every point between them does too: the
+	 * step keeps every bound and never raises f, the objective every Gauss-Seidel row update lowers. Where the
+	 * projection has turned v uphill (g^T v >= 0: the welded faces asked for tension or for more friction than
+	 * the box allows) alpha is 0 and the correction is undone. */
 	double max_change = 0.0, gv = 0.0, vav = 0.0;
 	int nchanged = 0;
 	for (int f = 0; f < k->nfaces; ++f) {

@@ -103,6 +103,10 @@ lk_solver_config lk_default_config(lk_method method)
 	c.newton.perturbation = 1e-8;
 	c.newton.fd_h = 1e-7;
 	c.newton.pgs_warm = -1;
+	/* measured on Siconos's local test problems (docs/benchmarks.md, "Coulomb's cone"): spheres-in-a-box
+	 * reaches 1e-8 in 121 iterations at 3, 180-210 at 10; Capsules and BoxesStack take 20-30 and 100-200 at
+	 * either */
+	c.newton.lm = 3.0;
 	if (c.method == LK_METHOD_NEWTON_MINMAP || c.method == LK_METHOD_NEWTON_FISCHER)
 		c.max_iterations = 50;
 
@@ -130,8 +134,10 @@ typedef enum { P_INT, P_DOUBLE, P_BOOL, P_ENUM, P_U64 } ptype;
 #define M_GRADIENT ((1u << LK_METHOD_APGD) | (1u << LK_METHOD_MPRGP))
 #define M_AUTO (1u << LK_METHOD_AUTO)
 #define M_ORDERED (M_GS | M_AMGS | M_SM | M_NNCG)
+/* the methods with Coulomb's cone (docs/solvers.md, "Coulomb's cone") */
+#define M_CONE (M_GS | M_SM | (1u << LK_METHOD_NEWTON_MINMAP) | (1u << LK_METHOD_APGD))
 
-static const char *const merit_names[] = {"res", "theta", "fischer", "modified", NULL};
+static const char *const merit_names[] = {"res", "theta", "fischer", "modified", "fc3d", NULL};
 static const char *const friction_names[] = {"box", "cone", NULL};
 static const char *const omega_names[] = {"D", "E", NULL};
 static const char *const strategy_names[] = {"perturbation", "random", "zero", "approximation", NULL};
@@ -167,7 +173,7 @@ static const param params[] = {
 	{"threads", P_INT, OFF(threads), M_ALL, NULL, "threads of the sweeps (> 1: order=colour)"},
 	{"w", P_DOUBLE, OFF(sor_w), M_GS | M_NNCG, NULL, "SOR relaxation"},
 	{"order", P_ENUM, OFF(order), M_ORDERED, order_list, "sweep order"},
-	{"friction", P_ENUM, OFF(friction), M_GS, friction_names, "friction model: box or cone"},
+	{"friction", P_ENUM, OFF(friction), M_CONE, friction_names, "friction model: box or cone"},
 	{"coarse", P_INT, OFF(coarse), M_GS | M_AUTO, NULL, "two-level correction of the normal rows every N sweeps (0: off)"},
 	{"desc", P_BOOL, OFF(order_descending), M_ORDERED, NULL, "descending IPP/CP order"},
 	{"blocked", P_BOOL, OFF(order_blocked), M_ORDERED, NULL, "CP keeps normal rows before friction"},
@@ -201,6 +207,7 @@ static const param params[] = {
 	{"pgs_warm", P_INT, OFF(newton.pgs_warm), M_NEWTON, NULL, "PGS sweeps before Newton"},
 	{"perturbation", P_DOUBLE, OFF(newton.perturbation), M_NEWTON, NULL, "perturbation size"},
 	{"fd_h", P_DOUBLE, OFF(newton.fd_h), M_NEWTON, NULL, "finite-difference step"},
+	{"lm", P_DOUBLE, OFF(newton.lm), M_NEWTON, NULL, "friction=cone: Levenberg-Marquardt weight (0: off)"},
 	{"metric", P_ENUM, OFF(metric), M_GRADIENT, metric_names,
 	 "scale of each row's gradient step: diag (1 / A_ii) or identity (one for all)"},
 	{"vtol", P_DOUBLE, OFF(adapt.tol), M_AUTO, NULL, "tolerance on the velocity correction, relative to the step's scale"},
@@ -496,7 +503,7 @@ lk_status lk_config_validate(const lk_solver_config *cfg, char *err, size_t err_
 	      "tolerances must be finite and non-negative");
 	CHECK(finite_nonneg(cfg->budget) && finite_nonneg(cfg->time_budget_us),
 	      "budget and time_us must be finite and non-negative");
-	CHECK((unsigned)cfg->merit <= LK_MERIT_MODIFIED, "unknown merit %d", (int)cfg->merit);
+	CHECK((unsigned)cfg->merit <= LK_MERIT_FC3D, "unknown merit %d", (int)cfg->merit);
 	CHECK(cfg->check_every >= 1, "check interval %d must be at least 1", cfg->check_every);
 	CHECK(cfg->coarse >= 0, "coarse interval %d must not be negative", cfg->coarse);
 	CHECK(cfg->sor_w == LK_SOR_AUTO || (isfinite(cfg->sor_w) && cfg->sor_w > 0 && cfg->sor_w < 2),
@@ -509,9 +516,10 @@ lk_status lk_config_validate(const lk_solver_config *cfg, char *err, size_t err_
 	      lk_order_name(cfg->order));
 	CHECK(cfg->threads == 1 || cfg->friction == LK_FRICTION_BOX, "threads > 1 sweeps with box friction only");
 	CHECK((unsigned)cfg->friction <= LK_FRICTION_CONE, "unknown friction model %d", (int)cfg->friction);
-	CHECK(cfg->friction == LK_FRICTION_BOX ||
-	          ((cfg->method == LK_METHOD_PGS || cfg->method == LK_METHOD_PSOR) && cfg->order == LK_ORDER_NATURAL),
-	      "friction=cone is a sweep of PGS and PSOR in the natural order");
+	CHECK(cfg->friction == LK_FRICTION_BOX || ((1u << cfg->method) & M_CONE),
+	      "friction=cone is for pgs, psor, pgs-sm, newton-minmap and apgd, not %s", lk_method_name(cfg->method));
+	CHECK(cfg->friction == LK_FRICTION_BOX || cfg->order == LK_ORDER_NATURAL,
+	      "friction=cone sweeps in the natural order, not %s", lk_order_name(cfg->order));
 	CHECK(isfinite(cfg->gravity[0]) && isfinite(cfg->gravity[1]) && isfinite(cfg->gravity[2]),
 	      "gravity direction is not finite");
 	CHECK(isfinite(cfg->amgs.gamma) && cfg->amgs.gamma > 0, "gamma = %g must be positive", cfg->amgs.gamma);
@@ -545,6 +553,7 @@ lk_status lk_config_validate(const lk_solver_config *cfg, char *err, size_t err_
 	CHECK(cfg->newton.pgs_warm >= -1, "pgs_warm must be -1 (automatic) or a number of sweeps");
 	CHECK(isfinite(cfg->newton.perturbation) && cfg->newton.perturbation > 0, "perturbation must be positive");
 	CHECK(isfinite(cfg->newton.fd_h) && cfg->newton.fd_h > 0, "fd_h must be positive");
+	CHECK(finite_nonneg(cfg->newton.lm), "lm must be finite and non-negative");
 	CHECK(finite_nonneg(cfg->adapt.tol), "vtol must be finite and non-negative");
 	CHECK(isfinite(cfg->adapt.cap) && cfg->adapt.cap >= 1, "cap = %g must be at least 1", cfg->adapt.cap);
 	CHECK(finite_nonneg(cfg->adapt.bank), "bank must be finite and non-negative");

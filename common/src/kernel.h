@@ -273,6 +273,32 @@ static inline double lk__metric_weight(lk_gradient_metric metric, const lk__row 
 	return metric == LK_METRIC_DIAG && r->diag > 0.0 && isfinite(1.0 / r->diag) ? r->diag : 1.0;
 }
 
+/* A_ij of either form: J_i M^-1 J_j^T (+ s_i on the diagonal) through the bodies the two rows share, or the CSR
+ * entry (0 where none is stored). For small blocks of A (a contact's 3 x 3), never for a whole row. */
+static inline double lk__a_entry(const lk_problem *p, int i, int j)
+{
+	if (p->form == LK_FORM_MATRIX) {
+		for (int k = p->row_ptr[i]; k < p->row_ptr[i + 1]; ++k)
+			if (p->col[k] == j)
+				return p->val[k];
+		return 0.0;
+	}
+	const lk__row *ri = &p->rows[i], *rj = &p->rows[j];
+	double a = i == j ? ri->s : 0.0;
+	for (int si = 0; si < 2; ++si) {
+		const int bi = si ? ri->b : ri->a;
+		if (bi == p->nbodies)
+			continue;
+		for (int sj = 0; sj < 2; ++sj) {
+			if ((sj ? rj->b : rj->a) != bi)
+				continue;
+			for (int k = 0; k < 6; ++k)
+				a += ri->J[6 * si + k] * rj->MJ[6 * sj + k];
+		}
+	}
+	return a;
+}
+
 /* Row i and row i + 1 are the two friction rows of one contact (the same normal row, next to each other as
  * both adapters and the generators lay them out): the pair the cone bounds together. */
 static inline int lk__cone_pair(const lk_problem *p, int i)

@@ -2,6 +2,7 @@
 #include "problem.h"
 #include "kernel.h"
 
+#include <float.h>
 #include <stdlib.h>
 
 double lk_natural_residual(double lambda, double w, double lo, double hi)
@@ -35,53 +36,108 @@ double lk_fischer_boxed(double lambda, double w, double lo, double hi)
 	return w;
 }
 
-void lk__merit_sums_rows(const lk_problem *p, const double *lambda, const double *w, lk_friction friction, int begin,
-                         int end, int full, lk__merit_sums *s)
+/* Siconos's projection onto the cone K = {(r_n, r_t): |r_t| <= mu r_n} (projectionOnCone): 0 in the polar cone,
+ * x itself inside, else the nearest point of the boundary. */
+static void cone_project(double x[3], double mu)
 {
-	double hh = 0, ff = 0, mod = 0, maxh = 0, viol = 0;
+	double t = sqrt(x[1] * x[1] + x[2] * x[2]);
+	if (mu * t <= -x[0]) {
+		x[0] = x[1] = x[2] = 0.0;
+	} else if (!(t <= mu * x[0])) {
+		double rn = (mu * t + x[0]) / (mu * mu + 1.0);
+		x[1] *= mu * rn / t;
+		x[2] *= mu * rn / t;
+		x[0] = rn;
+	}
+}
+
+/* The squared natural residual of one contact against Coulomb's cone with De Saxce's modified velocity
+ * u_hat = (u_n + mu |u_t|, u_t): |r - P_K(r - u_hat)|^2, zero exactly where the contact obeys Coulomb's law
+ * (Siconos's fc3d_unitary_compute_and_add_error; De Saxce & Feng 1998). */
+static double contact_error2(const double r[3], const double u[3], double mu)
+{
+	double x[3] = {r[0] - u[0] - mu * sqrt(u[1] * u[1] + u[2] * u[2]), r[1] - u[1], r[2] - u[2]};
+	cone_project(x, mu);
+	double e0 = r[0] - x[0], e1 = r[1] - x[1], e2 = r[2] - x[2];
+	return e0 * e0 + e1 * e1 + e2 * e2;
+}
+
+/* Row i is the second friction row of a contact's pair (lk__cone_pair at i - 1, as both adapters and the
+ * generators lay a contact out: a normal row's two friction rows next to each other) */
+static int second_of_pair(const lk_problem *p, int i)
+{
+	return i > 0 && lk__cone_pair(p, i - 1) && !(i > 1 && lk__cone_pair(p, i - 2));
+}
+
+void lk__merit_sums_rows(const lk_problem *p, const double *lambda, const double *w, const double *du,
+                         lk_friction friction, int begin, int end, int full, lk__merit_sums *s)
+{
+	double hh = 0, ff = 0, mod = 0, maxh = 0, viol = 0, ee = 0, nq = 0, nl = 0, nw = 0;
 	for (int i = begin; i < end; ++i) {
+		/* a pair is summed whole with its first row, in the range (block) that row is in; w of a row outside
+		 * the range is another block's to write, and is made here from du */
+		if (i == begin && second_of_pair(p, i))
+			continue;
 		const lk__row *r = &p->rows[i];
-		double lo, hi;
+		const int pair = lk__cone_pair(p, i), m = pair ? 2 : 1;
+		const double wr[2] = {w[i], !pair ? 0.0 : i + 1 < end ? w[i + 1] : lk__w(p, i + 1, lambda, du)};
+		const double *l = lambda + i;
+		double lo, hi, h[2] = {0.0, 0.0}, v;
 		lk__bounds(r, lambda, &lo, &hi);
-		double h, h2 = 0.0;
-		int pair = friction == LK_FRICTION_CONE && lk__cone_pair(p, i);
-		if (pair) {
+		if (pair && friction == LK_FRICTION_CONE) {
 			/* Coulomb's cone: H_T = lambda_T - P_disc(lambda_T - w_T) over the contact's two rows */
-			double x = lambda[i] - w[i], y = lambda[i + 1] - w[i + 1];
+			double x = l[0] - wr[0], y = l[1] - wr[1];
 			lk__disc_project(&x, &y, hi);
-			h = lambda[i] - x;
-			h2 = lambda[i + 1] - y;
+			h[0] = l[0] - x;
+			h[1] = l[1] - y;
+			v = hypot(l[0], l[1]) - hi;
 		} else {
-			h = lk_natural_residual(lambda[i], w[i], lo, hi);
-		}
-		hh += h * h + h2 * h2;
-		if (full) {
-			double f = lk_fischer_boxed(lambda[i], w[i], lo, hi);
-			ff += f * f;
-			mod += fabs(lambda[i]) * fabs(w[i]);
-		}
-		if (fabs(h) > maxh || isnan(h))
-			maxh = fabs(h);
-		if (fabs(h2) > maxh)
-			maxh = fabs(h2);
-		double v = pair ? hypot(lambda[i], lambda[i + 1]) - hi : fmax(lo - lambda[i], lambda[i] - hi);
-		if (v > viol)
-			viol = v;
-		if (pair) {
-			/* the pair's second row is done: its Fischer and modified terms, its box bounds unused */
-			++i;
-			if (full) {
-				double f2 = lk_fischer_boxed(lambda[i], w[i], lo, hi);
-				ff += f2 * f2;
-				mod += fabs(lambda[i]) * fabs(w[i]);
+			/* a pair's two rows have the same box, their normal row's */
+			v = -INFINITY;
+			for (int k = 0; k < m; ++k) {
+				h[k] = lk_natural_residual(l[k], wr[k], lo, hi);
+				v = fmax(v, fmax(lo - l[k], l[k] - hi));
 			}
 		}
+		for (int k = 0; k < m; ++k) {
+			hh += h[k] * h[k];
+			if (fabs(h[k]) > maxh || isnan(h[k]))
+				maxh = fabs(h[k]);
+		}
+		if (v > viol)
+			viol = v;
+		if (full) {
+			for (int k = 0; k < m; ++k) {
+				const double f = lk_fischer_boxed(l[k], wr[k], lo, hi);
+				ff += f * f;
+				mod += fabs(l[k]) * fabs(wr[k]);
+				nq += p->rows[i + k].q * p->rows[i + k].q;
+				nl += l[k] * l[k];
+				nw += wr[k] * wr[k];
+			}
+			if (pair) {
+				/* the contact against the cone; its normal row fi was (or will be) summed as a row of its own,
+				 * whose term this one replaces */
+				const int fi = r->findex;
+				const double wf = fi >= begin && fi < end ? w[fi] : lk__w(p, fi, lambda, du);
+				const double hf = lk_natural_residual(lambda[fi], wf, p->rows[fi].lo, p->rows[fi].hi);
+				const double rc[3] = {lambda[fi], l[0], l[1]}, uc[3] = {wf, wr[0], wr[1]};
+				ee += contact_error2(rc, uc, r->mu) - hf * hf;
+			} else {
+				ee += h[0] * h[0];
+			}
+		}
+		i += m - 1;
 	}
 	s->hh = hh;
 	s->ff = ff;
 	s->mod = mod;
 	s->maxh = maxh;
 	s->viol = viol;
+	s->ee = ee;
+	s->nq = nq;
+	s->nl = nl;
+	s->nw = nw;
 	s->full = full;
 }
 
@@ -93,13 +149,17 @@ void lk__merit_sums_finish(const lk__merit_sums *s, lk_metrics *m)
 	m->modified = s->full ? s->mod : NAN;
 	m->max_h = s->maxh;
 	m->max_bound_violation = s->viol;
+	/* Siconos's scale: the largest of ||q||, ||r||, ||u|| (fc3d_compute_error), none when it is rounding */
+	double scale = sqrt(fmax(s->nq, fmax(s->nl, s->nw)));
+	double e = sqrt(fmax(s->ee, 0.0));
+	m->fc3d = !s->full ? NAN : scale > DBL_EPSILON ? e / scale : e;
 }
 
 void lk__metrics_from_w(const lk_problem *p, const double *lambda, const double *w, lk_friction friction,
                         lk_metrics *m)
 {
 	lk__merit_sums s;
-	lk__merit_sums_rows(p, lambda, w, friction, 0, p->nrows, 1, &s);
+	lk__merit_sums_rows(p, lambda, w, NULL, friction, 0, p->nrows, 1, &s);
 	lk__merit_sums_finish(&s, m);
 }
 
@@ -109,6 +169,7 @@ double lk__merit_value(const lk_metrics *m, lk_merit merit)
 	case LK_MERIT_THETA: return m->theta;
 	case LK_MERIT_FISCHER: return m->fischer;
 	case LK_MERIT_MODIFIED: return m->modified;
+	case LK_MERIT_FC3D: return m->fc3d;
 	case LK_MERIT_RES:
 	default: return m->res;
 	}

@@ -13,6 +13,7 @@ lk_status lk__solve_amgs(lk__ctx *c);         /* Methods 3.1 / 3.2 and AMSOR, am
 lk_status lk__solve_amgs_dense(lk__ctx *c);   /* Method 2.2, amgs.c */
 lk_status lk__solve_pgs_sm(lk__ctx *c);       /* pgs_sm.c */
 lk_status lk__solve_newton(lk__ctx *c);       /* minimum-map and Fischer, newton.c */
+lk_status lk__solve_newton_cone(lk__ctx *c);  /* the minimum map's Newton on Coulomb's cone, newton_cone.c */
 lk_status lk__solve_nncg(lk__ctx *c);         /* nonsmooth nonlinear conjugate gradient, nncg.c */
 lk_status lk__solve_apgd(lk__ctx *c);         /* accelerated projected gradient, apgd.c */
 lk_status lk__solve_mprgp(lk__ctx *c);        /* proportioning with reduced gradient projections, mprgp.c */

@@ -18,7 +18,7 @@ static void metric_blocks(void *arg, int t, int nt)
 		const int lo = b * LK_METRIC_BLOCK, hi = lo + LK_METRIC_BLOCK < c->n ? lo + LK_METRIC_BLOCK : c->n;
 		for (int i = lo; i < hi; ++i)
 			c->w[i] = lk__w(p, i, c->lambda, c->du);
-		lk__merit_sums_rows(p, c->lambda, c->w, c->cfg->friction, lo, hi, c->full_metrics, &c->blocks[b]);
+		lk__merit_sums_rows(p, c->lambda, c->w, c->du, c->cfg->friction, lo, hi, c->full_metrics, &c->blocks[b]);
 	}
 }
 
@@ -40,12 +40,16 @@ void lk__current_metrics(lk__ctx *c, lk_metrics *m)
 			lk__pool_run(c->pool, metric_blocks, c);
 		else
 			metric_blocks(c, 0, 1);
-		lk__merit_sums s = {0, 0, 0, 0, 0, c->full_metrics};
+		lk__merit_sums s = {0, 0, 0, 0, 0, 0, 0, 0, 0, c->full_metrics};
 		for (int b = 0; b < c->nblocks; ++b) {
 			const lk__merit_sums *k = &c->blocks[b];
 			s.hh += k->hh;
 			s.ff += k->ff;
 			s.mod += k->mod;
+			s.ee += k->ee;
+			s.nq += k->nq;
+			s.nl += k->nl;
+			s.nw += k->nw;
 			if (!(k->maxh <= s.maxh))
 				s.maxh = k->maxh; /* a NaN wins, as in a row-by-row evaluation */
 			if (k->viol > s.viol)
@@ -57,7 +61,7 @@ void lk__current_metrics(lk__ctx *c, lk_metrics *m)
 	for (int i = 0; i < c->n; ++i)
 		c->w[i] = lk__w(p, i, c->lambda, c->du);
 	lk__merit_sums s;
-	lk__merit_sums_rows(p, c->lambda, c->w, c->cfg->friction, 0, c->n, c->full_metrics, &s);
+	lk__merit_sums_rows(p, c->lambda, c->w, c->du, c->cfg->friction, 0, c->n, c->full_metrics, &s);
 	lk__merit_sums_finish(&s, m);
 }
 

@@ -692,6 +692,9 @@ static int *ialloc(lk_problem *p, size_t n, int *fail)
 
 lk_status lk__solve_newton(lk__ctx *c)
 {
+	/* friction=cone: the natural map of Alart & Curnier, whose box-friction form is this file's minimum map */
+	if (c->cfg->friction == LK_FRICTION_CONE)
+		return lk__solve_newton_cone(c);
 	lk_problem *p = c->p;
 	const lk_solver_config *cfg = c->cfg;
 	int n = c->n;

@@ -58,6 +58,7 @@ typedef struct pgs_sm_state {
 	double *pgs_lambda;     /* lambda after the latest PGS phase */
 	int lazy_frozen;        /* lo_f / hi_f hold the bounds of this phase */
 	int have_outer_set;     /* outer_set holds the classes after an accepted subspace phase */
+	int cone;               /* friction=cone: a contact's pair is free while strictly inside its disc */
 	lk__arena cg;           /* CG scratch, carved once */
 	lk__arena direct;       /* scratch of the envelope factor, carved once */
 	lk__env env;
@@ -111,6 +112,22 @@ static int classify_and_snap(pgs_sm_state *s, int *changed, double *snap)
 			double lo, hi, d = 0.0;
 			signed char k;
 			step_bounds(s, i, &lo, &hi);
+			if (s->cone && lk__cone_pair(p, i)) {
+				/* Coulomb's cone: a sticking contact (its pair strictly inside the disc) is free, a sliding one
+				 * (on the rim, where it is snapped) keeps its impulse's direction: SET_U stands for the rim */
+				double x = lambda[i], y = lambda[i + 1];
+				k = x * x + y * y < hi * hi ? SET_A : SET_U;
+				if (k == SET_U) {
+					lk__disc_project(&x, &y, hi);
+					d = fmax(set_row(s, i, x), set_row(s, i + 1, y));
+				}
+				*changed |= set[i] != k || set[i + 1] != k;
+				set[i] = set[i + 1] = k;
+				if (d > *snap)
+					*snap = d;
+				++i;
+				continue;
+			}
 			if (lambda[i] <= lo) {
 				k = SET_L;
 				d = set_row(s, i, lo);
@@ -236,7 +253,7 @@ static double pgs_phase(pgs_sm_state *s, int outer)
 	for (int sweep = 1; sweep <= cap; ++sweep) {
 		if (cfg->order == LK_ORDER_RANDOM)
 			lk__shuffle(&c->rng, s->perm, s->n);
-		change = lk__pgs_sweep(c, s->perm, s->n, 1.0);
+		change = cfg->friction == LK_FRICTION_CONE ? lk__pgs_sweep_cone(c, 1.0) : lk__pgs_sweep(c, s->perm, s->n, 1.0);
 		if (!isfinite(change))
 			return change;
 		int need = rel > 0 && sweep >= kpgs - 1;
@@ -395,6 +412,19 @@ solved:
 				continue;
 			double lo, hi;
 			step_bounds(s, i, &lo, &hi);
+			if (s->cone && lk__cone_pair(p, i)) {
+				/* a sticking pair onto its disc; a sliding one on the rim of its new disc, in its direction */
+				double x = lambda[i], y = lambda[i + 1], r = sqrt(x * x + y * y);
+				if (cur[i] == SET_U && r > 0.0) {
+					x *= hi / r;
+					y *= hi / r;
+				}
+				lk__disc_project(&x, &y, hi);
+				set_row(s, i, x);
+				set_row(s, i + 1, y);
+				++i;
+				continue;
+			}
 			double v = cur[i] == SET_L ? lo : cur[i] == SET_U ? hi : lk__clamp(lambda[i], lo, hi);
 			set_row(s, i, v);
 		}
@@ -417,6 +447,11 @@ static void read_classes(const pgs_sm_state *s, signed char *out)
 	for (int i = 0; i < s->n; ++i) {
 		double lo, hi;
 		lk__bounds(&p->rows[i], lambda, &lo, &hi);
+		if (s->cone && lk__cone_pair(p, i)) {
+			out[i] = out[i + 1] = lambda[i] * lambda[i] + lambda[i + 1] * lambda[i + 1] < hi * hi ? SET_A : SET_U;
+			++i;
+			continue;
+		}
 		out[i] = lambda[i] <= lo ? SET_L : lambda[i] >= hi ? SET_U : SET_A;
 	}
 }
@@ -450,6 +485,7 @@ static lk_status prepare(pgs_sm_state *s, lk__ctx *c)
 	s->c = c;
 	s->sc = &c->cfg->pgs_sm;
 	s->n = c->n;
+	s->cone = c->cfg->friction == LK_FRICTION_CONE;
 	s->set = lk__arena_alloc(a, n);
 	s->outer_set = lk__arena_alloc(a, n);
 	s->pgs_set = lk__arena_alloc(a, n);

@@ -1274,27 +1274,8 @@ lk_status lk_problem_assemble_dense(lk_problem *p, int max_n, double *A, double 
 		return LK_OK;
 	}
 	/* A_ij = J_i M^-1 J_j^T: rows sharing a body couple through that body's block */
-	for (int i = 0; i < n; ++i) {
-		const lk__row *ri = &p->rows[i];
-		for (int j = 0; j < n; ++j) {
-			const lk__row *rj = &p->rows[j];
-			double a = 0;
-			for (int si = 0; si < 2; ++si) {
-				int bi = si ? ri->b : ri->a;
-				if (bi == p->nbodies)
-					continue;
-				for (int sj = 0; sj < 2; ++sj) {
-					int bj = sj ? rj->b : rj->a;
-					if (bj != bi)
-						continue;
-					for (int k = 0; k < 6; ++k)
-						a += ri->J[6 * si + k] * rj->MJ[6 * sj + k];
-				}
-			}
-			if (i == j)
-				a += ri->s;
-			A[(size_t)i * n + j] = a;
-		}
-	}
+	for (int i = 0; i < n; ++i)
+		for (int j = 0; j < n; ++j)
+			A[(size_t)i * n + j] = lk__a_entry(p, i, j);
 	return LK_OK;
 }

@@ -111,14 +111,17 @@ void lk__apply(const lk_problem *p, const double *x, double *w, int q_plus, doub
  * natural residual on each contact's pair of friction rows; the Fischer merit stays the box one). */
 void lk__metrics_from_w(const lk_problem *p, const double *lambda, const double *w, lk_friction friction,
                         lk_metrics *m);
-/* The sums behind the metrics over rows [begin, end) (a cone pair counted whole from its first row), and the
+/* The sums behind the metrics over rows [begin, end) (a cone pair counted whole from its first row; du, which may
+ * be NULL for the whole range, gives the w of a pair's normal row outside the range), and the
  * metrics from sums (lk__metrics_from_w is the two over every row). */
 typedef struct lk__merit_sums {
 	double hh, ff, mod, maxh, viol;
-	int full; /* ff and mod were summed; without, the Fischer and modified merits are NaN */
+	double ee;         /* the fc3d merit's squared sum (every contact against the cone) */
+	double nq, nl, nw; /* ||q||^2, ||lambda||^2, ||w||^2: its scale */
+	int full; /* ff, mod and the fc3d sums were summed; without, the Fischer, modified and fc3d merits are NaN */
 } lk__merit_sums;
-void lk__merit_sums_rows(const lk_problem *p, const double *lambda, const double *w, lk_friction friction, int begin,
-                         int end, int full, lk__merit_sums *s);
+void lk__merit_sums_rows(const lk_problem *p, const double *lambda, const double *w, const double *du,
+                         lk_friction friction, int begin, int end, int full, lk__merit_sums *s);
 void lk__merit_sums_finish(const lk__merit_sums *s, lk_metrics *m);
 /* The configured merit's value in the metrics (merit.c). */
 double lk__merit_value(const lk_metrics *m, lk_merit merit);

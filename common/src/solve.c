@@ -89,7 +89,7 @@ static lk_status dispatch(lk__ctx *c)
 /* The metrics of an iterate that was not measured (measure=0). */
 static void unmeasured(lk_metrics *m)
 {
-	m->res = m->theta = m->fischer = m->modified = m->max_h = m->max_bound_violation = NAN;
+	m->res = m->theta = m->fischer = m->modified = m->max_h = m->max_bound_violation = m->fc3d = NAN;
 }
 
 /* 1 when lambda and, in row form, the bodies' M^-1 J^T lambda are finite. */
@@ -293,6 +293,7 @@ lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, 
 		stats->theta_final = m1.theta;
 		stats->fischer_final = m1.fischer;
 		stats->modified_final = m1.modified;
+		stats->fc3d_final = m1.fc3d;
 		stats->seconds = seconds;
 		stats->used_best_iterate = c.used_best;
 	}

@@ -9,6 +9,8 @@ int lk_cmd_compare(int argc, char **argv);
 int lk_cmd_solve(int argc, char **argv);
 /* The command line of `lcpkit solve`, parsed without touching any file (tests/fuzz drives it). files point
  * into argv; the caller frees files (also when the parse fails). */
+/* the --solver specs `solve --peer` runs beside the first */
+#define LK_SOLVE_MORE_SPECS 7
 typedef struct lk_solve_args {
 	const char **files;
 	int nfiles;
@@ -17,8 +19,15 @@ typedef struct lk_solve_args {
 	int out_w;              /* --out-w: with w = A lambda + q */
 	double tol;             /* --tol, 0 if not given */
 	int json;
+	int peer;               /* --peer siconos */
+	int peer_iters;         /* --peer-iters: Siconos's iteration limit */
+	int repeat;             /* --repeat: runs of every solver (the minimum time is reported, and the spread) */
 	lk_solver_config cfg;
 	char canon[256];
+	const char *spec;       /* --solver as given */
+	int nmore;              /* with --peer: the further --solver specs, run beside the first */
+	const char *more_spec[LK_SOLVE_MORE_SPECS];
+	lk_solver_config more_cfg[LK_SOLVE_MORE_SPECS];
 } lk_solve_args;
 /* -1: parsed, go on; otherwise the exit status (--help printed, or a usage error printed). */
 int lk_solve_parse_args(int argc, char **argv, lk_solve_args *out);

@@ -12,9 +12,11 @@
 #include <siconos/numerics/LinearComplementarityProblem.h>
 #include <siconos/numerics/NumericsMatrix.h>
 #include <siconos/numerics/SolverOptions.h>
+#include <siconos/numerics/SparseBlockMatrix.h>
 #include <siconos/numerics/lcp_cst.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,6 +83,26 @@ lk_status lk_peer_siconos_lcp(lk_peer_solver s, int n, const double *A, const do
 	return LK_OK;
 }
 
+/* Siconos's fc3d driver on the problem (M, q, mu) of nc contacts from r = 0, through its own copies qq, mm; u
+ * receives its velocities, *prob the problem for its error measure */
+static void fc3d_run(FrictionContactProblem *prob, NumericsMatrix *M, int nc, const double *q, const double *mu,
+                     double *qq, double *mm, double *r, double *u, SolverOptions *opt, lk_peer_result *res)
+{
+	const size_t n = 3 * (size_t)nc;
+	memcpy(qq, q, n * sizeof(double));
+	memcpy(mm, mu, (size_t)nc * sizeof(double));
+	memset(r, 0, n * sizeof(double));
+	prob->dimension = 3;
+	prob->numberOfContacts = nc;
+	prob->M = M;
+	prob->q = qq;
+	prob->mu = mm;
+	double t0 = lk_stats_now();
+	res->info = fc3d_driver(prob, r, u, opt);
+	res->seconds = lk_stats_now() - t0;
+	res->iterations = opt->iparam[SICONOS_IPARAM_ITER_DONE];
+}
+
 lk_status lk_peer_siconos_fc3d(int nc, const double *W, const double *q, const double *mu, double *r, int max_iter,
                                double tol, lk_peer_result *res, const double *error_of, double *error_out)
 {
@@ -96,19 +118,8 @@ lk_status lk_peer_siconos_fc3d(int nc, const double *W, const double *q, const d
 		st = LK_ERR_NO_MEMORY;
 	} else {
 		siconos_setup(M, W, n, opt, max_iter, tol);
-		memcpy(qq, q, (size_t)n * sizeof(double));
-		memcpy(mm, mu, (size_t)nc * sizeof(double));
-		memset(r, 0, (size_t)n * sizeof(double));
 		FrictionContactProblem prob;
-		prob.dimension = 3;
-		prob.numberOfContacts = nc;
-		prob.M = M;
-		prob.q = qq;
-		prob.mu = mm;
-		double t0 = lk_stats_now();
-		res->info = fc3d_driver(&prob, r, u, opt);
-		res->seconds = lk_stats_now() - t0;
-		res->iterations = opt->iparam[SICONOS_IPARAM_ITER_DONE];
+		fc3d_run(&prob, M, nc, q, mu, qq, mm, r, u, opt, res);
 		res->error = opt->dparam[SICONOS_DPARAM_RESIDU];
 		if (error_of && error_out) {
 			/* Siconos's measure needs the velocity of the reactions given: u = W r + q */
@@ -133,6 +144,182 @@ lk_status lk_peer_siconos_fc3d(int nc, const double *W, const double *q, const d
 	free(mm);
 	free(u);
 	free(z);
+	return st;
+}
+
+void lk_peer_fc3d_free(lk_peer_fc3d *f)
+{
+	if (!f)
+		return;
+	free(f->perm);
+	free(f->W);
+	free(f->q);
+	free(f->mu);
+	memset(f, 0, sizeof *f);
+}
+
+lk_status lk_peer_fc3d_make(lk_problem *p, int max_rows, lk_peer_fc3d *out, char *err, size_t esz)
+{
+	memset(out, 0, sizeof *out);
+	const int n = p ? lk_problem_row_count(p) : 0;
+	if (n == 0 || n % 3 != 0) {
+		snprintf(err, esz, "%d rows are no set of contacts (a normal row and two friction rows each)", n);
+		return LK_ERR_UNSUPPORTED;
+	}
+	if (n > max_rows) {
+		snprintf(err, esz, "%d rows exceed the %d of a dense W for Siconos", n, max_rows);
+		return LK_ERR_LIMIT;
+	}
+	const int nc = n / 3;
+	int *seen = calloc((size_t)n, sizeof(int));
+	double *A = malloc(sizeof(double) * (size_t)n * n), *q = malloc(sizeof(double) * (size_t)n);
+	out->perm = malloc(sizeof(int) * (size_t)n);
+	out->mu = malloc(sizeof(double) * (size_t)nc);
+	out->W = malloc(sizeof(double) * (size_t)n * n);
+	out->q = malloc(sizeof(double) * (size_t)n);
+	lk_status st = LK_OK;
+	if (!seen || !A || !q || !out->perm || !out->mu || !out->W || !out->q) {
+		snprintf(err, esz, "out of memory for %d rows", n);
+		st = LK_ERR_NO_MEMORY;
+	}
+	/* contacts: each friction pair (i, i + 1) on one normal row with one mu */
+	int c = 0;
+	for (int i = 0; st == LK_OK && i < n; ++i) {
+		double m1, m2 = 0.0, lo, hi;
+		int f1, f2 = -1;
+		lk_problem_get_bounds(p, i, NULL, NULL, &m1, &f1, NULL);
+		if (f1 < 0)
+			continue;
+		if (i + 1 < n)
+			lk_problem_get_bounds(p, i + 1, NULL, NULL, &m2, &f2, NULL);
+		lk_problem_get_bounds(p, f1, &lo, &hi, NULL, NULL, NULL);
+		if (f2 != f1 || m1 != m2 || lo != 0 || hi != INFINITY || seen[f1] || c >= nc) {
+			snprintf(err, esz, "row %d is no friction row of a contact with its pair and its normal row", i);
+			st = LK_ERR_UNSUPPORTED;
+			break;
+		}
+		out->perm[3 * c] = f1;
+		out->perm[3 * c + 1] = i;
+		out->perm[3 * c + 2] = i + 1;
+		out->mu[c++] = m1;
+		seen[f1] = seen[i] = seen[i + 1] = 1;
+		++i;
+	}
+	if (st == LK_OK && c != nc) {
+		snprintf(err, esz, "%d of %d rows are no contact rows (a joint row, or a normal row without friction)",
+		         n - 3 * c, n);
+		st = LK_ERR_UNSUPPORTED;
+	}
+	if (st == LK_OK && lk_problem_assemble_dense(p, n, A, q) != LK_OK) {
+		snprintf(err, esz, "%s", lk_problem_error(p));
+		st = LK_ERR_LIMIT;
+	}
+	if (st == LK_OK) {
+		out->nc = nc;
+		for (int a = 0; a < n; ++a) {
+			out->q[a] = q[out->perm[a]];
+			for (int b = 0; b < n; ++b)
+				out->W[(size_t)a * n + b] = A[(size_t)out->perm[a] * n + out->perm[b]];
+		}
+	} else {
+		lk_peer_fc3d_free(out);
+	}
+	free(seen);
+	free(A);
+	free(q);
+	return st;
+}
+
+lk_problem *lk_peer_fc3d_problem(const lk_peer_fc3d *f)
+{
+	const int n = 3 * f->nc;
+	double *lo = malloc(sizeof(double) * (size_t)n), *hi = malloc(sizeof(double) * (size_t)n);
+	double *mu = malloc(sizeof(double) * (size_t)n);
+	int *fi = malloc(sizeof(int) * (size_t)n);
+	lk_problem *p = lo && hi && mu && fi ? lk_problem_create(LK_FORM_MATRIX) : NULL;
+	if (p) {
+		for (int i = 0; i < n; ++i) {
+			const int normal = i % 3 == 0;
+			lo[i] = normal ? 0.0 : -INFINITY;
+			hi[i] = INFINITY;
+			mu[i] = normal ? 0.0 : f->mu[i / 3];
+			fi[i] = normal ? -1 : i - i % 3;
+		}
+		if (lk_problem_set_dense(p, n, f->W, f->q, lo, hi, mu, fi) != LK_OK) {
+			lk_problem_destroy(p);
+			p = NULL;
+		}
+	}
+	free(lo);
+	free(hi);
+	free(mu);
+	free(fi);
+	return p;
+}
+
+const char *lk_peer_fc3d_name(lk_peer_fc3d_solver s)
+{
+	static const char *const fc3d_names[LK_PEER_FC3D_COUNT] = {"siconos-nsgs", "siconos-nsn-ac"};
+	return (unsigned)s < LK_PEER_FC3D_COUNT ? fc3d_names[s] : "unknown";
+}
+
+/* W (dense row-major, n x n) in Siconos's sparse block storage of 3 x 3 blocks, by way of its compressed
+ * columns; NULL without memory */
+static NumericsMatrix *sparse_block_of(const double *W, int n)
+{
+	size_t nnz = 0;
+	for (size_t k = 0; k < (size_t)n * n; ++k)
+		nnz += W[k] != 0.0;
+	NumericsMatrix *S = NM_create(NM_SPARSE, n, n);
+	if (!S)
+		return NULL;
+	NM_triplet_alloc(S, (CS_INT)(nnz ? nnz : 1));
+	S->matrix2->origin = NSM_TRIPLET;
+	for (int i = 0; i < n; ++i)
+		for (int j = 0; j < n; ++j)
+			if (W[(size_t)i * n + j] != 0.0)
+				NM_entry(S, i, j, W[(size_t)i * n + j]);
+	NumericsMatrix *out = NULL;
+	SparseBlockStructuredMatrix *sbm = SBM_new();
+	if (sbm && SBM_from_csparse(3, NM_csc(S), sbm) == 0)
+		out = NM_create_from_data(NM_SPARSE_BLOCK, n, n, sbm);
+	NM_free(S);
+	return out;
+}
+
+lk_status lk_peer_siconos_fc3d_solve(lk_peer_fc3d_solver s, int nc, const double *W, const double *q, const double *mu,
+                                     double *r, int max_iter, double tol, lk_peer_result *res)
+{
+	static const int ids[LK_PEER_FC3D_COUNT] = {SICONOS_FRICTION_3D_NSGS, SICONOS_FRICTION_3D_NSN_AC};
+	if ((unsigned)s >= LK_PEER_FC3D_COUNT || nc < 1 || !W || !q || !mu || !r || !res)
+		return LK_ERR_INVALID_ARGUMENT;
+	const int n = 3 * nc;
+	NumericsMatrix *M = sparse_block_of(W, n);
+	double *qq = malloc((size_t)n * sizeof(double)), *mm = malloc((size_t)nc * sizeof(double));
+	double *u = calloc((size_t)n, sizeof(double));
+	SolverOptions *opt = solver_options_create(ids[s]);
+	lk_status st = LK_OK;
+	if (!M || !qq || !mm || !u || !opt) {
+		st = LK_ERR_NO_MEMORY;
+	} else {
+		if (max_iter > 0)
+			opt->iparam[SICONOS_IPARAM_MAX_ITER] = max_iter;
+		if (tol > 0)
+			opt->dparam[SICONOS_DPARAM_TOL] = tol;
+		FrictionContactProblem prob;
+		fc3d_run(&prob, M, nc, q, mu, qq, mm, r, u, opt, res);
+		double norm_q = 0.0;
+		for (int i = 0; i < n; ++i)
+			norm_q += q[i] * q[i];
+		fc3d_compute_error(&prob, r, u, tol > 0 ? tol : 1e-12, opt, sqrt(norm_q), &res->error);
+	}
+	if (opt)
+		solver_options_delete(opt);
+	if (M)
+		NM_free(M);
+	free(qq);
+	free(mm);
+	free(u);
 	return st;
 }
 

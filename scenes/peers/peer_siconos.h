@@ -39,6 +39,38 @@ lk_status lk_peer_siconos_lcp(lk_peer_solver s, int n, const double *A, const do
 lk_status lk_peer_siconos_fc3d(int nc, const double *W, const double *q, const double *mu, double *r, int max_iter,
                                double tol, lk_peer_result *res, const double *error_of, double *error_out);
 
+/* A problem's contacts as Siconos's local 3D frictional contact problem: contact c is the normal row perm[3c]
+ * (lo = 0, hi = inf) and its pair of friction rows perm[3c + 1], perm[3c + 2] (findex to it, one mu); W (dense
+ * row-major) and q in that order. */
+typedef struct lk_peer_fc3d {
+	int nc;
+	int *perm;
+	double *W, *q, *mu;
+} lk_peer_fc3d;
+struct lk_problem;
+/* Fills *out from p (at most max_rows rows). LK_ERR_UNSUPPORTED with a message in err when a row is no part of
+ * such a contact (a joint row, a friction row without its pair), LK_ERR_LIMIT beyond max_rows,
+ * LK_ERR_NO_MEMORY; *out is then empty. Free with lk_peer_fc3d_free. */
+lk_status lk_peer_fc3d_make(struct lk_problem *p, int max_rows, lk_peer_fc3d *out, char *err, size_t err_size);
+void lk_peer_fc3d_free(lk_peer_fc3d *f);
+/* The local problem f as an lcpkit problem of the matrix form in Siconos's row order (contact c: normal row 3c,
+ * friction rows 3c + 1, 3c + 2); NULL without memory. */
+struct lk_problem *lk_peer_fc3d_problem(const lk_peer_fc3d *f);
+
+/* Siconos's solvers of the 3D frictional contact problem that `lcpkit solve --peer siconos` runs. */
+typedef enum lk_peer_fc3d_solver {
+	LK_PEER_FC3D_NSGS = 0, /* fc3d_nsgs: nonsmooth Gauss-Seidel, a local Newton (Alart-Curnier) per contact */
+	LK_PEER_FC3D_NSN_AC,   /* fc3d_nonsmooth_Newton_AlartCurnier: semismooth Newton with a sparse direct solve */
+	LK_PEER_FC3D_COUNT
+} lk_peer_fc3d_solver;
+const char *lk_peer_fc3d_name(lk_peer_fc3d_solver s);
+
+/* Solves the 3D frictional contact problem as lk_peer_siconos_fc3d, with solver s on W in Siconos's sparse block
+ * storage (3 x 3 blocks, the storage its own readers give these solvers), from r = 0; res.error is Siconos's error
+ * of the reactions it returns (fc3d_compute_error), res.seconds the call's time on lcpkit's statistics clock. */
+lk_status lk_peer_siconos_fc3d_solve(lk_peer_fc3d_solver s, int nc, const double *W, const double *q, const double *mu,
+                                     double *r, int max_iter, double tol, lk_peer_result *res);
+
 /* The global frictional contact problem of nc contacts, M v = f + H r, u = H^T v + w (FCLIB's global form;
  * dense row-major M: n x n, H: n x 3nc), solved with Siconos's gfc3d NSGS (SICONOS_GLOBAL_FRICTION_3D_NSGS_WR,
  * its own reduction to local form); r receives the reactions (3nc). */

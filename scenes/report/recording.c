@@ -400,85 +400,27 @@ static void peer_report(FILE *out, const char *file, lk_problem *p)
 	free(q);
 }
 
-/* The dense A and q of p with p's own bounds, as a matrix-form problem. */
-static lk_status matrix_with_bounds(lk_problem *dst, const lk_problem *p, const double *A, const double *q)
-{
-	const int n = lk_problem_row_count(p);
-	double *lo = malloc(sizeof(double) * (size_t)n), *hi = malloc(sizeof(double) * (size_t)n);
-	double *mu = malloc(sizeof(double) * (size_t)n);
-	int *fi = malloc(sizeof(int) * (size_t)n);
-	lk_status st = LK_ERR_NO_MEMORY;
-	if (lo && hi && mu && fi) {
-		for (int i = 0; i < n; ++i) {
-			lk_problem_get_bounds(p, i, &lo[i], &hi[i], &mu[i], &fi[i], NULL);
-			if (fi[i] < 0)
-				mu[i] = 0;
-		}
-		st = lk_problem_set_dense(dst, n, A, q, lo, hi, mu, fi);
-	}
-	free(lo);
-	free(hi);
-	free(mu);
-	free(fi);
-	return st;
-}
-
 /* A contact problem (every row a normal row or one of exactly two friction rows on a normal row, the two next
  * to each other, one mu): lcpkit's cone sweep and Siconos's fc3d_nsgs on it, both judged by Siconos's fc3d
  * error measure. Siconos wants each contact's rows as (normal, tangent, tangent): the rows are permuted. */
 static void friction_peer_report(FILE *out, const char *file, lk_problem *p)
 {
-	const int n = lk_problem_row_count(p), nc = n / 3;
-	if (n == 0 || n % 3 != 0 || n > 3000)
+	lk_peer_fc3d f;
+	char err[160];
+	if (lk_peer_fc3d_make(p, 3000, &f, err, sizeof err) != LK_OK)
 		return;
-	int *perm = malloc(sizeof(int) * (size_t)n), *seen = calloc((size_t)n, sizeof(int));
-	double *mu = malloc(sizeof(double) * (size_t)nc);
-	double *W = malloc(sizeof(double) * (size_t)n * n), *q = malloc(sizeof(double) * (size_t)n);
-	double *Wp = malloc(sizeof(double) * (size_t)n * n), *qp = malloc(sizeof(double) * (size_t)n);
-	double *r = malloc(sizeof(double) * (size_t)n), *lp = malloc(sizeof(double) * (size_t)n);
-	lk_problem *cone = NULL;
-	int c = 0, ok = perm && seen && mu && W && q && Wp && qp && r && lp;
-	/* contacts: each friction pair (i, i + 1) on one normal row with one mu */
-	for (int i = 0; ok && i < n; ++i) {
-		double m1, m2;
-		int f1, f2;
-		lk_problem_get_bounds(p, i, NULL, NULL, &m1, &f1, NULL);
-		if (f1 < 0)
-			continue;
-		if (i + 1 >= n)
-			ok = 0;
-		else {
-			lk_problem_get_bounds(p, i + 1, NULL, NULL, &m2, &f2, NULL);
-			double lo, hi;
-			lk_problem_get_bounds(p, f1, &lo, &hi, NULL, NULL, NULL);
-			ok = f2 == f1 && m1 == m2 && lo == 0 && hi == INFINITY && !seen[f1] && c < nc;
-			if (ok) {
-				perm[3 * c] = f1;
-				perm[3 * c + 1] = i;
-				perm[3 * c + 2] = i + 1;
-				mu[c++] = m1;
-				seen[f1] = seen[i] = seen[i + 1] = 1;
-				++i;
-			}
-		}
-	}
-	ok = ok && c == nc && lk_problem_assemble_dense(p, n, W, q) == LK_OK;
+	const int nc = f.nc, n = 3 * nc;
+	double *r = malloc(sizeof(double) * (size_t)n);
+	lk_problem *cone = r ? lk_peer_fc3d_problem(&f) : NULL;
 	lk_solver_config cfg;
 	char perr[128];
 	lk_stats st;
-	if (ok && (cone = lk_problem_create(LK_FORM_MATRIX)) && matrix_with_bounds(cone, p, W, q) == LK_OK &&
-	    lk_config_parse("pgs:friction=cone,iters=5000,tol=1e-8,warm=0", &cfg, perr, sizeof perr) == LK_OK &&
+	if (cone && lk_config_parse("pgs:friction=cone,iters=5000,tol=1e-8,warm=0", &cfg, perr, sizeof perr) == LK_OK &&
 	    lk_solve(cone, &cfg, &st, NULL) == LK_OK) {
-		const double *l = lk_problem_lambda(cone);
-		for (int a = 0; a < n; ++a) {
-			qp[a] = q[perm[a]];
-			lp[a] = l[perm[a]];
-			for (int b = 0; b < n; ++b)
-				Wp[(size_t)a * n + b] = W[(size_t)perm[a] * n + perm[b]];
-		}
+		const double *lp = lk_problem_lambda(cone);
 		lk_peer_result pr;
 		double ours = NAN;
-		if (lk_peer_siconos_fc3d(nc, Wp, qp, mu, r, 5000, 1e-8, &pr, lp, &ours) == LK_OK) {
+		if (lk_peer_siconos_fc3d(nc, f.W, f.q, f.mu, r, 5000, 1e-8, &pr, lp, &ours) == LK_OK) {
 			fprintf(out, "  %-22s %-20s cone %3d contacts  iterations %6d  time %9.6f s  fc3d error %.2e\n", file,
 			        "lcpkit-pgs-cone", nc, st.iterations, st.seconds, ours);
 			double diff = 0.0;
@@ -490,15 +432,8 @@ static void friction_peer_report(FILE *out, const char *file, lk_problem *p)
 		}
 	}
 	lk_problem_destroy(cone);
-	free(perm);
-	free(seen);
-	free(mu);
-	free(W);
-	free(q);
-	free(Wp);
-	free(qp);
+	lk_peer_fc3d_free(&f);
 	free(r);
-	free(lp);
 }
 
 /* A pair's iterations to the tolerance (">cap" when the cap came first) and the golden count and RES ("-"

@@ -170,7 +170,10 @@ typedef enum lk_merit {
 	LK_MERIT_RES = 0,   /* ||H||_2, H = lambda - mid(lo, lambda - w, hi) (Miyamoto & Yamashita 2019 eq. 24) */
 	LK_MERIT_THETA,     /* 1/2 ||H||^2 (Poulsen et al. 2010 eq. 23) */
 	LK_MERIT_FISCHER,   /* 1/2 ||phi_FB||^2, boxed form (Erleben 2013 eq. 103) */
-	LK_MERIT_MODIFIED   /* sum |lambda_i| |w_i| (Erleben 2013 eq. 106; meaningful for lo = 0, hi = inf rows) */
+	LK_MERIT_MODIFIED,  /* sum |lambda_i| |w_i| (Erleben 2013 eq. 106; meaningful for lo = 0, hi = inf rows) */
+	LK_MERIT_FC3D       /* Siconos's relative error of the 3D frictional contact problem (fc3d_compute_error):
+	                     * sqrt(sum of |r - P_K(r - u_hat)|^2) / max(||q||, ||lambda||, ||w||), a tolerance on it
+	                     * means what Siconos's does (docs/solvers.md, "Siconos's error") */
 } lk_merit;
 
 typedef struct lk_metrics {
@@ -180,6 +183,9 @@ typedef struct lk_metrics {
 	double modified;       /* sum |lambda_i| |w_i| */
 	double max_h;          /* max |H_i| */
 	double max_bound_violation; /* max amount by which lambda leaves [lo, hi] */
+	double fc3d;           /* Siconos's relative error (LK_MERIT_FC3D): each contact (a normal row and its pair
+	                        * of friction rows) against Coulomb's cone whatever the friction model, every other
+	                        * row by its natural residual; NaN where the metrics leave the full merits out */
 } lk_metrics;
 
 /* The metrics of a given lambda (NULL: the problem's own lambda). */
@@ -305,6 +311,8 @@ typedef struct lk_newton_config {
 	                         * of the budget when there is one (never Newton alone on a few products), else off */
 	double perturbation;    /* size of the perturbation strategy */
 	double fd_h;            /* finite-difference step of the approximation strategy */
+	double lm;              /* friction=cone: the Levenberg-Marquardt weight c of the Newton system
+	                         * (B + C A + c ||F|| / ||F(0)|| I) d = -F (docs/solvers.md, "Coulomb's cone") */
 } lk_newton_config;
 
 /* auto (docs/solvers.md, "auto"): the budget is a mean over the solves of one problem, each solve stops at a
@@ -445,6 +453,7 @@ typedef struct lk_stats {
 	double theta_initial, theta_final;
 	double fischer_final;
 	double modified_final;
+	double fc3d_final;      /* Siconos's relative error of the result (lk_metrics.fc3d) */
 	double seconds;         /* time of the solve proper (no validation, no metrics), on the statistics clock
 	                         * (lk_set_stats_clock; wall time by default) */
 	int used_best_iterate;  /* 1 if the returned lambda is an earlier, better iterate */
