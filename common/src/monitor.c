@@ -139,7 +139,7 @@ void lk__cold_metrics(lk__ctx *c, lk_metrics *m)
 		c->w[i] = p->rows[i].q;
 	}
 	lk__merit_sums s;
-	lk__merit_sums_rows(p, zero, c->w, c->cfg->friction, 0, c->n, c->full_metrics, &s);
+	lk__merit_sums_rows(p, zero, c->w, NULL, c->cfg->friction, 0, c->n, c->full_metrics, &s);
 	lk__merit_sums_finish(&s, m);
 }
 
