@@ -41,38 +41,52 @@
 /* contacts between two bodies that make a face of area */
 #define AUTO_AREA_CONTACTS 3
 
-/* What one pass over the rows tells of the problem's structure, before its faces are looked for. */
-typedef struct structure {
-	int area;  /* some body pair has AUTO_AREA_CONTACTS contact normals in a row (the adapters write a pair's
-	            * contacts together): it has faces of area */
-	int stack; /* ... and no joint rows, and enough normals between two moving bodies for a stack's faces */
-} structure;
+/* The faces of area, as the adapters write them: a run of at least AUTO_AREA_CONTACTS consecutive contact
+ * normals on one body pair (ODE's contacts of one collision, Bullet's manifold points); a pair whose contacts
+ * are not written together makes several runs, each treated on its own. */
+typedef struct faces {
+	int n;
+	int *start, *count; /* each run's first row and its length */
+	int normals;        /* rows in the runs */
+	int stack;          /* the runs make a stack (is_stack) */
+} faces;
 
-static structure scan_rows(const lk_problem *p)
+/* The runs of the problem (in its arena), and whether they can make a stack at all: no joint rows, and enough
+ * normals between two moving bodies for two faces. One pass over the rows. */
+static void find_faces(lk_problem *p, faces *fs)
 {
-	structure st = {0, 0};
-	int joints = 0, between_moving = 0, run = 0;
-	for (int i = 0; i < p->nrows; ++i) {
+	fs->n = fs->normals = fs->stack = 0;
+	fs->start = lk__arena_alloc(&p->arena, ((size_t)p->nrows / AUTO_AREA_CONTACTS + 1) * sizeof *fs->start);
+	fs->count = lk__arena_alloc(&p->arena, ((size_t)p->nrows / AUTO_AREA_CONTACTS + 1) * sizeof *fs->count);
+	if (!fs->start || !fs->count)
+		return;
+	int joints = 0, between_moving = 0;
+	for (int i = 0; i < p->nrows;) {
 		const lk__row *r = &p->rows[i];
-		joints |= r->kind == LK_ROW_JOINT || r->kind == LK_ROW_LIMIT || r->kind == LK_ROW_MOTOR;
 		if (r->kind != LK_ROW_NORMAL) {
-			run = 0;
+			joints |= r->kind == LK_ROW_JOINT || r->kind == LK_ROW_LIMIT || r->kind == LK_ROW_MOTOR;
+			++i;
 			continue;
 		}
-		between_moving += r->a < p->nbodies && r->b < p->nbodies;
-		const lk__row *prev = i > 0 ? &p->rows[i - 1] : NULL;
-		run = prev && prev->kind == LK_ROW_NORMAL && prev->a == r->a && prev->b == r->b ? run + 1 : 1;
-		st.area |= run >= AUTO_AREA_CONTACTS;
+		int e = i + 1;
+		while (e < p->nrows && p->rows[e].kind == LK_ROW_NORMAL && p->rows[e].a == r->a && p->rows[e].b == r->b)
+			++e;
+		if (e - i >= AUTO_AREA_CONTACTS) {
+			fs->start[fs->n] = i;
+			fs->count[fs->n++] = e - i;
+			fs->normals += e - i;
+		}
+		between_moving += (r->a < p->nbodies && r->b < p->nbodies) * (e - i);
+		i = e;
 	}
-	st.stack = st.area && !joints && between_moving >= (AUTO_STACK_DEPTH - 1) * AUTO_AREA_CONTACTS;
-	return st;
+	fs->stack = fs->n > 0 && !joints && between_moving >= (AUTO_STACK_DEPTH - 1) * AUTO_AREA_CONTACTS;
 }
 
-/* Whether the faces of area form a stack (module comment): breadth-first from the static world over their
- * body pairs, in the problem's arena. */
-static int is_stack(const lk__coarse *k, lk_problem *p)
+/* Whether the faces make a stack (module comment): breadth-first from the static world over their body pairs,
+ * in the problem's arena. */
+static int is_stack(const faces *fs, lk_problem *p)
 {
-	const int nb = p->nbodies + 1, ne = 2 * k->nfaces; /* slot nbodies: the static world */
+	const int nb = p->nbodies + 1, ne = 2 * fs->n; /* slot nbodies: the static world */
 	int *head = lk__arena_alloc(&p->arena, (size_t)nb * sizeof *head);
 	int *next = lk__arena_alloc(&p->arena, (size_t)(ne + 1) * sizeof *next);
 	int *to = lk__arena_alloc(&p->arena, (size_t)(ne + 1) * sizeof *to);
@@ -82,10 +96,8 @@ static int is_stack(const lk__coarse *k, lk_problem *p)
 		return 0;
 	for (int v = 0; v < nb; ++v)
 		head[v] = level[v] = -1;
-	for (int f = 0, e = 0; f < k->nfaces; ++f) {
-		if (k->face_normals[f] < AUTO_AREA_CONTACTS)
-			continue;
-		const lk__row *r = &p->rows[k->rows[k->face_start[f]]];
+	for (int f = 0, e = 0; f < fs->n; ++f) {
+		const lk__row *r = &p->rows[fs->start[f]];
 		const int ends[2] = {r->a, r->b};
 		for (int side = 0; side < 2; ++side, ++e) {
 			to[e] = ends[1 - side];
@@ -93,7 +105,7 @@ static int is_stack(const lk__coarse *k, lk_problem *p)
 			head[ends[side]] = e;
 		}
 	}
-	int qh = 0, qt = 0, depth = 0;
+	int qh = 0, qt = 0;
 	level[p->nbodies] = 0;
 	queue[qt++] = p->nbodies;
 	while (qh < qt) {
@@ -101,95 +113,61 @@ static int is_stack(const lk__coarse *k, lk_problem *p)
 		for (int e = head[v]; e >= 0; e = next[e])
 			if (level[to[e]] < 0) {
 				level[to[e]] = level[v] + 1;
-				depth = level[to[e]] > depth ? level[to[e]] : depth;
+				if (level[to[e]] >= AUTO_STACK_DEPTH)
+					return 1;
 				queue[qt++] = to[e];
 			}
 	}
-	return depth >= AUTO_STACK_DEPTH;
+	return 0;
 }
 
 /* The largest face whose normal rows the warm start splits (below); a larger one is damped whole. */
 #define AUTO_FACE_MAX 8
 
-/* K K^+ lambda for the k x k Gram matrix K of a face's normal rows (K_ij = J_i . J_j): the part of lambda in the
- * span of the rows' Jacobians, which sets the wrench they transmit. K K^+ is the orthogonal projector onto the
- * range of K, made here from K's pivoted Cholesky factor E L (rank r, a pivot below 1e-9 of the largest
- * diagonal ends it; Golub & Van Loan, "Matrix Computations", sec. 4.2.8): with B = E L (k x r),
- * K K^+ = B (B^T B)^-1 B^T. Writes out[0..k). */
-static void range_part(double K[AUTO_FACE_MAX][AUTO_FACE_MAX], int k, const double *lambda, double *out)
+/* The part of a face's normal impulses lambda[0..m) in the span of its rows' Jacobians, which sets the wrench
+ * the face transmits: the orthogonal projection onto the range of A = [J_1; ..; J_m] (m x 6, each row's
+ * Jacobian on one body, from column `side` of the records). A basis Q of that range from A's six columns by
+ * Gram-Schmidt, each column orthogonalized twice ("twice is enough": Giraud, Langou & Rozloznik 2005) and left
+ * out where what remains of it is below 1e-9 of its own norm (it depends on the ones before: a fourth coplanar
+ * contact adds no wrench component); then out = Q Q^T lambda. */
+static void range_part(const lk__row *rows, int m, int side, const double *lambda, double *out)
 {
-	int perm[AUTO_FACE_MAX];
-	double L[AUTO_FACE_MAX][AUTO_FACE_MAX] = {{0}}, top = 0.0;
-	for (int i = 0; i < k; ++i) {
-		perm[i] = i;
-		top = fmax(top, K[i][i]);
-	}
+	double Q[6][AUTO_FACE_MAX];
 	int r = 0;
-	for (; r < k && r < 6; ++r) {
-		int best = r;
-		double d = -1.0;
-		for (int c = r; c < k; ++c) {
-			double v = K[perm[c]][perm[c]];
-			for (int j = 0; j < r; ++j)
-				v -= L[c][j] * L[c][j];
-			if (v > d)
-				d = v, best = c;
+	for (int j = 0; j < 6; ++j) {
+		double *col = Q[r], n0 = 0.0;
+		for (int a = 0; a < m; ++a) {
+			col[a] = rows[a].J[side + j];
+			n0 += col[a] * col[a];
 		}
-		if (!(d > 1e-9 * top))
-			break;
-		int t = perm[r];
-		perm[r] = perm[best];
-		perm[best] = t;
-		for (int j = 0; j < r; ++j) {
-			double x = L[r][j];
-			L[r][j] = L[best][j];
-			L[best][j] = x;
-		}
-		L[r][r] = sqrt(d);
-		for (int c = r + 1; c < k; ++c) {
-			double v = K[perm[c]][perm[r]];
-			for (int j = 0; j < r; ++j)
-				v -= L[c][j] * L[r][j];
-			L[c][r] = v / L[r][r];
-		}
+		if (n0 == 0.0)
+			continue;
+		for (int pass = 0; pass < 2; ++pass)
+			for (int q = 0; q < r; ++q) {
+				double d = 0.0;
+				for (int a = 0; a < m; ++a)
+					d += Q[q][a] * col[a];
+				for (int a = 0; a < m; ++a)
+					col[a] -= d * Q[q][a];
+			}
+		double nn = 0.0;
+		for (int a = 0; a < m; ++a)
+			nn += col[a] * col[a];
+		if (!(nn > 1e-18 * n0))
+			continue;
+		const double inv = 1.0 / sqrt(nn);
+		for (int a = 0; a < m; ++a)
+			col[a] *= inv;
+		++r;
 	}
-	/* y = B^T lambda, solve (B^T B) z = y by its Cholesky factor, out = B z; B's rows in the original order */
-	double y[6] = {0}, G[6][6] = {{0}}, z[6];
-	for (int c = 0; c < k; ++c)
-		for (int q = 0; q < r; ++q)
-			y[q] += L[c][q] * lambda[perm[c]];
-	for (int a = 0; a < r; ++a)
-		for (int b = 0; b <= a; ++b) {
-			double v = 0.0;
-			for (int c = 0; c < k; ++c)
-				v += L[c][a] * L[c][b];
-			G[a][b] = v;
-		}
-	for (int a = 0; a < r; ++a) { /* G = C C^T in place (lower), then C w = y, C^T z = w */
-		for (int b = 0; b <= a; ++b) {
-			double v = G[a][b];
-			for (int j = 0; j < b; ++j)
-				v -= G[a][j] * G[b][j];
-			G[a][b] = a == b ? sqrt(v) : v / G[b][b];
-		}
-	}
-	for (int a = 0; a < r; ++a) {
-		double v = y[a];
-		for (int j = 0; j < a; ++j)
-			v -= G[a][j] * z[j];
-		z[a] = v / G[a][a];
-	}
-	for (int a = r - 1; a >= 0; --a) {
-		double v = z[a];
-		for (int j = a + 1; j < r; ++j)
-			v -= G[j][a] * z[j];
-		z[a] = v / G[a][a];
-	}
-	for (int c = 0; c < k; ++c) {
-		double v = 0.0;
-		for (int q = 0; q < r; ++q)
-			v += L[c][q] * z[q];
-		out[perm[c]] = v;
+	for (int a = 0; a < m; ++a)
+		out[a] = 0.0;
+	for (int q = 0; q < r; ++q) {
+		double d = 0.0;
+		for (int a = 0; a < m; ++a)
+			d += Q[q][a] * lambda[a];
+		for (int a = 0; a < m; ++a)
+			out[a] += d * Q[q][a];
 	}
 }
 
@@ -200,38 +178,28 @@ static void range_part(double K[AUTO_FACE_MAX][AUTO_FACE_MAX], int k, const doub
  * the face transmits, and the rest, which only trades load between the face's contacts (four contacts of a
  * box face carry three wrench components). The first is made whole, the second stays damped: lambda_F +=
  * (1 - carry) / carry K K^+ lambda_F, and du follows the change row by row. */
-static void restore_face_warm_start(lk__ctx *c, const lk__coarse *k, double carry)
+static void restore_face_warm_start(lk__ctx *c, const faces *fs, double carry)
 {
 	if (!(carry > 0.0) || carry >= 1.0)
 		return;
 	const lk_problem *p = c->p;
 	const double up = (1.0 - carry) / carry;
-	for (int f = 0; f < k->nfaces; ++f) {
-		const int m = k->face_normals[f], *rows = k->rows + k->face_start[f];
-		if (m < AUTO_AREA_CONTACTS || m > AUTO_FACE_MAX)
+	for (int f = 0; f < fs->n; ++f) {
+		const int m = fs->count[f], i0 = fs->start[f];
+		if (m > AUTO_FACE_MAX)
 			continue;
 		/* the span on the pair's first moving body (the other side's Jacobians are linear in these) */
-		const int side = p->rows[rows[0]].a < p->nbodies ? 0 : 6;
-		double K[AUTO_FACE_MAX][AUTO_FACE_MAX], l[AUTO_FACE_MAX], v[AUTO_FACE_MAX];
-		for (int a = 0; a < m; ++a) {
-			const double *Ja = p->rows[rows[a]].J + side;
-			for (int b = 0; b <= a; ++b) {
-				const double *Jb = p->rows[rows[b]].J + side;
-				double x = 0.0;
-				for (int j = 0; j < 6; ++j)
-					x += Ja[j] * Jb[j];
-				K[a][b] = K[b][a] = x;
-			}
-			l[a] = c->lambda[rows[a]];
-		}
-		range_part(K, m, l, v);
+		const int side = p->rows[i0].a < p->nbodies ? 0 : 6;
+		double v[AUTO_FACE_MAX];
+		range_part(p->rows + i0, m, side, c->lambda + i0, v);
 		for (int a = 0; a < m; ++a) {
 			const double d = up * v[a];
-			c->lambda[rows[a]] += d;
-			lk__row_apply(&p->rows[rows[a]], c->du, d);
+			c->lambda[i0 + a] += d;
+			lk__row_apply(&p->rows[i0 + a], c->du, d);
 		}
-		/* the Gram matrix, its factor and the products, in multiply-adds; the changes as row updates */
-		lk__count(c, 0, LK_WORK_BLOCK_MAC * (3.0 * m * (m + 1) + m * m * m / 3.0 + 2.0 * m * m));
+		/* the basis (six columns orthogonalized twice against at most three) and the projection, in
+		 * multiply-adds; the changes as row updates */
+		lk__count(c, 0, LK_WORK_BLOCK_MAC * (6.0 * 2 * 2 * 3 * m + 6.0 * m));
 		lk__count(c, m, LK_WORK_SWEEP_ROW);
 	}
 }
@@ -245,29 +213,29 @@ lk_status lk__solve_auto(lk__ctx *c)
 	 * account is kept in row updates (the work unit of lk__count), so that the solves of an engine's islands,
 	 * of different sizes, share it at their true cost */
 	const double mean = cfg->budget > 0 ? cfg->budget : (double)cfg->max_iterations;
-	const double bank = cfg->adapt.bank * mean * n;
+	/* the bank is in the rows of the problem's larger solves: an engine that solves its islands one by one
+	 * hands the problem solves of every size, and a small island's bank must not forgive a large one's debt */
+	p->auto_rows = n > p->auto_rows * 0.99 ? n : p->auto_rows * 0.99;
+	const double bank = cfg->adapt.bank * mean * p->auto_rows;
 	double account = p->auto_account;
 	account = account > bank ? bank : account < -bank ? -bank : account;
-	/* the structure: the faces, and whether they form a stack */
-	lk__coarse coarse = {0};
-	int stack = 0;
-	const structure sr = cfg->coarse > 0 && p->form == LK_FORM_ROWS ? scan_rows(p) : (structure){0, 0};
-	int faces = 0;
-	if (sr.area && lk__coarse_setup(&coarse, p) == LK_OK && coarse.nfaces > 0) {
-		faces = 1;
-		stack = sr.stack && is_stack(&coarse, p);
-	}
-	/* what this solve may spend: the budget, plus the savings, plus (on a stack) the debt it may still take on;
-	 * never less than the budget, at most `cap` budgets */
-	double allow = mean + (account + (stack ? bank : 0.0)) / n;
+	/* the structure: the faces of area, and whether they make a stack */
+	faces fs = {0, NULL, NULL, 0, 0};
+	if (cfg->coarse > 0 && p->form == LK_FORM_ROWS)
+		find_faces(p, &fs);
+	const int stack = fs.stack && is_stack(&fs, p);
+	/* what this solve may spend: the budget, plus the savings, plus (on a stack) the debt it may still take on,
+	 * shared as sweeps (every island of a step gets as many more), never less than the budget and at most
+	 * `cap` budgets */
+	double allow = mean + (account + (stack ? bank : 0.0)) / p->auto_rows;
 	allow = allow > cfg->adapt.cap * mean ? cfg->adapt.cap * mean : allow < mean ? mean : allow;
 	/* the solve runs under this allowance: the monitor's budget rule and the correction's pricing read it */
 	lk_solver_config local = *cfg;
 	local.budget = allow;
 	local.max_iterations = INT32_MAX;
 	c->cfg = &local;
-	if (cfg->warm_start && faces)
-		restore_face_warm_start(c, &coarse, cfg->adapt.carry);
+	if (cfg->warm_start)
+		restore_face_warm_start(c, &fs, cfg->adapt.carry);
 
 	int *perm = NULL;
 	lk_status st = lk__sweep_order(c, 0, &perm);
@@ -275,6 +243,8 @@ lk_status lk__solve_auto(lk__ctx *c)
 		c->cfg = cfg;
 		return st;
 	}
+	lk__coarse coarse = {0};
+	int coarse_made = 0; /* the correction's faces, found at its first use: 1, or -1 where none could be */
 	int since = 0, interval = cfg->coarse;
 	double scale = 0.0;
 	for (int it = 1;; ++it) {
@@ -290,7 +260,13 @@ lk_status lk__solve_auto(lk__ctx *c)
 			break;
 		}
 		/* the two-level correction every `interval` sweeps on a stack, while the work left pays for it */
-		if (stack && ++since >= interval && isfinite(change) && lk__work_left(c) >= lk__coarse_cost(&coarse)) {
+		/* the correction's faces are found at its first use that the work left can pay for, as priced before
+		 * they are found: a normal with its two friction rows each */
+		if (stack && ++since >= interval && isfinite(change) && coarse_made == 0 &&
+		    lk__work_left(c) >= lk__coarse_cost_of(3 * fs.normals))
+			coarse_made = lk__coarse_setup(&coarse, p) == LK_OK && coarse.nfaces > 0 ? 1 : -1;
+		if (stack && since >= interval && isfinite(change) && coarse_made > 0 &&
+		    lk__work_left(c) >= lk__coarse_cost(&coarse)) {
 			since = 0;
 			const int rejected = coarse.rejected;
 			const double d = lk__coarse_correct(&coarse, c);

@@ -595,5 +595,10 @@ double lk__coarse_cost(const lk__coarse *k)
 {
 	/* the last correction's, or before the first the making of the coarse rows ((0.5 + WRENCH) a face row)
 	 * and the correction itself (about 2 a face row, the band's factor and solves included) */
-	return k->last_work > 0.0 ? k->last_work : (2.5 + WRENCH) * k->nentries;
+	return k->last_work > 0.0 ? k->last_work : lk__coarse_cost_of(k->nentries);
+}
+
+double lk__coarse_cost_of(int face_rows)
+{
+	return (2.5 + WRENCH) * face_rows;
 }

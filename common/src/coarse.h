@@ -47,5 +47,7 @@ void lk__coarse_free(lk__coarse *k);
 /* The work a correction is expected to cost (lk__count units): a method under a budget makes one only when
  * the work left pays for it. */
 double lk__coarse_cost(const lk__coarse *k);
+/* The same before the faces are found, from the rows they will hold. */
+double lk__coarse_cost_of(int face_rows);
 
 #endif

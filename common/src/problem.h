@@ -74,6 +74,7 @@ struct lk_problem {
 	/* auto (auto.c): the work saved (> 0) or owed (< 0) by the earlier solves, in row updates (lk__count's
 	 * unit); kept by lk_problem_clear, so that an engine's problem carries it from step to step */
 	double auto_account;
+	double auto_rows;      /* the rows of the larger solves (auto.c): of the last one or more, decaying 1% a solve */
 	char error[256];
 };
 
