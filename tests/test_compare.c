@@ -587,6 +587,60 @@ static void test_solve_exit_status_and_out(void **state)
 	rm_rf(dir);
 }
 
+
+/* --verdict: every solver against the engine's own at the same budget, over scene seeds. PGS with a single
+ * sweep a step against the engines' own ten on a 4-box stack sinks deeper than either engine's solver in every
+ * seed: worse, in the table, the JSON and verdict.csv; the engines' own runs carry no verdict, and each seed has
+ * its CSV. */
+static void test_compare_verdict(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/lk-compare-XXXXXX";
+	char path[512], *out;
+	out = lcpkit_in(dir, "compare --verdict --scene boxstack:n=4 --engine both --solvers pgs:iters=1 --iters 10 "
+	                     "--time 2 --seeds 2 --no-pictures --out %s/rep",
+	                dir);
+	assert_non_null(strstr(out, "pgs:iters=1: worse than the engine's own on 2 of 2"));
+	assert_non_null(strstr(out, "Each outcome against the engine's own solver"));
+	free(out);
+	snprintf(path, sizeof path, "%s/rep/boxstack-ode-pgs_iters_1-seed1.csv", dir);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		fail_msg("missing %s", path);
+	fclose(f);
+	snprintf(path, sizeof path, "%s/rep/verdict.csv", dir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	char line[4096];
+	assert_non_null(fgets(line, sizeof line, f));
+	assert_non_null(strstr(line, "scene,engine,solver,seeds,time_ratio,verdict,max_penetration_own,max_penetration,"
+	                             "max_penetration_band,max_penetration_verdict"));
+	int rows = 0;
+	while (fgets(line, sizeof line, f)) {
+		++rows;
+		assert_non_null(strstr(line, "\"pgs:iters=1\",2,"));
+		assert_non_null(strstr(line, ",worse,"));
+	}
+	assert_int_equal(rows, 2);
+	fclose(f);
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "%s compare --verdict --scene boxstack:n=4 --engine ode --solvers pgs:iters=1 --iters 10 "
+	                          "--time 2 --seeds 2 --no-pictures --out %s/rep --json",
+	         bin(), dir);
+	assert_int_equal(run(cmd, &out), 0);
+	const char *r = json_run(out, "boxstack:n=4", "ode", "pgs:iters=1");
+	const char *v = strstr(r, "\"verdict\": {\"overall\": \"worse\", \"time_ratio\": ");
+	assert_non_null(v);
+	assert_true(v < strstr(r, "\"csv\""));
+	assert_non_null(strstr(v, "\"max_penetration\": \"worse\""));
+	r = json_run(out, "boxstack:n=4", "ode", "ode-quickstep");
+	const char *next = strstr(r + 1, "{\"scene\"");
+	const char *own_verdict = strstr(r, "\"verdict\"");
+	assert_true(!own_verdict || (next && own_verdict > next));
+	free(out);
+	rm_rf(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -597,6 +651,7 @@ int main(void)
 		cmocka_unit_test(test_compare_joint_error),
 		cmocka_unit_test(test_compare_incline),
 		cmocka_unit_test(test_compare_frontier),
+		cmocka_unit_test(test_compare_verdict),
 		cmocka_unit_test(test_bench_phase_csv_fields),
 		cmocka_unit_test(test_solve_exit_status_and_out),
 	};

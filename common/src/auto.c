@@ -41,13 +41,14 @@
 /* contacts between two bodies that make a face of area */
 #define AUTO_AREA_CONTACTS 3
 
-/* The faces of area, as the adapters write them: a run of at least AUTO_AREA_CONTACTS consecutive contact
- * normals on one body pair (ODE's contacts of one collision, Bullet's manifold points); a pair whose contacts
- * are not written together makes several runs, each treated on its own. */
+/* The faces of area, as the adapters write them: a run of consecutive contact rows (normal or friction) on one
+ * body pair with at least AUTO_AREA_CONTACTS normals among them (ODE's contacts of one collision and Bullet's
+ * manifold points, whose normals come together; a generated stack's normal and friction rows contact by
+ * contact); a pair whose contacts are not written together makes several runs, each treated on its own. */
 typedef struct faces {
 	int n;
-	int *start, *count; /* each run's first row and its length */
-	int normals;        /* rows in the runs */
+	int *start, *count; /* each run's first row and its rows */
+	int normals;        /* normal rows in the runs */
 	int stack;          /* the runs make a stack (is_stack) */
 } faces;
 
@@ -63,20 +64,22 @@ static void find_faces(lk_problem *p, faces *fs)
 	int joints = 0, between_moving = 0;
 	for (int i = 0; i < p->nrows;) {
 		const lk__row *r = &p->rows[i];
-		if (r->kind != LK_ROW_NORMAL) {
+		if (r->kind != LK_ROW_NORMAL && r->kind != LK_ROW_FRICTION) {
 			joints |= r->kind == LK_ROW_JOINT || r->kind == LK_ROW_LIMIT || r->kind == LK_ROW_MOTOR;
 			++i;
 			continue;
 		}
-		int e = i + 1;
-		while (e < p->nrows && p->rows[e].kind == LK_ROW_NORMAL && p->rows[e].a == r->a && p->rows[e].b == r->b)
-			++e;
-		if (e - i >= AUTO_AREA_CONTACTS) {
+		int e = i, normals = 0;
+		for (; e < p->nrows && (p->rows[e].kind == LK_ROW_NORMAL || p->rows[e].kind == LK_ROW_FRICTION) &&
+		       p->rows[e].a == r->a && p->rows[e].b == r->b;
+		     ++e)
+			normals += p->rows[e].kind == LK_ROW_NORMAL;
+		if (normals >= AUTO_AREA_CONTACTS) {
 			fs->start[fs->n] = i;
 			fs->count[fs->n++] = e - i;
-			fs->normals += e - i;
+			fs->normals += normals;
 		}
-		between_moving += (r->a < p->nbodies && r->b < p->nbodies) * (e - i);
+		between_moving += (r->a < p->nbodies && r->b < p->nbodies) * normals;
 		i = e;
 	}
 	fs->stack = fs->n > 0 && !joints && between_moving >= (AUTO_STACK_DEPTH - 1) * AUTO_AREA_CONTACTS;
@@ -125,19 +128,19 @@ static int is_stack(const faces *fs, lk_problem *p)
 #define AUTO_FACE_MAX 8
 
 /* The part of a face's normal impulses lambda[0..m) in the span of its rows' Jacobians, which sets the wrench
- * the face transmits: the orthogonal projection onto the range of A = [J_1; ..; J_m] (m x 6, each row's
- * Jacobian on one body, from column `side` of the records). A basis Q of that range from A's six columns by
+ * the face transmits: the orthogonal projection onto the range of A = [J_1; ..; J_m] (m x 6, the Jacobians of
+ * rows idx[0..m) on one body, from column `side` of the records). A basis Q of that range from A's six columns by
  * Gram-Schmidt, each column orthogonalized twice ("twice is enough": Giraud, Langou & Rozloznik 2005) and left
  * out where what remains of it is below 1e-9 of its own norm (it depends on the ones before: a fourth coplanar
  * contact adds no wrench component); then out = Q Q^T lambda. */
-static void range_part(const lk__row *rows, int m, int side, const double *lambda, double *out)
+static void range_part(const lk__row *rows, const int *idx, int m, int side, const double *lambda, double *out)
 {
 	double Q[6][AUTO_FACE_MAX];
 	int r = 0;
 	for (int j = 0; j < 6; ++j) {
 		double *col = Q[r], n0 = 0.0;
 		for (int a = 0; a < m; ++a) {
-			col[a] = rows[a].J[side + j];
+			col[a] = rows[idx[a]].J[side + j];
 			n0 += col[a] * col[a];
 		}
 		if (n0 == 0.0)
@@ -185,17 +188,26 @@ static void restore_face_warm_start(lk__ctx *c, const faces *fs, double carry)
 	const lk_problem *p = c->p;
 	const double up = (1.0 - carry) / carry;
 	for (int f = 0; f < fs->n; ++f) {
-		const int m = fs->count[f], i0 = fs->start[f];
-		if (m > AUTO_FACE_MAX)
+		/* the face's normal rows */
+		int idx[AUTO_FACE_MAX], m = 0;
+		for (int i = fs->start[f]; i < fs->start[f] + fs->count[f] && m <= AUTO_FACE_MAX; ++i)
+			if (p->rows[i].kind == LK_ROW_NORMAL) {
+				if (m < AUTO_FACE_MAX)
+					idx[m] = i;
+				++m;
+			}
+		if (m < AUTO_AREA_CONTACTS || m > AUTO_FACE_MAX)
 			continue;
 		/* the span on the pair's first moving body (the other side's Jacobians are linear in these) */
-		const int side = p->rows[i0].a < p->nbodies ? 0 : 6;
-		double v[AUTO_FACE_MAX];
-		range_part(p->rows + i0, m, side, c->lambda + i0, v);
+		const int side = p->rows[idx[0]].a < p->nbodies ? 0 : 6;
+		double l[AUTO_FACE_MAX], v[AUTO_FACE_MAX];
+		for (int a = 0; a < m; ++a)
+			l[a] = c->lambda[idx[a]];
+		range_part(p->rows, idx, m, side, l, v);
 		for (int a = 0; a < m; ++a) {
 			const double d = up * v[a];
-			c->lambda[i0 + a] += d;
-			lk__row_apply(&p->rows[i0 + a], c->du, d);
+			c->lambda[idx[a]] += d;
+			lk__row_apply(&p->rows[idx[a]], c->du, d);
 		}
 		/* the basis (six columns orthogonalized twice against at most three) and the projection, in
 		 * multiply-adds; the changes as row updates */
@@ -246,7 +258,7 @@ lk_status lk__solve_auto(lk__ctx *c)
 	lk__coarse coarse = {0};
 	int coarse_made = 0; /* the correction's faces, found at its first use: 1, or -1 where none could be */
 	int since = 0, interval = cfg->coarse;
-	double scale = 0.0;
+	double scale = 0.0, prev_err = NAN, prev_rho = NAN;
 	for (int it = 1;; ++it) {
 		/* the scale from the first sweep (q does not change), the largest correction from every one */
 		lk__sweep_sums sums = {.want_scale = it == 1};
@@ -254,8 +266,16 @@ lk_status lk__solve_auto(lk__ctx *c)
 		c->iterations = it;
 		if (it == 1)
 			scale = sums.nq > 0 ? sqrt(sums.q2 / sums.nq) : 0.0;
+		/* what the sweeps still have to correct, from this sweep's largest correction and the rate of the last
+		 * ones: a contraction at rate rho leaves at most err rho / (1 - rho) (the a-posteriori bound of a
+		 * contractive iteration; a projected sweep is one near a solution, Erleben 2013 sec. 5.2). Without a
+		 * rate yet, or at one that is not a contraction, only a tenth of the tolerance stops the sweeps. */
 		const double err = sums.dvmax;
-		if (err <= cfg->adapt.tol * scale && isfinite(change)) {
+		const double rho = fmax(err / prev_err, prev_rho);
+		const double left = rho < 1.0 ? err * rho / (1.0 - rho) : INFINITY;
+		prev_rho = err / prev_err;
+		prev_err = err;
+		if ((left <= cfg->adapt.tol * scale || err <= 0.1 * cfg->adapt.tol * scale) && isfinite(change)) {
 			c->stop = LK_STOP_ABSOLUTE;
 			break;
 		}
@@ -273,6 +293,7 @@ lk_status lk__solve_auto(lk__ctx *c)
 			if (coarse.rejected > rejected && interval < (1 << 20))
 				interval *= 2; /* where the welded faces do not fit (sliding, opening), less often */
 			change = d > change || d != d ? d : change;
+			prev_err = prev_rho = NAN; /* the next rate is the sweeps' again */
 		}
 		c->stop = lk__monitor(c, it, change);
 		if (c->stop != LK_STOP_NONE)

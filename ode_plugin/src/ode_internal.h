@@ -97,6 +97,7 @@ typedef struct lk__ode_body {
 	double user_force[6];   /* the application's force and torque accumulators before the step */
 	double saved_force[6];  /* the accumulators before the last read (lk__ode_state_save) */
 	double force[6];        /* constraint force and torque the step applies: (J^T lambda) / h */
+	int articulated;        /* a joint (not a contact) ties it to another moving body (lk__ode_warm_lookup) */
 } lk__ode_body;
 
 /* Warm-start memory: one record per joint of the previous step. */

@@ -1,0 +1,276 @@
+/* auto (common/src/auto.c, docs/solvers.md "auto"), and the rule that a check never changes what a Gauss-Seidel
+ * solve returns: the mean budget and its bounds, the stopping rule's independence of units, the face warm start
+ * that makes a face's wrench whole, the two-level correction on stacks and not elsewhere, and the same lambda
+ * to the bit with and without a tolerance, a history or the statistics on a recorded warm-started step. */
+#include "test_util.h"
+
+#include "lcpkit/io.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static lk_problem *read_data(const char *name)
+{
+	lk_problem *p = NULL;
+	char err[300];
+	if (lk_problem_read(tu_data_path(name), NULL, &p, NULL, err, sizeof err) != LK_OK || !p)
+		fail_msg("%s", err);
+	return p;
+}
+
+/* Solves p with spec from the warm start `start` (n entries); the result into out (may be NULL). */
+static lk_stats solve_from(lk_problem *p, const char *spec, const double *start, double *out)
+{
+	const int n = lk_problem_row_count(p);
+	assert_int_equal(lk_problem_set_lambda(p, start, n), LK_OK);
+	lk_solver_config c = tu_spec(spec);
+	lk_stats st;
+	assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
+	if (out)
+		memcpy(out, lk_problem_lambda(p), (size_t)n * sizeof(double));
+	return st;
+}
+
+/* A tolerance that is never met, a history and the statistics are checks: on a recorded, warm-started ragdoll
+ * step (ODE, joints, limits and contacts) PGS under a budget returns the same lambda to the bit with any of
+ * them or none, and never stops as "diverged" where the merit rises for a while after the warm start. So does
+ * auto; and AMGS, whose guard runs whether or not the statistics ask for its measurements. */
+static void test_checks_change_nothing(void **state)
+{
+	(void)state;
+	lk_problem *p = read_data("ode-ragdolls2-step60.lkp");
+	const int n = lk_problem_row_count(p);
+	assert_true(n > 100);
+	double *start = malloc((size_t)n * sizeof(double)), *ref = malloc((size_t)n * sizeof(double)),
+	       *got = malloc((size_t)n * sizeof(double));
+	memcpy(start, lk_problem_lambda(p), (size_t)n * sizeof(double));
+	const char *const families[3][4] = {
+		{"pgs:budget=60,measure=0", "pgs:budget=60,measure=1", "pgs:budget=60,tol=1e-30,measure=0",
+		 "pgs:budget=60,tol=1e-30,check=1,measure=1"},
+		{"auto:budget=20,vtol=0,measure=0", "auto:budget=20,vtol=0,measure=1", "auto:budget=20,vtol=0,tol=1e-30",
+		 "auto:budget=20,vtol=0,rtol=1e-30,check=2"},
+		{"amgs:budget=30,measure=0", "amgs:budget=30,measure=1", "amgs:budget=30,tol=1e-30",
+		 "amgs:budget=30,tol=1e-30,check=3"},
+	};
+	for (int f = 0; f < 3; ++f) {
+		lk_stats st0 = solve_from(p, families[f][0], start, ref);
+		assert_int_equal(st0.stop_reason, LK_STOP_BUDGET);
+		for (int k = 1; k < 4; ++k) {
+			lk_stats st = solve_from(p, families[f][k], start, got);
+			if (memcmp(ref, got, (size_t)n * sizeof(double)) != 0)
+				fail_msg("%s and %s return different impulses (largest difference %g)", families[f][0],
+				         families[f][k], tu_max_diff(ref, got, n));
+			assert_int_equal(st.stop_reason, LK_STOP_BUDGET);
+			assert_int_equal(st.iterations, st0.iterations);
+		}
+		/* and with a history of every sweep */
+		lk_history_entry e[400];
+		lk_history h = {e, 400, 0};
+		assert_int_equal(lk_problem_set_lambda(p, start, n), LK_OK);
+		lk_solver_config c = tu_spec(families[f][0]);
+		lk_stats st;
+		assert_int_equal(lk_solve(p, &c, &st, &h), LK_OK);
+		assert_true(h.count > 10);
+		assert_memory_equal(ref, lk_problem_lambda(p), (size_t)n * sizeof(double));
+	}
+	free(start);
+	free(ref);
+	free(got);
+	lk_problem_destroy(p);
+}
+
+/* The budget is a mean: solves that never meet the tolerance spend the budget each where there is no stack;
+ * on a stack the first ones borrow up to `cap` budgets, and over any number of solves the work is at most the
+ * budget times their number plus `bank` budgets (and a sweep's overshoot each). */
+static void test_mean_budget(void **state)
+{
+	(void)state;
+	lk_problem *p = read_data("ode-ragdolls2-step60.lkp"); /* joints: no stack */
+	const int n = lk_problem_row_count(p);
+	double *start = malloc((size_t)n * sizeof(double));
+	memcpy(start, lk_problem_lambda(p), (size_t)n * sizeof(double));
+	for (int k = 0; k < 12; ++k) {
+		lk_stats st = solve_from(p, "auto:budget=10,vtol=0", start, NULL);
+		assert_true(st.work >= 10.0 && st.work < 11.0);
+		assert_int_equal(st.stop_reason, LK_STOP_BUDGET);
+	}
+	free(start);
+	lk_problem_destroy(p);
+
+	p = tu_generate("boxstack", 10, 0.5);
+	const int m = lk_problem_row_count(p);
+	double *zero = calloc((size_t)m, sizeof(double));
+	double total = 0.0, first = 0.0;
+	const int solves = 40;
+	for (int k = 0; k < solves; ++k) {
+		lk_stats st = solve_from(p, "auto:budget=10,vtol=0,cap=4,bank=6", zero, NULL);
+		if (k == 0)
+			first = st.work;
+		assert_true(st.work <= 4 * 10 + 8.0); /* the cap, and a correction's overshoot */
+		total += st.work;
+	}
+	assert_true(first > 30.0); /* the stack borrowed */
+	assert_true(total <= solves * 10.0 + 6 * 10.0 + solves * 1.0);
+	free(zero);
+	lk_problem_destroy(p);
+}
+
+/* What a solve saves where it meets the tolerance, a later one may spend: a box resting at its solution stops
+ * after a sweep and saves nine; the next cold start of the same problem gets up to twice the budget. */
+static void test_savings_spent(void **state)
+{
+	(void)state;
+	lk_problem *p = tu_generate("boxstack", 1, 0.5);
+	const int n = lk_problem_row_count(p);
+	double *zero = calloc((size_t)n, sizeof(double)), *sol = malloc((size_t)n * sizeof(double));
+	lk_stats st = solve_from(p, "pgs:iters=5000,tol=1e-13", zero, sol);
+	assert_int_equal(st.stop_reason, LK_STOP_ABSOLUTE);
+	lk_problem *q = tu_generate("boxstack", 1, 0.5);
+	st = solve_from(q, "auto:budget=10,carry=1", sol, NULL);
+	assert_int_equal(st.stop_reason, LK_STOP_ABSOLUTE);
+	assert_int_equal(st.iterations, 1);
+	/* nine sweeps saved: a cold start that cannot meet the tolerance now spends 19 */
+	st = solve_from(q, "auto:budget=10,vtol=0,carry=1", zero, NULL);
+	assert_true(st.work > 18.5 && st.work < 19.5);
+	free(zero);
+	free(sol);
+	lk_problem_destroy(p);
+	lk_problem_destroy(q);
+}
+
+/* The stopping rule compares velocities with velocities: the same problem with every mass k times larger
+ * (impulses k times larger, velocities as they were) stops after the same sweeps, with k times the impulses.
+ * An absolute tolerance on RES would not (its impulses scale). */
+static void test_stop_rule_units(void **state)
+{
+	(void)state;
+	lk_problem *p = tu_generate("boxstack", 5, 0.5);
+	const int n = lk_problem_row_count(p);
+	const double scale[2] = {1.0, 1000.0};
+	int iterations[2];
+	double *lambda[2];
+	for (int s = 0; s < 2; ++s) {
+		lk_problem *q = lk_problem_create(LK_FORM_ROWS);
+		for (int b = 0; b < lk_problem_body_count(p); ++b) {
+			lk_body_def d = *lk_problem_body(p, b);
+			for (int k = 0; k < 3; ++k)
+				d.inv_mass[k] /= scale[s];
+			for (int k = 0; k < 9; ++k)
+				d.inv_inertia[k] /= scale[s];
+			assert_int_equal(lk_problem_add_body(q, &d, NULL), LK_OK);
+		}
+		for (int r = 0; r < n; ++r) {
+			lk_row_def d;
+			assert_int_equal(lk_problem_get_row(p, r, &d), LK_OK);
+			d.s /= scale[s];
+			assert_int_equal(lk_problem_add_row(q, &d, NULL), LK_OK);
+		}
+		lk_solver_config c = tu_spec("auto:budget=200");
+		c.warm_start = 0;
+		lk_stats st;
+		assert_int_equal(lk_solve(q, &c, &st, NULL), LK_OK);
+		assert_int_equal(st.stop_reason, LK_STOP_ABSOLUTE);
+		iterations[s] = st.iterations;
+		lambda[s] = malloc((size_t)n * sizeof(double));
+		memcpy(lambda[s], lk_problem_lambda(q), (size_t)n * sizeof(double));
+		lk_problem_destroy(q);
+	}
+	assert_int_equal(iterations[0], iterations[1]);
+	assert_true(iterations[0] >= 2 && iterations[0] < 800);
+	for (int r = 0; r < n; ++r)
+		assert_double_equal(lambda[1][r], scale[1] * lambda[0][r], 1e-9 * (1.0 + fabs(scale[1] * lambda[0][r])));
+	free(lambda[0]);
+	free(lambda[1]);
+	lk_problem_destroy(p);
+}
+
+/* The load a box's contacts carry: the sum of its normal impulses. */
+static double face_load(const lk_problem *p, const double *lambda)
+{
+	double load = 0.0;
+	for (int i = 0; i < lk_problem_row_count(p); ++i) {
+		lk_row_kind kind;
+		assert_int_equal(lk_problem_get_bounds(p, i, NULL, NULL, NULL, NULL, &kind), LK_OK);
+		load += kind == LK_ROW_NORMAL ? lambda[i] : 0.0;
+	}
+	return load;
+}
+
+/* The warm start of a face: given 0.85 of a resting box's impulses (an engine's damped warm start), auto makes
+ * the part that sets the face's wrench whole again, so that the box starts at a solution (the four contacts'
+ * share of the load is not unique: what is left damped only trades load between them) and the sweeps stop at
+ * once, the first finding next to nothing to correct; the face carries the box's weight as the solution does. Told that its start is
+ * whole (carry=1), a sweep does not get the weight back. */
+static void test_face_warm_start(void **state)
+{
+	(void)state;
+	lk_problem *p = tu_generate("boxstack", 1, 0.5);
+	const int n = lk_problem_row_count(p);
+	double *zero = calloc((size_t)n, sizeof(double)), *sol = malloc((size_t)n * sizeof(double)),
+	       *damped = malloc((size_t)n * sizeof(double)), *got = malloc((size_t)n * sizeof(double));
+	solve_from(p, "pgs:iters=5000,tol=1e-13", zero, sol);
+	for (int i = 0; i < n; ++i)
+		damped[i] = 0.85 * sol[i];
+	lk_stats st = solve_from(p, "auto:budget=10", damped, got);
+	assert_int_equal(st.stop_reason, LK_STOP_ABSOLUTE);
+	assert_true(st.iterations <= 2);
+	tu_assert_complementarity(p, got, 1e-3 * 9.81 / 60); /* the tolerance: 1e-3 of g h */
+	/* the face carries the box's weight after that sweep; without the restoring, the sweep from the damped start
+	 * does not get it back */
+	const double load_sol = face_load(p, sol);
+	assert_true(load_sol > 0.1);
+	assert_double_equal(face_load(p, got), load_sol, 1e-3 * load_sol);
+	st = solve_from(p, "auto:budget=1,cap=1,carry=1", damped, got);
+	assert_int_equal(st.iterations, 1);
+	assert_true(fabs(face_load(p, got) - load_sol) > 2e-2 * load_sol);
+	free(zero);
+	free(sol);
+	free(damped);
+	free(got);
+	lk_problem_destroy(p);
+}
+
+/* The two-level correction on a stack: a cold 20-box stack reaches RES 1e-4 within the borrowed work, where
+ * PGS with the same work does not come near. A jointed chain has no faces: auto sweeps it exactly as PGS in
+ * the same order does. */
+static void test_stack_and_no_stack(void **state)
+{
+	(void)state;
+	lk_problem *p = tu_generate("boxstack", 20, 0.5);
+	const int n = lk_problem_row_count(p);
+	double *zero = calloc((size_t)n, sizeof(double));
+	lk_stats a = solve_from(p, "auto:budget=10", zero, NULL);
+	lk_stats g = solve_from(p, "pgs:budget=40", zero, NULL);
+	assert_int_equal(g.stop_reason, LK_STOP_BUDGET);
+	assert_int_equal(a.stop_reason, LK_STOP_ABSOLUTE);
+	assert_true(a.work <= 40.0 + 8.0);
+	lk_metrics m;
+	assert_int_equal(lk_problem_metrics(p, NULL, &m), LK_OK); /* PGS's result */
+	assert_true(m.res > 1e-2);
+	assert_true(a.res_final < 1e-4);
+	free(zero);
+	lk_problem_destroy(p);
+
+	p = tu_generate("chain", 12, 0.0);
+	const int k = lk_problem_row_count(p);
+	double *start = calloc((size_t)k, sizeof(double)), *x = malloc((size_t)k * sizeof(double)),
+	       *y = malloc((size_t)k * sizeof(double));
+	solve_from(p, "auto:budget=15,vtol=0,cap=1", start, x);
+	solve_from(p, "pgs:budget=15", start, y);
+	assert_memory_equal(x, y, (size_t)k * sizeof(double));
+	free(start);
+	free(x);
+	free(y);
+	lk_problem_destroy(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_checks_change_nothing), cmocka_unit_test(test_mean_budget),
+		cmocka_unit_test(test_savings_spent),         cmocka_unit_test(test_stop_rule_units),
+		cmocka_unit_test(test_face_warm_start),       cmocka_unit_test(test_stack_and_no_stack),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
