@@ -179,7 +179,7 @@ static void test_without_solver_is_auto(void **state)
 	char *plain = run("", NULL);
 	char *err = NULL;
 	char *pre = run(with_preload(""), &err);
-	assert_string_equal(err, "lcpkit: dWorldQuickStep replaced by lcpkit's auto, a budget of 20 sweep-equivalents a "
+	assert_string_equal(err, "lcpkit: dWorldQuickStep replaced by lcpkit's auto, a mean of 20 sweep-equivalents a "
 	                         "step (the world's quickstep iterations); LCPKIT_QUIET=1 silences this\n");
 	char *linked = run_linked("auto");
 	assert_string_equal(pre, linked);

@@ -62,18 +62,19 @@ static void find_faces(lk_problem *p, faces *fs)
 	if (!fs->start || !fs->count)
 		return;
 	int joints = 0, between_moving = 0;
+	const lk__row_link *link = p->link; /* 16 bytes a row, not a record's cache line */
 	for (int i = 0; i < p->nrows;) {
-		const lk__row *r = &p->rows[i];
+		const lk__row_link *r = &link[i];
 		if (r->kind != LK_ROW_NORMAL && r->kind != LK_ROW_FRICTION) {
 			joints |= r->kind == LK_ROW_JOINT || r->kind == LK_ROW_LIMIT || r->kind == LK_ROW_MOTOR;
 			++i;
 			continue;
 		}
 		int e = i, normals = 0;
-		for (; e < p->nrows && (p->rows[e].kind == LK_ROW_NORMAL || p->rows[e].kind == LK_ROW_FRICTION) &&
-		       p->rows[e].a == r->a && p->rows[e].b == r->b;
+		for (; e < p->nrows && (link[e].kind == LK_ROW_NORMAL || link[e].kind == LK_ROW_FRICTION) &&
+		       link[e].a == r->a && link[e].b == r->b;
 		     ++e)
-			normals += p->rows[e].kind == LK_ROW_NORMAL;
+			normals += link[e].kind == LK_ROW_NORMAL;
 		if (normals >= AUTO_AREA_CONTACTS) {
 			fs->start[fs->n] = i;
 			fs->count[fs->n++] = e - i;
@@ -100,7 +101,7 @@ static int is_stack(const faces *fs, lk_problem *p)
 	for (int v = 0; v < nb; ++v)
 		head[v] = level[v] = -1;
 	for (int f = 0, e = 0; f < fs->n; ++f) {
-		const lk__row *r = &p->rows[fs->start[f]];
+		const lk__row_link *r = &p->link[fs->start[f]];
 		const int ends[2] = {r->a, r->b};
 		for (int side = 0; side < 2; ++side, ++e) {
 			to[e] = ends[1 - side];
@@ -191,7 +192,7 @@ static void restore_face_warm_start(lk__ctx *c, const faces *fs, double carry)
 		/* the face's normal rows */
 		int idx[AUTO_FACE_MAX], m = 0;
 		for (int i = fs->start[f]; i < fs->start[f] + fs->count[f] && m <= AUTO_FACE_MAX; ++i)
-			if (p->rows[i].kind == LK_ROW_NORMAL) {
+			if (p->link[i].kind == LK_ROW_NORMAL) {
 				if (m < AUTO_FACE_MAX)
 					idx[m] = i;
 				++m;
@@ -199,7 +200,7 @@ static void restore_face_warm_start(lk__ctx *c, const faces *fs, double carry)
 		if (m < AUTO_AREA_CONTACTS || m > AUTO_FACE_MAX)
 			continue;
 		/* the span on the pair's first moving body (the other side's Jacobians are linear in these) */
-		const int side = p->rows[idx[0]].a < p->nbodies ? 0 : 6;
+		const int side = p->link[idx[0]].a < p->nbodies ? 0 : 6;
 		double l[AUTO_FACE_MAX], v[AUTO_FACE_MAX];
 		for (int a = 0; a < m; ++a)
 			l[a] = c->lambda[idx[a]];

@@ -579,8 +579,8 @@ static int write_row(lk_problem *p, const lk_row_def *d, int i)
 	r->a = d->body[0] >= 0 ? d->body[0] : p->nbodies;
 	r->b = d->body[1] >= 0 ? d->body[1] : p->nbodies;
 	r->findex = d->findex;
-	p->link[i] = (lk__row_link){r->a, r->b, r->findex};
 	r->kind = (int32_t)d->kind;
+	p->link[i] = (lk__row_link){r->a, r->b, r->findex, r->kind};
 	p->inv_diag[i] = inv_diag_of(diag);
 	lk__row_cold *cold = &p->cold[i];
 	cold->c = d->c;
@@ -1001,7 +1001,7 @@ lk_status lk_problem_set_matrix(lk_problem *p, int n, const int *row_ptr, const 
 			if (col[k] == i)
 				r->diag = val[k];
 		p->inv_diag[i] = inv_diag_of(r->diag);
-		p->link[i] = (lk__row_link){r->a, r->b, r->findex};
+		p->link[i] = (lk__row_link){r->a, r->b, r->findex, r->kind};
 		p->lambda[i] = 0.0;
 	}
 	p->nnz = (int)nnz;

@@ -23,7 +23,7 @@
  * friction rows), packed beside the records: such a pass reads 12 bytes a row instead of a cache line of each
  * record, which for a problem beyond the level-2 cache came from further out. */
 typedef struct lk__row_link {
-	int32_t a, b, findex;
+	int32_t a, b, findex, kind;
 } lk__row_link;
 
 typedef struct lk__row {

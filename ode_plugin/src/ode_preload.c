@@ -327,7 +327,8 @@ static void announce(const world_entry *e, int stepper)
 		snprintf(tol, sizeof tol, ", or merit below %g", c.tol_abs);
 	char budget[96];
 	if (c.budget > 0)
-		snprintf(budget, sizeof budget, "a budget of %g sweep-equivalents a step (%s)", c.budget,
+		snprintf(budget, sizeof budget, "%s of %g sweep-equivalents a step (%s)",
+		         c.method == LK_METHOD_AUTO ? "a mean" : "a budget", c.budget,
 		         lk_config_spec_sets(G.solver, "budget") ? "LCPKIT_SOLVER's budget"
 		                                                  : "the world's quickstep iterations");
 	else
