@@ -293,6 +293,28 @@ static lk_status set_param(lk_solver_config *c, const param *pp, const char *v, 
 	return LK_ERR_PARSE;
 }
 
+/* A spec written with its options after a comma instead of a colon ("pgs,friction=cone"), whose name alone
+ * is a spec: 1 with a message that shows it with the colon (and what is wrong with it then, if anything). */
+static int comma_hint(const char *spec, size_t nlen, char *err, size_t err_size)
+{
+	const char *comma = memchr(spec, ',', nlen);
+	char head[64], fixed[256];
+	lk_solver_config c;
+	if (!comma || (size_t)(comma - spec) >= sizeof head)
+		return 0;
+	snprintf(head, sizeof head, "%.*s", (int)(comma - spec), spec);
+	if (strchr(head, '=') || lk_config_parse(head, &c, NULL, 0) != LK_OK)
+		return 0;
+	snprintf(fixed, sizeof fixed, "%s:%s", head, comma + 1);
+	char why[200];
+	if (lk_config_parse(fixed, &c, why, sizeof why) == LK_OK)
+		perr(err, err_size, "unknown solver '%.*s': options follow a colon, as in '%s'", (int)nlen, spec, fixed);
+	else
+		perr(err, err_size, "unknown solver '%.*s': options follow a colon ('%s': %s)", (int)nlen, spec, fixed,
+		     why);
+	return 1;
+}
+
 lk_status lk_config_parse(const char *spec, lk_solver_config *out, char *err, size_t err_size)
 {
 	if (err && err_size)
@@ -308,6 +330,8 @@ lk_status lk_config_parse(const char *spec, lk_solver_config *out, char *err, si
 			method = LK_METHOD_PGS, order = LK_ORDER_GSP;
 		else if (nlen == 3 && !strncmp(spec, "esp", 3))
 			method = LK_METHOD_PGS, order = LK_ORDER_ESP;
+		else if (comma_hint(spec, nlen, err, err_size))
+			return LK_ERR_PARSE;
 		else {
 			char names[300];
 			list_names(method_names, names, sizeof names);
@@ -364,6 +388,9 @@ int lk_config_spec_sets(const char *spec, const char *key)
 	lk_solver_config c;
 	if (!key || lk_config_parse(spec, &c, NULL, 0) != LK_OK)
 		return 0;
+	/* a shorthand names its order ("gsp" is pgs:order=gsp) */
+	if (!strcmp(key, "order") && c.order != lk_default_config(c.method).order)
+		return 1;
 	const char *s = strchr(spec, ':');
 	size_t n = strlen(key);
 	while (s && *++s) {
