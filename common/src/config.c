@@ -512,6 +512,11 @@ lk_status lk_config_validate(const lk_solver_config *cfg, char *err, size_t err_
 	CHECK((unsigned)cfg->merit <= LK_MERIT_MODIFIED, "unknown merit %d", (int)cfg->merit);
 	CHECK(cfg->check_every >= 1, "check interval %d must be at least 1", cfg->check_every);
 	CHECK(cfg->coarse >= 0, "coarse interval %d must not be negative", cfg->coarse);
+	CHECK(cfg->coarse == 0 || cfg->friction == LK_FRICTION_BOX,
+	      "coarse=%d corrects the sweeps of box friction, not of friction=cone", cfg->coarse);
+	CHECK(cfg->coarse == 0 || (cfg->order != LK_ORDER_ESP && cfg->order != LK_ORDER_GSP),
+	      "coarse=%d corrects the sweeps of PGS and PSOR, not the %s schedule", cfg->coarse,
+	      lk_order_name(cfg->order));
 	CHECK(cfg->sor_w == LK_SOR_AUTO || (isfinite(cfg->sor_w) && cfg->sor_w > 0 && cfg->sor_w < 2),
 	      "relaxation w = %g must lie in (0, 2), or be auto", cfg->sor_w);
 	CHECK((unsigned)cfg->order < LK_ORDER_COUNT, "unknown order %d", (int)cfg->order);
