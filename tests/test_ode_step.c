@@ -957,6 +957,73 @@ static void test_lent_threading(void **state)
 }
 
 /* lk_ode_set_threading's arguments: both or neither, and the functions a threading implementation has. */
+/* The world stepped on a pool of ODE's threads that the program gave its world (dWorldSetStepThreadingImplementation,
+ * as ODE's box-stack demo does), with auto-disable on: while bodies sleep, lcpkit lets ODE integrate, and ODE
+ * steps its islands on the pool, where the order in which their geoms move (dGeomMoved puts a moved geom at the
+ * front of its space's list) would follow the threads, and with it the next step's contacts and rows. The
+ * result must be the same run after run: hashed final state of identical runs, bit for bit. */
+static uint64_t pooled_islands_run(void)
+{
+	scene sc;
+	scene_init(&sc);
+	dWorldSetAutoDisableFlag(sc.w, 1);
+	dWorldSetAutoDisableSteps(sc.w, 5);
+	dWorldSetAutoDisableTime(sc.w, 0);
+	dThreadingImplementationID impl = dThreadingAllocateMultiThreadedImplementation();
+	dThreadingThreadPoolID pool = dThreadingAllocateThreadPool(4, 0, dAllocateFlagBasicData, NULL);
+	assert_non_null(impl);
+	assert_non_null(pool);
+	dThreadingThreadPoolServeMultiThreadedImplementation(pool, impl);
+	dWorldSetStepThreadingImplementation(sc.w, dThreadingImplementationGetFunctions(impl), impl);
+	/* eight islands: stacks of two boxes, some set down tilted so that they topple and slide while the
+	 * others sleep */
+	for (int i = 0; i < 8; ++i)
+		for (int k = 0; k < 2; ++k) {
+			dBodyID b = scene_box(&sc, 3.0 * i, 0.1 * k * (i % 3), 0.5 + 1.05 * k);
+			dMatrix3 R;
+			dRFromAxisAndAngle(R, 1, 1, 0, (i % 2) * 0.3 * k);
+			dBodySetRotation(b, R);
+		}
+	sc.mu = 0.3;
+	assert_int_equal(scene_solver(&sc, "pgs"), LK_OK);
+	lk_ode_def def = lk_ode_default_def();
+	(void)def;
+	for (int i = 0; i < 250; ++i) {
+		assert_int_equal(scene_step(&sc), LK_OK);
+		if (i == 120) /* wake one island late */
+			dBodySetLinearVel(sc.box[3], 1.0, 0, 0), dBodyEnable(sc.box[3]);
+	}
+	uint64_t h = 1469598103934665603ull;
+	for (int b = 0; b < sc.nbox; ++b) {
+		const dReal *v[3] = {dBodyGetPosition(sc.box[b]), dBodyGetQuaternion(sc.box[b]), dBodyGetLinearVel(sc.box[b])};
+		for (int q = 0; q < 3; ++q)
+			for (int k = 0; k < 3; ++k) {
+				uint64_t bits;
+				memcpy(&bits, &v[q][k], sizeof bits);
+				h = (h ^ bits) * 1099511628211ull;
+			}
+	}
+	dWorldSetStepThreadingImplementation(sc.w, NULL, NULL);
+	scene_done(&sc);
+	dThreadingImplementationShutdownProcessing(impl);
+	dThreadingThreadPoolWaitIdleState(pool);
+	dThreadingFreeThreadPool(pool);
+	dThreadingFreeImplementation(impl);
+	return h;
+}
+
+static void test_pooled_islands_reproducible(void **state)
+{
+	(void)state;
+	const uint64_t first = pooled_islands_run();
+	for (int run = 1; run < 8; ++run) {
+		const uint64_t h = pooled_islands_run();
+		if (h != first)
+			fail_msg("run %d ended elsewhere than run 0 (%016llx against %016llx)", run, (unsigned long long)h,
+			         (unsigned long long)first);
+	}
+}
+
 static void test_set_threading_arguments(void **state)
 {
 	(void)state;
@@ -1020,6 +1087,7 @@ int main(void)
 		cmocka_unit_test(test_whole_world),
 		cmocka_unit_test(test_lent_threading),
 		cmocka_unit_test(test_set_threading_arguments),
+		cmocka_unit_test(test_pooled_islands_reproducible),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

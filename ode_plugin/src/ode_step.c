@@ -745,6 +745,22 @@ static void apply_forces(lk_ode *ctx, double h, int to_bodies)
 	}
 }
 
+/* ODE's dWorldQuickStep called to integrate (lcpkit's rows are off for it): its islands one after the other.
+ * On a multi-threaded implementation that the application gave its world, ODE steps islands in parallel, and
+ * the order in which their geoms move (dGeomMoved puts a moved geom at the front of its space's list), and with
+ * it the next step's contacts and rows, would follow the threads: a world with sleeping bodies ended elsewhere
+ * run after run. One at a time they move in ODE's island order. */
+static int integrating_quickstep(lk_ode *ctx, double h)
+{
+	const unsigned was = dWorldGetStepIslandsProcessingMaxThreadCount(ctx->world);
+	if (was != 1)
+		dWorldSetStepIslandsProcessingMaxThreadCount(ctx->world, 1);
+	const int ok = ctx->abi.quickstep(ctx->world, h);
+	if (was != 1)
+		dWorldSetStepIslandsProcessingMaxThreadCount(ctx->world, was);
+	return ok;
+}
+
 static int uf_root(lk__ode_body *b, int i)
 {
 	while (b[i].parent != i) {
@@ -812,7 +828,7 @@ static int integrate_gathered(lk_ode *ctx, double h)
 		if (ctx->joints[i].m)
 			dJointDisable(ctx->joints[i].id);
 	hold_out(ctx);
-	const int ok = ctx->abi.quickstep(ctx->world, h);
+	const int ok = integrating_quickstep(ctx, h);
 	release_out(ctx);
 	for (int i = 0; i < ctx->njoints; ++i)
 		if (ctx->joints[i].m)
@@ -845,7 +861,7 @@ static int integrate(lk_ode *ctx, double h, int directly)
 		if (ctx->joints[i].m)
 			dJointDisable(ctx->joints[i].id);
 	hold_out(ctx);
-	int ok = ctx->abi.quickstep(ctx->world, h);
+	int ok = integrating_quickstep(ctx, h);
 	release_out(ctx);
 	for (int i = 0; i < ctx->njoints; ++i)
 		if (ctx->joints[i].m)
