@@ -986,8 +986,6 @@ static uint64_t pooled_islands_run(void)
 		}
 	sc.mu = 0.3;
 	assert_int_equal(scene_solver(&sc, "pgs"), LK_OK);
-	lk_ode_def def = lk_ode_default_def();
-	(void)def;
 	for (int i = 0; i < 250; ++i) {
 		assert_int_equal(scene_step(&sc), LK_OK);
 		if (i == 120) /* wake one island late */
