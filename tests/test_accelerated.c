@@ -262,6 +262,36 @@ static void test_deterministic(void **state)
 	lk_problem_destroy(b);
 }
 
+/* A step of ODE's cylinder demo (tests/data/ode-cylinder-step160.lkp: a cylinder and a box on a mesh, soft
+ * contacts with slip, mu = 50), from lambda = 0 as ODE starts every step, at an engine's budget. A cold start
+ * freezes every friction box at the point [0, 0]; with phases of 25 iterations the box never opened within
+ * 7 iterations, the friction rows' residual grew with their normals' impulses, and the solve ended at twice
+ * the start's RES: `diverged`, which made ODE's stepper take 778 of the demo's 9,600 steps. Under a budget a
+ * phase now lasts half the iterations the budget leaves, so the friction rows get their boxes. */
+static void test_mprgp_friction_under_budget(void **state)
+{
+	(void)state;
+	lk_problem *p = NULL;
+	char err[256];
+	assert_int_equal(lk_problem_read(tu_data_path("ode-cylinder-step160.lkp"), NULL, &p, NULL, err, sizeof err),
+	                 LK_OK);
+	const char *specs[2] = {"mprgp:warm=0", "mprgp:metric=diag,warm=0"};
+	const double budgets[3] = {12, 16, 20};
+	for (int k = 0; k < 2; ++k)
+		for (int b = 0; b < 3; ++b) {
+			lk_solver_config c = tu_spec(specs[k]);
+			lk_config_set_engine_budget(&c, (int)budgets[b]);
+			lk_stats st;
+			assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
+			print_message("%s, budget %g: %d iterations, work %.1f, RES %.3g -> %.3g (%s)\n", specs[k], budgets[b],
+			              st.iterations, st.work, st.res_initial, st.res_final, lk_stop_reason_name(st.stop_reason));
+			assert_int_equal(st.stop_reason, LK_STOP_BUDGET);
+			assert_true(st.res_final < 0.6 * st.res_initial);
+			assert_true(st.work <= budgets[b] + 1.0);
+		}
+	lk_problem_destroy(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -273,6 +303,7 @@ int main(void)
 		cmocka_unit_test(test_psor_auto),
 		cmocka_unit_test(test_mprgp),
 		cmocka_unit_test(test_mprgp_stays_solved),
+		cmocka_unit_test(test_mprgp_friction_under_budget),
 		cmocka_unit_test(test_deterministic),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
