@@ -3,7 +3,7 @@
  * "threads N" it runs N copies of the scene at once, each world in its own thread with its own threading
  * implementation as ODE asks of a program that steps worlds in parallel, and prints their results one after
  * the other. With "pool" it runs the scene once on a pool of two threads that serves ODE's built-in threading
- * implementation. */
+ * implementation. With "zero-normal" every step also has a contact with a zero normal. */
 #include "ode_preload_scene.h"
 
 #include <pthread.h>
@@ -88,6 +88,7 @@ int main(int argc, char **argv)
 		dCloseODE();
 		return 0;
 	}
+	pl_zero_normal = argc == 2 && !strcmp(argv[1], "zero-normal");
 	pl_scene_run(150, quickstep, NULL, NULL, stdout);
 	return 0;
 }

@@ -147,6 +147,31 @@ static void test_row_scaling(void **state)
 	lk_problem_destroy(q);
 }
 
+/* APGD to rounding on a universal joint of ODE's demo_joints (test 741; tests/data/ode-universal-step20.lkp:
+ * two bodies, the joint's four rows and its motor's), where PGS gets RES 1e-17 in 20 sweeps. Its backtracking
+ * once tested f(trial) <= f(y) + g^T d + L/2 |d|^2 on values of f, whose rounding (|f| times the unit roundoff)
+ * hid every step below its square root: it stalled at RES 6e-11 (2.7e-9 with the identity metric) at any
+ * budget, and the joint drifted past what the demo accepts. For the quadratic f the test is d^T A d <= L |d|^2,
+ * tested on d's own scale. */
+static void test_apgd_to_rounding(void **state)
+{
+	(void)state;
+	lk_problem *p = NULL;
+	char err[256];
+	assert_int_equal(lk_problem_read(tu_data_path("ode-universal-step20.lkp"), NULL, &p, NULL, err, sizeof err),
+	                 LK_OK);
+	const char *specs[2] = {"apgd:budget=100,warm=0", "apgd:metric=identity,budget=100,warm=0"};
+	for (int k = 0; k < 2; ++k) {
+		lk_solver_config c = tu_spec(specs[k]);
+		c.max_iterations = INT32_MAX;
+		lk_stats st;
+		assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
+		print_message("%s: %d iterations, RES %.3g -> %.3g\n", specs[k], st.iterations, st.res_initial, st.res_final);
+		assert_true(st.res_final < 1e-14);
+	}
+	lk_problem_destroy(p);
+}
+
 /* One product an iteration: the gradient at the extrapolated point comes from the products at the last two
  * iterates, and a failed trial costs one more, so the work stays near a product an iteration; and the
  * rounding slack of the decrease test lets it reach the rounding level (it stalled doubling L before:
@@ -262,6 +287,36 @@ static void test_deterministic(void **state)
 	lk_problem_destroy(b);
 }
 
+/* A step of ODE's cylinder demo (tests/data/ode-cylinder-step160.lkp: a cylinder and a box on a mesh, soft
+ * contacts with slip, mu = 50), from lambda = 0 as ODE starts every step, at an engine's budget. A cold start
+ * freezes every friction box at the point [0, 0]; with phases of 25 iterations the box never opened within
+ * 7 iterations, the friction rows' residual grew with their normals' impulses, and the solve ended at twice
+ * the start's RES: `diverged`, which made ODE's stepper take 778 of the demo's 9,600 steps. Under a budget a
+ * phase now lasts half the iterations the budget leaves, so the friction rows get their boxes. */
+static void test_mprgp_friction_under_budget(void **state)
+{
+	(void)state;
+	lk_problem *p = NULL;
+	char err[256];
+	assert_int_equal(lk_problem_read(tu_data_path("ode-cylinder-step160.lkp"), NULL, &p, NULL, err, sizeof err),
+	                 LK_OK);
+	const char *specs[2] = {"mprgp:warm=0", "mprgp:metric=diag,warm=0"};
+	const double budgets[3] = {12, 16, 20};
+	for (int k = 0; k < 2; ++k)
+		for (int b = 0; b < 3; ++b) {
+			lk_solver_config c = tu_spec(specs[k]);
+			lk_config_set_engine_budget(&c, (int)budgets[b]);
+			lk_stats st;
+			assert_int_equal(lk_solve(p, &c, &st, NULL), LK_OK);
+			print_message("%s, budget %g: %d iterations, work %.1f, RES %.3g -> %.3g (%s)\n", specs[k], budgets[b],
+			              st.iterations, st.work, st.res_initial, st.res_final, lk_stop_reason_name(st.stop_reason));
+			assert_int_equal(st.stop_reason, LK_STOP_BUDGET);
+			assert_true(st.res_final < 0.6 * st.res_initial);
+			assert_true(st.work <= budgets[b] + 1.0);
+		}
+	lk_problem_destroy(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -269,10 +324,12 @@ int main(void)
 		cmocka_unit_test(test_better_at_equal_budget),
 		cmocka_unit_test(test_apgd_on_stacks),
 		cmocka_unit_test(test_apgd_one_product),
+		cmocka_unit_test(test_apgd_to_rounding),
 		cmocka_unit_test(test_row_scaling),
 		cmocka_unit_test(test_psor_auto),
 		cmocka_unit_test(test_mprgp),
 		cmocka_unit_test(test_mprgp_stays_solved),
+		cmocka_unit_test(test_mprgp_friction_under_budget),
 		cmocka_unit_test(test_deterministic),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

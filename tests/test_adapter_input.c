@@ -60,7 +60,7 @@ static void ode_near(void *data, dGeomID a, dGeomID b)
 	}
 }
 
-static void ode_open(ode_scene *sc, const char *solver)
+static void ode_open_with(ode_scene *sc, const char *solver, int whole_world, int auto_disable)
 {
 	memset(sc, 0, sizeof *sc);
 	sc->w = dWorldCreate();
@@ -68,12 +68,19 @@ static void ode_open(ode_scene *sc, const char *solver)
 	sc->s = dHashSpaceCreate(0);
 	sc->contacts = dJointGroupCreate(0);
 	dCreatePlane(sc->s, 0, 0, 1, 0);
+	dWorldSetAutoDisableFlag(sc->w, auto_disable);
 	lk_ode_def def = lk_ode_default_def();
 	def.solver = solver;
+	def.whole_world = whole_world;
 	char err[300];
 	if (lk_ode_create(sc->w, &def, &sc->ctx, err, sizeof err) != LK_OK)
 		fail_msg("lk_ode_create(%s): %s", solver, err);
 	assert_int_equal(lk_ode_add_space(sc->ctx, sc->s), LK_OK);
+}
+
+static void ode_open(ode_scene *sc, const char *solver)
+{
+	ode_open_with(sc, solver, 0, 0);
 }
 
 static void ode_close(ode_scene *sc)
@@ -178,11 +185,13 @@ static void test_ode_kinematic_in_joint(void **state)
 	}
 }
 
-/* A NaN velocity from the application: lk_ode_world_step returns LK_ERR_NONFINITE with a message, lcpkit
- * writes nothing into ODE, a box elsewhere in the world keeps resting, and once the application repairs the
- * body the lcpkit solver takes over again. ODE's own dWorldQuickStep aborts the process on such a body
- * (its dNormalize4 assertion), so the adapter must not hand the step to it. The scenario runs in a child
- * process, so that an abort is reported as this test's failure rather than ending the test program. */
+/* A NaN velocity from the application: the body is frozen (left where it is, out of the step with its
+ * contacts), the statistics and lk_ode_error say so, lcpkit writes nothing into ODE, a box beside it keeps
+ * resting and another one falls and lands: the world steps on. Once the application repairs the body the
+ * lcpkit solver takes it back. ODE's own dWorldQuickStep aborts the process
+ * on such a body (its dNormalize4 assertion), so the adapter must not hand it to ODE, not even in a fallback.
+ * The scenario runs in a child process, so that an abort is reported as this test's failure rather than
+ * ending the test program. */
 #define CHILD_CHECK(cond, ...)                                                                               \
 	do {                                                                                                 \
 		if (!(cond)) {                                                                               \
@@ -192,33 +201,51 @@ static void test_ode_kinematic_in_joint(void **state)
 		}                                                                                            \
 	} while (0)
 
-static void nan_velocity_child(const char *solver)
+static void nan_velocity_child(const char *solver, int variant)
 {
 	ode_scene sc;
-	ode_open(&sc, solver);
+	/* the ways a step integrates: ODE's stepper for the rest of the world, the gathered bodies alone, ODE's
+	 * stepper with auto-disable (every one must keep the frozen body out) */
+	ode_open_with(&sc, solver, variant == 1, variant == 2);
 	dBodyID bad = ode_box(&sc, 0, 0, 0.5, 0.5, 1.0);
 	dBodyID good = ode_box(&sc, 10, 0, 0.5, 0.5, 1.0);
+	dBodyID falling = ode_box(&sc, 5, 0, 3.0, 0.5, 1.0);
 	for (int i = 0; i < 20; ++i)
 		CHILD_CHECK(ode_step(&sc) == LK_OK, "%s: step %d: %s", solver, i, lk_ode_error(sc.ctx));
 	dBodySetLinearVel(bad, NAN, 0, 0);
-	lk_status st = ode_step(&sc);
-	CHILD_CHECK(st == LK_ERR_NONFINITE, "%s: a NaN velocity gave status %d", solver, (int)st);
+	dBodyEnable(bad); /* asleep by now under auto-disable; awake, it is stepped */
+	const double z_bad = dBodyGetPosition(bad)[2], z_fall = dBodyGetPosition(falling)[2];
+	lk_engine_step_stats stats;
+	for (int i = 0; i < 60; ++i) {
+		lk_status st = ode_step(&sc);
+		CHILD_CHECK(st == LK_OK, "%s: with a NaN velocity, step %d gave status %d: %s", solver, i, (int)st,
+		            lk_ode_error(sc.ctx));
+		lk_ode_get_stats(sc.ctx, &stats);
+		/* the resting box falls asleep under auto-disable, and sleeps out of the step */
+		CHILD_CHECK(stats.bodies_frozen == 1 && stats.bodies >= (variant == 2 ? 1 : 2) && stats.fallback == 0,
+		            "%s: %d frozen, %d bodies, fallback %d", solver, stats.bodies_frozen, stats.bodies, stats.fallback);
+	}
 	const char *msg = lk_ode_error(sc.ctx);
-	CHILD_CHECK(strstr(msg, "finite") != NULL, "%s: unclear message '%s'", solver, msg);
-	CHILD_CHECK(ode_body_finite(good), "%s: the other box became non-finite", solver);
-	/* the application repairs the body; lcpkit solves the next steps again */
+	CHILD_CHECK(strstr(msg, "1 body frozen") && strstr(msg, "its linear velocity is not finite"),
+	            "%s: unclear message '%s'", solver, msg);
+	CHILD_CHECK(stats.notes_total == 1, "%s: %lld notes", solver, (long long)stats.notes_total);
+	CHILD_CHECK(dBodyGetPosition(bad)[2] == z_bad && isnan(dBodyGetLinearVel(bad)[0]),
+	            "%s: the frozen body was moved or changed", solver);
+	CHILD_CHECK(ode_body_finite(good) && ode_body_finite(falling), "%s: the others became non-finite", solver);
+	CHILD_CHECK(dBodyGetPosition(falling)[2] < z_fall - 1.0, "%s: the world did not step", solver);
+	/* the application repairs the body; lcpkit solves the next steps again, with it */
 	dBodySetPosition(bad, 0, 0, 0.5);
 	const dReal unit[4] = {1, 0, 0, 0};
 	dBodySetQuaternion(bad, unit);
 	dBodySetLinearVel(bad, 0, 0, 0);
 	dBodySetAngularVel(bad, 0, 0, 0);
 	for (int i = 0; i < 50; ++i) {
-		st = ode_step(&sc);
+		lk_status st = ode_step(&sc);
 		CHILD_CHECK(st == LK_OK, "%s: after the repair: %s", solver, lk_ode_error(sc.ctx));
 	}
-	lk_engine_step_stats stats;
-	CHILD_CHECK(lk_ode_get_stats(sc.ctx, &stats) == LK_OK && stats.fallback == 0, "%s: still falling back",
-	            solver);
+	CHILD_CHECK(lk_ode_get_stats(sc.ctx, &stats) == LK_OK && stats.fallback == 0 && stats.bodies_frozen == 0 &&
+	                stats.bodies >= (variant == 2 ? 0 : 3),
+	            "%s: still falling back or frozen", solver);
 	CHILD_CHECK(ode_body_finite(bad) && ode_body_finite(good), "%s: non-finite after the repair", solver);
 	CHILD_CHECK(ode_speed(good) < 0.05 && ode_speed(bad) < 0.05, "%s: boxes do not rest", solver);
 	CHILD_CHECK(fabs(dBodyGetPosition(good)[2] - 0.5) < 0.01, "%s: the other box moved", solver);
@@ -228,22 +255,25 @@ static void nan_velocity_child(const char *solver)
 static void test_ode_nan_velocity(void **state)
 {
 	(void)state;
-	for (int s = 0; s < NSOLVERS; ++s) {
-		fflush(NULL);
-		pid_t pid = fork();
-		assert_true(pid >= 0);
-		if (pid == 0) {
-			nan_velocity_child(solvers[s]);
-			_exit(0);
+	static const char *const variant[3] = {"ODE's stepper for the rest", "whole world", "auto-disable"};
+	for (int s = 0; s < NSOLVERS; ++s)
+		for (int v = 0; v < 3; ++v) {
+			fflush(NULL);
+			pid_t pid = fork();
+			assert_true(pid >= 0);
+			if (pid == 0) {
+				nan_velocity_child(solvers[s], v);
+				_exit(0);
+			}
+			int status = 0;
+			assert_int_equal(waitpid(pid, &status, 0), pid);
+			if (WIFSIGNALED(status))
+				fail_msg("%s, %s: a NaN velocity from the application killed the process (signal %d)",
+				         solvers[s], variant[v], WTERMSIG(status));
+			if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+				fail_msg("%s, %s: a NaN velocity from the application: see the message above", solvers[s],
+				         variant[v]);
 		}
-		int status = 0;
-		assert_int_equal(waitpid(pid, &status, 0), pid);
-		if (WIFSIGNALED(status))
-			fail_msg("%s: a NaN velocity from the application killed the process (signal %d)", solvers[s],
-			         WTERMSIG(status));
-		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-			fail_msg("%s: a NaN velocity from the application: see the message above", solvers[s]);
-	}
 }
 
 /* Mass ratio 1e6: a 1e6 kg box on a 1 kg box, and a chain of ball joints alternating 1 and 1e6 kg. Every

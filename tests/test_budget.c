@@ -154,6 +154,20 @@ static void test_budget_parse(void **state)
 	assert_int_equal(lk_config_spec_sets("amgs:iters=3", "iters"), 1);
 	assert_int_equal(lk_config_spec_sets("amgs:bogus=3", "bogus"), 0);
 	assert_int_equal(lk_config_spec_sets("pgs", "iters"), 0);
+	/* a shorthand names the order it stands for: an engine's random order must not replace gsp's schedule */
+	assert_int_equal(lk_config_spec_sets("gsp", "order"), 1);
+	assert_int_equal(lk_config_spec_sets("esp:iters=4", "order"), 1);
+	assert_int_equal(lk_config_spec_sets("pgs", "order"), 0);
+	assert_int_equal(lk_config_spec_sets("pgs:order=natural", "order"), 1);
+	/* options after a comma instead of a colon: the message shows the colon form, and what is wrong with it */
+	assert_int_equal(lk_config_parse("pgs,friction=cone", &c, err, sizeof err), LK_ERR_PARSE);
+	assert_string_equal(err, "unknown solver 'pgs,friction=cone': options follow a colon, as in 'pgs:friction=cone'");
+	assert_int_equal(lk_config_parse("gsp,iters=5,w=1.2", &c, err, sizeof err), LK_ERR_PARSE);
+	assert_non_null(strstr(err, "as in 'gsp:iters=5,w=1.2'"));
+	assert_int_equal(lk_config_parse("pgs,frictio=cone", &c, err, sizeof err), LK_ERR_PARSE);
+	assert_non_null(strstr(err, "options follow a colon ('pgs:frictio=cone': unknown parameter 'frictio'"));
+	assert_int_equal(lk_config_parse("pgz,iters=5", &c, err, sizeof err), LK_ERR_PARSE);
+	assert_non_null(strstr(err, "unknown solver 'pgz,iters=5' (choose from"));
 	/* the adapters' rule: a spec with its own limit keeps it; otherwise the engine's count is the budget */
 	assert_int_equal(lk_config_spec_sets_limit("pgs-sm:iters=3"), 1);
 	assert_int_equal(lk_config_spec_sets_limit("amgs:budget=4"), 1);

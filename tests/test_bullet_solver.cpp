@@ -12,6 +12,9 @@
 #include <btBulletDynamicsCommon.h>
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <unistd.h>
 
 #include <cstdarg>
 #include <cstddef>
@@ -154,9 +157,169 @@ void test_order_and_relaxation_from_solver_info(void **)
 	assert_int_equal(solver.lastConfig().order, LK_ORDER_NATURAL);
 	assert_true(solver.lastConfig().sor_w == 1.4);
 	const std::string notes = solver.notes();
-	assert_int_equal(count(notes, "SOLVER_RANDMIZE_ORDER not applied: the spec sets order="), 1);
+	assert_int_equal(count(notes, "SOLVER_RANDMIZE_ORDER not applied: the spec sets its order, natural"), 1);
 	assert_int_equal(count(notes, "m_sor = 1.3 not applied"), 1);
 	assert_int_equal(count(notes, "\n"), 2);
+
+	/* gsp and esp are orders (staggered schedules): the random order does not replace them, and m_sor, which
+	 * sets plain PGS's relaxation, does not relax them; both said */
+	const char *staggered[2] = {"gsp", "esp"};
+	for (int k = 0; k < 2; ++k) {
+		lk::BulletSolver st(staggered[k]);
+		sc.world.setConstraintSolver(&st);
+		sc.step(5);
+		assert_int_equal(st.lastConfig().order, k ? LK_ORDER_ESP : LK_ORDER_GSP);
+		assert_true(st.lastConfig().sor_w == 1.0);
+		const std::string n = st.notes();
+		assert_int_equal(count(n, "SOLVER_RANDMIZE_ORDER not applied: the spec sets its order, "), 1);
+		assert_int_equal(count(n, std::string("its order, ").append(staggered[k]).c_str()), 1);
+		assert_int_equal(count(n, "m_sor = 1.3 not applied: it sets the relaxation of \"pgs\" without w= only "
+		                          "(gsp and esp stagger their own sweeps"),
+		                 1);
+		assert_int_equal(st.lastStepStats().notes_total, 2);
+		sc.world.setConstraintSolver(&solver);
+	}
+}
+
+/* stderr into a file while f runs; returns what was written. */
+template <typename F> std::string stderrOf(F f)
+{
+	char path[] = "/tmp/lk-bullet-stderr-XXXXXX";
+	const int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	std::fflush(stderr);
+	const int saved = dup(2);
+	dup2(fd, 2);
+	f();
+	std::fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	std::string out;
+	char buf[4096];
+	lseek(fd, 0, SEEK_SET);
+	for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;)
+		out.append(buf, (size_t)n);
+	close(fd);
+	unlink(path);
+	return out;
+}
+
+/* A spec the constructor cannot read is said on stderr (there is no status to return), with what runs instead,
+ * kept in notes() and counted; LCPKIT_QUIET=1 or setQuiet silences the line. */
+void test_misread_spec_said(void **)
+{
+	std::unique_ptr<lk::BulletSolver> solver;
+	std::string err = stderrOf([&] { solver.reset(new lk::BulletSolver("pgs,friction=cone")); });
+	assert_int_equal(count(err, "\n"), 1);
+	assert_int_equal(count(err, "lcpkit: lk::BulletSolver(\"pgs,friction=cone\"): unknown solver "
+	                            "'pgs,friction=cone': options follow a colon, as in 'pgs:friction=cone'; it runs "
+	                            "\"pgs\" instead"),
+	                 1);
+	assert_int_equal(count(solver->notes(), "options follow a colon"), 1);
+	assert_int_equal(solver->config().method, LK_METHOD_PGS);
+	Scene sc;
+	sc.world.setConstraintSolver(solver.get());
+	sc.step(2);
+	assert_int_equal(solver->lastStepStats().notes_total, 1);
+	setenv("LCPKIT_QUIET", "1", 1);
+	err = stderrOf([&] { lk::BulletSolver quiet("pgz"); });
+	unsetenv("LCPKIT_QUIET");
+	assert_string_equal(err.c_str(), "");
+}
+
+/* Residuals on request: by default the statistics measure none (RES NaN, lcpkit's methods with measure=0);
+ * setResiduals(true) measures them, and a spec's own measure= is kept. */
+void test_statistics_on_request(void **)
+{
+	Scene sc;
+	lk::BulletSolver solver("pgs");
+	sc.world.setConstraintSolver(&solver);
+	assert_false(solver.residuals());
+	sc.step(5);
+	assert_true(std::isnan(solver.lastStepStats().res_after) && std::isnan(solver.lastStepStats().res_before));
+	assert_int_equal(solver.lastConfig().measure, 0);
+	assert_true(solver.lastStepStats().rows > 0);
+	solver.setResiduals(true);
+	sc.step(1);
+	assert_true(std::isfinite(solver.lastStepStats().res_after) && solver.lastStepStats().res_after >= 0);
+	assert_int_equal(solver.lastConfig().measure, 1);
+	solver.setResiduals(false);
+	assert_int_equal(solver.setSpec("pgs:measure=1"), LK_OK);
+	sc.step(1);
+	assert_true(std::isfinite(solver.lastStepStats().res_after));
+}
+
+/* A body of 1e-300 kg in a plain Bullet world makes rows the core cannot hold (M^-1 J^T overflows): its
+ * island falls back to Bullet's iterations every step, which the solver says once on stderr and counts. */
+void test_fallback_said_once(void **)
+{
+	Scene sc;
+	btBoxShape tiny(btVector3(0.1, 0.1, 0.1));
+	btRigidBody::btRigidBodyConstructionInfo info(1e-300, nullptr, &tiny, btVector3(1e-302, 1e-302, 1e-302));
+	info.m_startWorldTransform.setIdentity();
+	info.m_startWorldTransform.setOrigin(btVector3(3, 0, 0.1));
+	sc.bodies.emplace_back(new btRigidBody(info));
+	sc.bodies.back()->setActivationState(DISABLE_DEACTIVATION);
+	sc.world.addRigidBody(sc.bodies.back().get());
+	lk::BulletSolver solver("pgs");
+	sc.world.setConstraintSolver(&solver);
+	const std::string err = stderrOf([&] { sc.step(120); });
+	assert_true(solver.fallbacks() > 0);
+	assert_int_equal(count(err, "\n"), 1);
+	assert_int_equal(count(err, "lcpkit: step "), 1);
+	assert_int_equal(count(err, ": an island fell back to Bullet's own iterations: "), 1);
+	assert_int_equal(count(solver.notes(), "fell back to Bullet's own iterations"), 1);
+	assert_int_equal(solver.lastStepStats().notes_total, 1);
+}
+
+/* A NaN velocity set on one box of a stack: under Bullet's solver it spreads to the boxes it touches; under
+ * lk::BulletSolver the box is frozen (stopped where it is, its velocity set to 0, its rows left out of that
+ * step's solve), the rest of the world is solved, nothing falls back, and the note says so once. From the next
+ * step on the stopped box is an ordinary body at rest again. */
+void test_nan_velocity_contained(void **)
+{
+	for (int lcpkit = 0; lcpkit < 2; ++lcpkit) {
+		Scene sc;
+		sc.add(&sc.boxShape, 1.0, 0.5); /* a box beside the stack, 3 m away */
+		sc.bodies.back()->getWorldTransform().setOrigin(btVector3(3, 0, 0.5));
+		lk::BulletSolver solver("pgs");
+		if (lcpkit)
+			sc.world.setConstraintSolver(&solver);
+		sc.step(30);
+		btRigidBody *bad = sc.bodies[2].get(); /* the middle box */
+		const btVector3 at = bad->getWorldTransform().getOrigin();
+		bad->setLinearVelocity(btVector3(NAN, 0, 0));
+		lk_engine_step_stats first;
+		const std::string err = stderrOf([&] {
+			sc.step(1);
+			first = solver.lastStepStats();
+			sc.step(29);
+		});
+		int finite = 0;
+		for (auto &b : sc.bodies)
+			finite += std::isfinite(b->getWorldTransform().getOrigin().z()) &&
+			          std::isfinite(b->getLinearVelocity().x());
+		if (!lcpkit) {
+			/* Bullet's own: the NaN reaches the boxes above and below (the ground and the far box keep theirs) */
+			assert_true(finite <= 3);
+			continue;
+		}
+		assert_int_equal(finite, 5);
+		assert_int_equal(solver.fallbacks(), 0);
+		assert_int_equal(first.bodies_frozen, 1);
+		assert_int_equal(first.fallback, 0);
+		assert_true(first.rows_left_out >= 6); /* its contacts with the boxes above and below */
+		assert_int_equal(solver.lastStepStats().bodies_frozen, 0);
+		assert_true((bad->getWorldTransform().getOrigin() - at).length() < 0.01);
+		assert_int_equal(count(err, "\n"), 2);
+		assert_int_equal(count(err, "1 body frozen (body "), 1);
+		if (count(err, "its velocity is not finite): stopped where it is, its velocity set to 0") != 1)
+			fail_msg("stderr: %s", err.c_str());
+		assert_int_equal(count(err, "rows left out of an island's solve"), 1);
+		/* the box on top rests on it, and the stack stands */
+		assert_true(std::fabs(sc.bodies[3]->getWorldTransform().getOrigin().z() - (at.z() + 1.0)) < 0.02);
+		assert_true(solver.lastStepStats().notes_total == 2);
+	}
 }
 
 /* Settings without an lcpkit counterpart: one line each, however many steps. */
@@ -507,6 +670,10 @@ int main()
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_iterations_from_solver_info),
 		cmocka_unit_test(test_order_and_relaxation_from_solver_info),
+		cmocka_unit_test(test_misread_spec_said),
+		cmocka_unit_test(test_statistics_on_request),
+		cmocka_unit_test(test_fallback_said_once),
+		cmocka_unit_test(test_nan_velocity_contained),
 		cmocka_unit_test(test_unmapped_settings_noted_once),
 		cmocka_unit_test(test_joint_rows_made_by_lcpkit),
 		cmocka_unit_test(test_kinematic_anchor),

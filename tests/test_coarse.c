@@ -229,6 +229,21 @@ static void test_config(void **state)
 	/* the correction belongs to the Gauss-Seidel sweeps of PGS and PSOR */
 	assert_int_not_equal(lk_config_parse("amgs:coarse=2", &c, err, sizeof err), LK_OK);
 	assert_int_not_equal(lk_config_parse("apgd:coarse=2", &c, err, sizeof err), LK_OK);
+	/* with either friction model (the cone's pairs projected onto their discs), and not under a staggered
+	 * schedule, which would sweep without it */
+	assert_int_equal(lk_config_parse("pgs:coarse=2,friction=cone", &c, err, sizeof err), LK_OK);
+	assert_int_equal(lk_config_parse("gsp:coarse=2", &c, err, sizeof err), LK_ERR_PARSE);
+	assert_non_null(strstr(err, "not the gsp schedule"));
+	assert_int_equal(lk_config_parse("pgs:order=esp,coarse=2", &c, err, sizeof err), LK_ERR_PARSE);
+	/* a matrix has no faces: refused, lambda as it was */
+	lk_problem *m = tu_random_spd_matrix(12, 3, 0.5);
+	double before[12];
+	memcpy(before, lk_problem_lambda(m), sizeof before);
+	lk_solver_config cc = tu_spec("pgs:coarse=2,iters=10");
+	assert_int_equal(lk_solve(m, &cc, NULL, NULL), LK_ERR_UNSUPPORTED);
+	assert_non_null(strstr(lk_problem_error(m), "coarse=2 works on the row form"));
+	assert_memory_equal(before, lk_problem_lambda(m), sizeof before);
+	lk_problem_destroy(m);
 }
 
 int main(void)

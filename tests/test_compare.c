@@ -641,6 +641,54 @@ static void test_compare_verdict(void **state)
 	rm_rf(dir);
 }
 
+/* `lcpkit fclib import` on the public global problems of tests/data/fclib, then `lcpkit solve` with box and
+ * cone friction: the reading of CubeH8's M is one note on stderr (none under LCPKIT_QUIET=1, none for a file
+ * that leaves nothing open); a spec with its options after a comma is refused with the colon form shown. */
+static void test_fclib_import_and_solve(void **state)
+{
+	(void)state;
+	const char *dir = "fclib-test";
+	rm_rf(dir);
+	char cmd[1024], *out = NULL, data[512];
+	snprintf(data, sizeof data, "%s", tu_data_path("fclib"));
+	snprintf(cmd, sizeof cmd, "mkdir -p %s && %s fclib import %s/CubeH8.hdf5 %s/cube.lkp 2>&1", dir, bin(), data, dir);
+	assert_int_equal(run(cmd, &out), 0);
+	assert_non_null(strstr(out, "lcpkit fclib: note: "));
+	assert_non_null(strstr(out, "CubeH8.hdf5: M holds only its upper triangle: read as the symmetric matrix"));
+	free(out);
+	snprintf(cmd, sizeof cmd, "LCPKIT_QUIET=1 %s fclib import %s/CubeH8.hdf5 %s/cube.lkp 2>&1", bin(), data, dir);
+	assert_int_equal(run(cmd, &out), 0);
+	assert_string_equal(out, "");
+	free(out);
+	snprintf(cmd, sizeof cmd, "%s fclib import %s/Box_Stacks-i0122-82-5.hdf5 %s/stack.lkp 2>&1", bin(), data, dir);
+	assert_int_equal(run(cmd, &out), 0);
+	assert_string_equal(out, "");
+	free(out);
+	const char *specs[2] = {"pgs", "pgs:friction=cone"};
+	for (int k = 0; k < 2; ++k) {
+		snprintf(cmd, sizeof cmd, "%s solve %s/cube.lkp %s/stack.lkp --solver %s --iters 10000 --tol 1e-9 --json",
+		         bin(), dir, dir, specs[k]);
+		assert_int_equal(run(cmd, &out), 0);
+		const char *second = strstr(out + 1, "{\"file\"");
+		assert_non_null(second);
+		assert_int_equal((int)json_number(second, "rows"), 246);
+		assert_true(json_number(out, "res_final") < 1e-9 && json_number(second, "res_final") < 1e-9);
+		free(out);
+	}
+	snprintf(cmd, sizeof cmd, "%s solve %s/stack.lkp --solver pgs,friction=cone 2>&1", bin(), dir);
+	assert_int_equal(run(cmd, &out), 2);
+	assert_non_null(strstr(out, "unknown solver 'pgs,friction=cone': options follow a colon, as in "
+	                            "'pgs:friction=cone'"));
+	free(out);
+	/* a file that disagrees with itself: status 1 and what */
+	snprintf(cmd, sizeof cmd, "head -c 3000 %s/CubeH8.hdf5 > %s/cut.hdf5; %s fclib import %s/cut.hdf5 %s/x.lkp 2>&1",
+	         data, dir, bin(), dir, dir);
+	assert_int_equal(run(cmd, &out), 1);
+	assert_non_null(strstr(out, "lcpkit fclib: "));
+	free(out);
+	rm_rf(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -654,6 +702,7 @@ int main(void)
 		cmocka_unit_test(test_compare_verdict),
 		cmocka_unit_test(test_bench_phase_csv_fields),
 		cmocka_unit_test(test_solve_exit_status_and_out),
+		cmocka_unit_test(test_fclib_import_and_solve),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

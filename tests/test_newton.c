@@ -549,6 +549,41 @@ static void test_config_keys(void **state)
 	assert_int_not_equal(lk_config_parse("newton-fischer:strategy=guess", &c, err, sizeof err), LK_OK);
 }
 
+/* The automatic PGS warm-up (a quarter of the budget, at most 25 sweeps) stops where PGS meets an absolute
+ * tolerance: under a large budget the method then ends there, solved, instead of sweeping a quarter of the
+ * budget first (it did 2,500 sweeps here); and it never sweeps more than 25 times before Newton starts. */
+static void test_pgs_warm_up_honours_tol(void **state)
+{
+	(void)state;
+	for (int k = 0; k < 2; ++k) {
+		lk_problem *p = tu_random_spd_matrix(60, 11, 20.0);
+		lk_solver_config cfg = lk_default_config(methods[k]);
+		cfg.budget = 10000;
+		cfg.max_iterations = INT32_MAX;
+		cfg.tol_abs = 1e-8;
+		lk_stats st;
+		assert_int_equal(lk_solve(p, &cfg, &st, NULL), LK_OK);
+		print_message("%s, budget 10000, tol 1e-8: %d iterations, work %.1f, RES %.3g\n", lk_method_name(methods[k]),
+		              st.iterations, st.work, st.res_final);
+		assert_int_equal(st.stop_reason, LK_STOP_ABSOLUTE);
+		assert_true(st.res_final < 1e-8);
+		assert_int_equal(st.iterations, 0); /* PGS got there first */
+		assert_true(st.work < 25.0);
+		tu_assert_complementarity(p, lk_problem_lambda(p), 1e-7);
+		lk_problem_destroy(p);
+		/* without a tolerance, on a problem PGS solves slowly: 25 sweeps and Newton's one iteration */
+		p = tu_random_spd_matrix(60, 11, 0.01);
+		cfg.tol_abs = 0;
+		cfg.max_iterations = 1;
+		assert_int_equal(lk_solve(p, &cfg, &st, NULL), LK_OK);
+		print_message("%s, budget 10000, one iteration: %d iterations, work %.1f\n", lk_method_name(methods[k]),
+		              st.iterations, st.work);
+		assert_int_equal(st.iterations, 1);
+		assert_true(st.work > 25.0 && st.work < 100.0);
+		lk_problem_destroy(p);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -562,6 +597,7 @@ int main(void)
 		cmocka_unit_test(test_boxed_fixed_bounds),
 		cmocka_unit_test(test_friction_boxstack),
 		cmocka_unit_test(test_pgs_warm_start),
+		cmocka_unit_test(test_pgs_warm_up_honours_tol),
 		cmocka_unit_test(test_forms_agree_and_deterministic),
 		cmocka_unit_test(test_warm_start_solved),
 		cmocka_unit_test(test_config_keys),

@@ -8,6 +8,7 @@
 #include "ode_joints_scene.h"
 #include "ode_preload_scene.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -338,7 +339,7 @@ static void test_stats_file(void **state)
 	assert_int_equal(lines, 150);
 	assert_int_equal(with_rows, 150);
 
-	/* a spec with several options is one field, quoted, and the line keeps its 19 fields */
+	/* a spec with several options is one field, quoted, and the line keeps its 21 fields */
 	strcpy(path, "/tmp/lk_preload_statsXXXXXX");
 	temp_file(path);
 	snprintf(more, sizeof more, "LCPKIT_SOLVER='pgs:coarse=2,tol=1e-4,check=3,budget=60' LCPKIT_STATS='%s'", path);
@@ -357,7 +358,7 @@ static void test_stats_file(void **state)
 		int commas = 0;
 		for (const char *c = rest; *c; ++c)
 			commas += *c == ',';
-		assert_int_equal(commas, 15); /* the 16 fields after the solver's */
+		assert_int_equal(commas, 17); /* the 18 fields after the solver's */
 		++lines;
 	}
 	fclose(f);
@@ -487,7 +488,8 @@ static void test_dworldstep_swapped(void **state)
 }
 
 /* Steps that fall back to ODE's stepper (a negative world CFM, which lcpkit rejects): ODE's result to the
- * last digit, one line at the first fallback saying why, one line at exit counting them. */
+ * last digit; on stderr the line of the replacement, one line at the first fallback saying why, one line at
+ * exit counting them; under LCPKIT_QUIET=1, nothing. */
 static void test_fallback_lines(void **state)
 {
 	(void)state;
@@ -495,20 +497,70 @@ static void test_fallback_lines(void **state)
 	run_args = "step 40 negcfm";
 	char *plain = run("", NULL);
 	char *err = NULL;
-	char *pre = run(with_preload("LCPKIT_SOLVER=pgs LCPKIT_QUIET=1"), &err);
+	char *pre = run(with_preload("LCPKIT_SOLVER=pgs"), &err);
 	assert_string_equal(pre, plain);
-	/* "lcpkit: step 0 of world 0x...: ode: dxJointContact 0x... row 0 rejected (... negative constraint force
-	 * mixing ...); ODE's dWorldStep stepped instead", then the count */
+	/* "lcpkit: dWorldStep replaced by ...", "lcpkit: step 0 of world 0x... fell back to ODE's own stepper: ode:
+	 * dxJointContact 0x... row 0 rejected (... negative constraint force mixing ...); ODE's dWorldStep stepped
+	 * instead", then the count */
+	const char *head = "lcpkit: dWorldStep replaced by lcpkit's pgs";
 	const char *tail = "; ODE's dWorldStep stepped instead\nlcpkit: 40 of 40 steps fell back to ODE's own stepper\n";
-	assert_true(!strncmp(err, "lcpkit: step 0 of world 0x", 26));
-	assert_non_null(strstr(err, "negative constraint force mixing"));
+	assert_true(!strncmp(err, head, strlen(head)));
+	const char *second = strchr(err, '\n') + 1;
+	assert_true(!strncmp(second, "lcpkit: step 0 of world 0x", 26));
+	assert_non_null(strstr(second, "fell back to ODE's own stepper: ode: "));
+	assert_non_null(strstr(second, "negative constraint force mixing"));
 	assert_true(strlen(err) > strlen(tail));
 	assert_string_equal(err + strlen(err) - strlen(tail), tail);
-	assert_ptr_equal(strchr(err, '\n') + 1, err + strlen(err) - strlen(tail) + 35);
+	assert_ptr_equal(strchr(second, '\n') + 1, err + strlen(err) - strlen(tail) + 35);
+	free(pre);
+	free(err);
+	pre = run(with_preload("LCPKIT_SOLVER=pgs LCPKIT_QUIET=1"), &err);
+	assert_string_equal(pre, plain);
+	assert_string_equal(err, "");
 	free(pre);
 	free(err);
 	free(plain);
 	run_prog = LK_PRELOAD_PROG;
+	run_args = "";
+}
+
+/* A program with a contact of zero normal every step (ode_preload_prog zero-normal): under every solver it
+ * keeps stepping, and the rows of that contact are left out and nothing else: every body ends where it does
+ * without the contact, to the last digit (the boxes fall and land, the pendulum swings); one note says so. */
+static void test_zero_normal_contact(void **state)
+{
+	(void)state;
+	static const char *const specs[] = {"pgs", "psor:w=1.3", "amgs", "pgs-sm", "newton-minmap", "newton-fischer",
+	                                    "nncg", "apgd", "mprgp", "gsp", "esp", "pgs:coarse=2"};
+	for (size_t k = 0; k < sizeof specs / sizeof specs[0]; ++k) {
+		char more[128], *err = NULL;
+		snprintf(more, sizeof more, "LCPKIT_SOLVER='%s'", specs[k]);
+		run_args = "";
+		char *ref = run(with_preload(more), NULL);
+		run_args = "zero-normal";
+		char *out = run(with_preload(more), &err);
+		/* the replacement's line and the note; a step that falls back (a guard of the method, with or without
+		 * the contact) has lines of its own */
+		int lines = 0, notes = 0;
+		for (const char *c = err; *c; c = strchr(c, '\n') + 1) {
+			const char *end = strchr(c, '\n');
+			assert_non_null(end);
+			const char *fb = strstr(c, "fell back to ODE's own stepper");
+			lines += !fb || fb > end;
+		}
+		for (const char *c = err; (c = strstr(c, "the rest of the world was stepped")); ++c)
+			++notes;
+		if (lines != 2 || notes != 1 || !strstr(err, "row 0: J is zero); the rest of the world was stepped"))
+			fail_msg("%s: stderr '%s'", specs[k], err);
+		if (strcmp(out, ref) != 0)
+			fail_msg("%s: with the contact\n%swithout it\n%s", specs[k], out, ref);
+		double z0;
+		assert_int_equal(sscanf(out, "0 %*f %*f %lf", &z0), 1);
+		assert_true(z0 > 0.15 && z0 < 0.25); /* the first box landed */
+		free(ref);
+		free(out);
+		free(err);
+	}
 	run_args = "";
 }
 
@@ -526,6 +578,7 @@ int main(void)
 		cmocka_unit_test(test_joints_at_powered_limits),
 		cmocka_unit_test(test_dworldstep_swapped),
 		cmocka_unit_test(test_fallback_lines),
+		cmocka_unit_test(test_zero_normal_contact),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,8 +9,10 @@
 #include <ode/threading_impl.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define H 0.01
 
@@ -643,6 +645,73 @@ static void test_fallback(void **state)
 	dWorldDestroy(w2);
 }
 
+/* A contact with a zero normal every step, as ODE 0.16's convex-convex collider returns them (ODE's own
+ * steppers then assert): its rows (the normal's J zero, the friction rows' J NaN from dPlaneSpace) are left
+ * out, the rest of the world is stepped under every solver, the statistics count them, and the adapter says
+ * so once on stderr. */
+static void test_zero_normal_contact(void **state)
+{
+	(void)state;
+	static const char *const specs[] = {"pgs", "psor:w=1.3", "amgs", "pgs-sm", "newton-minmap", "newton-fischer",
+	                                    "nncg", "apgd", "mprgp", "gsp", "esp", "pgs:coarse=2", "pgs:warm=1",
+	                                    "pgs:friction=cone"};
+	for (size_t k = 0; k < sizeof specs / sizeof specs[0]; ++k) {
+		scene sc;
+		scene_init(&sc);
+		dBodyID falling = scene_box(&sc, 3, 0, 2.0), resting = scene_box(&sc, 0, 0, 0.5);
+		assert_int_equal(scene_solver(&sc, specs[k]), LK_OK);
+		/* stderr into a file for the steps, to count what the adapter says */
+		char path[] = "/tmp/lk-zero-normal-XXXXXX";
+		int fd = mkstemp(path);
+		assert_true(fd >= 0);
+		fflush(stderr);
+		int saved = dup(2);
+		dup2(fd, 2);
+		lk_engine_step_stats st;
+		int ok = 1, left_out = 1;
+		for (int i = 0; i < 60; ++i) {
+			scene_collide(&sc);
+			dContact c;
+			memset(&c, 0, sizeof c);
+			const dReal *p = dBodyGetPosition(resting);
+			c.geom.pos[0] = p[0], c.geom.pos[1] = p[1], c.geom.pos[2] = p[2] - 0.5;
+			c.geom.depth = 0.001; /* the normal stays (0, 0, 0) */
+			c.surface.mode = dContactApprox1;
+			c.surface.mu = 0.5;
+			dJointAttach(dJointCreateContact(sc.w, sc.contacts, &c), resting, NULL);
+			ok &= lk_ode_world_step(sc.ctx, H) == LK_OK;
+			lk_ode_get_stats(sc.ctx, &st);
+			left_out &= st.rows_left_out == 3 && st.fallback == 0;
+		}
+		fflush(stderr);
+		dup2(saved, 2);
+		close(saved);
+		FILE *f = fdopen(fd, "r");
+		assert_non_null(f);
+		rewind(f);
+		char line[1024];
+		int lines = 0, said = 0;
+		while (fgets(line, sizeof line, f)) {
+			++lines;
+			said += strstr(line, "lcpkit: step 0 of world") && strstr(line, "3 rows left out of the solve") &&
+			        strstr(line, "dxJointContact") && strstr(line, "row 0: J is zero");
+		}
+		fclose(f);
+		remove(path);
+		if (!ok || !left_out)
+			fail_msg("%s: a step failed or did not leave the 3 rows out (%s)", specs[k], lk_ode_error(sc.ctx));
+		if (lines != 1 || said != 1)
+			fail_msg("%s: %d lines on stderr, %d of them the note", specs[k], lines, said);
+		assert_int_equal(st.notes_total, 1);
+		assert_non_null(strstr(lk_ode_error(sc.ctx), "3 rows left out"));
+		/* the world moved: one box fell and landed, the other rests on the ground */
+		const dReal *pf = dBodyGetPosition(falling), *pr = dBodyGetPosition(resting);
+		if (!(pf[2] < 0.6 && pf[2] > 0.4 && fabs(pr[2] - 0.5) < 0.01 && norm3(dBodyGetLinearVel(resting)) < 0.05))
+			fail_msg("%s: the boxes at z = %g and %g", specs[k], pf[2], pr[2]);
+		scene_done(&sc);
+	}
+}
+
 /* Auto-disable keeps working: a two-box stack falls asleep as one island, keeps no constraint forces in
  * its accumulators, and a touch on the top box wakes both (ODE's island wakes through the joints). */
 static void test_auto_disable(void **state)
@@ -899,6 +968,71 @@ static void test_lent_threading(void **state)
 }
 
 /* lk_ode_set_threading's arguments: both or neither, and the functions a threading implementation has. */
+/* The world stepped on a pool of ODE's threads that the program gave its world (dWorldSetStepThreadingImplementation,
+ * as ODE's box-stack demo does), with auto-disable on: while bodies sleep, lcpkit lets ODE integrate, and ODE
+ * steps its islands on the pool, where the order in which their geoms move (dGeomMoved puts a moved geom at the
+ * front of its space's list) would follow the threads, and with it the next step's contacts and rows. The
+ * result must be the same run after run: hashed final state of identical runs, bit for bit. */
+static uint64_t pooled_islands_run(void)
+{
+	scene sc;
+	scene_init(&sc);
+	dWorldSetAutoDisableFlag(sc.w, 1);
+	dWorldSetAutoDisableSteps(sc.w, 5);
+	dWorldSetAutoDisableTime(sc.w, 0);
+	dThreadingImplementationID impl = dThreadingAllocateMultiThreadedImplementation();
+	dThreadingThreadPoolID pool = dThreadingAllocateThreadPool(4, 0, dAllocateFlagBasicData, NULL);
+	assert_non_null(impl);
+	assert_non_null(pool);
+	dThreadingThreadPoolServeMultiThreadedImplementation(pool, impl);
+	dWorldSetStepThreadingImplementation(sc.w, dThreadingImplementationGetFunctions(impl), impl);
+	/* eight islands: stacks of two boxes, some set down tilted so that they topple and slide while the
+	 * others sleep */
+	for (int i = 0; i < 8; ++i)
+		for (int k = 0; k < 2; ++k) {
+			dBodyID b = scene_box(&sc, 3.0 * i, 0.1 * k * (i % 3), 0.5 + 1.05 * k);
+			dMatrix3 R;
+			dRFromAxisAndAngle(R, 1, 1, 0, (i % 2) * 0.3 * k);
+			dBodySetRotation(b, R);
+		}
+	sc.mu = 0.3;
+	assert_int_equal(scene_solver(&sc, "pgs"), LK_OK);
+	for (int i = 0; i < 250; ++i) {
+		assert_int_equal(scene_step(&sc), LK_OK);
+		if (i == 120) /* wake one island late */
+			dBodySetLinearVel(sc.box[3], 1.0, 0, 0), dBodyEnable(sc.box[3]);
+	}
+	uint64_t h = 1469598103934665603ull;
+	for (int b = 0; b < sc.nbox; ++b) {
+		const dReal *v[3] = {dBodyGetPosition(sc.box[b]), dBodyGetQuaternion(sc.box[b]), dBodyGetLinearVel(sc.box[b])};
+		for (int q = 0; q < 3; ++q)
+			for (int k = 0; k < 3; ++k) {
+				uint64_t bits;
+				memcpy(&bits, &v[q][k], sizeof bits);
+				h = (h ^ bits) * 1099511628211ull;
+			}
+	}
+	dWorldSetStepThreadingImplementation(sc.w, NULL, NULL);
+	scene_done(&sc);
+	dThreadingImplementationShutdownProcessing(impl);
+	dThreadingThreadPoolWaitIdleState(pool);
+	dThreadingFreeThreadPool(pool);
+	dThreadingFreeImplementation(impl);
+	return h;
+}
+
+static void test_pooled_islands_reproducible(void **state)
+{
+	(void)state;
+	const uint64_t first = pooled_islands_run();
+	for (int run = 1; run < 8; ++run) {
+		const uint64_t h = pooled_islands_run();
+		if (h != first)
+			fail_msg("run %d ended elsewhere than run 0 (%016llx against %016llx)", run, (unsigned long long)h,
+			         (unsigned long long)first);
+	}
+}
+
 static void test_set_threading_arguments(void **state)
 {
 	(void)state;
@@ -956,11 +1090,13 @@ int main(void)
 		cmocka_unit_test(test_step_matches_quickstep_converged),
 		cmocka_unit_test(test_feedback_is_jt_lambda),
 		cmocka_unit_test(test_fallback),
+		cmocka_unit_test(test_zero_normal_contact),
 		cmocka_unit_test(test_auto_disable),
 		cmocka_unit_test(test_warm_start_joints),
 		cmocka_unit_test(test_whole_world),
 		cmocka_unit_test(test_lent_threading),
 		cmocka_unit_test(test_set_threading_arguments),
+		cmocka_unit_test(test_pooled_islands_reproducible),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -40,9 +40,6 @@ for t in "${targets[@]}"; do
   args=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=16384 -print_final_stats=1
         -close_fd_mask=3 -artifact_prefix="$out/artifacts/$t/")
   [ -f "tests/fuzz/$t.dict" ] && args+=(-dict="$src/tests/fuzz/$t.dict")
-  # libfclib leaks a block in every read (tests/lsan.supp): libFuzzer's leak check after each input would
-  # scan the heap every time (25 times slower); LeakSanitizer still checks at exit, with the suppressions
-  [ "$t" = fclib_import ] && args+=(-detect_leaks=0)
   dirs=("$out/corpus/$t" "tests/fuzz/corpus/$t")
   [ -d "tests/fuzz/regress/$t" ] && [ -n "$(ls -A "tests/fuzz/regress/$t")" ] && dirs+=("tests/fuzz/regress/$t")
   export LSAN_OPTIONS="suppressions=$src/tests/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"

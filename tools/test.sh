@@ -13,13 +13,14 @@ cmake --build build -j"$jobs"
 ctest --test-dir build --output-on-failure -j"$jobs"
 
 # memcheck of a few fast unit tests under valgrind (docs/reliability.md): the problem, the file reader with
-# its fuzz corpus, the solver guards
-for t in test_problem test_io test_fuzz_problem_read test_guards; do
+# its fuzz corpus, the solver guards, the FCLIB reader with its malformed files and fuzz corpus
+vg_tests=(test_problem test_io test_fuzz_problem_read test_guards test_fclib test_fuzz_fclib_import)
+for t in "${vg_tests[@]}"; do
   LK_TEST_DATA="$PWD/tests/data" LK_FUZZ_DIR="$PWD/tests/fuzz" \
     valgrind --quiet --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect \
-    "build/tests/$t" >/dev/null
+    --suppressions="$PWD/tests/valgrind.supp" "build/tests/$t" >/dev/null
 done
-echo "valgrind memcheck: 4 tests clean"
+echo "valgrind memcheck: ${#vg_tests[@]} tests clean"
 
 # libFuzzer targets, LK_FUZZ_SECONDS (default 60) each, in their own clang tree build-fuzz/
 tools/fuzz.sh "${LK_FUZZ_SECONDS:-60}"

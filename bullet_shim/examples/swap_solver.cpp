@@ -74,6 +74,7 @@ int main(int argc, char **argv)
 		std::fprintf(stderr, "swap_solver: %s\n", solver.error());
 		return 1;
 	}
+	solver.setResiduals(true); // RES in the statistics (off by default: it costs two evaluations a solve)
 	lcpkit.world.setConstraintSolver(&solver); // the swap
 
 	for (int step = 0; step < 120; ++step) {

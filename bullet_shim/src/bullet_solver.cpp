@@ -64,10 +64,11 @@ void BulletSolverCore::Impl::note(Note which, const char *fmt, ...)
 	va_end(ap);
 	notes += buf;
 	notes += '\n';
-	/* a setting the adapter cannot honour is said once where the app's developer sees it, as the ODE preload
-	 * library does; LCPKIT_QUIET=1 silences it (notes() keeps it either way) */
-	const char *quiet = std::getenv("LCPKIT_QUIET");
-	if (!quiet || std::strcmp(quiet, "1") != 0)
+	ins.notesTotal++;
+	/* said once where the app's developer sees it, as the ODE adapter does; setQuiet(true) or LCPKIT_QUIET=1
+	 * silences it (notes() and the statistics keep it either way) */
+	const char *q = std::getenv("LCPKIT_QUIET");
+	if (!quiet && (!q || std::strcmp(q, "1") != 0))
 		std::fprintf(stderr, "lcpkit: %s\n", buf);
 }
 
@@ -88,23 +89,28 @@ lk_solver_config BulletSolverCore::Impl::effective(const btContactSolverInfo &in
 	if (fromSpec && !specSetsMeasure && !ins.residuals && !ins.recording)
 		cfg.measure = 0;
 	if (info.m_solverMode & SOLVER_RANDMIZE_ORDER) {
+		/* a spec's own order stays, gsp's and esp's (schedules of their own) as much as an order= */
 		if (fromSpec && !specSetsOrder && sweepsInOrder(m))
 			cfg.order = LK_ORDER_RANDOM;
 		else
-			note(NOTE_RANDOM_ORDER, "SOLVER_RANDMIZE_ORDER not applied: %s",
+			note(NOTE_RANDOM_ORDER, "SOLVER_RANDMIZE_ORDER not applied: %s%s%s",
 			     !sweepsInOrder(m) ? "the method has no sweep order"
-			     : fromSpec        ? "the spec sets order="
-			                       : "a configuration is taken as given");
+			     : fromSpec        ? "the spec sets its order, "
+			                       : "a configuration is taken as given",
+			     sweepsInOrder(m) && fromSpec ? lk_order_name(cfg.order) : "",
+			     sweepsInOrder(m) && fromSpec ? " (order=random to sweep in a random order)" : "");
 	}
 	if (info.m_sor != 1.0) {
 		/* Bullet relaxes its contact and friction rows by m_sor (it scales their jacDiagABInv), which is what
-		 * w does in lcpkit's Gauss-Seidel sweep; psor's own w and the other methods' iterations are left as
-		 * chosen */
-		if (fromSpec && !specSetsW && m == LK_METHOD_PGS && info.m_sor > 0 && info.m_sor < 2)
+		 * w does in lcpkit's Gauss-Seidel sweep; psor's own w, gsp's and esp's schedules and the other methods'
+		 * iterations are left as chosen */
+		const bool staggered = cfg.order == LK_ORDER_GSP || cfg.order == LK_ORDER_ESP;
+		if (fromSpec && !specSetsW && m == LK_METHOD_PGS && !staggered && info.m_sor > 0 && info.m_sor < 2)
 			cfg.sor_w = info.m_sor;
 		else
-			note(NOTE_SOR, "m_sor = %g not applied: it sets the relaxation of \"pgs\" without w= only",
-			     (double)info.m_sor);
+			note(NOTE_SOR, "m_sor = %g not applied: it sets the relaxation of \"pgs\" without w= only%s",
+			     (double)info.m_sor,
+			     staggered ? " (gsp and esp stagger their own sweeps; gsp:w=W relaxes them)" : "");
 	}
 	/* auto makes the wrench of a stack's faces whole from the warm start Bullet damped by m_warmstartingFactor
 	 * (auto.c): it needs to know by how much */
@@ -128,15 +134,21 @@ lk_solver_config BulletSolverCore::Impl::effective(const btContactSolverInfo &in
 
 BulletSolverCore::BulletSolverCore(const lk_solver_config &config) : m_impl(new Impl)
 {
+	m_impl->ins.residuals = false; /* statistics on request (setResiduals) */
 	m_impl->config = m_impl->last = lk_default_config(LK_METHOD_PGS);
 	setConfig(config);
 }
 
 BulletSolverCore::BulletSolverCore(const char *spec) : m_impl(new Impl)
 {
+	m_impl->ins.residuals = false; /* statistics on request (setResiduals) */
 	m_impl->config = m_impl->last = lk_default_config(LK_METHOD_PGS);
 	m_impl->fromSpec = true;
-	setSpec(spec);
+	m_impl->budgetFromEngine = true;
+	if (setSpec(spec) != LK_OK)
+		/* a constructor has no status to return: a misread spec is said where the developer sees it */
+		m_impl->note(NOTE_SPEC, "lk::BulletSolver(\"%s\"): %s; it runs \"pgs\" instead", spec ? spec : "(null)",
+		             m_impl->error.c_str());
 }
 
 BulletSolverCore::~BulletSolverCore()
@@ -203,6 +215,21 @@ const char *BulletSolverCore::notes() const
 	return m_impl->notes.c_str();
 }
 
+void BulletSolverCore::setQuiet(bool on)
+{
+	m_impl->quiet = on;
+}
+
+void BulletSolverCore::setResiduals(bool on)
+{
+	m_impl->ins.residuals = on;
+}
+
+bool BulletSolverCore::residuals() const
+{
+	return m_impl->ins.residuals;
+}
+
 const lk_engine_step_stats &BulletSolverCore::lastStepStats() const
 {
 	return m_impl->ins.lastStep();
@@ -244,6 +271,7 @@ const double *BulletSolverCore::recordedSolution(int *count) const
 
 void BulletSolverCore::Impl::beginStep(int numBodies)
 {
+	++steps;
 	stepObjects = numBodies;
 	stepIslands = 0;
 	ins.beginStep();
@@ -304,7 +332,7 @@ bool BulletSolverCore::Impl::solveIsland(const detail::Pools &pools, const btCon
 		lk_status st = ins.map.build(pools, ins.recording || lk_config_reads_points(&cfg), cfg.threads);
 		if (st != LK_OK) {
 			reason = std::string("rows could not be converted: ") + lk_problem_error(p);
-		} else if (ins.map.rows() == 0) {
+		} else if (ins.map.rows() == 0 && ins.map.leftOut() == 0 && ins.map.frozen() == 0) {
 			/* an island of bodies without rows (every row left out): nothing to solve */
 			built = solved = true;
 			g.stop_reason = LK_STOP_ABSOLUTE;
@@ -342,7 +370,25 @@ bool BulletSolverCore::Impl::solveIsland(const detail::Pools &pools, const btCon
 		reason = "unexpected exception";
 	}
 
+	/* what is not finite, left out: said once, counted */
+	if (built && ins.map.leftOut() > 0) {
+		g.rows_left_out = ins.map.leftOut();
+		note(NOTE_LEFT_OUT, "step %lld: %d rows left out of an island's solve (their J, target or a body not "
+		     "finite); the rest of the island was solved", (long long)steps, g.rows_left_out);
+	}
+	if (built && ins.map.frozen() > 0) {
+		g.bodies_frozen = ins.map.frozen();
+		const char *what = "";
+		const btCollisionObject *o = ins.map.firstFrozen(&what);
+		note(NOTE_FROZEN, "step %lld: %d bod%s frozen (body %p: its %s is not finite): stopped where %s, %s "
+		     "set to 0, out of this step's solve with %s rows", (long long)steps, g.bodies_frozen,
+		     g.bodies_frozen == 1 ? "y" : "ies", (const void *)o, what ? what : "state",
+		     g.bodies_frozen == 1 ? "it is" : "they are", g.bodies_frozen == 1 ? "its velocity" : "their velocities",
+		     g.bodies_frozen == 1 ? "its" : "their");
+	}
 	if (!solved) {
+		note(NOTE_FALLBACK, "step %lld: an island fell back to Bullet's own iterations: %s (said once; "
+		     "fallbacks() counts them)", (long long)steps, reason.c_str());
 		const double t = lk_stats_now();
 		g.iterations = bulletIterations();
 		g.solve_seconds += lk_stats_now() - t;
@@ -371,8 +417,9 @@ bool BulletSolverCore::Impl::solveIsland(const detail::Pools &pools, const btCon
 		g.rows = ins.map.rows();
 		for (int k = 0; k < LK_ROW_KIND_COUNT; ++k)
 			g.rows_by_kind[k] = ins.map.rowsByKind()[k];
-		g.bodies = lk_problem_body_count(ins.map.problem());
+		g.bodies = lk_problem_body_count(ins.map.problem()) - ins.map.frozen();
 	}
+	g.notes_total = ins.notesTotal;
 	g.fallback_total = ins.fallbacks;
 	ins.addGroup(g);
 	return solved;

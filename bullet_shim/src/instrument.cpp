@@ -76,6 +76,45 @@ static void addSideEnergy(const btSolverBody &sb, const double *J, double &e)
 	}
 }
 
+/* What of a solver body's state is not finite, or nullptr: its velocity with the external impulse (u*), its
+ * transform, its masses. x - x is 0 for a finite x and NaN otherwise. */
+static const char *solverBodyFault(const btSolverBody &sb)
+{
+	const auto bad3 = [](const btVector3 &v) { return (v[0] - v[0]) + (v[1] - v[1]) + (v[2] - v[2]) != 0.0; };
+	if (bad3(sb.m_linearVelocity) || bad3(sb.m_angularVelocity))
+		return "velocity";
+	if (bad3(sb.m_externalForceImpulse) || bad3(sb.m_externalTorqueImpulse))
+		return "external force or torque";
+	if (bad3(sb.m_worldTransform.getOrigin()))
+		return "position";
+	const btMatrix3x3 &R = sb.m_worldTransform.getBasis();
+	if (bad3(R[0]) || bad3(R[1]) || bad3(R[2]))
+		return "orientation";
+	const btMatrix3x3 &I = sb.m_originalBody->getInvInertiaTensorWorld();
+	if (bad3(sb.m_invMass) || bad3(I[0]) || bad3(I[1]) || bad3(I[2]))
+		return "mass";
+	return nullptr;
+}
+
+const btCollisionObject *RowMap::firstFrozen(const char **what) const
+{
+	if (what)
+		*what = m_firstFault;
+	return m_frozenSolver.empty() ? nullptr : m_firstFrozen;
+}
+
+lk_status RowMap::fillScreenedBody(void *arg, int k, lk_body_def *d)
+{
+	RowMap *m = static_cast<RowMap *>(arg);
+	if (!m->m_frozenLk[(size_t)k])
+		return fillBody(arg, k, d);
+	/* a frozen body: an immovable placeholder, so that the rows keep their body indices; every row on it is
+	 * left out (screenRows) */
+	std::memset(d, 0, sizeof *d);
+	std::memset(&m->m_motion[(size_t)k], 0, sizeof m->m_motion[(size_t)k]);
+	return LK_OK;
+}
+
 lk_status RowMap::fillBody(void *arg, int k, lk_body_def *d)
 {
 	RowMap *m = static_cast<RowMap *>(arg);
@@ -112,6 +151,15 @@ static inline void storeJacobian(lk_row_def &d, const btSolverConstraint &c)
 		const pair p[3] = {{n[0], n[1]}, {n[2], r[0]}, {r[1], r[2]}};
 		std::memcpy(d.J[side], p, sizeof p);
 	}
+}
+
+/* A row's J, target and CFM finite (what lk_problem_add_row refuses otherwise). */
+static bool rowFinite(const lk_row_def &d)
+{
+	double z = (d.c - d.c) + (d.s - d.s);
+	for (int k = 0; k < 6; ++k)
+		z += (d.J[0][k] - d.J[0][k]) + (d.J[1][k] - d.J[1][k]);
+	return z == 0.0;
 }
 
 int RowMap::makeRow(const btSolverConstraint &c, lk_row_kind kind, int findex, const double *point,
@@ -381,11 +429,56 @@ lk_status RowMap::build(const Pools &pools, bool points, int threads)
 	const int jointRows = m_jointRows;
 	const bool jointsMade = jointRows >= 0;
 	m_jointRows = -1;
+	const int jointN = jointsMade ? m_n : 0;
+	int jointKinds[LK_ROW_KIND_COUNT];
+	std::memcpy(jointKinds, m_kinds, sizeof jointKinds);
+	lk_status st = buildOnce(pools, points, threads, jointsMade, jointRows, false);
+	if (st == LK_ERR_NONFINITE) {
+		/* something is not finite: made again with it left out (the joint rows as addJoint made them) */
+		m_n = jointN;
+		std::memcpy(m_kinds, jointKinds, sizeof m_kinds);
+		st = buildOnce(pools, points, threads, jointsMade, jointRows, true);
+	}
+	return st;
+}
+
+void RowMap::screenRows()
+{
+	std::vector<int> moved((size_t)m_n, -1);
+	int kept = 0;
+	std::memset(m_kinds, 0, sizeof m_kinds);
+	for (int k = 0; k < m_n; ++k) {
+		lk_row_def d = m_defs[(size_t)k];
+		const bool frozen = (d.body[0] != LK_STATIC && m_frozenLk[(size_t)d.body[0]]) ||
+		                    (d.body[1] != LK_STATIC && m_frozenLk[(size_t)d.body[1]]);
+		/* a friction row goes with its normal (which comes before it) */
+		if (frozen || !rowFinite(d) || (d.findex >= 0 && moved[(size_t)d.findex] < 0)) {
+			++m_leftOut;
+			continue;
+		}
+		if (d.findex >= 0)
+			d.findex = moved[(size_t)d.findex];
+		d.id = (uint64_t)kept;
+		m_defs[(size_t)kept] = d;
+		m_rows[(size_t)kept] = m_rows[(size_t)k];
+		m_lambda0[(size_t)kept] = m_lambda0[(size_t)k];
+		m_kinds[d.kind]++;
+		moved[(size_t)k] = kept++;
+	}
+	m_n = kept;
+}
+
+lk_status RowMap::buildOnce(const Pools &pools, bool points, int threads, bool jointsMade, int jointRows,
+                       bool screened)
+{
 	lk_problem_clear(m_p);
 	if (!jointsMade) {
 		std::memset(m_kinds, 0, sizeof m_kinds);
 		m_n = 0;
 	}
+	m_screened = screened;
+	m_leftOut = 0;
+	m_frozenSolver.clear();
 	const int nsb = pools.bodies.size();
 	const int nnc = pools.nonContact.size(), nc = pools.contact.size(), nf = pools.friction.size(),
 	          nr = pools.rolling.size();
@@ -402,8 +495,21 @@ lk_status RowMap::build(const Pools &pools, bool points, int threads)
 	 * made on the solver's threads for many bodies */
 	mapBodies(pools.bodies);
 	m_motion.resize(m_solverOfLk.size());
+	if (screened) {
+		m_frozenLk.assign(m_solverOfLk.size(), 0);
+		for (size_t k = 0; k < m_solverOfLk.size(); ++k)
+			if (const char *fault = solverBodyFault(pools.bodies[m_solverOfLk[k]])) {
+				m_frozenLk[k] = 1;
+				if (m_frozenSolver.empty()) {
+					m_firstFault = fault;
+					m_firstFrozen = pools.bodies[m_solverOfLk[k]].m_originalBody;
+				}
+				m_frozenSolver.push_back(m_solverOfLk[k]);
+			}
+	}
 	m_pools = &pools;
-	st = lk_problem_add_bodies(m_p, (int)m_solverOfLk.size(), fillBody, this, threads, nullptr);
+	st = lk_problem_add_bodies(m_p, (int)m_solverOfLk.size(), screened ? fillScreenedBody : fillBody, this, threads,
+	                           nullptr);
 	m_pools = nullptr;
 
 	int made = st == LK_OK ? ROW_MADE : ROW_BAD;
@@ -451,6 +557,9 @@ lk_status RowMap::build(const Pools &pools, bool points, int threads)
 			               false);
 		}
 	}
+	/* screened: the rows on frozen bodies and those not finite out, the others moved up */
+	if (screened && made != ROW_BAD)
+		screenRows();
 	m_rows.resize((size_t)m_n);
 	m_lambda0.resize((size_t)m_n);
 	if (st == LK_OK && made == ROW_BAD)
@@ -475,6 +584,20 @@ void RowMap::writeBack(const Pools &pools)
 		btSolverBody &sb = pools.bodies[m_solverOfLk[k]];
 		sb.m_deltaLinearVelocity.setValue(du[0], du[1], du[2]);
 		sb.m_deltaAngularVelocity.setValue(du[3], du[4], du[5]);
+	}
+	/* Bullet's finish sets a body's velocity to the solver body's velocity, delta and external impulse, and
+	 * moves it with the split impulse's push: all zero for a frozen body, which stays where it is and does not
+	 * carry its NaN on */
+	for (int i : m_frozenSolver) {
+		btSolverBody &sb = pools.bodies[i];
+		sb.m_linearVelocity.setZero();
+		sb.m_angularVelocity.setZero();
+		sb.m_externalForceImpulse.setZero();
+		sb.m_externalTorqueImpulse.setZero();
+		sb.m_deltaLinearVelocity.setZero();
+		sb.m_deltaAngularVelocity.setZero();
+		sb.m_pushVelocity.setZero();
+		sb.m_turnVelocity.setZero();
 	}
 }
 
@@ -564,6 +687,9 @@ static int severity(lk_stop_reason r)
 void mergeStats(lk_engine_step_stats &into, const lk_engine_step_stats &g)
 {
 	into.bodies += g.bodies;
+	into.rows_left_out += g.rows_left_out;
+	into.bodies_frozen += g.bodies_frozen;
+	into.notes_total = g.notes_total > into.notes_total ? g.notes_total : into.notes_total;
 	into.rows += g.rows;
 	for (int k = 0; k < LK_ROW_KIND_COUNT; ++k)
 		into.rows_by_kind[k] += g.rows_by_kind[k];
@@ -648,9 +774,11 @@ void Instrument::endStep()
 {
 	m_step.phase_seconds = lk_stats_now() - m_phaseStart;
 	m_step.fallback_total = fallbacks;
+	m_step.notes_total = notesTotal;
 	m_last = m_step;
 	mergeStats(m_accumulated, m_step);
 	m_accumulated.fallback_total = fallbacks;
+	m_accumulated.notes_total = notesTotal;
 	if (recording)
 		std::swap(last, current);
 }
@@ -670,6 +798,7 @@ void Instrument::resetAccumulated()
 {
 	clearStats(m_accumulated);
 	m_accumulated.fallback_total = fallbacks;
+	m_accumulated.notes_total = notesTotal;
 }
 
 } // namespace detail

@@ -52,6 +52,15 @@ public:
 	lk_status build(const Pools &pools, bool points = true, int threads = 1);
 	lk_problem *problem() { return m_p; }
 	int rows() const { return (int)m_rows.size(); }
+	/* What the last build left out because it is not finite, looked for only where the core refused a body
+	 * or a row as not finite (a sound step pays nothing for the look): rows whose J or target is not finite
+	 * (and the friction rows on such a normal), and the bodies whose state is not finite (velocity, external
+	 * impulse, transform, masses) with every row on them. A frozen body stays in the problem as an immovable
+	 * placeholder, so that the rows keep their body indices; writeBack holds it still. */
+	int leftOut() const { return m_leftOut; }
+	int frozen() const { return (int)m_frozenSolver.size(); }
+	/* The first frozen body's collision object and what of it is not finite, for the note. */
+	const btCollisionObject *firstFrozen(const char **what) const;
 	const int *rowsByKind() const { return m_kinds; }
 	const std::vector<double> &warmStart() const { return m_lambda0; }
 
@@ -67,7 +76,8 @@ public:
 	void addJoint(btTypedConstraint &constraint, int row0, int count, int solverBodyA, int solverBodyB,
 	              const btSolverBody &bodyA, const btSolverBody &bodyB, const btContactSolverInfo &info);
 
-	/* lambda -> m_appliedImpulse, du -> the solver bodies' delta velocities. */
+	/* lambda -> m_appliedImpulse, du -> the solver bodies' delta velocities; a frozen body's velocities all
+	 * zero, so that Bullet's finish leaves it where it is. */
 	void writeBack(const Pools &pools);
 	/* The rows' current m_appliedImpulse (after Bullet's own solver). */
 	void readImpulses(std::vector<double> &out) const;
@@ -81,6 +91,14 @@ private:
 	int makeRow(const btSolverConstraint &c, lk_row_kind kind, int findex, const double *point, bool normalRow);
 	/* The lcpkit index of each solver body of a rigid body, in Bullet's order (m_lkOfSolver, m_solverOfLk). */
 	void mapBodies(const btAlignedObjectArray<btSolverBody> &bodies);
+	/* One build (build): screened, with what is not finite left out. */
+	lk_status buildOnce(const Pools &pools, bool points, int threads, bool jointsMade, int jointRows,
+	               bool screened);
+	/* The rows made without those on frozen bodies or not finite, and the friction rows of such normal rows,
+	 * in place (counted in m_leftOut). */
+	void screenRows();
+	/* fillBody of a screened build: a frozen body's placeholder. */
+	static lk_status fillScreenedBody(void *arg, int k, lk_body_def *d);
 
 
 	lk_problem *m_p;
@@ -105,6 +123,13 @@ private:
 		bool locked; /* a linear or angular factor other than 1 */
 	};
 	std::vector<Motion> m_motion;
+	/* the screened build's: frozen bodies (solver body indices), by lcpkit index, and rows left out */
+	bool m_screened = false;
+	std::vector<int> m_frozenSolver;
+	std::vector<unsigned char> m_frozenLk;
+	int m_leftOut = 0;
+	const char *m_firstFault = nullptr;             /* what of the first frozen body is not finite */
+	const btCollisionObject *m_firstFrozen = nullptr;
 };
 
 /* A captured step: every island's problem appended into one. */
@@ -133,6 +158,8 @@ public:
 
 	/* Sum over the internal steps since resetAccumulated (the C API's step and advance). */
 	void resetAccumulated();
+	/* The notes said so far (the statistics' notes_total). */
+	int64_t notesTotal = 0;
 	const lk_engine_step_stats &accumulated() const { return m_accumulated; }
 	const lk_engine_step_stats &lastStep() const { return m_last; }
 

@@ -22,6 +22,10 @@ enum Note : unsigned {
 	NOTE_INNER_ITERATIONS = 1u << 5,
 	NOTE_NO_ISLAND = 1u << 6,
 	NOTE_MULTIBODY = 1u << 7,
+	NOTE_FALLBACK = 1u << 8,
+	NOTE_LEFT_OUT = 1u << 9,
+	NOTE_FROZEN = 1u << 10,
+	NOTE_SPEC = 1u << 11,
 };
 
 struct BulletSolverCore::Impl {
@@ -36,6 +40,8 @@ struct BulletSolverCore::Impl {
 	std::string error;
 	std::string notes;
 	unsigned noted = 0;
+	bool quiet = false;       /* setQuiet: nothing on stderr */
+	int64_t steps = 0;        /* internal simulation steps (prepareSolve), for the notes */
 	std::vector<double> lambda;
 	/* the problem's sweeps run on Bullet's task scheduler (lk_problem_set_executor) */
 	bool lentScheduler = false;

@@ -314,6 +314,28 @@ static lk_status set_param(lk_solver_config *c, const param *pp, const char *v, 
 	return LK_ERR_PARSE;
 }
 
+/* A spec written with its options after a comma instead of a colon ("pgs,friction=cone"), whose name alone
+ * is a spec: 1 with a message that shows it with the colon (and what is wrong with it then, if anything). */
+static int comma_hint(const char *spec, size_t nlen, char *err, size_t err_size)
+{
+	const char *comma = memchr(spec, ',', nlen);
+	char head[64], fixed[256];
+	lk_solver_config c;
+	if (!comma || (size_t)(comma - spec) >= sizeof head)
+		return 0;
+	snprintf(head, sizeof head, "%.*s", (int)(comma - spec), spec);
+	if (strchr(head, '=') || lk_config_parse(head, &c, NULL, 0) != LK_OK)
+		return 0;
+	snprintf(fixed, sizeof fixed, "%s:%s", head, comma + 1);
+	char why[200];
+	if (lk_config_parse(fixed, &c, why, sizeof why) == LK_OK)
+		perr(err, err_size, "unknown solver '%.*s': options follow a colon, as in '%s'", (int)nlen, spec, fixed);
+	else
+		perr(err, err_size, "unknown solver '%.*s': options follow a colon ('%s': %s)", (int)nlen, spec, fixed,
+		     why);
+	return 1;
+}
+
 lk_status lk_config_parse(const char *spec, lk_solver_config *out, char *err, size_t err_size)
 {
 	if (err && err_size)
@@ -329,6 +351,8 @@ lk_status lk_config_parse(const char *spec, lk_solver_config *out, char *err, si
 			method = LK_METHOD_PGS, order = LK_ORDER_GSP;
 		else if (nlen == 3 && !strncmp(spec, "esp", 3))
 			method = LK_METHOD_PGS, order = LK_ORDER_ESP;
+		else if (comma_hint(spec, nlen, err, err_size))
+			return LK_ERR_PARSE;
 		else {
 			char names[300];
 			list_names(method_names, names, sizeof names);
@@ -385,6 +409,9 @@ int lk_config_spec_sets(const char *spec, const char *key)
 	lk_solver_config c;
 	if (!key || lk_config_parse(spec, &c, NULL, 0) != LK_OK)
 		return 0;
+	/* a shorthand names its order ("gsp" is pgs:order=gsp) */
+	if (!strcmp(key, "order") && c.order != lk_default_config(c.method).order)
+		return 1;
 	const char *s = strchr(spec, ':');
 	size_t n = strlen(key);
 	while (s && *++s) {
@@ -506,6 +533,9 @@ lk_status lk_config_validate(const lk_solver_config *cfg, char *err, size_t err_
 	CHECK((unsigned)cfg->merit <= LK_MERIT_FC3D, "unknown merit %d", (int)cfg->merit);
 	CHECK(cfg->check_every >= 1, "check interval %d must be at least 1", cfg->check_every);
 	CHECK(cfg->coarse >= 0, "coarse interval %d must not be negative", cfg->coarse);
+	CHECK(cfg->coarse == 0 || (cfg->order != LK_ORDER_ESP && cfg->order != LK_ORDER_GSP),
+	      "coarse=%d corrects the sweeps of PGS and PSOR, not the %s schedule", cfg->coarse,
+	      lk_order_name(cfg->order));
 	CHECK(cfg->sor_w == LK_SOR_AUTO || (isfinite(cfg->sor_w) && cfg->sor_w > 0 && cfg->sor_w < 2),
 	      "relaxation w = %g must lie in (0, 2), or be auto", cfg->sor_w);
 	CHECK((unsigned)cfg->order < LK_ORDER_COUNT, "unknown order %d", (int)cfg->order);

@@ -86,7 +86,11 @@ lk_status lk__solve_pgs(lk__ctx *c)
 				break;
 			}
 	}
-	if (c->cfg->coarse > 0 && c->p->form == LK_FORM_ROWS && lk__coarse_setup(&a.coarse, c->p) != LK_OK)
+	/* the faces are bodies' pairs of rows: a matrix has none */
+	if (c->cfg->coarse > 0 && c->p->form != LK_FORM_ROWS)
+		return lk__fail(c->p, LK_ERR_UNSUPPORTED, "%s: coarse=%d works on the row form (bodies and their rows); "
+		                "this problem is a matrix", lk_method_name(c->cfg->method), c->cfg->coarse);
+	if (c->cfg->coarse > 0 && lk__coarse_setup(&a.coarse, c->p) != LK_OK)
 		return lk__fail(c->p, LK_ERR_NO_MEMORY, "%s: out of memory for the coarse level",
 		                lk_method_name(c->cfg->method));
 	lk__sweep_until_stop(c, perm, pgs_sweep, &a);

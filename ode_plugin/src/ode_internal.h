@@ -142,10 +142,27 @@ struct lk_ode {
 	lk__ptrmap body_map;
 	lk__ode_joint *joints;
 	int njoints, cap_joints;
+	/* bodies whose state is not finite: not gathered, their joints not solved, and switched off around every
+	 * call of ODE's steppers, until the application repairs them (ODE's own steppers assert on them) */
+	dBodyID *frozen;
+	int nfrozen, cap_frozen;
+	lk__ptrmap frozen_map;
+	dJointID *held_joints; /* joints switched off for a call of ODE's stepper: the frozen bodies' and those
+	                        * with a row left out */
+	int nheld, cap_held;
+	unsigned char *held_enabled; /* per frozen body: it was enabled before the call */
+	int nheld_bodies;      /* frozen bodies switched off for the call */
 	lk_row_def *defs;  /* each row as ODE's getInfo2 wrote it into J, c, s, lo and hi, made lcpkit's in place */
 	int *findex;       /* ODE's, made global (joint's first row + local) */
 	int *row_joint;    /* joint of each row */
+	unsigned char *left_out; /* with nleft_out > 0, 1: the row is left out of the problem (lk__ode_row_fault
+	                          * says why); not read otherwise */
 	int nrows, cap_rows;
+	int nprows;        /* rows of the problem: the extracted rows less the nleft_out left out */
+	int nleft_out;
+	int first_left_out; /* the first of them (extraction order), for the note */
+	lk_row_def *kept_defs; /* with rows left out: the problem's rows in its order, copied */
+	int cap_kept;
 	int rows_by_kind[LK_ROW_KIND_COUNT]; /* counted as the rows are put in order */
 	double *lambda;    /* solution (impulses), nrows, in extraction (joint) order */
 	int *prow;         /* problem row k is extraction row prow[k] */
@@ -174,6 +191,9 @@ struct lk_ode {
 	lk_engine_step_stats stats;
 	lk_ode_timing timing;
 	char error[512];
+	int64_t steps;     /* lk_ode_world_step calls so far */
+	unsigned said;     /* the kinds of note said on stderr (once each, lk__ode_say) */
+	int64_t notes_total;
 };
 
 /* ode_threads.c: the lent implementation is used by a solve of cfg when it runs more than one thread and cfg
@@ -182,7 +202,21 @@ void lk__ode_threading_lend(lk_ode *ctx, const lk_solver_config *cfg);
 void lk__ode_threading_release(lk__ode_threading *t);
 
 /* ode_rows.c */
+/* The bodies and joints of the step; a body the step froze (ctx->frozen) is not gathered, and its joints are
+ * left out. */
 lk_status lk__ode_gather(lk_ode *ctx);
+/* What is not finite, found where the core refused a body or a row, or its solve found a row it cannot solve
+ * (bad diagonal), so that a sound step pays nothing for the look: the gathered bodies whose state is not
+ * finite frozen for the rest of the step (the next gather leaves them and their joints out), and their number;
+ * the extracted rows that cannot be solved (J not finite or zero, ...) marked left out and the problem's order
+ * made again without them, and their number. lk__ode_thaw ends a step's freeze. */
+int lk__ode_freeze_faulty_bodies(lk_ode *ctx);
+int lk__ode_leave_out_faulty_rows(lk_ode *ctx);
+void lk__ode_thaw(lk_ode *ctx);
+/* Why extraction row g is left out of the problem ("J is not finite", ...), or NULL if it is not. */
+const char *lk__ode_row_fault(const lk_ode *ctx, int g);
+/* Which part of a frozen body's state is not finite ("linear velocity", ...). */
+const char *lk__ode_body_fault(dBodyID b);
 /* The rows of every gathered joint; the contacts' on `threads` threads (the solver's) where the solve sweeps on
  * them (problems of the core's LK_PARALLEL_MIN_ROWS rows and more). `points`: the rows' points (a contact's
  * point, recovered from its rows, a joint's anchor, from ODE) are made; else they are 0, "unknown" in the
@@ -196,6 +230,8 @@ lk_status lk__ode_fail(lk_ode *ctx, lk_status st, const char *fmt, ...) __attrib
 /* What a successful call did instead of the expected (a fallback, a measurement left out): the same
  * message slot, no status. */
 void lk__ode_note(lk_ode *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same, added after what the slot holds already ("first; second"). */
+void lk__ode_note_more(lk_ode *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void lk__ode_count_kinds(const lk_ode *ctx, lk_engine_step_stats *st);
 /* Around a read of the rows: keeps and puts back what ODE's getInfo1/getInfo2 change (the bodies' force
  * accumulators, the joints' own state), for a read that is not the step's own and for a step that ODE's

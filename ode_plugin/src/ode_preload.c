@@ -15,6 +15,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,7 +78,7 @@ static void close_stats(void)
 static void report_fallbacks(void)
 {
 	pthread_mutex_lock(&G.lock);
-	if (G.fallbacks)
+	if (G.fallbacks && !G.quiet)
 		fprintf(stderr, "lcpkit: %lld of %lld steps fell back to ODE's own stepper\n", (long long)G.fallbacks,
 		        (long long)G.swapped);
 	pthread_mutex_unlock(&G.lock);
@@ -102,6 +103,19 @@ static int parse_swap(const char *v)
 	return swap;
 }
 
+/* One line on stderr, unless LCPKIT_QUIET=1. */
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	if (G.quiet)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 static void init(void)
 {
 	RESOLVE(G.real_quickstep, "dWorldQuickStep");
@@ -117,34 +131,34 @@ static void init(void)
 	int lcpkit = strcmp(solver, "ode") != 0;
 	if (!lcpkit && !(stats && *stats))
 		return;
+	/* lcpkit's one switch for what it says on stderr, the adapters' and the command's alike */
+	const char *quiet = getenv("LCPKIT_QUIET");
+	G.quiet = quiet && !strcmp(quiet, "1");
 	if (!G.real_quickstep || !G.real_step || !G.real_body_create || !G.real_body_destroy ||
 	    !G.real_world_destroy) {
-		fprintf(stderr, "lcpkit: this program does not use ODE's dWorldQuickStep and dWorldStep; LCPKIT_SOLVER "
-		                "ignored\n");
+		say("lcpkit: this program does not use ODE's dWorldQuickStep and dWorldStep; LCPKIT_SOLVER ignored");
 		return;
 	}
 	const char *swap = getenv("LCPKIT_SWAP");
 	G.swap = parse_swap(swap);
 	if (G.swap < 0) {
-		fprintf(stderr, "lcpkit: LCPKIT_SWAP=%s: expected a comma-separated list of quickstep and step; using "
-		                "ODE's own steppers\n", swap);
+		say("lcpkit: LCPKIT_SWAP=%s: expected a comma-separated list of quickstep and step; using ODE's own "
+		    "steppers", swap);
 		return;
 	}
-	const char *quiet = getenv("LCPKIT_QUIET");
-	G.quiet = quiet && !strcmp(quiet, "1");
 	char err[300];
 	const lk_engine_solver *own = lcpkit ? lk_engine_solver_find(solver) : NULL;
 	if (lcpkit && !(own && own->engine == LK_ENGINE_ODE)) {
 		lk_solver_config cfg;
 		if (lk_config_parse(solver, &cfg, err, sizeof err) != LK_OK) {
 			char names[128];
-			fprintf(stderr, "lcpkit: unknown solver LCPKIT_SOLVER=%s: %s; ODE's own: %s; using ODE's own "
-			                "stepper\n", solver, err, lk_engine_solver_list(LK_ENGINE_ODE, names, sizeof names));
+			say("lcpkit: unknown solver LCPKIT_SOLVER=%s: %s; ODE's own: %s; using ODE's own stepper", solver, err,
+			    lk_engine_solver_list(LK_ENGINE_ODE, names, sizeof names));
 			return;
 		}
 	}
 	if (lk_ode_check(err, sizeof err) != LK_OK) {
-		fprintf(stderr, "%s; using ODE's own stepper\n", err);
+		say("%s; using ODE's own stepper", err);
 		return;
 	}
 	snprintf(G.solver, sizeof G.solver, "%s", lcpkit ? solver : "");
@@ -155,8 +169,7 @@ static void init(void)
 		if (lk_config_spec_with(G.solver, "threads", threads, with, sizeof with) == LK_OK)
 			snprintf(G.solver, sizeof G.solver, "%s", with);
 		else
-			fprintf(stderr, "lcpkit: LCPKIT_THREADS=%s: expected a thread count from 1 to 64; one thread\n",
-			        threads);
+			say("lcpkit: LCPKIT_THREADS=%s: expected a thread count from 1 to 64; one thread", threads);
 	}
 	G.active = 1;
 	G.stats_only = !lcpkit;
@@ -164,10 +177,11 @@ static void init(void)
 	if (stats && *stats) {
 		G.stats = fopen(stats, "w");
 		if (!G.stats) {
-			fprintf(stderr, "lcpkit: cannot write LCPKIT_STATS=%s; no statistics\n", stats);
+			say("lcpkit: cannot write LCPKIT_STATS=%s; no statistics", stats);
 		} else {
 			fprintf(G.stats, "world,step,solver,bodies,rows,normal,friction,joint,limit,motor,iterations,"
-			                 "res_before,res_after,solve_s,convert_s,step_s,stop,fallback,fallback_total\n");
+			                 "res_before,res_after,solve_s,convert_s,step_s,stop,fallback,fallback_total,"
+			                 "rows_left_out,bodies_frozen\n");
 			atexit(close_stats);
 		}
 	}
@@ -198,11 +212,12 @@ static world_entry *entry_for(dWorldID w, int create)
 	lk_ode_def def = lk_ode_default_def();
 	def.solver = G.stats_only ? "ode-quickstep" : G.solver;
 	def.ode_residual = G.stats != NULL;
+	def.quiet = G.quiet;
 	def.whole_world = 1; /* every body of the world is registered as it is created (dBodyCreate below) */
 	char err[300];
 	if (lk_ode_create(w, &def, &e->ctx, err, sizeof err) != LK_OK) {
 		if (!G.warned++)
-			fprintf(stderr, "%s; using ODE's own stepper\n", err);
+			say("%s; using ODE's own stepper", err);
 		free(e);
 		return NULL;
 	}
@@ -281,11 +296,11 @@ static void write_stats(const world_entry *e)
 		return;
 	fprintf(G.stats, "%p,%lld,", (void *)e->world, (long long)e->steps);
 	csv_field(G.stats, e->solver);
-	fprintf(G.stats, ",%d,%d,%d,%d,%d,%d,%d,%d,%.9g,%.9g,%.6g,%.6g,%.6g,%s,%d,%lld\n", s.bodies, s.rows, s.rows_by_kind[LK_ROW_NORMAL],
-	        s.rows_by_kind[LK_ROW_FRICTION], s.rows_by_kind[LK_ROW_JOINT], s.rows_by_kind[LK_ROW_LIMIT],
-	        s.rows_by_kind[LK_ROW_MOTOR], s.iterations, s.res_before, s.res_after, s.solve_seconds,
-	        s.convert_seconds, s.step_seconds, lk_stop_reason_name(s.stop_reason), s.fallback,
-	        (long long)s.fallback_total);
+	fprintf(G.stats, ",%d,%d,%d,%d,%d,%d,%d,%d,%.9g,%.9g,%.6g,%.6g,%.6g,%s,%d,%lld,%d,%d\n", s.bodies, s.rows,
+	        s.rows_by_kind[LK_ROW_NORMAL], s.rows_by_kind[LK_ROW_FRICTION], s.rows_by_kind[LK_ROW_JOINT],
+	        s.rows_by_kind[LK_ROW_LIMIT], s.rows_by_kind[LK_ROW_MOTOR], s.iterations, s.res_before, s.res_after,
+	        s.solve_seconds, s.convert_seconds, s.step_seconds, lk_stop_reason_name(s.stop_reason), s.fallback,
+	        (long long)s.fallback_total, s.rows_left_out, s.bodies_frozen);
 }
 
 static const char *stepper_function(int stepper)
@@ -362,11 +377,10 @@ static int step_world(dWorldID w, dReal stepsize, int stepper)
 	lk_ode_get_stats(e->ctx, &s);
 	pthread_mutex_lock(&G.lock);
 	G.swapped++;
-	if (s.fallback && G.fallbacks++ == 0)
-		fprintf(stderr, "lcpkit: step %lld of world %p fell back to ODE's own stepper: %s\n",
-		        (long long)e->steps, (void *)w, lk_ode_error(e->ctx));
+	/* the first fallback, rows left out, a frozen body: each said once by the world's context itself */
+	G.fallbacks += s.fallback;
 	if (st != LK_OK && !G.warned++)
-		fprintf(stderr, "lcpkit: %s\n", lk_ode_error(e->ctx));
+		say("lcpkit: %s", lk_ode_error(e->ctx));
 	pthread_mutex_unlock(&G.lock);
 	write_stats(e);
 	e->steps++;

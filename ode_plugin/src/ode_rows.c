@@ -40,6 +40,19 @@ void lk__ode_note(lk_ode *ctx, const char *fmt, ...)
 	va_end(ap);
 }
 
+void lk__ode_note_more(lk_ode *ctx, const char *fmt, ...)
+{
+	size_t used = strlen(ctx->error);
+	if (used > 0 && used + 2 < sizeof ctx->error) {
+		memcpy(ctx->error + used, "; ", 3);
+		used += 2;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(ctx->error + used, sizeof ctx->error - used, fmt, ap);
+	va_end(ap);
+}
+
 /* ----------------------------------------------------------------------------------------- pointer map */
 
 static unsigned hash_ptr(const void *p, int cap)
@@ -159,13 +172,84 @@ static lk_status append_body(lk_ode *ctx, dBodyID b, int parent)
 	return LK_OK;
 }
 
-/* Body b gathered (once), its index in *index (or NULL): most calls find it gathered already. */
+/* The parts of a body's state ODE's steppers read, and whether each is finite (x - x is 0 for a finite x and
+ * NaN otherwise: one sum a part instead of a test a number). */
+static const char *body_fault(dBodyID b)
+{
+	const dReal *part[6] = {dBodyGetPosition(b), dBodyGetQuaternion(b), dBodyGetLinearVel(b),
+	                        dBodyGetAngularVel(b), dBodyGetForce(b), dBodyGetTorque(b)};
+	static const char *const name[6] = {"position", "orientation", "linear velocity", "angular velocity",
+	                                    "force", "torque"};
+	for (int i = 0; i < 6; ++i) {
+		const dReal *v = part[i];
+		double z = (v[0] - v[0]) + (v[1] - v[1]) + (v[2] - v[2]) + (i == 1 ? v[3] - v[3] : 0.0);
+		if (z != 0.0)
+			return name[i];
+	}
+	dMass m;
+	dBodyGetMass(b, &m);
+	double z = m.mass - m.mass;
+	for (int k = 0; k < 12; ++k)
+		z += (k & 3) == 3 ? 0.0 : m.I[k] - m.I[k];
+	return z != 0.0 ? "mass" : NULL;
+}
+
+const char *lk__ode_body_fault(dBodyID b)
+{
+	return body_fault(b);
+}
+
+/* Body b frozen for this step (once): *index -1. */
+static lk_status freeze(lk_ode *ctx, dBodyID b, int *index)
+{
+	if (index)
+		*index = -1;
+	if (lk__ptrmap_get(&ctx->frozen_map, b) >= 0)
+		return LK_OK;
+	if (lk__ptrmap_put(&ctx->frozen_map, b, ctx->nfrozen) < 0 ||
+	    !grow_array((void **)&ctx->frozen, &ctx->cap_frozen, ctx->nfrozen + 1, sizeof *ctx->frozen))
+		return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "ode: out of memory for the frozen bodies");
+	ctx->frozen[ctx->nfrozen++] = b;
+	return LK_OK;
+}
+
+/* Body b gathered (once), its index in *index (or NULL): most calls find it gathered already. A body the
+ * step froze (lk__ode_freeze_faulty_bodies) is not: *index -1. */
 static inline lk_status add_body(lk_ode *ctx, dBodyID b, int parent, int *index)
 {
 	const int at = lk__ptrmap_get(&ctx->body_map, b);
+	if (at >= 0) {
+		if (index)
+			*index = at;
+		return LK_OK;
+	}
+	if (ctx->nfrozen > 0 && lk__ptrmap_get(&ctx->frozen_map, b) >= 0) {
+		if (index)
+			*index = -1;
+		return LK_OK;
+	}
 	if (index)
-		*index = at >= 0 ? at : ctx->nbodies;
-	return at >= 0 ? LK_OK : append_body(ctx, b, parent);
+		*index = ctx->nbodies;
+	return append_body(ctx, b, parent);
+}
+
+void lk__ode_thaw(lk_ode *ctx)
+{
+	if (ctx->nfrozen > 0 || !ctx->frozen_map.cap)
+		lk__ptrmap_reserve(&ctx->frozen_map, 8);
+	ctx->nfrozen = 0;
+}
+
+int lk__ode_freeze_faulty_bodies(lk_ode *ctx)
+{
+	int found = 0;
+	for (int k = 0; k < ctx->nbodies; ++k)
+		if (body_fault(ctx->bodies[k].id)) {
+			if (freeze(ctx, ctx->bodies[k].id, NULL) != LK_OK)
+				return found;
+			++found;
+		}
+	return found;
 }
 
 static lk_status add_space_bodies(lk_ode *ctx, dSpaceID s, int depth)
@@ -213,6 +297,7 @@ lk_status lk__ode_gather(lk_ode *ctx)
 	ctx->nbodies = 0;
 	ctx->njoints = 0;
 	ctx->need_islands = 0;
+	ctx->nrows = ctx->nprows = ctx->nleft_out = 0; /* until the rows are read again */
 	if (!lk__ptrmap_reserve(&ctx->body_map, (last > ctx->nreg ? last : ctx->nreg) + 64))
 		return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "ode: out of memory for the body map");
 	for (int i = 0; i < ctx->nspaces; ++i) {
@@ -248,6 +333,8 @@ lk_status lk__ode_gather(lk_ode *ctx)
 				lk_status st = add_body(ctx, other, k, &other_index);
 				if (st != LK_OK)
 					return st;
+				if (other_index < 0)
+					continue; /* frozen: the joint is left out with it */
 			}
 			if (b0 != b)
 				continue;
@@ -432,6 +519,38 @@ typedef struct extract_args {
 	int first_bad[LK_MAX_THREADS];
 } extract_args;
 
+/* Why a row made lcpkit's (extract_joint) cannot be solved, or NULL: a J that is not finite or is zero on
+ * every side with a body (ODE 0.16's convex collider returns contacts with a zero normal; their friction
+ * directions from dPlaneSpace are then NaN), a target or CFM that is not finite, a NaN bound. Such a row
+ * moves nothing or cannot be solved, and rejecting the step for it would freeze the world. */
+static const char *row_fault(const lk_row_def *d, int two)
+{
+	double z = (d->c - d->c) + (d->s - d->s), len = 0.0;
+	for (int k = 0; k < 6; ++k) {
+		z += d->J[0][k] - d->J[0][k];
+		len += fabs(d->J[0][k]);
+	}
+	if (two)
+		for (int k = 0; k < 6; ++k) {
+			z += d->J[1][k] - d->J[1][k];
+			len += fabs(d->J[1][k]);
+		}
+	if (z != 0.0)
+		return isfinite(d->c) && isfinite(d->s) ? "J is not finite" : "its target or CFM is not finite";
+	if (isnan(d->lo) || isnan(d->hi))
+		return "a bound is NaN";
+	return len == 0.0 ? "J is zero" : NULL;
+}
+
+const char *lk__ode_row_fault(const lk_ode *ctx, int g)
+{
+	if (g < 0 || g >= ctx->nrows || ctx->nleft_out == 0 || !ctx->left_out[g])
+		return NULL;
+	const int f = ctx->findex[g];
+	const char *own = row_fault(&ctx->defs[g], ctx->joints[ctx->row_joint[g]].body[1] >= 0);
+	return own ? own : f >= 0 && ctx->left_out[f] ? "its normal row is left out" : "left out";
+}
+
 /* getInfo2 writes a row's J1 and J2 (6 numbers each, rowskip apart), its (rhs, cfm) and (lo, hi) pairs (pairskip
  * apart): lk_row_def holds J[0], J[1], (c, s) and (lo, hi) in that shape, so ODE writes straight into the
  * definitions, one record apart. */
@@ -556,6 +675,41 @@ static lk_status body_def_of(void *arg, int k, lk_body_def *d)
 	return LK_OK;
 }
 
+/* The problem's order of the extracted rows (prow, problem_row_of) and the friction rows' findex in it: ODE's
+ * quickstep order, the rows without a friction index first, the friction rows after, each group in joint
+ * order; so a friction row's normal is always updated before it in a sweep, and is numbered when the friction
+ * row's findex is made the problem's. `screened`: the rows left_out marks are not in it, nor is a friction row
+ * whose normal is, and nleft_out counts them; the rest of the world is solved without them. */
+static void order_rows(lk_ode *ctx, int screened)
+{
+	const int total = ctx->nrows;
+	const int *findex = ctx->findex;
+	int *prow = ctx->prow, *row_of = ctx->problem_row_of;
+	unsigned char *out = ctx->left_out;
+	lk_row_def *defs = ctx->defs;
+	int k = 0, left = 0, first = -1;
+	memset(ctx->rows_by_kind, 0, sizeof ctx->rows_by_kind);
+	for (int pass = 0; pass < 2; ++pass)
+		for (int g = 0; g < total; ++g)
+			if ((findex[g] >= 0) == pass) {
+				if (screened && (out[g] || (pass && out[findex[g]]))) {
+					out[g] = 1;
+					row_of[g] = -1;
+					if (left++ == 0 || g < first)
+						first = g;
+					continue;
+				}
+				prow[k] = g;
+				row_of[g] = k++;
+				if (defs[g].findex >= 0)
+					defs[g].findex = row_of[findex[g]];
+				ctx->rows_by_kind[defs[g].kind]++;
+			}
+	ctx->nprows = k;
+	ctx->nleft_out = left;
+	ctx->first_left_out = first;
+}
+
 /* Every joint's rows through ODE's own getInfo1/getInfo2, set up exactly as quickstep does before the call
  * (J zero, rhs 0, cfm the world's, bounds -/+ infinity, findex -1). Bodies' u* are read after the rows,
  * as quickstep does, because a row generator may touch the force accumulators. */
@@ -583,6 +737,7 @@ lk_status lk__ode_extract_rows(lk_ode *ctx, double h, int threads, int points)
 	/* the per-row arrays follow the capacity of defs */
 	ok = ok && (ctx->findex = realloc(ctx->findex, (size_t)cap * sizeof(int))) != NULL;
 	ok = ok && (ctx->row_joint = realloc(ctx->row_joint, (size_t)cap * sizeof(int))) != NULL;
+	ok = ok && (ctx->left_out = realloc(ctx->left_out, (size_t)cap)) != NULL;
 	ok = ok && (ctx->lambda = realloc(ctx->lambda, (size_t)cap * sizeof(double) + 8)) != NULL;
 	ok = ok && (ctx->plambda = realloc(ctx->plambda, (size_t)cap * sizeof(double) + 8)) != NULL;
 	ok = ok && (ctx->prow = realloc(ctx->prow, (size_t)cap * sizeof(int))) != NULL;
@@ -610,21 +765,17 @@ lk_status lk__ode_extract_rows(lk_ode *ctx, double h, int threads, int points)
 		bad = par.first_bad[t] < bad ? par.first_bad[t] : bad;
 	if (bad < ctx->njoints)
 		return extract_joint(&ea, bad, 1); /* again, alone, for its message (a contact's read changes nothing) */
-	/* ODE's quickstep order: the rows without a friction index first, the friction rows after, each
-	 * group in joint order; so a friction row's normal is always updated before it in a sweep, and is
-	 * numbered when the friction row's findex is made the problem's */
-	int k = 0;
-	memset(ctx->rows_by_kind, 0, sizeof ctx->rows_by_kind);
-	for (int pass = 0; pass < 2; ++pass)
-		for (int g = 0; g < total; ++g)
-			if ((ctx->findex[g] >= 0) == pass) {
-				ctx->prow[k] = g;
-				ctx->problem_row_of[g] = k++;
-				if (ctx->defs[g].findex >= 0)
-					ctx->defs[g].findex = ctx->problem_row_of[ctx->findex[g]];
-				ctx->rows_by_kind[ctx->defs[g].kind]++;
-			}
+	ctx->nleft_out = 0;
+	order_rows(ctx, 0);
 	return LK_OK;
+}
+
+int lk__ode_leave_out_faulty_rows(lk_ode *ctx)
+{
+	for (int g = 0; g < ctx->nrows; ++g)
+		ctx->left_out[g] = row_fault(&ctx->defs[g], ctx->joints[ctx->row_joint[g]].body[1] >= 0) != NULL;
+	order_rows(ctx, 1);
+	return ctx->nleft_out;
 }
 
 /* ----------------------------------------------------------------------------------- passive reads */
@@ -711,14 +862,16 @@ void lk__ode_state_restore(lk_ode *ctx)
 void lk__ode_count_kinds(const lk_ode *ctx, lk_engine_step_stats *st)
 {
 	memcpy(st->rows_by_kind, ctx->rows_by_kind, sizeof st->rows_by_kind);
-	st->rows = ctx->nrows;
+	st->rows = ctx->nprows;
 	st->bodies = ctx->nbodies;
+	st->rows_left_out = ctx->nleft_out;
+	st->bodies_frozen = ctx->nfrozen;
 }
 
 lk_status lk__ode_build_problem(lk_ode *ctx, double h, lk_problem *p, const double *lambda0, int threads)
 {
 	lk_problem_clear(p);
-	lk_status st = lk_problem_reserve(p, ctx->nbodies, ctx->nrows);
+	lk_status st = lk_problem_reserve(p, ctx->nbodies, ctx->nprows);
 	if (st != LK_OK)
 		return lk__ode_fail(ctx, st, "ode: %s", lk_problem_error(p));
 	/* the bodies' states, on the solver's threads for LK_PARALLEL_MIN_BODIES bodies and more */
@@ -728,8 +881,19 @@ lk_status lk__ode_build_problem(lk_ode *ctx, double h, lk_problem *p, const doub
 	if (st != LK_OK)
 		return lk__ode_fail(ctx, st, "ode: body %p rejected (%s)",
 		                    refused >= 0 ? (void *)ctx->bodies[refused].id : NULL, lk_problem_error(p));
-	/* problem row k is extraction row prow[k], read in place */
-	st = lk_problem_add_row_array(p, ctx->nrows, ctx->defs, ctx->prow, threads, &refused);
+	/* problem row k is extraction row prow[k], read in place; when rows are left out, the problem's rows are
+	 * copied out in its order first (add_row_array reads a permutation of its rows) */
+	const lk_row_def *defs = ctx->defs;
+	const int *order = ctx->prow;
+	if (ctx->nleft_out > 0) {
+		if (!grow_array((void **)&ctx->kept_defs, &ctx->cap_kept, ctx->nprows, sizeof *ctx->kept_defs))
+			return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "ode: out of memory for %d rows", ctx->nprows);
+		for (int k = 0; k < ctx->nprows; ++k)
+			ctx->kept_defs[k] = ctx->defs[ctx->prow[k]];
+		defs = ctx->kept_defs;
+		order = NULL;
+	}
+	st = lk_problem_add_row_array(p, ctx->nprows, defs, order, threads, &refused);
 	if (st != LK_OK && refused < 0)
 		return lk__ode_fail(ctx, st, "ode: %s", lk_problem_error(p));
 	if (st != LK_OK) {
@@ -739,10 +903,10 @@ lk_status lk__ode_build_problem(lk_ode *ctx, double h, lk_problem *p, const doub
 		                    (void *)j->id, g - j->row0, lk_problem_error(p));
 	}
 	/* the rows start at lambda = 0 (lk_problem_add_row): a cold start has nothing to set */
-	if (ctx->nrows > 0 && lambda0) {
-		for (int k = 0; k < ctx->nrows; ++k)
+	if (ctx->nprows > 0 && lambda0) {
+		for (int k = 0; k < ctx->nprows; ++k)
 			ctx->plambda[k] = lambda0[ctx->prow[k]];
-		st = lk_problem_set_lambda(p, ctx->plambda, ctx->nrows);
+		st = lk_problem_set_lambda(p, ctx->plambda, ctx->nprows);
 		if (st != LK_OK)
 			return lk__ode_fail(ctx, st, "ode: warm start: %s", lk_problem_error(p));
 	}

@@ -9,6 +9,7 @@
 #include "ode_internal.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,6 +137,12 @@ void lk_ode_destroy(lk_ode *ctx)
 	free(ctx->defs);
 	free(ctx->findex);
 	free(ctx->row_joint);
+	free(ctx->left_out);
+	free(ctx->kept_defs);
+	free(ctx->frozen);
+	lk__ptrmap_free(&ctx->frozen_map);
+	free(ctx->held_joints);
+	free(ctx->held_enabled);
 	free(ctx->lambda);
 	free(ctx->plambda);
 	free(ctx->prow);
@@ -328,7 +335,110 @@ static void reset_stats(lk_ode *ctx)
 	memset(&ctx->stats, 0, sizeof ctx->stats);
 	memset(&ctx->timing, 0, sizeof ctx->timing);
 	ctx->stats.fallback_total = total;
+	ctx->stats.notes_total = ctx->notes_total;
 	ctx->error[0] = '\0';
+}
+
+/* What a step did that the application should hear of, each kind said once a context on stderr ("lcpkit:
+ * ..."), unless lk_ode_def.quiet or LCPKIT_QUIET=1, and counted in the statistics either way (notes_total):
+ * the core never prints, the adapter does. */
+enum { SAY_FALLBACK = 1u << 0, SAY_LEFT_OUT = 1u << 1, SAY_FROZEN = 1u << 2 };
+
+static void say(lk_ode *ctx, unsigned kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(lk_ode *ctx, unsigned kind, const char *fmt, ...)
+{
+	if (ctx->said & kind)
+		return;
+	ctx->said |= kind;
+	ctx->stats.notes_total = ++ctx->notes_total;
+	const char *q = getenv("LCPKIT_QUIET");
+	if (ctx->def.quiet || (q && !strcmp(q, "1")))
+		return;
+	char line[768];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "lcpkit: %s\n", line);
+}
+
+/* The rows left out and the bodies frozen by this step's read (lk__ode_gather, lk__ode_extract_rows): in the
+ * step's note, and said once each. */
+static void note_left_out(lk_ode *ctx)
+{
+	if (ctx->nleft_out > 0) {
+		const int g = ctx->first_left_out;
+		const lk__ode_joint *j = &ctx->joints[ctx->row_joint[g]];
+		char what[200];
+		snprintf(what, sizeof what, "%d row%s left out of the solve (%s %p row %d: %s)", ctx->nleft_out,
+		         ctx->nleft_out == 1 ? "" : "s", lk__ode_joint_class(j->type), (void *)j->id, g - j->row0,
+		         lk__ode_row_fault(ctx, g));
+		lk__ode_note_more(ctx, "ode: %s", what);
+		say(ctx, SAY_LEFT_OUT, "step %lld of world %p: %s; the rest of the world was stepped",
+		    (long long)ctx->steps, (void *)ctx->world, what);
+	}
+	if (ctx->nfrozen > 0) {
+		dBodyID b = ctx->frozen[0];
+		char what[200];
+		snprintf(what, sizeof what, "%d bod%s frozen (body %p: its %s is not finite), out of the step with "
+		         "its joints until the application repairs it", ctx->nfrozen, ctx->nfrozen == 1 ? "y" : "ies",
+		         (void *)b, lk__ode_body_fault(b));
+		lk__ode_note_more(ctx, "ode: %s", what);
+		say(ctx, SAY_FROZEN, "step %lld of world %p: %s", (long long)ctx->steps, (void *)ctx->world, what);
+	}
+}
+
+/* Joint j switched off for a call of ODE's stepper (hold_out), if it is on. */
+static void hold_joint(lk_ode *ctx, dJointID j)
+{
+	if (!dJointIsEnabled(j))
+		return;
+	if (ctx->nheld == ctx->cap_held) {
+		int c = ctx->cap_held ? 2 * ctx->cap_held : 16;
+		dJointID *h = realloc(ctx->held_joints, (size_t)c * sizeof *h);
+		if (!h)
+			return; /* without memory to remember it, it stays on: ODE meets it as ODE would */
+		ctx->held_joints = h;
+		ctx->cap_held = c;
+	}
+	dJointDisable(j);
+	ctx->held_joints[ctx->nheld++] = j;
+}
+
+/* What the step left out, switched off around a call of ODE's stepper, which would assert on it: the frozen
+ * bodies with their joints (an enabled joint would also wake a switched-off body that it ties to an awake
+ * one), and the joints with a row left out; switched on again after (release_out). */
+static void hold_out(lk_ode *ctx)
+{
+	ctx->nheld = ctx->nheld_bodies = 0;
+	for (int g = 0; g < ctx->nrows && ctx->nleft_out > 0; ++g)
+		if (ctx->left_out[g])
+			hold_joint(ctx, ctx->joints[ctx->row_joint[g]].id);
+	if (ctx->nfrozen == 0)
+		return;
+	unsigned char *en = realloc(ctx->held_enabled, (size_t)ctx->nfrozen);
+	if (!en)
+		return;
+	ctx->held_enabled = en;
+	for (int i = 0; i < ctx->nfrozen; ++i) {
+		dBodyID b = ctx->frozen[i];
+		dJointID j;
+		for (int k = 0; (j = dBodyGetJoint(b, k)) != NULL; ++k)
+			hold_joint(ctx, j);
+		en[i] = dBodyIsEnabled(b) != 0;
+		dBodyDisable(b);
+		ctx->nheld_bodies = i + 1;
+	}
+}
+
+static void release_out(lk_ode *ctx)
+{
+	for (int k = 0; k < ctx->nheld; ++k)
+		dJointEnable(ctx->held_joints[k]);
+	for (int i = 0; i < ctx->nheld_bodies; ++i)
+		if (ctx->held_enabled[i])
+			dBodyEnable(ctx->frozen[i]);
+	ctx->nheld = ctx->nheld_bodies = 0;
 }
 
 /* The rows ODE's joints give now, as an lcpkit problem whose lambda is the warm start (warm) or zero. */
@@ -341,15 +451,23 @@ static lk_status extract_problem(lk_ode *ctx, double h, lk_problem *p, int warm)
 
 /* Gather, rows and problem p, with the times after each in t_marks. A passive read leaves ODE as it found
  * it (a read that is not the step's own: the step reads the rows again); any other read can be undone with
- * lk__ode_state_restore until the next read (when ODE's stepper steps instead). */
+ * lk__ode_state_restore until the next read (when ODE's stepper steps instead).
+ * What is not finite is looked for only where the core refuses it (a sound step pays nothing for the look): a
+ * body whose state is not finite is frozen and the rows are read again without it and its joints; a row that
+ * cannot be solved (a contact with a zero normal) is left out and the problem made again without it. */
 static lk_status read_problem(lk_ode *ctx, double h, lk_problem *p, int warm, int passive, double *t_marks)
 {
-	ctx->state_saved = 0;
-	lk_status st = lk__ode_gather(ctx);
-	t_marks[0] = lk_stats_now();
-	if (st == LK_OK)
-		st = lk__ode_state_save(ctx);
-	if (st == LK_OK) {
+	lk_status st;
+	for (int attempt = 0;; ++attempt) {
+		ctx->state_saved = 0;
+		st = lk__ode_gather(ctx);
+		t_marks[0] = lk_stats_now();
+		if (st == LK_OK)
+			st = lk__ode_state_save(ctx);
+		if (st != LK_OK) {
+			t_marks[1] = t_marks[0];
+			break;
+		}
 		/* the rows' points where something reads them: a passive read (lk_ode_extract: a problem file), the
 		 * warm start's matching, a coordinate order (their making, ODE's anchor calls and the contacts'
 		 * recovery, was a tenth of the reading on the ragdolls) */
@@ -359,11 +477,18 @@ static lk_status read_problem(lk_ode *ctx, double h, lk_problem *p, int warm, in
 		t_marks[1] = lk_stats_now();
 		if (st == LK_OK)
 			st = extract_problem(ctx, h, p, warm);
-		if (passive)
+		/* a frozen body's joints go with it: read again, after undoing this read (a motor at its limit added
+		 * its force to the bodies); each attempt freezes one body at least */
+		if (st == LK_ERR_NONFINITE && attempt < 64 && lk__ode_freeze_faulty_bodies(ctx) > 0) {
 			lk__ode_state_restore(ctx);
-	} else {
-		t_marks[1] = t_marks[0];
+			continue;
+		}
+		if (st == LK_ERR_NONFINITE && ctx->nrows > 0 && lk__ode_leave_out_faulty_rows(ctx) > 0)
+			st = extract_problem(ctx, h, p, warm);
+		break;
 	}
+	if (passive)
+		lk__ode_state_restore(ctx);
 	t_marks[2] = lk_stats_now();
 	return st;
 }
@@ -371,8 +496,10 @@ static lk_status read_problem(lk_ode *ctx, double h, lk_problem *p, int warm, in
 static lk_status prepare(lk_ode *ctx, double h, int warm, int passive, double *t_marks)
 {
 	lk_status st = read_problem(ctx, h, ctx->problem, warm, passive, t_marks);
-	if (st == LK_OK)
+	if (st == LK_OK) {
 		lk__ode_count_kinds(ctx, &ctx->stats);
+		note_left_out(ctx);
+	}
 	return st;
 }
 
@@ -388,7 +515,9 @@ static lk_status fallback(lk_ode *ctx, double h)
 	int step = ctx->fallback == LK_ODE_STEP;
 	const char *name = step ? "dWorldStep" : "dWorldQuickStep";
 	double t = lk_stats_now();
+	hold_out(ctx);
 	int ok = step ? ctx->abi.step(ctx->world, h) : ctx->abi.quickstep(ctx->world, h);
+	release_out(ctx);
 	ctx->timing.integrate = lk_stats_now() - t;
 	ctx->nwarm = 0;
 	char why[sizeof ctx->error];
@@ -397,6 +526,8 @@ static lk_status fallback(lk_ode *ctx, double h)
 		return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "%s; ODE's %s, stepping instead, failed too (out of memory)",
 		                    why, name);
 	lk__ode_note(ctx, "%s; ODE's %s stepped instead", why, name);
+	say(ctx, SAY_FALLBACK, "step %lld of world %p fell back to ODE's own stepper: %s", (long long)ctx->steps,
+	    (void *)ctx->world, ctx->error);
 	return LK_OK;
 }
 
@@ -454,6 +585,31 @@ static void recover_lambda(const lk_row_def *rows, int m, int two, const dJointF
 	}
 }
 
+/* recover_lambda on the rows of joint j that are in the problem; a row left out (its J not finite or zero) has
+ * no share of the joint's force to tell, and gets 0. */
+static void recover_joint(lk_ode *ctx, const lk__ode_joint *j, const dJointFeedback *fb, double h)
+{
+	double *lam = ctx->lambda + j->row0;
+	const int two = j->body[1] >= 0;
+	int keep[LK__ODE_MAX_M], m = 0;
+	for (int r = 0; r < j->m; ++r)
+		if (ctx->nleft_out == 0 || !ctx->left_out[j->row0 + r])
+			keep[m++] = r;
+	if (m == j->m) {
+		recover_lambda(ctx->defs + j->row0, j->m, two, fb, h, lam);
+		return;
+	}
+	lk_row_def rows[LK__ODE_MAX_M];
+	double kept[LK__ODE_MAX_M];
+	for (int k = 0; k < m; ++k)
+		rows[k] = ctx->defs[j->row0 + keep[k]];
+	recover_lambda(rows, m, two, fb, h, kept);
+	for (int r = 0; r < j->m; ++r)
+		lam[r] = 0.0;
+	for (int k = 0; k < m; ++k)
+		lam[keep[k]] = kept[k];
+}
+
 static lk_status ode_own_step(lk_ode *ctx, double h, double t0)
 {
 	double marks[3];
@@ -505,14 +661,13 @@ static lk_status ode_own_step(lk_ode *ctx, double h, double t0)
 			if (!j->m)
 				continue;
 			const dJointFeedback *fb = j->temp_feedback ? &ctx->feedback_store[i] : j->feedback;
-			recover_lambda(ctx->defs + j->row0, j->m, j->body[1] >= 0, fb, h,
-			               ctx->lambda + j->row0);
+			recover_joint(ctx, j, fb, h);
 			if (j->temp_feedback) {
 				dJointSetFeedback(j->id, NULL);
 				j->temp_feedback = 0;
 			}
 		}
-		for (int k = 0; k < ctx->nrows; ++k)
+		for (int k = 0; k < ctx->nprows; ++k)
 			ctx->plambda[k] = ctx->lambda[ctx->prow[k]];
 		lk_metrics m;
 		if (lk_problem_metrics(ctx->problem, ctx->plambda, &m) == LK_OK)
@@ -536,6 +691,8 @@ static void add_body_forces(lk_ode *ctx, double inv_h)
 	for (int i = 0; i < ctx->nbodies; ++i)
 		memset(ctx->bodies[i].force, 0, sizeof ctx->bodies[i].force);
 	for (int g = 0; g < ctx->nrows; ++g) {
+		if (ctx->nleft_out > 0 && ctx->left_out[g])
+			continue; /* its J may not be finite */
 		const lk__ode_joint *j = &ctx->joints[ctx->row_joint[g]];
 		const lk_row_def *x = &ctx->defs[g];
 		double f = ctx->lambda[g] * inv_h;
@@ -571,6 +728,8 @@ static void apply_forces(lk_ode *ctx, double h, int to_bodies)
 			continue;
 		double s[12] = {0};
 		for (int r = 0; r < j->m; ++r) {
+			if (ctx->nleft_out > 0 && ctx->left_out[j->row0 + r])
+				continue;
 			const double *x = ctx->defs[j->row0 + r].J[0]; /* J[0] and J[1], 12 numbers */
 			double f = ctx->lambda[j->row0 + r] * inv_h;
 			for (int k = 0; k < 12; ++k)
@@ -587,6 +746,22 @@ static void apply_forces(lk_ode *ctx, double h, int to_bodies)
 				fb->t2[k] = s[9 + k];
 			}
 	}
+}
+
+/* ODE's dWorldQuickStep called to integrate (lcpkit's rows are off for it): its islands one after the other.
+ * On a multi-threaded implementation that the application gave its world, ODE steps islands in parallel, and
+ * the order in which their geoms move (dGeomMoved puts a moved geom at the front of its space's list), and with
+ * it the next step's contacts and rows, would follow the threads: a world with sleeping bodies ended elsewhere
+ * run after run. One at a time they move in ODE's island order. */
+static int integrating_quickstep(lk_ode *ctx, double h)
+{
+	const unsigned was = dWorldGetStepIslandsProcessingMaxThreadCount(ctx->world);
+	if (was != 1)
+		dWorldSetStepIslandsProcessingMaxThreadCount(ctx->world, 1);
+	const int ok = ctx->abi.quickstep(ctx->world, h);
+	if (was != 1)
+		dWorldSetStepIslandsProcessingMaxThreadCount(ctx->world, was);
+	return ok;
 }
 
 static int uf_root(lk__ode_body *b, int i)
@@ -655,7 +830,9 @@ static int integrate_gathered(lk_ode *ctx, double h)
 	for (int i = 0; i < ctx->njoints; ++i)
 		if (ctx->joints[i].m)
 			dJointDisable(ctx->joints[i].id);
-	const int ok = ctx->abi.quickstep(ctx->world, h);
+	hold_out(ctx);
+	const int ok = integrating_quickstep(ctx, h);
+	release_out(ctx);
 	for (int i = 0; i < ctx->njoints; ++i)
 		if (ctx->joints[i].m)
 			dJointEnable(ctx->joints[i].id);
@@ -686,7 +863,9 @@ static int integrate(lk_ode *ctx, double h, int directly)
 	for (int i = 0; i < ctx->njoints; ++i)
 		if (ctx->joints[i].m)
 			dJointDisable(ctx->joints[i].id);
-	int ok = ctx->abi.quickstep(ctx->world, h);
+	hold_out(ctx);
+	int ok = integrating_quickstep(ctx, h);
+	release_out(ctx);
 	for (int i = 0; i < ctx->njoints; ++i)
 		if (ctx->joints[i].m)
 			dJointEnable(ctx->joints[i].id);
@@ -712,8 +891,9 @@ static lk_status lcpkit_step(lk_ode *ctx, double h, double t0)
 	ctx->timing.extract = marks[1] - marks[0];
 	ctx->timing.build = marks[2] - marks[1];
 	if (st == LK_ERR_NONFINITE) {
-		/* a NaN or Inf in a body's state from the application: ODE's own stepper would assert on it
-		 * (dxNormalize4), so the world is not stepped at all; the application can repair the body */
+		/* what lcpkit's screening of the bodies (frozen ones) and rows (left out) did not catch: a world
+		 * setting that is not finite (gravity) makes every body's u* so. ODE's own stepper would assert on
+		 * it (dxNormalize4), so the world is not stepped at all */
 		lk__ode_state_restore(ctx);
 		return st;
 	}
@@ -723,10 +903,21 @@ static lk_status lcpkit_step(lk_ode *ctx, double h, double t0)
 	lk_stats ls;
 	double t3 = lk_stats_now();
 	st = lk_solve(ctx->problem, &cfg, &ls, NULL);
+	/* a row the solve cannot use (its diagonal is not positive): one with a zero J (a contact with a zero
+	 * normal) is left out and the rest solved; anything else falls back below */
+	if (st == LK_OK && ls.stop_reason == LK_STOP_BAD_DIAGONAL && ctx->nleft_out == 0 &&
+	    lk__ode_leave_out_faulty_rows(ctx) > 0) {
+		st = extract_problem(ctx, h, ctx->problem, cfg.warm_start);
+		if (st == LK_OK) {
+			lk__ode_count_kinds(ctx, &ctx->stats);
+			note_left_out(ctx);
+			st = lk_solve(ctx->problem, &cfg, &ls, NULL);
+		}
+	}
 	double t4 = lk_stats_now();
 	ctx->timing.solve = t4 - t3;
 	if (st != LK_OK) {
-		lk__ode_note(ctx, "ode: %s", lk_problem_error(ctx->problem));
+		lk__ode_note_more(ctx, "ode: %s", lk_problem_error(ctx->problem));
 		return fallback(ctx, h);
 	}
 	ctx->stats.iterations = ls.iterations;
@@ -737,14 +928,17 @@ static lk_status lcpkit_step(lk_ode *ctx, double h, double t0)
 	ctx->stats.solve_seconds = ls.seconds;
 	const double *lam = lk_problem_lambda(ctx->problem);
 	int finite = 1;
-	for (int k = 0; k < ctx->nrows; ++k)
+	for (int k = 0; k < ctx->nprows; ++k)
 		finite &= isfinite(lam[k]) != 0;
 	if (guard_tripped(ls.stop_reason) || !finite) {
-		lk__ode_note(ctx, "ode: solver stopped (%s)", lk_stop_reason_name(ls.stop_reason));
+		lk__ode_note_more(ctx, "ode: solver stopped (%s)", lk_stop_reason_name(ls.stop_reason));
 		return fallback(ctx, h);
 	}
-	for (int k = 0; k < ctx->nrows; ++k)
+	for (int k = 0; k < ctx->nprows; ++k)
 		ctx->lambda[ctx->prow[k]] = lam[k];
+	for (int g = 0; g < ctx->nrows && ctx->nleft_out > 0; ++g)
+		if (ctx->left_out[g])
+			ctx->lambda[g] = 0.0;
 	const int directly = integrates_directly(ctx, h);
 	apply_forces(ctx, h, !directly);
 	double t5 = lk_stats_now();
@@ -773,7 +967,9 @@ lk_status lk_ode_world_step(lk_ode *ctx, double dt)
 		                    dt);
 	double t0 = lk_stats_now();
 	reset_stats(ctx);
+	lk__ode_thaw(ctx); /* a body frozen in the last step may have been repaired */
 	lk_status st = ctx->stepper == LK_ODE_LCPKIT ? lcpkit_step(ctx, dt, t0) : ode_own_step(ctx, dt, t0);
+	ctx->steps++;
 	ctx->timing.total = lk_stats_now() - t0;
 	ctx->stats.step_seconds = ctx->timing.total;
 	/* ODE's own stepper: its call alone, without the optional residual measurement around it */
@@ -808,6 +1004,7 @@ lk_status lk_ode_extract(lk_ode *ctx, double dt, lk_problem *p)
 	if (lk_problem_form(p) != LK_FORM_ROWS)
 		return lk__ode_fail(ctx, LK_ERR_FORM, "lk_ode_extract: the problem is in matrix form");
 	ctx->error[0] = '\0';
+	lk__ode_thaw(ctx);
 	double marks[3];
 	return read_problem(ctx, dt, p, ctx->stepper == LK_ODE_LCPKIT && ctx->cfg.warm_start, 1, marks);
 }
@@ -819,7 +1016,7 @@ dBodyID lk_ode_problem_body(const lk_ode *ctx, int i)
 
 dJointID lk_ode_problem_joint(const lk_ode *ctx, int r, int *row_in_joint)
 {
-	if (!ctx || r < 0 || r >= ctx->nrows) {
+	if (!ctx || r < 0 || r >= ctx->nprows) {
 		if (row_in_joint)
 			*row_in_joint = -1;
 		return NULL;

@@ -10,9 +10,12 @@ static void usage(FILE *f)
 	fprintf(f, "usage: lcpkit fclib export PROBLEM.lkp OUT.hdf5\n"
 	           "       lcpkit fclib import IN.hdf5 OUT.lkp\n\n"
 	           "export writes the contact rows (normal + two friction rows per contact) as an FCLIB local problem\n"
-	           "(W = J M^-1 J^T + S, q, mu). import reads an FCLIB local problem into lcpkit's matrix form with each\n"
+	           "(W = J M^-1 J^T + S, q, mu). import reads an FCLIB local problem, or a global one reduced to the local\n"
+	           "problem of its reactions (W = H^T M^-1 H, q = H^T M^-1 f + w), into lcpkit's matrix form with each\n"
 	           "contact's tangent rows as friction rows bounded by mu times the normal impulse: a box instead of\n"
-	           "Coulomb's disc (lcpkit's boxed-friction approximation).\n");
+	           "Coulomb's disc (lcpkit's boxed-friction approximation; solve with pgs:friction=cone for the disc).\n"
+	           "A file whose sizes disagree is refused with what; how M was read, where the file leaves it open,\n"
+	           "is one note on stderr (LCPKIT_QUIET=1 silences it). docs/regress.md.\n");
 }
 
 int lk_cmd_fclib(int argc, char **argv)
@@ -34,6 +37,8 @@ int lk_cmd_fclib(int argc, char **argv)
 			st = lk_fclib_export(p, 20000, argv[3], err, sizeof err);
 	} else {
 		st = lk_fclib_import(argv[2], &p, err, sizeof err);
+		if (st == LK_OK && err[0])
+			lk_cli_note("fclib", "%s: %s", argv[2], err);
 		if (st == LK_OK)
 			st = lk_problem_write(p, NULL, argv[3], err, sizeof err);
 	}

@@ -1,10 +1,13 @@
-/* FCLIB local problems: lcpkit's contact rows written for other solvers, and read back as boxed friction. */
+/* FCLIB problems: lcpkit's contact rows written as a local problem for other solvers, and local and global
+ * problems read back as boxed friction. */
 #include "fclib_io.h"
 
 #include <fclib.h>
 #include <hdf5.h>
 #include <suitesparse/cholmod.h>
+#include <suitesparse/umfpack.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,12 +95,239 @@ lk_status lk_fclib_export(lk_problem *p, int max_rows, const char *path, char *e
 	return st;
 }
 
-/* fclib_kind's answer for a global problem (not an error: it is reduced to local form) */
+/* ------------------------------------------------------------------------------------------ import */
+
+/* Debian's libfclib trusts the sizes a file states: it allocates each array from the m, n, nz and nzmax
+ * datasets and reads the array's dataset into it whatever its length, so a dataset longer than they say
+ * overflows the allocation and a shorter one leaves the rest uninitialised (a q of 141 values for a W of 144
+ * rows was imported with three rows of garbage); a space dimension of 0 divides by zero, a row count that is
+ * not a multiple of it ends the process (its ASSERT). So the shapes are checked here first, with HDF5's own
+ * calls, every length against the sizes it must match, and libfclib reads only a file that passed. */
+
+/* Values of dataset `name`, or -1 when there is none, -2 when it is not a scalar or one-dimensional
+ * dataset of numbers. */
+static long long dataset_length(hid_t f, const char *name)
+{
+	if (H5Lexists(f, name, H5P_DEFAULT) <= 0)
+		return -1;
+	hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+	if (d < 0)
+		return -2;
+	hid_t space = H5Dget_space(d), type = H5Dget_type(d);
+	long long len = -2;
+	if (space >= 0 && type >= 0) {
+		const H5T_class_t cls = H5Tget_class(type);
+		const int rank = H5Sget_simple_extent_ndims(space);
+		const hssize_t points = H5Sget_simple_extent_npoints(space);
+		if ((cls == H5T_INTEGER || cls == H5T_FLOAT) && rank >= 0 && rank <= 1 && points >= 0)
+			len = (long long)points;
+	}
+	if (type >= 0)
+		H5Tclose(type);
+	if (space >= 0)
+		H5Sclose(space);
+	H5Dclose(d);
+	return len;
+}
+
+static int group_exists(hid_t f, const char *name)
+{
+	return H5Lexists(f, name, H5P_DEFAULT) > 0;
+}
+
+/* The one integer of dataset `name`. */
+static int read_int(hid_t f, const char *name, int *v, char *why, size_t wsz)
+{
+	const long long len = dataset_length(f, name);
+	if (len != 1) {
+		snprintf(why, wsz, "%s %s", name, len == -1 ? "is missing" : "is not one number");
+		return 0;
+	}
+	hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+	const int ok = d >= 0 && H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0;
+	if (d >= 0)
+		H5Dclose(d);
+	if (!ok)
+		snprintf(why, wsz, "%s cannot be read as an integer", name);
+	return ok;
+}
+
+/* Dataset `name` holds exactly `want` values; the rest of the arguments say what they are, for the message. */
+static int has_length(hid_t f, const char *name, long long want, char *why, size_t wsz, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+static int has_length(hid_t f, const char *name, long long want, char *why, size_t wsz, const char *fmt, ...)
+{
+	const long long len = dataset_length(f, name);
+	if (len == want)
+		return 1;
+	char what[96];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	if (len == -1)
+		snprintf(why, wsz, "%s is missing (%s: %lld values)", name, what, want);
+	else if (len == -2)
+		snprintf(why, wsz, "%s is not a list of numbers", name);
+	else
+		snprintf(why, wsz, "%s has %lld values; %s needs %lld", name, len, what, want);
+	return 0;
+}
+
+/* The largest matrix side and entry count the reader takes (libfclib allocates from them). */
+#define FCLIB_MAX_SIDE (1 << 26)
+#define FCLIB_MAX_ENTRIES (1 << 28)
+
+/* FCLIB's matrix sizes (struct fclib_matrix: nz >= 0 triplet, -1 compressed columns, -2 compressed rows). */
+typedef struct fclib_shape {
+	int nzmax, m, n, nz;
+	int filled; /* entries of i and x the file holds (the rest of libfclib's nzmax places is uninitialised) */
+} fclib_shape;
+
+/* Dataset `name` holds from lo to hi values: an array libfclib reads into hi places, of which the reader uses
+ * lo (the rest is checked once the pointers say how many, matrix_entries). */
+static int length_within(hid_t f, const char *name, long long lo, long long hi, const char *what, char *why,
+                         size_t wsz)
+{
+	const long long len = dataset_length(f, name);
+	if (len >= lo && len <= hi)
+		return 1;
+	if (len == -2)
+		snprintf(why, wsz, "%s is not a list of numbers", name);
+	else
+		snprintf(why, wsz, "%s %s%lld values; %s needs from %lld to %lld", name, len == -1 ? "is missing: " : "has ",
+		         len < 0 ? 0 : len, what, lo, hi);
+	return 0;
+}
+
+/* Matrix `group`/name: its four sizes, sane, and the lengths of p, i and x against them as libfclib reads them
+ * (triplet: p and i nz values each, x at least nz and at most nzmax, the places it reads them into;
+ * compressed: p the outer size + 1, i and x at most nzmax, how many the pointers use is checked once they are
+ * read); the optional info numbers one each. */
+static int matrix_shape(hid_t f, const char *group, const char *name, fclib_shape *s, char *why, size_t wsz)
+{
+	char at[128];
+	const char *const sizes[4] = {"nzmax", "m", "n", "nz"};
+	int *const dst[4] = {&s->nzmax, &s->m, &s->n, &s->nz};
+	for (int k = 0; k < 4; ++k) {
+		snprintf(at, sizeof at, "%s/%s/%s", group, name, sizes[k]);
+		if (!read_int(f, at, dst[k], why, wsz))
+			return 0;
+	}
+	if (s->m < 0 || s->n < 0 || s->m > FCLIB_MAX_SIDE || s->n > FCLIB_MAX_SIDE || s->nzmax < 0 ||
+	    s->nzmax > FCLIB_MAX_ENTRIES || s->nz < -2 || s->nz > s->nzmax) {
+		snprintf(why, wsz, "%s is %d x %d with nz %d and nzmax %d: need sizes from 0 to %d, nz -1 (compressed "
+		         "columns), -2 (compressed rows) or a triplet count up to nzmax", name, s->m, s->n, s->nz,
+		         s->nzmax, FCLIB_MAX_SIDE);
+		return 0;
+	}
+	const long long np = s->nz >= 0 ? s->nz : (long long)(s->nz == -1 ? s->n : s->m) + 1;
+	char what[96];
+	snprintf(what, sizeof what, "%s %s",
+	         s->nz >= 0 ? "a triplet matrix of nz entries" : s->nz == -1 ? "compressed columns" : "compressed rows",
+	         name);
+	snprintf(at, sizeof at, "%s/%s/p", group, name);
+	if (!has_length(f, at, np, why, wsz, "%s", what))
+		return 0;
+	snprintf(at, sizeof at, "%s/%s/i", group, name);
+	if (!(s->nz >= 0 ? has_length(f, at, s->nz, why, wsz, "%s", what)
+	                 : length_within(f, at, 0, s->nzmax, what, why, wsz)))
+		return 0;
+	const long long li = dataset_length(f, at);
+	snprintf(at, sizeof at, "%s/%s/x", group, name);
+	if (!length_within(f, at, s->nz >= 0 ? s->nz : 0, s->nzmax, what, why, wsz))
+		return 0;
+	const long long lx = dataset_length(f, at);
+	s->filled = (int)(li < lx ? li : lx);
+	const char *const info[3] = {"conditioning", "determinant", "rank"};
+	for (int k = 0; k < 3; ++k) {
+		snprintf(at, sizeof at, "%s/%s/%s", group, name, info[k]);
+		const long long len = dataset_length(f, at);
+		if (len != -1 && len != 1) {
+			snprintf(why, wsz, "%s is not one number", at);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* The space dimension of `group` (2 or 3) and that `rows` contact rows divide into contacts of it. */
+static int space_dimension(hid_t f, const char *group, int *d, char *why, size_t wsz)
+{
+	char at[64];
+	snprintf(at, sizeof at, "%s/spacedim", group);
+	if (!read_int(f, at, d, why, wsz))
+		return 0;
+	if (*d != 2 && *d != 3) {
+		snprintf(why, wsz, "space dimension %d: FCLIB problems are 2D or 3D", *d);
+		return 0;
+	}
+	return 1;
+}
+
+/* Every size a local problem states, against the others: W square with whole contacts, q one value a row,
+ * mu one a contact, and V, R and s (which lcpkit does not use) as libfclib will read them. */
+static int local_shapes(hid_t f, fclib_shape *W, int *d, char *why, size_t wsz)
+{
+	const char *g = "/fclib_local";
+	if (!space_dimension(f, g, d, why, wsz) || !matrix_shape(f, g, "W", W, why, wsz))
+		return 0;
+	if (W->m != W->n || W->m == 0 || W->m % *d != 0) {
+		snprintf(why, wsz, "W is %d x %d with space dimension %d: need a square W of whole contacts, %d rows each",
+		         W->m, W->n, *d, *d);
+		return 0;
+	}
+	if (!has_length(f, "/fclib_local/vectors/q", W->m, why, wsz, "one a row of W (%d)", W->m) ||
+	    !has_length(f, "/fclib_local/vectors/mu", W->m / *d, why, wsz, "one a contact (%d rows of %d)", W->m, *d))
+		return 0;
+	if (group_exists(f, "/fclib_local/V")) {
+		fclib_shape V, R;
+		if (!matrix_shape(f, g, "V", &V, why, wsz) || !matrix_shape(f, g, "R", &R, why, wsz))
+			return 0;
+		if (!has_length(f, "/fclib_local/vectors/s", R.m, why, wsz, "one a row of R (%d)", R.m))
+			return 0;
+	}
+	return 1;
+}
+
+/* The same for a global problem: M square, H with M's rows and whole contacts, f a value a row of M, w one a
+ * column of H, mu one a contact, and G and b as libfclib will read them. */
+static int global_shapes(hid_t f, fclib_shape *M, fclib_shape *H, int *d, char *why, size_t wsz)
+{
+	const char *g = "/fclib_global";
+	if (!space_dimension(f, g, d, why, wsz) || !matrix_shape(f, g, "M", M, why, wsz) ||
+	    !matrix_shape(f, g, "H", H, why, wsz))
+		return 0;
+	if (M->m != M->n || M->m == 0) {
+		snprintf(why, wsz, "M is %d x %d: need a square M", M->m, M->n);
+		return 0;
+	}
+	if (H->m != M->m || H->n == 0 || H->n % *d != 0) {
+		snprintf(why, wsz, "H is %d x %d with M %d x %d and space dimension %d: need M's %d rows and whole "
+		         "contacts of %d columns", H->m, H->n, M->m, M->n, *d, M->m, *d);
+		return 0;
+	}
+	if (!has_length(f, "/fclib_global/vectors/f", M->m, why, wsz, "one a row of M (%d)", M->m) ||
+	    !has_length(f, "/fclib_global/vectors/w", H->n, why, wsz, "one a column of H (%d)", H->n) ||
+	    !has_length(f, "/fclib_global/vectors/mu", H->n / *d, why, wsz, "one a contact (%d columns of H, %d each)",
+	                H->n, *d))
+		return 0;
+	if (group_exists(f, "/fclib_global/G")) {
+		fclib_shape G;
+		if (!matrix_shape(f, g, "G", &G, why, wsz))
+			return 0;
+		if (!has_length(f, "/fclib_global/vectors/b", G.n, why, wsz, "one a column of G (%d)", G.n))
+			return 0;
+	}
+	return 1;
+}
+
+/* What kind of FCLIB file path is, and that every size it states agrees with the others (above). LK_OK for a
+ * local problem, FCLIB_GLOBAL for a global one; otherwise an error that says what is wrong. HDF5's own error
+ * printing is off for the look. */
 #define FCLIB_GLOBAL ((lk_status)-1)
 
-/* LK_OK for an HDF5 file with an fclib_local group, FCLIB_GLOBAL for one with an fclib_global group; otherwise
- * an error that says what the file is. HDF5's own error printing is turned off for the look. */
-static lk_status fclib_kind(const char *path, char *err, size_t esz)
+static lk_status fclib_check(const char *path, fclib_shape *a, fclib_shape *b, char *err, size_t esz)
 {
 	H5E_auto2_t old_func;
 	void *old_data;
@@ -113,14 +343,19 @@ static lk_status fclib_kind(const char *path, char *err, size_t esz)
 			snprintf(err, esz, "%s: cannot open the HDF5 file", path);
 			st = LK_ERR_IO;
 		} else {
-			int local = H5Lexists(f, "/fclib_local", H5P_DEFAULT) > 0;
-			int global = H5Lexists(f, "/fclib_global", H5P_DEFAULT) > 0;
-			if (!local && global) {
-				st = FCLIB_GLOBAL;
-			} else if (!local) {
+			const int local = group_exists(f, "/fclib_local"), global = group_exists(f, "/fclib_global");
+			char why[320];
+			int d;
+			if (!local && !global) {
 				snprintf(err, esz, "%s: an HDF5 file without an fclib_local or fclib_global group: not FCLIB",
 				         path);
 				st = LK_ERR_PARSE;
+			} else if (local ? !local_shapes(f, a, &d, why, sizeof why)
+			                 : !global_shapes(f, a, b, &d, why, sizeof why)) {
+				snprintf(err, esz, "%s: %s problem: %s", path, local ? "local" : "global", why);
+				st = LK_ERR_PARSE;
+			} else if (!local) {
+				st = FCLIB_GLOBAL;
 			}
 			H5Fclose(f);
 		}
@@ -129,10 +364,100 @@ static lk_status fclib_kind(const char *path, char *err, size_t esz)
 	return st;
 }
 
+/* ----------------------------------------------------------------------------------- the matrices */
+
+/* A matrix's entries as (row, column, value) triplets. */
+typedef struct entries {
+	int count;
+	int *row, *col;
+	double *val;
+} entries;
+
+static void entries_free(entries *e)
+{
+	free(e->row);
+	free(e->col);
+	free(e->val);
+	memset(e, 0, sizeof *e);
+}
+
+/* The entries of FCLIB matrix A, whose shape fclib_check has checked, as the files are written: a triplet's
+ * i is the row and p the column (CSparse's triplet, which Siconos's writer and reader use; fclib.h's comment
+ * says the opposite, and the public files follow Siconos), compressed columns p the column pointers and i the
+ * rows, compressed rows p the row pointers and i the columns. Pointers must start at 0 and not decrease;
+ * every index must lie in the matrix and every value be finite. */
+static int matrix_entries(const struct fclib_matrix *A, const fclib_shape *shape, const char *name, entries *e,
+                          char *why, size_t wsz)
+{
+	memset(e, 0, sizeof *e);
+	const int outer = A->nz == -1 ? A->n : A->m;
+	int nnz = A->nz;
+	if (A->nz < 0) {
+		if (A->p[0] != 0) {
+			snprintf(why, wsz, "%s's pointers start at %d, not 0", name, A->p[0]);
+			return 0;
+		}
+		for (int o = 0; o < outer; ++o)
+			if (A->p[o + 1] < A->p[o]) {
+				snprintf(why, wsz, "%s's pointers decrease at %s %d", name, A->nz == -1 ? "column" : "row", o);
+				return 0;
+			}
+		nnz = A->p[outer];
+		if (nnz > shape->filled) {
+			snprintf(why, wsz, "%s's pointers count %d entries; the file holds %d", name, nnz, shape->filled);
+			return 0;
+		}
+	}
+	e->row = malloc(sizeof(int) * ((size_t)nnz + 1));
+	e->col = malloc(sizeof(int) * ((size_t)nnz + 1));
+	e->val = malloc(sizeof(double) * ((size_t)nnz + 1));
+	if (!e->row || !e->col || !e->val) {
+		snprintf(why, wsz, "out of memory");
+		return 0;
+	}
+	e->count = nnz;
+	if (A->nz >= 0) {
+		memcpy(e->row, A->i, sizeof(int) * (size_t)nnz);
+		memcpy(e->col, A->p, sizeof(int) * (size_t)nnz);
+	} else {
+		for (int o = 0; o < outer; ++o)
+			for (int k = A->p[o]; k < A->p[o + 1]; ++k) {
+				e->row[k] = A->nz == -1 ? A->i[k] : o;
+				e->col[k] = A->nz == -1 ? o : A->i[k];
+			}
+	}
+	memcpy(e->val, A->x, sizeof(double) * (size_t)nnz);
+	for (int k = 0; k < nnz; ++k)
+		if (e->row[k] < 0 || e->row[k] >= A->m || e->col[k] < 0 || e->col[k] >= A->n || !isfinite(e->val[k])) {
+			snprintf(why, wsz, "%s entry %d at (%d, %d) %s", name, k, e->row[k], e->col[k],
+			         isfinite(e->val[k]) ? "lies outside the matrix" : "is not finite");
+			return 0;
+		}
+	return 1;
+}
+
+/* The entries as a CHOLMOD matrix of rows x cols (or of its transpose) in compressed columns, sorted, duplicate
+ * entries summed as CSparse and CHOLMOD read a triplet; NULL when out of memory. */
+static cholmod_sparse *to_sparse(const entries *e, int rows, int cols, int transpose, cholmod_common *cc)
+{
+	cholmod_triplet *T = cholmod_allocate_triplet((size_t)(transpose ? cols : rows),
+	                                              (size_t)(transpose ? rows : cols), (size_t)e->count + 1, 0,
+	                                              CHOLMOD_REAL, cc);
+	if (!T)
+		return NULL;
+	memcpy(T->i, transpose ? e->col : e->row, sizeof(int) * (size_t)e->count);
+	memcpy(T->j, transpose ? e->row : e->col, sizeof(int) * (size_t)e->count);
+	memcpy(T->x, e->val, sizeof(double) * (size_t)e->count);
+	T->nnz = (size_t)e->count;
+	cholmod_sparse *A = cholmod_triplet_to_sparse(T, (size_t)e->count, cc);
+	cholmod_free_triplet(&T, cc);
+	return A;
+}
+
 /* The bounds of n local rows, d per contact: a normal row (0, inf), then d - 1 friction rows on it with the
- * contact's mu. LK_ERR_PARSE with a message for a mu that is negative or not finite. */
-static lk_status contact_rows(int n, int d, const double *contact_mu, double *lo, double *hi, double *mu, int *fi,
-                              char *why, size_t wsz)
+ * contact's mu. 0 with a message for a mu that is negative or not finite. */
+static int contact_rows(int n, int d, const double *contact_mu, double *lo, double *hi, double *mu, int *fi,
+                        char *why, size_t wsz)
 {
 	for (int i = 0; i < n; ++i) {
 		int c = i / d, first = c * d;
@@ -142,304 +467,362 @@ static lk_status contact_rows(int n, int d, const double *contact_mu, double *lo
 		mu[i] = i == first ? 0 : contact_mu[c];
 		if (!isfinite(mu[i]) || mu[i] < 0) {
 			snprintf(why, wsz, "contact %d has friction coefficient %g", c, mu[i]);
-			return LK_ERR_PARSE;
+			return 0;
 		}
 	}
-	return LK_OK;
+	return 1;
 }
 
-/* The entries of an FCLIB matrix of rows x cols in any of its storages (triplet: p the row, i the column, as
- * fclib.h documents; compressed columns; compressed rows) as triplets; -1 with a message on bad data. */
-static int matrix_entries(const struct fclib_matrix *A, int rows, int cols, const char *name, int **ri, int **cj,
-                          double **v, char *err, size_t esz)
+/* A matrix-form problem of n contact rows, d a contact: W in compressed rows (or dense row-major when rp is
+ * NULL), q, and the contacts' friction coefficients. */
+static lk_status make_problem(int n, int d, const int *rp, const int *ci, const double *wx, const double *q,
+                              const double *contact_mu, lk_problem **out, char *why, size_t wsz)
 {
-	*ri = *cj = NULL;
-	*v = NULL;
-	if (!A || A->m != rows || A->n != cols) {
-		snprintf(err, esz, "%s is missing or not %d x %d", name, rows, cols);
-		return -1;
+	double *lo = malloc(sizeof(double) * (size_t)n), *hi = malloc(sizeof(double) * (size_t)n);
+	double *mu = malloc(sizeof(double) * (size_t)n);
+	int *fi = malloc(sizeof(int) * (size_t)n);
+	lk_problem *p = lk_problem_create(LK_FORM_MATRIX);
+	lk_status st = LK_ERR_NO_MEMORY;
+	snprintf(why, wsz, "out of memory");
+	if (lo && hi && mu && fi && p) {
+		if (!contact_rows(n, d, contact_mu, lo, hi, mu, fi, why, wsz)) {
+			st = LK_ERR_PARSE;
+		} else {
+			st = rp ? lk_problem_set_matrix(p, n, rp, ci, wx, q, lo, hi, mu, fi)
+			        : lk_problem_set_dense(p, n, wx, q, lo, hi, mu, fi);
+			if (st != LK_OK)
+				snprintf(why, wsz, "%s", lk_problem_error(p));
+		}
 	}
-	int nnz = A->nz >= 0 ? A->nz : A->p[A->nz == -2 ? A->m : A->n];
-	if (nnz < 0 || nnz > A->nzmax || (int64_t)nnz > (int64_t)rows * cols) {
-		snprintf(err, esz, "%s has %d entries for %d allocated", name, nnz, A->nzmax);
-		return -1;
+	if (st == LK_OK) {
+		*out = p;
+		why[0] = '\0';
+	} else {
+		lk_problem_destroy(p);
 	}
-	*ri = malloc(sizeof(int) * (size_t)(nnz + 1));
-	*cj = malloc(sizeof(int) * (size_t)(nnz + 1));
-	*v = malloc(sizeof(double) * (size_t)(nnz + 1));
-	if (!*ri || !*cj || !*v) {
-		snprintf(err, esz, "out of memory");
-		return -1;
+	free(lo);
+	free(hi);
+	free(mu);
+	free(fi);
+	return st;
+}
+
+/* libfclib's delete functions free what a problem points to, not the problem itself. */
+static void free_local(struct fclib_local *loc)
+{
+	if (loc) {
+		fclib_delete_local(loc);
+		free(loc);
 	}
-	for (int k = 0; k < nnz; ++k) {
-		(*ri)[k] = A->nz >= 0 ? A->p[k] : -1;
-		(*cj)[k] = A->nz >= 0 ? A->i[k] : -1;
-		(*v)[k] = A->x[k];
+}
+
+static void free_global(struct fclib_global *g)
+{
+	if (g) {
+		fclib_delete_global(g);
+		free(g);
 	}
-	if (A->nz < 0) {
-		int outer = A->nz == -2 ? A->m : A->n;
-		for (int o = 0; o < outer; ++o) {
-			int k0 = A->p[o] < 0 ? 0 : A->p[o], k1 = A->p[o + 1] > nnz ? nnz : A->p[o + 1];
-			for (int k = k0; k < k1; ++k) {
-				(*ri)[k] = A->nz == -2 ? o : A->i[k];
-				(*cj)[k] = A->nz == -2 ? A->i[k] : o;
+}
+
+static lk_status import_local(const char *path, const fclib_shape *shape, lk_problem **out, char *err, size_t esz)
+{
+	char why[320] = "";
+	struct fclib_local *loc = fclib_read_local(path);
+	if (!loc || !loc->W || !loc->q || !loc->mu) {
+		free_local(loc);
+		snprintf(err, esz, "%s: not an FCLIB local problem", path);
+		return LK_ERR_PARSE;
+	}
+	const int n = loc->W->m, d = loc->spacedim;
+	entries e;
+	lk_status st = LK_ERR_PARSE;
+	cholmod_common cc;
+	cholmod_start(&cc);
+	cc.print = 0;
+	if (matrix_entries(loc->W, shape, "W", &e, why, sizeof why)) {
+		/* the transpose in compressed columns is W in compressed rows, the matrix form's storage */
+		cholmod_sparse *Wt = to_sparse(&e, n, n, 1, &cc);
+		if (!Wt) {
+			st = LK_ERR_NO_MEMORY;
+			snprintf(why, sizeof why, "out of memory");
+		} else {
+			st = make_problem(n, d, Wt->p, Wt->i, Wt->x, loc->q, loc->mu, out, why, sizeof why);
+		}
+		cholmod_free_sparse(&Wt, &cc);
+	}
+	cholmod_finish(&cc);
+	entries_free(&e);
+	free_local(loc);
+	if (st != LK_OK)
+		snprintf(err, esz, "%s: local problem: %s", path, why);
+	return st;
+}
+
+/* M's symmetry, as the reduction needs to know it. */
+typedef enum m_symmetry { M_SYMMETRIC, M_UPPER, M_LOWER, M_UNSYMMETRIC } m_symmetry;
+
+/* Whether M (compressed columns, duplicates summed) is symmetric, holds only one triangle of a symmetric
+ * matrix (off-diagonal entries on one side only, as some writers store one), or neither; for the last, the
+ * largest |M_ij - M_ji| and the largest |M_ij| in *asym and *scale. */
+static m_symmetry symmetry_of(cholmod_sparse *M, cholmod_common *cc, double *asym, double *scale, int *ok)
+{
+	const int *Mp = M->p, *Mi = M->i;
+	const double *Mx = M->x;
+	int upper = 0, lower = 0;
+	*asym = *scale = 0.0;
+	*ok = 1;
+	for (int j = 0; j < (int)M->ncol; ++j)
+		for (int k = Mp[j]; k < Mp[j + 1]; ++k) {
+			*scale = fmax(*scale, fabs(Mx[k]));
+			if (Mx[k] != 0.0) {
+				upper += Mi[k] < j;
+				lower += Mi[k] > j;
+			}
+		}
+	if (upper == 0 && lower == 0)
+		return M_SYMMETRIC;
+	if (lower == 0)
+		return M_UPPER;
+	if (upper == 0)
+		return M_LOWER;
+	cholmod_sparse *Mt = cholmod_transpose(M, 1, cc);
+	double one[2] = {1, 0}, minus[2] = {-1, 0};
+	cholmod_sparse *D = Mt ? cholmod_add(M, Mt, one, minus, 1, 0, cc) : NULL;
+	if (!D) {
+		*ok = 0;
+	} else {
+		const double *Dx = D->x;
+		const int nd = ((const int *)D->p)[D->ncol];
+		for (int k = 0; k < nd; ++k)
+			*asym = fmax(*asym, fabs(Dx[k]));
+	}
+	cholmod_free_sparse(&D, cc);
+	cholmod_free_sparse(&Mt, cc);
+	return *asym == 0.0 ? M_SYMMETRIC : M_UNSYMMETRIC;
+}
+
+/* M factorised once, to solve M X = B column block by column block: CHOLMOD's supernodal L L^T of a symmetric
+ * M (which refuses an M that is not positive definite; a simplicial L D L^T would go through on an indefinite
+ * one), or UMFPACK's L U of the full M. */
+typedef struct m_solver {
+	cholmod_sparse *M;
+	cholmod_factor *L;
+	void *lu;
+	int n;
+} m_solver;
+
+static int m_factorise(m_solver *s, m_symmetry sym, cholmod_common *cc, char *why, size_t wsz)
+{
+	if (sym != M_UNSYMMETRIC) {
+		/* CHOLMOD reads only the triangle stype names */
+		s->M->stype = sym == M_LOWER ? -1 : 1;
+		cc->supernodal = CHOLMOD_SUPERNODAL;
+		s->L = cholmod_analyze(s->M, cc);
+		if (s->L && cholmod_factorize(s->M, s->L, cc) && cc->status == CHOLMOD_OK && s->L->minor == (size_t)s->n)
+			return 1;
+		snprintf(why, wsz, "M is not symmetric positive definite (CHOLMOD: %s)",
+		         s->L && s->L->minor < (size_t)s->n ? "not positive definite" : "factorisation failed");
+		return 0;
+	}
+	void *symbolic = NULL;
+	int status = umfpack_di_symbolic(s->n, s->n, s->M->p, s->M->i, s->M->x, &symbolic, NULL, NULL);
+	if (status == UMFPACK_OK)
+		status = umfpack_di_numeric(s->M->p, s->M->i, s->M->x, symbolic, &s->lu, NULL, NULL);
+	umfpack_di_free_symbolic(&symbolic);
+	if (status == UMFPACK_OK)
+		return 1;
+	snprintf(why, wsz, "M cannot be factorised (UMFPACK: %s)",
+	         status == UMFPACK_WARNING_singular_matrix ? "singular"
+	         : status == UMFPACK_ERROR_out_of_memory   ? "out of memory"
+	                                                   : "failed");
+	return 0;
+}
+
+/* X = M^-1 B for k columns of n values each (column-major); 0 on failure. */
+static int m_solve(m_solver *s, double *B, double *X, int k, cholmod_common *cc)
+{
+	if (s->L) {
+		cholmod_dense b;
+		memset(&b, 0, sizeof b);
+		b.nrow = (size_t)s->n;
+		b.ncol = (size_t)k;
+		b.nzmax = (size_t)s->n * (size_t)k;
+		b.d = (size_t)s->n;
+		b.x = B;
+		b.xtype = CHOLMOD_REAL;
+		b.dtype = CHOLMOD_DOUBLE;
+		cholmod_dense *x = cholmod_solve(CHOLMOD_A, s->L, &b, cc);
+		if (!x)
+			return 0;
+		memcpy(X, x->x, sizeof(double) * (size_t)s->n * (size_t)k);
+		cholmod_free_dense(&x, cc);
+		return 1;
+	}
+	for (int c = 0; c < k; ++c) {
+		const size_t at = (size_t)c * (size_t)s->n;
+		if (umfpack_di_solve(UMFPACK_A, s->M->p, s->M->i, s->M->x, X + at, B + at, s->lu, NULL, NULL) !=
+		    UMFPACK_OK)
+			return 0;
+	}
+	return 1;
+}
+
+static void m_free(m_solver *s, cholmod_common *cc)
+{
+	cholmod_free_factor(&s->L, cc);
+	if (s->lu)
+		umfpack_di_free_numeric(&s->lu);
+	cholmod_free_sparse(&s->M, cc);
+}
+
+/* W = H^T M^-1 H and q = H^T M^-1 f + w, dense (m x m, row-major), with M^-1 applied to the columns of H and to
+ * f in blocks of columns, so that a large M needs room for a block and not for all of M^-1 H. */
+static int reduce(m_solver *s, cholmod_sparse *H, const double *f, const double *w, double *W, double *q,
+                  cholmod_common *cc)
+{
+	const int n = s->n, m = (int)H->ncol;
+	const int *Hp = H->p, *Hi = H->i;
+	const double *Hx = H->x;
+	/* columns of M^-1 [H f] a block: at most 2^22 values (32 MB) each of B and X */
+	int block = (1 << 22) / n;
+	block = block < 1 ? 1 : block > m + 1 ? m + 1 : block;
+	double *B = malloc(sizeof(double) * (size_t)n * (size_t)block);
+	double *X = malloc(sizeof(double) * (size_t)n * (size_t)block);
+	int ok = B && X;
+	for (int b0 = 0; ok && b0 <= m; b0 += block) {
+		const int k = b0 + block <= m + 1 ? block : m + 1 - b0;
+		memset(B, 0, sizeof(double) * (size_t)n * (size_t)k);
+		for (int c = 0; c < k; ++c) {
+			double *col = B + (size_t)c * (size_t)n;
+			if (b0 + c < m) {
+				for (int t = Hp[b0 + c]; t < Hp[b0 + c + 1]; ++t)
+					col[Hi[t]] = Hx[t];
+			} else {
+				memcpy(col, f, sizeof(double) * (size_t)n);
+			}
+		}
+		ok = m_solve(s, B, X, k, cc);
+		/* W_ab = H(:, a) . (M^-1 H)(:, b); q_a = w_a + H(:, a) . M^-1 f */
+		for (int c = 0; ok && c < k; ++c) {
+			const double *x = X + (size_t)c * (size_t)n;
+			for (int a = 0; a < m; ++a) {
+				double sum = 0.0;
+				for (int t = Hp[a]; t < Hp[a + 1]; ++t)
+					sum += Hx[t] * x[Hi[t]];
+				if (b0 + c < m)
+					W[(size_t)a * (size_t)m + (size_t)(b0 + c)] = sum;
+				else
+					q[a] = w[a] + sum;
 			}
 		}
 	}
-	for (int k = 0; k < nnz; ++k)
-		if ((*ri)[k] < 0 || (*ri)[k] >= rows || (*cj)[k] < 0 || (*cj)[k] >= cols || !isfinite((*v)[k])) {
-			snprintf(err, esz, "%s entry %d at (%d, %d) is outside the matrix or not finite", name, k, (*ri)[k],
-			         (*cj)[k]);
-			return -1;
-		}
-	return nnz;
+	free(B);
+	free(X);
+	return ok;
 }
 
-/* A global problem (M v = H r + f, u = H^T v + w) reduced to the local one of its reactions:
- *     W = H^T M^-1 H,   q = H^T M^-1 f + w,
- * with M factorised by CHOLMOD (M symmetric positive definite; only its upper triangle is read). Equality
- * constraints (G, b) are not supported. W is formed dense: m x m for m contact rows. */
-static lk_status import_global(const char *path, lk_problem **out, char *err, size_t esz)
+/* A global problem (M v = H r + f, u = H^T v + w; FCLIB's global form) reduced to the local problem of its
+ * reactions, W = H^T M^-1 H and q = H^T M^-1 f + w, W dense: m x m for m contact rows (at most 8,192).
+ * Equality constraints (G, b) are not supported. M is taken as the file stores it: a symmetric M by its
+ * Cholesky factor; one that holds a single triangle as the symmetric matrix it stands for, and one that is not
+ * symmetric by the L U factors of the whole matrix, each said in the note. */
+static lk_status import_global(const char *path, const fclib_shape *shape_m, const fclib_shape *shape_h,
+                               lk_problem **out, char *note, size_t nsz, char *err, size_t esz)
 {
-	char why[256] = "";
+	char why[320] = "";
 	struct fclib_global *g = fclib_read_global(path);
 	if (!g || !g->M || !g->H || !g->f || !g->w || !g->mu) {
-		if (g)
-			fclib_delete_global(g);
+		free_global(g);
 		snprintf(err, esz, "%s: an FCLIB global problem without M, H, f, w or mu", path);
 		return LK_ERR_PARSE;
 	}
 	const int n = g->M->m, m = g->H->n, d = g->spacedim;
 	if (g->G && g->G->n > 0) {
 		snprintf(err, esz, "%s: an FCLIB global problem with equality constraints (G, b): not supported", path);
-		fclib_delete_global(g);
+		free_global(g);
 		return LK_ERR_UNSUPPORTED;
 	}
-	if ((d != 2 && d != 3) || n <= 0 || m <= 0 || m % d != 0 || (int64_t)m * m > (1 << 26)) {
-		snprintf(err, esz, "%s: global problem with %d velocities, %d contact rows, dimension %d: need 2 or 3 rows "
-		         "per contact and at most 8192 of them", path, n, m, d);
-		fclib_delete_global(g);
-		return LK_ERR_PARSE;
+	if ((int64_t)m * m > (1 << 26)) {
+		snprintf(err, esz, "%s: global problem with %d contact rows: the reduced W is dense, at most 8192 rows",
+		         path, m);
+		free_global(g);
+		return LK_ERR_LIMIT;
 	}
-	int *mi = NULL, *mj = NULL, *hi_ = NULL, *hj = NULL;
-	double *mv = NULL, *hv = NULL, *W = NULL, *q = NULL, *lo = NULL, *hi = NULL, *mu = NULL;
-	int *fi = NULL;
+	entries em, eh;
+	memset(&eh, 0, sizeof eh);
 	lk_status st = LK_ERR_PARSE;
-	int nm = matrix_entries(g->M, n, n, "M", &mi, &mj, &mv, why, sizeof why);
-	int nh = nm < 0 ? -1 : matrix_entries(g->H, n, m, "H", &hi_, &hj, &hv, why, sizeof why);
 	cholmod_common cc;
 	cholmod_start(&cc);
 	cc.print = 0;
-	/* a supernodal factorisation is always L L^T, so an M that is not positive definite stops it (a simplicial
-	 * L D L^T would go through on an indefinite M) */
-	cc.supernodal = CHOLMOD_SUPERNODAL;
-	cholmod_triplet *T = NULL;
-	cholmod_sparse *A = NULL;
-	cholmod_factor *L = NULL;
-	cholmod_dense *B = NULL, *X = NULL;
-	if (nm >= 0 && nh >= 0) {
-		/* upper triangle of M (stype 1): the factorisation reads only that */
-		T = cholmod_allocate_triplet(n, n, nm, 1, CHOLMOD_REAL, &cc);
-		B = cholmod_zeros(n, m + 1, CHOLMOD_REAL, &cc);
-		if (T && B) {
-			int *Ti = T->i, *Tj = T->j;
-			double *Tx = T->x, *Bx = B->x;
-			for (int k = 0; k < nm; ++k)
-				if (mi[k] <= mj[k]) {
-					Ti[T->nnz] = mi[k];
-					Tj[T->nnz] = mj[k];
-					Tx[T->nnz++] = mv[k];
-				}
-			for (int k = 0; k < nh; ++k)
-				Bx[(size_t)hj[k] * n + hi_[k]] += hv[k];
-			for (int k = 0; k < n; ++k)
-				Bx[(size_t)m * n + k] = g->f[k];
-			A = cholmod_triplet_to_sparse(T, nm, &cc);
-		}
-		if (A && (L = cholmod_analyze(A, &cc)) && cholmod_factorize(A, L, &cc) && cc.status == CHOLMOD_OK &&
-		    L->minor == (size_t)n)
-			X = cholmod_solve(CHOLMOD_A, L, B, &cc);
-		if (!X)
-			snprintf(why, sizeof why, "M is not symmetric positive definite (CHOLMOD: %s)",
-			         L && L->minor < (size_t)n ? "not positive definite" : "factorisation failed");
-	}
-	W = calloc((size_t)m * m, sizeof(double));
-	q = malloc(sizeof(double) * (size_t)m);
-	lo = malloc(sizeof(double) * (size_t)m);
-	hi = malloc(sizeof(double) * (size_t)m);
-	mu = malloc(sizeof(double) * (size_t)m);
-	fi = malloc(sizeof(int) * (size_t)m);
-	if (X && W && q && lo && hi && mu && fi) {
-		const double *Xx = X->x;
-		for (int a = 0; a < m; ++a)
-			q[a] = g->w[a];
-		/* W_ab = sum_k H_ka (M^-1 H)_kb, q_a += sum_k H_ka (M^-1 f)_k */
-		for (int k = 0; k < nh; ++k) {
-			const int row = hi_[k], a = hj[k];
-			for (int b = 0; b < m; ++b)
-				W[(size_t)a * m + b] += hv[k] * Xx[(size_t)b * n + row];
-			q[a] += hv[k] * Xx[(size_t)m * n + row];
-		}
-		st = contact_rows(m, d, g->mu, lo, hi, mu, fi, why, sizeof why);
-		if (st == LK_OK) {
-			lk_problem *p = lk_problem_create(LK_FORM_MATRIX);
-			if (!p) {
+	m_solver s = {NULL, NULL, NULL, n};
+	cholmod_sparse *H = NULL;
+	double *W = NULL, *q = NULL;
+	if (matrix_entries(g->M, shape_m, "M", &em, why, sizeof why) &&
+	    matrix_entries(g->H, shape_h, "H", &eh, why, sizeof why)) {
+		s.M = to_sparse(&em, n, n, 0, &cc);
+		H = to_sparse(&eh, n, m, 0, &cc);
+		W = malloc(sizeof(double) * (size_t)m * (size_t)m);
+		q = malloc(sizeof(double) * (size_t)m);
+		double asym = 0, scale = 0;
+		int ok = 0;
+		const m_symmetry sym = s.M ? symmetry_of(s.M, &cc, &asym, &scale, &ok) : M_SYMMETRIC;
+		if (!s.M || !H || !W || !q || !ok) {
+			st = LK_ERR_NO_MEMORY;
+			snprintf(why, sizeof why, "out of memory");
+		} else if (m_factorise(&s, sym, &cc, why, sizeof why)) {
+			if (!reduce(&s, H, g->f, g->w, W, q, &cc)) {
 				st = LK_ERR_NO_MEMORY;
-				snprintf(why, sizeof why, "out of memory");
-			} else if ((st = lk_problem_set_dense(p, m, W, q, lo, hi, mu, fi)) != LK_OK) {
-				snprintf(why, sizeof why, "%s", lk_problem_error(p));
-				lk_problem_destroy(p);
+				snprintf(why, sizeof why, "out of memory in the reduction");
 			} else {
-				*out = p;
+				st = make_problem(m, d, NULL, NULL, W, q, g->mu, out, why, sizeof why);
 			}
+			if (st == LK_OK && sym == M_UPPER)
+				snprintf(note, nsz, "M holds only its upper triangle: read as the symmetric matrix it stands "
+				         "for (a reader that takes M as stored, Siconos's, solves a triangular M)");
+			else if (st == LK_OK && sym == M_LOWER)
+				snprintf(note, nsz, "M holds only its lower triangle: read as the symmetric matrix it stands "
+				         "for (a reader that takes M as stored, Siconos's, solves a triangular M)");
+			else if (st == LK_OK && sym == M_UNSYMMETRIC)
+				snprintf(note, nsz, "M is not symmetric (largest |M_ij - M_ji| %.3g, %.2g of its largest entry): "
+				         "reduced with the whole M by its L U factors, as stored, so that W = H^T M^-1 H is not "
+				         "symmetric either", asym, asym / scale);
 		}
-	} else if (X) {
-		st = LK_ERR_NO_MEMORY;
-		snprintf(why, sizeof why, "out of memory");
 	}
 	if (st != LK_OK)
 		snprintf(err, esz, "%s: global problem: %s", path, why);
-	cholmod_free_dense(&X, &cc);
-	cholmod_free_dense(&B, &cc);
-	cholmod_free_factor(&L, &cc);
-	cholmod_free_sparse(&A, &cc);
-	cholmod_free_triplet(&T, &cc);
+	m_free(&s, &cc);
+	cholmod_free_sparse(&H, &cc);
 	cholmod_finish(&cc);
-	free(mi);
-	free(mj);
-	free(mv);
-	free(hi_);
-	free(hj);
-	free(hv);
+	entries_free(&em);
+	entries_free(&eh);
 	free(W);
 	free(q);
-	free(lo);
-	free(hi);
-	free(mu);
-	free(fi);
-	fclib_delete_global(g);
+	free_global(g);
 	return st;
 }
 
 lk_status lk_fclib_import(const char *path, lk_problem **out, char *err, size_t esz)
 {
 	*out = NULL;
+	if (esz)
+		err[0] = '\0';
 	struct stat sb;
 	if (stat(path, &sb) != 0) {
 		snprintf(err, esz, "%s: no such file", path);
 		return LK_ERR_IO;
 	}
-	/* which kind of FCLIB file it is, before libfclib reads it (libfclib prints its own unterminated error
-	 * line on a file without the group it looks for) */
-	lk_status kind = fclib_kind(path, err, esz);
-	if (kind == FCLIB_GLOBAL)
-		return import_global(path, out, err, esz);
+	/* what the file is and that its sizes agree, before libfclib reads it (which trusts them, and prints its
+	 * own unterminated error line and ends the process on a file without the group it looks for) */
+	fclib_shape a, b;
+	lk_status kind = fclib_check(path, &a, &b, err, esz);
+	if (kind == FCLIB_GLOBAL) {
+		char note[320] = "";
+		lk_status st = import_global(path, &a, &b, out, note, sizeof note, err, esz);
+		if (st == LK_OK && esz)
+			snprintf(err, esz, "%s", note);
+		return st;
+	}
 	if (kind != LK_OK)
 		return kind;
-	struct fclib_local *loc = fclib_read_local(path);
-	if (!loc || !loc->W || !loc->q || !loc->mu) {
-		if (loc)
-			fclib_delete_local(loc);
-		snprintf(err, esz, "%s: not an FCLIB local problem", path);
-		return LK_ERR_PARSE;
-	}
-	struct fclib_matrix *W = loc->W;
-	int d = loc->spacedim, n = W->m;
-	lk_status st = LK_OK;
-	if ((d != 2 && d != 3) || n <= 0 || W->n != n || n % d != 0 || n > (1 << 22)) {
-		snprintf(err, esz, "%s: W is %d x %d with space dimension %d; need a square W of 2 or 3 rows per contact",
-		         path, W->m, W->n, d);
-		fclib_delete_local(loc);
-		return LK_ERR_PARSE;
-	}
-	/* W as triplets in any of FCLIB's three storages, then CSR through the dense-free path */
-	int nnz = W->nz >= 0 ? W->nz : W->p[W->nz == -2 ? W->m : W->n];
-	/* libfclib allocates x (and a compressed matrix's i) with the nzmax the file states and a triplet's p and
-	 * i with its nz: an entry count beyond nzmax would read past them (found by tests/fuzz) */
-	if (nnz < 0 || nnz > W->nzmax || (int64_t)nnz > (int64_t)n * n) {
-		snprintf(err, esz, "%s: W has %d entries for %d allocated in a %d x %d matrix", path, nnz, W->nzmax, n, n);
-		fclib_delete_local(loc);
-		return LK_ERR_PARSE;
-	}
-	int *ri = malloc(sizeof(int) * (size_t)(nnz + 1)), *cj = malloc(sizeof(int) * (size_t)(nnz + 1));
-	double *v = malloc(sizeof(double) * (size_t)(nnz + 1));
-	int *rp = calloc((size_t)n + 1, sizeof(int)), *col = malloc(sizeof(int) * (size_t)(nnz + 1));
-	double *val = malloc(sizeof(double) * (size_t)(nnz + 1));
-	double *lo = malloc(sizeof(double) * (size_t)n), *hi = malloc(sizeof(double) * (size_t)n);
-	double *mu = malloc(sizeof(double) * (size_t)n);
-	int *fi = malloc(sizeof(int) * (size_t)n);
-	if (!ri || !cj || !v || !rp || !col || !val || !lo || !hi || !mu || !fi) {
-		snprintf(err, esz, "out of memory");
-		st = LK_ERR_NO_MEMORY;
-	}
-	for (int k = 0; st == LK_OK && k < nnz; ++k) {
-		if (W->nz >= 0) {
-			ri[k] = W->p[k];
-			cj[k] = W->i[k];
-		} else {
-			ri[k] = cj[k] = -1; /* set from the pointers below */
-		}
-		v[k] = W->x[k];
-	}
-	if (st == LK_OK && W->nz < 0) {
-		int outer = W->nz == -2 ? W->m : W->n;
-		for (int o = 0; o < outer; ++o) {
-			/* only [0, nnz) is read: a pointer far outside it must not cost a loop over it (tests/fuzz) */
-			int k0 = W->p[o] < 0 ? 0 : W->p[o], k1 = W->p[o + 1] > nnz ? nnz : W->p[o + 1];
-			for (int k = k0; k < k1; ++k) {
-				ri[k] = W->nz == -2 ? o : W->i[k];
-				cj[k] = W->nz == -2 ? W->i[k] : o;
-			}
-		}
-	}
-	for (int k = 0; st == LK_OK && k < nnz; ++k)
-		if (ri[k] < 0 || ri[k] >= n || cj[k] < 0 || cj[k] >= n) {
-			snprintf(err, esz, "%s: W entry %d at (%d, %d) is outside the matrix", path, k, ri[k], cj[k]);
-			st = LK_ERR_PARSE;
-		}
-	if (st == LK_OK) {
-		/* counting sort by row; duplicates are refused by lk_problem_set_matrix */
-		for (int k = 0; k < nnz; ++k)
-			rp[ri[k] + 1]++;
-		for (int i = 0; i < n; ++i)
-			rp[i + 1] += rp[i];
-		int *fill = malloc(sizeof(int) * (size_t)n);
-		if (!fill) {
-			st = LK_ERR_NO_MEMORY;
-		} else {
-			memcpy(fill, rp, sizeof(int) * (size_t)n);
-			for (int k = 0; k < nnz; ++k) {
-				col[fill[ri[k]]] = cj[k];
-				val[fill[ri[k]]++] = v[k];
-			}
-			free(fill);
-		}
-		char why[128];
-		if ((st = contact_rows(n, d, loc->mu, lo, hi, mu, fi, why, sizeof why)) != LK_OK)
-			snprintf(err, esz, "%s: %s", path, why);
-	}
-	if (st == LK_OK) {
-		lk_problem *p = lk_problem_create(LK_FORM_MATRIX);
-		if (!p) {
-			st = LK_ERR_NO_MEMORY;
-			snprintf(err, esz, "out of memory");
-		} else if ((st = lk_problem_set_matrix(p, n, rp, col, val, loc->q, lo, hi, mu, fi)) != LK_OK) {
-			snprintf(err, esz, "%s: %s", path, lk_problem_error(p));
-			lk_problem_destroy(p);
-		} else {
-			*out = p;
-		}
-	}
-	free(ri);
-	free(cj);
-	free(v);
-	free(rp);
-	free(col);
-	free(val);
-	free(lo);
-	free(hi);
-	free(mu);
-	free(fi);
-	fclib_delete_local(loc);
-	return st;
+	return import_local(path, &a, out, err, esz);
 }

@@ -9,9 +9,17 @@
  * produce; joint rows have no place in a local problem and are refused. At most max_rows rows. */
 lk_status lk_fclib_export(lk_problem *p, int max_rows, const char *path, char *err, size_t err_size);
 
-/* Reads an FCLIB local problem into the matrix form: per contact a normal row (lo = 0, hi = inf) and its
- * tangent rows as friction rows (findex to the normal, mu of the contact). This is lcpkit's boxed-friction
- * approximation of the Coulomb cone (a box, not a disc, in the tangent plane), stated as such. */
+/* Reads an FCLIB problem into the matrix form: per contact a normal row (lo = 0, hi = inf) and its tangent rows
+ * as friction rows (findex to the normal, mu of the contact). This is lcpkit's boxed-friction approximation of
+ * the Coulomb cone (a box, not a disc, in the tangent plane), stated as such; a cone solve (pgs:friction=cone)
+ * reads the rows as the cone. A local problem gives its W and q; a global one (M, H, f, w) the local problem of
+ * its reactions, W = H^T M^-1 H and q = H^T M^-1 f + w. Matrices in each of FCLIB's storages as the public
+ * files and Siconos write them (a triplet's i the row, p the column). Every size the file states is checked
+ * against the others before anything is read: a file that disagrees with itself is refused (LK_ERR_PARSE)
+ * with a message naming what, as is one with a non-finite entry or an index outside its matrix.
+ * On failure *out is NULL and err says why; on LK_OK err holds "" or a note of what the reader made of the file
+ * where it was not plain (an M stored as one triangle, or not symmetric; docs/regress.md), for the caller to
+ * show. */
 lk_status lk_fclib_import(const char *path, lk_problem **out, char *err, size_t err_size);
 
 #endif

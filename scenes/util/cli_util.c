@@ -138,13 +138,35 @@ const char *lk_cli_quartiles(const lk_cli_spread *s, double scale, char *buf, si
 	return buf;
 }
 
+/* One line on stderr: "lcpkit CMD: " and the kind ("note: " or ""), then the message. */
+static void say(const char *cmd, const char *kind, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "lcpkit %s: %s", cmd, kind);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void lk_cli_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "lcpkit %s: ", cmd);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	say(cmd, "", fmt, ap);
+	va_end(ap);
+}
+
+int lk_cli_quiet(void)
+{
+	const char *q = getenv("LCPKIT_QUIET");
+	return q && !strcmp(q, "1");
+}
+
+void lk_cli_note(const char *cmd, const char *fmt, ...)
+{
+	if (lk_cli_quiet())
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	say(cmd, "note: ", fmt, ap);
 	va_end(ap);
 }
 

@@ -35,6 +35,11 @@ lk_cli_spread lk_cli_spread_of(double *v, int n);
 const char *lk_cli_quartiles(const lk_cli_spread *s, double scale, char *buf, size_t size);
 /* Prints one line "lcpkit CMD: message" to stderr. */
 void lk_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* LCPKIT_QUIET=1, lcpkit's one switch for its notes (the adapters' and the command's). */
+int lk_cli_quiet(void);
+/* Prints one line "lcpkit CMD: note: message" to stderr, unless LCPKIT_QUIET=1: what a command did other
+ * than asked or than the input said outright (a setting it could not honour, a reading it chose). */
+void lk_cli_note(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The option value after argv[*i] (advancing *i), or NULL with an error printed. */
 const char *lk_cli_value(const char *cmd, int argc, char **argv, int *i);
 /* For a command whose first argument is a word (a suite, a kind): -1 when argv[1] is one to go on with; else

@@ -4,12 +4,19 @@
  *     lk::BulletSolver solver("amgs");                  // an lcpkit spec; must outlive its use by the world
  *     dynamicsWorld->setConstraintSolver(&solver);      // the one-line swap
  *
- * What the spec leaves open comes from the world's btContactSolverInfo at every solve: the iteration limit
- * from m_numIterations unless the spec sets iters=, a random sweep order from SOLVER_RANDMIZE_ORDER unless it
- * sets order=, and for "pgs" without w= the relaxation from m_sor. Settings the adapter cannot honour
- * (SOLVER_INTERLEAVE_CONTACT_AND_FRICTION_CONSTRAINTS, m_leastSquaresResidualThreshold, ...) are reported
- * once each through notes(); docs/bullet.md lists every setting. Constructed from an lk_solver_config
- * instead, the configuration is taken as it is (its max_iterations is the iteration count).
+ * What the spec leaves open comes from the world's btContactSolverInfo at every solve: the work budget from
+ * m_numIterations unless the spec sets iters= or budget=, a random sweep order from SOLVER_RANDMIZE_ORDER
+ * unless it sets its order (order=, or gsp and esp, which are orders), and for "pgs" without w= the
+ * relaxation from m_sor. Settings the adapter cannot honour (SOLVER_INTERLEAVE_CONTACT_AND_FRICTION_CONSTRAINTS,
+ * m_leastSquaresResidualThreshold, ...) are said once each; docs/bullet.md lists every setting. Constructed
+ * from an lk_solver_config instead, the configuration is taken as it is (its max_iterations is the iteration
+ * count).
+ *
+ * What the solver does other than asked is said once each kind on stderr ("lcpkit: ...", unless setQuiet(true)
+ * or LCPKIT_QUIET=1), kept in notes() and counted in the statistics (notes_total): a spec it could not read
+ * (it runs "pgs" then), a setting it does not honour, the first island that fell back to Bullet's iterations,
+ * rows left out and bodies frozen because they are not finite. The statistics measure no residual unless
+ * asked (setResiduals(true)): lcpkit's methods then skip their two RES evaluations.
  *
  * Bullet's own setup builds the rows (contacts, friction, rolling friction, joints) exactly as for its
  * sequential impulse solver; this class replaces only the velocity iterations: it builds an lk_problem from the
@@ -62,10 +69,18 @@ public:
 	const lk_solver_config &lastConfig() const;
 	/* The last configuration or fallback message ("" if none). */
 	const char *error() const;
-	/* What this solver could not do as asked, each said once ("" if none), one line each: btContactSolverInfo
-	 * settings it does not honour, rows left to Bullet, a world that never hands it its rows. Bullet and
-	 * lcpkit print nothing; an application shows these where it shows warnings. */
+	/* What this solver could not do as asked, each said once ("" if none), one line each: a spec it could not
+	 * read, btContactSolverInfo settings it does not honour, the first fallback to Bullet's iterations, rows
+	 * left out and bodies frozen because they are not finite, rows left to Bullet, a world that never hands it
+	 * its rows. Each is also printed once on stderr as "lcpkit: ..." unless setQuiet(true) or LCPKIT_QUIET=1. */
 	const char *notes() const;
+	/* true: nothing on stderr (notes() and the statistics keep everything). */
+	void setQuiet(bool on);
+	/* RES before and after every solve in the statistics (res_before, res_after), at the cost of two residual
+	 * evaluations a solve (8-13 % of the constraint phase under pgs, docs/bullet.md). Off by default: RES is
+	 * then NaN and lcpkit's methods skip the evaluations (measure=0) unless the spec sets measure=. */
+	void setResiduals(bool on);
+	bool residuals() const;
 
 	/* Statistics of the last simulation step (all islands): filled between prepareSolve and allSolved,
 	 * which the world calls around every internal step. step_seconds is 0 here. */
@@ -86,7 +101,8 @@ public:
 protected:
 	struct Impl;
 
-	/* An invalid configuration or spec is replaced by "pgs" and reported by error(). */
+	/* An invalid configuration or spec is replaced by "pgs" and reported by error(); a spec, also on stderr
+	 * (notes()). */
 	explicit BulletSolverCore(const lk_solver_config &config);
 	explicit BulletSolverCore(const char *spec);
 	~BulletSolverCore();
@@ -102,7 +118,7 @@ public:
 	 * reported by error(). Its max_iterations is the iteration count (Bullet's m_numIterations is not used). */
 	explicit BulletSolver(const lk_solver_config &config);
 	/* An lcpkit spec (lk_config_parse), completed from the world's btContactSolverInfo at each solve (above).
-	 * An invalid spec is replaced by "pgs" and reported by error(). */
+	 * An invalid spec is replaced by "pgs", said once on stderr and reported by error() and notes(). */
 	explicit BulletSolver(const char *spec);
 	~BulletSolver() override;
 

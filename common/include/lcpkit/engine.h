@@ -47,6 +47,12 @@ typedef struct lk_engine_step_stats {
 	lk_stop_reason stop_reason;
 	int fallback;              /* 1: a guard tripped and the engine's own solver produced this step */
 	int64_t fallback_total;    /* fallbacks since the world was created */
+	int rows_left_out;         /* rows the step left out of the solve, which it cannot solve: J not finite or
+	                            * zero (a contact with a zero normal), a target not finite; not in `rows` */
+	int bodies_frozen;         /* bodies the step held where they were, their state not finite, with their
+	                            * rows left out too (not in `bodies`) */
+	int64_t notes_total;       /* notes the adapter has said (once each kind, on stderr unless LCPKIT_QUIET=1):
+	                            * fallbacks, rows left out, frozen bodies, settings not honoured, a misread spec */
 } lk_engine_step_stats;
 
 #ifdef __cplusplus

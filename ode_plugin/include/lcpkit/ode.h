@@ -59,6 +59,9 @@ typedef struct lk_ode_def {
 	                          * RES of ODE's impulses on them (a read that changes nothing: the trajectory
 	                          * stays ODE's bit for bit). lcpkit: RES of the solve's start and result (the
 	                          * configuration's measure=, unless the spec sets it) */
+	int quiet;               /* 1: say nothing on stderr. Otherwise each kind of note (a fallback to ODE's
+	                          * stepper, rows left out, a body frozen) is said once, "lcpkit: ...", unless
+	                          * LCPKIT_QUIET=1; lk_ode_error and the statistics have them either way */
 	int whole_world;         /* 1: the registered spaces and bodies hold every body of the world that can move
 	                          * (the preload library registers every body it sees created). A step then
 	                          * integrates the gathered bodies itself and does not also run ODE's stepper over
@@ -67,7 +70,7 @@ typedef struct lk_ode_def {
 	                          * 0 (the default): ODE's stepper also steps the rest of the world every step */
 } lk_ode_def;
 
-/* Defaults: solver "auto", warm_distance 0.01 m, warm_normal_cos 0.95, warm_factor 0.85, ode_residual 1,
+/* Defaults: solver "auto", warm_distance 0.01 m, warm_normal_cos 0.95, warm_factor 0.85, ode_residual 1, quiet 0,
  * whole_world 0. */
 LK_API lk_ode_def lk_ode_default_def(void);
 
@@ -112,10 +115,14 @@ LK_API lk_status lk_ode_remove_body(lk_ode *ctx, dBodyID body);
  * LK_OK: the world was stepped. If the rows could not be turned into a problem, or the lcpkit solve failed or
  * tripped a guard (non-finite, diverged, bad diagonal), ODE's stepper (dWorldQuickStep unless
  * lk_ode_set_fallback says otherwise) produced this step instead: still LK_OK, the stats say fallback = 1 and
- * lk_ode_error says why. Nothing non-finite is ever written into ODE.
- * Not stepped: LK_ERR_INVALID_ARGUMENT; LK_ERR_NONFINITE for a body whose state the application made
- * non-finite (ODE itself would assert on it); LK_ERR_NO_MEMORY when ODE's own stepper failed (it returns 0
- * when it cannot allocate its working memory). */
+ * lk_ode_error says why. A row that cannot be solved (its J not finite or zero, as ODE's convex collider's
+ * contacts with a zero normal have it) is left out, and the rest is solved (stats rows_left_out); a body whose
+ * state is not finite (position, orientation, velocities, force, mass) is frozen: left where it is, out of
+ * the step with its joints, until the application repairs it (stats bodies_frozen). Each is in lk_ode_error
+ * and said once on stderr (lk_ode_def.quiet). Nothing non-finite is ever written into ODE.
+ * Not stepped: LK_ERR_INVALID_ARGUMENT; LK_ERR_NONFINITE for a world setting that makes every body's state
+ * non-finite (gravity); LK_ERR_NO_MEMORY when ODE's own stepper failed (it returns 0 when it cannot allocate
+ * its working memory). */
 LK_API lk_status lk_ode_world_step(lk_ode *ctx, double dt);
 
 /* Lends one of ODE's threading implementations to the solver's sweeps: the two arguments of
