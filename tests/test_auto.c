@@ -197,15 +197,15 @@ static double face_load(const lk_problem *p, const double *lambda)
 	return load;
 }
 
-/* The warm start of a face: given 0.85 of a resting box's impulses (an engine's damped warm start), auto makes
- * the part that sets the face's wrench whole again, so that the box starts at a solution (the four contacts'
- * share of the load is not unique: what is left damped only trades load between them) and the sweeps stop at
- * once, the first finding next to nothing to correct; the face carries the box's weight as the solution does. Told that its start is
- * whole (carry=1), a sweep does not get the weight back. */
+/* The warm start of a stack's faces: given 0.85 of a resting stack's impulses (an engine's damped warm start),
+ * auto makes the part that sets each face's wrench whole again, so that the stack starts at a solution (the
+ * four contacts' share of a face's load is not unique: what is left damped only trades load between them) and
+ * the sweeps stop at once, the first finding next to nothing to correct; the faces carry the boxes' weight as
+ * the solution does. Told that its start is whole (carry=1), a sweep does not get the weight back. */
 static void test_face_warm_start(void **state)
 {
 	(void)state;
-	lk_problem *p = tu_generate("boxstack", 1, 0.5);
+	lk_problem *p = tu_generate("boxstack", 4, 0.5);
 	const int n = lk_problem_row_count(p);
 	double *zero = calloc((size_t)n, sizeof(double)), *sol = malloc((size_t)n * sizeof(double)),
 	       *damped = malloc((size_t)n * sizeof(double)), *got = malloc((size_t)n * sizeof(double));
@@ -216,7 +216,7 @@ static void test_face_warm_start(void **state)
 	assert_int_equal(st.stop_reason, LK_STOP_ABSOLUTE);
 	assert_true(st.iterations <= 2);
 	tu_assert_complementarity(p, got, 1e-3 * 9.81 / 60); /* the tolerance: 1e-3 of g h */
-	/* the face carries the box's weight after that sweep; without the restoring, the sweep from the damped start
+	/* the faces carry the boxes' weight after that sweep; without the restoring, the sweep from the damped start
 	 * does not get it back */
 	const double load_sol = face_load(p, sol);
 	assert_true(load_sol > 0.1);

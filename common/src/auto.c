@@ -14,14 +14,16 @@
  *    on, at most `cap` budgets. A step that settles quickly saves; a hard one (an impact, a stack finding its
  *    load) borrows. Over any run of solves the work is at most the budget times their number plus `bank`
  *    budgets (and the last sweep's overshoot).
- *  - when to stop: when no row's velocity correction in a sweep, |A_ii dlambda_i|, exceeds `tol` times the
- *    step's own velocity scale, the root mean square of q over the rows that are no friction rows: both are
- *    velocities (m/s, rad/s), so the rule reads the same in any units and for any masses, and the sweep adds
- *    both up on the way, so it costs no evaluation of w (Bullet's m_leastSquaresResidualThreshold is such a
- *    rule on impulses, absolute). Friction rows are left out of the scale because a sliding contact's q is
- *    its sliding speed, which its friction does not remove.
- *  - how: on a stack, the two-level correction of coarse.c every `coarse` sweeps, which takes the stack's slow
- *    mode in one step. A stack is a chain of at least AUTO_STACK_DEPTH faces of area (three or more contacts
+ *  - when to stop: when what a sweep changed of the bodies' velocities (|dv| + r |dw|, r a body's radius of
+ *    gyration), times rho / (1 - rho) at the rate rho of the last sweeps, is below `tol` times the step's own
+ *    velocity scale, the root mean square of q over the rows that are no friction rows: both are velocities
+ *    (m/s), so the rule reads the same in any units and for any masses. The bodies, not the rows: a sweep that
+ *    only trades load between the redundant contacts of a face changes no velocity, and measured row by row
+ *    (|A_ii dlambda_i|) such sweeps ran to the cap on a resting stack of boxes with eight points a face.
+ *    Friction rows are left out of the scale because a sliding contact's q is its sliding speed, which its
+ *    friction does not remove. The matrix form, which has no bodies, measures the rows.
+ *  - how: on a stack, the two-level correction of coarse.c every `coarse` sweeps (1: after every sweep that did
+ *    not stop), which takes the stack's slow mode in one step. A stack is a chain of at least AUTO_STACK_DEPTH faces of area (three or more contacts
  *    between two bodies: a box on a box) from a static body up, in a problem without joints (the correction
  *    welds the faces and knows nothing of joints: on piled ragdolls it cost joint error). A layer of bodies on
  *    the ground is solved by the sweeps in a few, and a heap of spheres has no faces to weld.
@@ -40,6 +42,8 @@
 #define AUTO_STACK_DEPTH 3
 /* contacts between two bodies that make a face of area */
 #define AUTO_AREA_CONTACTS 3
+/* solves without the two-level correction after its factor was found too costly */
+#define AUTO_COARSE_WAIT 30
 
 /* The faces of area, as the adapters write them: a run of consecutive contact rows (normal or friction) on one
  * body pair with at least AUTO_AREA_CONTACTS normals among them (ODE's contacts of one collision and Bullet's
@@ -129,49 +133,80 @@ static int is_stack(const faces *fs, lk_problem *p)
 #define AUTO_FACE_MAX 8
 
 /* The part of a face's normal impulses lambda[0..m) in the span of its rows' Jacobians, which sets the wrench
- * the face transmits: the orthogonal projection onto the range of A = [J_1; ..; J_m] (m x 6, the Jacobians of
- * rows idx[0..m) on one body, from column `side` of the records). A basis Q of that range from A's six columns by
- * Gram-Schmidt, each column orthogonalized twice ("twice is enough": Giraud, Langou & Rozloznik 2005) and left
- * out where what remains of it is below 1e-9 of its own norm (it depends on the ones before: a fourth coplanar
- * contact adds no wrench component); then out = Q Q^T lambda. */
+ * the face transmits: the orthogonal projection onto the range of W = [J_1; ..; J_m] (m x 6, the Jacobians of
+ * rows idx[0..m) on one body, from column `side` of the records). The pivoted Cholesky factor of W^T W picks
+ * r independent columns W_r of W, a pivot below 1e-9 of the largest diagonal ending it (Golub & Van Loan,
+ * "Matrix Computations", sec. 4.2.8; a fourth coplanar contact adds no wrench component), and the projection is
+ * W_r (W_r^T W_r)^-1 W_r^T lambda with W_r^T W_r = L L^T, its leading block: about 30 multiply-adds a row. */
 static void range_part(const lk__row *rows, const int *idx, int m, int side, const double *lambda, double *out)
 {
-	double Q[6][AUTO_FACE_MAX];
-	int r = 0;
-	for (int j = 0; j < 6; ++j) {
-		double *col = Q[r], n0 = 0.0;
-		for (int a = 0; a < m; ++a) {
-			col[a] = rows[idx[a]].J[side + j];
-			n0 += col[a] * col[a];
-		}
-		if (n0 == 0.0)
-			continue;
-		for (int pass = 0; pass < 2; ++pass)
-			for (int q = 0; q < r; ++q) {
-				double d = 0.0;
-				for (int a = 0; a < m; ++a)
-					d += Q[q][a] * col[a];
-				for (int a = 0; a < m; ++a)
-					col[a] -= d * Q[q][a];
-			}
-		double nn = 0.0;
-		for (int a = 0; a < m; ++a)
-			nn += col[a] * col[a];
-		if (!(nn > 1e-18 * n0))
-			continue;
-		const double inv = 1.0 / sqrt(nn);
-		for (int a = 0; a < m; ++a)
-			col[a] *= inv;
-		++r;
+	double G[6][6] = {{0}};
+	for (int a = 0; a < m; ++a) {
+		const double *J = rows[idx[a]].J + side;
+		for (int r = 0; r < 6; ++r)
+			for (int c = 0; c <= r; ++c)
+				G[r][c] += J[r] * J[c];
 	}
-	for (int a = 0; a < m; ++a)
-		out[a] = 0.0;
-	for (int q = 0; q < r; ++q) {
-		double d = 0.0;
-		for (int a = 0; a < m; ++a)
-			d += Q[q][a] * lambda[a];
-		for (int a = 0; a < m; ++a)
-			out[a] += d * Q[q][a];
+	for (int r = 0; r < 6; ++r)
+		for (int c = r + 1; c < 6; ++c)
+			G[r][c] = G[c][r];
+	int perm[6] = {0, 1, 2, 3, 4, 5}, rank = 0;
+	double L[6][6] = {{0}}, top = 0.0;
+	for (int r = 0; r < 6; ++r)
+		top = fmax(top, G[r][r]);
+	for (; rank < 6; ++rank) {
+		int best = rank;
+		double d = -1.0;
+		for (int c = rank; c < 6; ++c) {
+			double v = G[perm[c]][perm[c]];
+			for (int j = 0; j < rank; ++j)
+				v -= L[c][j] * L[c][j];
+			if (v > d) {
+				d = v;
+				best = c;
+			}
+		}
+		if (!(d > 1e-9 * top))
+			break;
+		const int sw = perm[rank];
+		perm[rank] = perm[best];
+		perm[best] = sw;
+		for (int j = 0; j < rank; ++j) {
+			const double x = L[rank][j];
+			L[rank][j] = L[best][j];
+			L[best][j] = x;
+		}
+		L[rank][rank] = sqrt(d);
+		for (int c = rank + 1; c < 6; ++c) {
+			double v = G[perm[c]][perm[rank]];
+			for (int j = 0; j < rank; ++j)
+				v -= L[c][j] * L[rank][j];
+			L[c][rank] = v / L[rank][rank];
+		}
+	}
+	/* y = W_r^T lambda, then (L L^T) z = y, then out = W_r z */
+	double z[6] = {0};
+	for (int a = 0; a < m; ++a) {
+		const double *J = rows[idx[a]].J + side;
+		for (int q = 0; q < rank; ++q)
+			z[q] += J[perm[q]] * lambda[a];
+	}
+	for (int q = 0; q < rank; ++q) {
+		for (int j = 0; j < q; ++j)
+			z[q] -= L[q][j] * z[j];
+		z[q] /= L[q][q];
+	}
+	for (int q = rank - 1; q >= 0; --q) {
+		for (int j = q + 1; j < rank; ++j)
+			z[q] -= L[j][q] * z[j];
+		z[q] /= L[q][q];
+	}
+	for (int a = 0; a < m; ++a) {
+		const double *J = rows[idx[a]].J + side;
+		double v = 0.0;
+		for (int q = 0; q < rank; ++q)
+			v += J[perm[q]] * z[q];
+		out[a] = v;
 	}
 }
 
@@ -210,11 +245,31 @@ static void restore_face_warm_start(lk__ctx *c, const faces *fs, double carry)
 			c->lambda[idx[a]] += d;
 			lk__row_apply(&p->rows[idx[a]], c->du, d);
 		}
-		/* the basis (six columns orthogonalized twice against at most three) and the projection, in
-		 * multiply-adds; the changes as row updates */
-		lk__count(c, 0, LK_WORK_BLOCK_MAC * (6.0 * 2 * 2 * 3 * m + 6.0 * m));
+		/* the Gram matrix, its factor and the projection, in multiply-adds; the changes as row updates */
+		lk__count(c, 0, LK_WORK_BLOCK_MAC * (33.0 * m + 60.0));
 		lk__count(c, m, LK_WORK_SWEEP_ROW);
 	}
+}
+
+/* What a sweep changed of the bodies' velocities: the largest over the bodies of |dv| + r |dw|, r the body's
+ * radius of gyration (reach), in m/s. A sweep that only trades load between the redundant contacts of a face
+ * (four corners of a box carry three wrench components) changes no body's velocity, however much it moves each
+ * row: measured row by row, |A_ii dlambda_i|, such a sweep looks like error, and on a resting stack whose faces
+ * have four to eight points the sweeps went on trading load to the cap of every step. */
+static double body_change(const double *du, const double *before, const double *reach, int nb)
+{
+	double m = 0.0;
+	for (int b = 0; b < nb; ++b) {
+		const double *u1 = du + LK_DU_STRIDE * b, *u0 = before + LK_DU_STRIDE * b;
+		double dv = 0.0, dw = 0.0;
+		for (int k = 0; k < 3; ++k) {
+			dv += (u1[k] - u0[k]) * (u1[k] - u0[k]);
+			dw += (u1[3 + k] - u0[3 + k]) * (u1[3 + k] - u0[3 + k]);
+		}
+		const double e = sqrt(dv) + reach[b] * sqrt(dw);
+		m = e > m ? e : m;
+	}
+	return m;
 }
 
 lk_status lk__solve_auto(lk__ctx *c)
@@ -247,7 +302,7 @@ lk_status lk__solve_auto(lk__ctx *c)
 	local.budget = allow;
 	local.max_iterations = INT32_MAX;
 	c->cfg = &local;
-	if (cfg->warm_start)
+	if (cfg->warm_start && stack)
 		restore_face_warm_start(c, &fs, cfg->adapt.carry);
 
 	int *perm = NULL;
@@ -257,21 +312,48 @@ lk_status lk__solve_auto(lk__ctx *c)
 		return st;
 	}
 	lk__coarse coarse = {0};
-	int coarse_made = 0; /* the correction's faces, found at its first use: 1, or -1 where none could be */
+	/* the correction's faces, found at its first use: 1, or -1 where none could be; a structure whose factor
+	 * was too costly (the faces of a wall in running bond are no chain) is not analysed again for the next
+	 * AUTO_COARSE_WAIT solves: the analysis of each step's faces, only to decline them, cost a fifth of a
+	 * wall's solve */
+	int coarse_made = 0;
+	if (p->auto_coarse_wait > 0) {
+		--p->auto_coarse_wait;
+		coarse_made = -1;
+	}
 	int since = 0, interval = cfg->coarse;
 	double scale = 0.0, prev_err = NAN, prev_rho = NAN;
+	c->step_work = n * LK_WORK_SWEEP_ROW;
+	const int nb = p->form == LK_FORM_ROWS ? p->nbodies : 0;
+	double *du_before = nb ? lk__arena_alloc(&p->arena, (size_t)nb * LK_DU_STRIDE * sizeof *du_before) : NULL;
+	double *reach = nb ? lk__arena_alloc(&p->arena, (size_t)nb * sizeof *reach) : NULL;
+	if (nb && (!du_before || !reach)) {
+		c->cfg = cfg;
+		return LK_ERR_NO_MEMORY;
+	}
+	for (int b = 0; b < nb; ++b) {
+		/* the radius of gyration sqrt(3 m^-1 / tr(I^-1)): a turn at w moves the body's points at about |w| times it */
+		const lk_body_def *bd = &p->bodies[b];
+		const double ti = bd->inv_inertia[0] + bd->inv_inertia[4] + bd->inv_inertia[8];
+		const double im = (bd->inv_mass[0] + bd->inv_mass[1] + bd->inv_mass[2]) / 3.0;
+		reach[b] = ti > 0.0 ? (im > 0.0 ? sqrt(3.0 * im / ti) : 1.0) : 0.0; /* a body that only turns: rad/s */
+	}
 	for (int it = 1;; ++it) {
-		/* the scale from the first sweep (q does not change), the largest correction from every one */
+		/* the scale from the first sweep (q does not change); the change from the bodies' velocities (row form) or
+		 * from each row's correction (the matrix form, which has no bodies), the plain sweep where neither needs
+		 * the sums */
 		lk__sweep_sums sums = {.want_scale = it == 1};
-		double change = lk__pgs_sweep_sums(c, perm, &sums);
+		if (nb)
+			memcpy(du_before, c->du, (size_t)nb * LK_DU_STRIDE * sizeof *du_before);
+		double change = it == 1 || !nb ? lk__pgs_sweep_sums(c, perm, &sums) : lk__pgs_sweep(c, perm, n, 1.0);
 		c->iterations = it;
 		if (it == 1)
 			scale = sums.nq > 0 ? sqrt(sums.q2 / sums.nq) : 0.0;
+		const double err = nb ? body_change(c->du, du_before, reach, nb) : sums.dvmax;
 		/* what the sweeps still have to correct, from this sweep's largest correction and the rate of the last
 		 * ones: a contraction at rate rho leaves at most err rho / (1 - rho) (the a-posteriori bound of a
 		 * contractive iteration; a projected sweep is one near a solution, Erleben 2013 sec. 5.2). Without a
 		 * rate yet, or at one that is not a contraction, only a tenth of the tolerance stops the sweeps. */
-		const double err = sums.dvmax;
 		const double rho = fmax(err / prev_err, prev_rho);
 		const double left = rho < 1.0 ? err * rho / (1.0 - rho) : INFINITY;
 		prev_rho = err / prev_err;
@@ -300,6 +382,8 @@ lk_status lk__solve_auto(lk__ctx *c)
 		if (c->stop != LK_STOP_NONE)
 			break;
 	}
+	if (coarse.too_costly)
+		p->auto_coarse_wait = AUTO_COARSE_WAIT;
 	lk__coarse_free(&coarse);
 	c->cfg = cfg;
 	account += mean * n - c->work;

@@ -113,7 +113,7 @@ lk_solver_config lk_default_config(lk_method method)
 	/* auto (auto.c, docs/solvers.md "auto"): chosen by the measurements there */
 	c.adapt.tol = 1e-3;
 	if (c.method == LK_METHOD_AUTO)
-		c.coarse = 2;
+		c.coarse = 1;
 	c.adapt.cap = 4.0;
 	c.adapt.bank = 30.0;
 	c.adapt.carry = 0.85;

@@ -34,6 +34,8 @@ typedef struct lk__ctx {
 	int64_t row_updates;
 	double work;          /* row updates weighted by what they cost (lk__count): the budget's unit times n */
 	int iterations;       /* outer iterations done, set by the method */
+	double step_work;     /* the work of the method's next step (lk__count units), where the method knows it: the
+	                       * monitor's budget rule stops a solve that could not pay for it; 0: half a sweep */
 	int inner_iterations;
 	int subspace_steps;
 	int used_best;

@@ -230,9 +230,11 @@ static lk_stop_reason change_rules(const lk__ctx *c, int iter, double max_change
 		return LK_STOP_STAGNATION;
 	if (count_iterations && iter >= cfg->max_iterations)
 		return LK_STOP_ITERATIONS;
-	/* what is left would not pay for one more sweep (a method that can spend less than a sweep asks
-	 * lk__work_left itself) */
-	if ((cfg->budget > 0 || cfg->time_budget_us > 0) && lk__work_left(c) < 0.5 * c->n)
+	/* what is left would not pay for the method's next step: a whole sweep for the Gauss-Seidel family, which
+	 * never spends more than its budget; half a sweep where a method does not say (one that can spend less than
+	 * a sweep asks lk__work_left itself) */
+	const double next = c->step_work > 0 ? c->step_work : 0.5 * c->n;
+	if ((cfg->budget > 0 || cfg->time_budget_us > 0) && lk__work_left(c) < next - 1e-9 * c->n)
 		return LK_STOP_BUDGET;
 	return LK_STOP_NONE;
 }

@@ -75,6 +75,8 @@ struct lk_problem {
 	 * unit); kept by lk_problem_clear, so that an engine's problem carries it from step to step */
 	double auto_account;
 	double auto_rows;      /* the rows of the larger solves (auto.c): of the last one or more, decaying 1% a solve */
+	int auto_coarse_wait;  /* solves left before auto tries the two-level correction again after its factor was
+	                        * found too costly (auto.c) */
 	char error[256];
 };
 

@@ -281,6 +281,7 @@ static void run_esp(stagger_state *s, lk__stagger_trace *trace)
 {
 	lk__ctx *c = s->c;
 	const double none[2] = {0.0, 0.0};
+	c->step_work = c->n * LK_WORK_SWEEP_ROW;
 	for (int it = 1;; ++it) {
 		double change = 0.0, d;
 		if (s->count[SET_N] > 0) {
@@ -341,6 +342,12 @@ static void run_gsp(stagger_state *s, lk__stagger_trace *trace)
 			set = SET_T;
 		else /* ties go to N: normal impulses set the friction bounds */
 			set = s->err[SET_T] > s->err[SET_N] ? SET_T : SET_N;
+		/* a set sweep that the budget cannot pay for is not begun */
+		if ((c->cfg->budget > 0 || c->cfg->time_budget_us > 0) && lk__work_left(c) < s->count[set] - 1e-9 * n) {
+			c->iterations = it > 0 ? it : 1;
+			c->stop = LK_STOP_BUDGET;
+			return;
+		}
 		trace_step(trace, set, s->err);
 		if (set != last)
 			stag_freeze(s, set);

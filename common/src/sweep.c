@@ -506,6 +506,7 @@ lk_status lk__sweep_order(lk__ctx *c, int staggered_ok, int **perm_out)
 
 void lk__sweep_until_stop(lk__ctx *c, int *perm, lk__sweep_fn sweep, void *user)
 {
+	c->step_work = c->n * LK_WORK_SWEEP_ROW;
 	for (int it = 1;; ++it) {
 		if (c->cfg->order == LK_ORDER_RANDOM)
 			lk__shuffle(&c->rng, perm, c->n);

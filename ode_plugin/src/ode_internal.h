@@ -127,6 +127,7 @@ struct lk_ode {
 	lk_solver_config cfg;
 	int iters_from_world;
 	int measure_open; /* the spec leaves measure= open: it follows def.ode_residual */
+	int sink_to_layer; /* this solver's contacts rest at the surface layer's depth (def.sink_to_layer) */
 	char spec[160];
 
 	/* registration */
@@ -183,6 +184,8 @@ struct lk_ode {
 	int *warm_heads;
 	int warm_hcap;
 	double warm_dt;
+	int *face_order;   /* the contact joints by body pair (lk__ode_warm_lookup's faces), cap_face_order */
+	int cap_face_order;
 
 	/* ODE's threading implementation lent to the sweeps (ode_threads.c) */
 	lk__ode_threading threading;

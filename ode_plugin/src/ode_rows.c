@@ -627,6 +627,57 @@ static lk_status extract_joint(const extract_args *ea, int i, int say)
 	return LK_OK;
 }
 
+/* The target of a contact's normal row at rest inside ODE's surface layer (lk_ode_def.sink_to_layer). ODE's
+ * contact row asks for k (depth - layer) of separating velocity, k = fps erp, and for nothing (c = 0) while
+ * the depth is under the layer: there the bodies stay at whatever depth an exact solve leaves them, which for
+ * a contact made at rest is 0, the depth at which ODE's colliders make a contact in one step and not in the
+ * next. A box of a stack then stands on three corners and rocks: ODE's own exact stepper (dWorldStep) drops the
+ * 20-box stack in a third of a second, and quickstep is spared only by its error, which sinks the bodies into
+ * the layer. Here a row shallower than half the layer asks for k (depth - layer / 2), which is negative: the
+ * body may sink at the rate the contact's error reduction would push it out, to half the layer, where a tilt
+ * of a box by half a millimetre across still leaves every corner in contact. Between half the layer and the
+ * layer the row stays ODE's, asking for nothing: a target on both sides of one depth kept every contact of a
+ * brick wall pushing and pulling, and the wall shook. The depth itself is not in ODE's API; the row's own
+ * generator gives it, read again with the world's layer set to 0 and to -layer (k depth and k (depth +
+ * layer); dxJointContact::getInfo2 reads the layer from the world at each call). A row capped by the world's
+ * largest correcting velocity is left as ODE made it. Runs on one thread, after the parallel read. */
+static void sink_to_layer(lk_ode *ctx, const extract_args *ea)
+{
+	const double layer = dWorldGetContactSurfaceLayer(ctx->world);
+	const double maxvel = dWorldGetContactMaxCorrectingVel(ctx->world);
+	if (!(layer > 0.0) || !isfinite(layer))
+		return;
+	int touched = 0;
+	for (int i = 0; i < ctx->njoints; ++i) {
+		const lk__ode_joint *j = &ctx->joints[i];
+		lk_row_def *normal = &ctx->defs[j->row0];
+		if (j->type != dJointTypeContact || !j->m || normal->c != 0.0)
+			continue;
+		double at[2];
+		for (int k = 0; k < 2; ++k) {
+			lk_row_def d[LK__ODE_MAX_M];
+			int fi[LK__ODE_MAX_M];
+			memset(d, 0, sizeof d);
+			for (int r = 0; r < j->m; ++r) {
+				d[r].lo = -dInfinity;
+				d[r].hi = dInfinity;
+				fi[r] = -1;
+			}
+			dWorldSetContactSurfaceLayer(ctx->world, k ? -layer : 0.0);
+			ctx->abi.info2[j->type](j->id, ea->fps, ea->erp, DEF_SKIP, d[0].J[0], d[0].J[1], DEF_SKIP, &d[0].c,
+			                        &d[0].lo, fi);
+			at[k] = d[0].c;
+		}
+		touched = 1;
+		/* k depth and k (depth + layer): the target k (depth - layer / 2) under half the layer, where neither
+		 * was capped */
+		if (at[1] > at[0] && at[1] < maxvel && at[0] >= 0.0)
+			normal->c = fmin(0.0, at[0] - 0.5 * (at[1] - at[0]));
+	}
+	if (touched)
+		dWorldSetContactSurfaceLayer(ctx->world, layer);
+}
+
 /* Tasks of the reading (lk_problem_run_tasks): the solver's threads for a problem of LK_PARALLEL_MIN_ROWS rows
  * and more, which the solve sweeps on them, else one task on the caller; and task t's share of n items. */
 static int read_tasks(int threads, int rows)
@@ -765,6 +816,8 @@ lk_status lk__ode_extract_rows(lk_ode *ctx, double h, int threads, int points)
 		bad = par.first_bad[t] < bad ? par.first_bad[t] : bad;
 	if (bad < ctx->njoints)
 		return extract_joint(&ea, bad, 1); /* again, alone, for its message (a contact's read changes nothing) */
+	if (ctx->sink_to_layer)
+		sink_to_layer(ctx, &ea);
 	ctx->nleft_out = 0;
 	order_rows(ctx, 0);
 	return LK_OK;

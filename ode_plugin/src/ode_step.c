@@ -23,10 +23,18 @@ lk_ode_def lk_ode_default_def(void)
 	d.warm_normal_cos = 0.95;
 	d.warm_factor = 0.85;
 	d.ode_residual = 1;
+	d.sink_to_layer = -1;
 	return d;
 }
 
 /* ----------------------------------------------------------------------------------- configuration */
+
+/* Whether the solver now set rests contacts at the surface layer's depth (lk_ode_def.sink_to_layer) */
+static void set_sink_to_layer(lk_ode *ctx)
+{
+	ctx->sink_to_layer = ctx->stepper == LK_ODE_LCPKIT &&
+	                     (ctx->def.sink_to_layer > 0 || (ctx->def.sink_to_layer < 0 && ctx->cfg.method == LK_METHOD_AUTO));
+}
 
 static lk_status parse_solver(const char *spec, double warm_factor, lk_ode_stepper *stepper, lk_solver_config *cfg,
                               int *from_world, char *err, size_t err_size)
@@ -88,6 +96,11 @@ lk_status lk_ode_create(dWorldID world, const lk_ode_def *def, lk_ode **out, cha
 		         "lk_ode_create: warm_distance must be >= 0, warm_normal_cos and warm_factor in [-1, 1] and [0, 1]");
 		return LK_ERR_INVALID_ARGUMENT;
 	}
+	if (d.sink_to_layer < -1 || d.sink_to_layer > 1) {
+		snprintf(err, err_size, "lk_ode_create: sink_to_layer must be -1 (under auto), 0 or 1, got %d",
+		         d.sink_to_layer);
+		return LK_ERR_INVALID_ARGUMENT;
+	}
 	lk_ode *ctx = calloc(1, sizeof *ctx);
 	if (!ctx) {
 		snprintf(err, err_size, "lk_ode_create: out of memory");
@@ -109,6 +122,7 @@ lk_status lk_ode_create(dWorldID world, const lk_ode_def *def, lk_ode **out, cha
 	snprintf(ctx->spec, sizeof ctx->spec, "%s", d.solver ? d.solver : "auto");
 	ctx->measure_open = !lk_config_spec_sets(ctx->spec, "measure");
 	ctx->def.solver = ctx->spec;
+	set_sink_to_layer(ctx);
 	ctx->problem = lk_problem_create(LK_FORM_ROWS);
 	ctx->island_group = dJointGroupCreate(0);
 	if (!ctx->problem || !ctx->island_group) {
@@ -152,6 +166,7 @@ void lk_ode_destroy(lk_ode *ctx)
 	free(ctx->warm);
 	free(ctx->warm_next);
 	free(ctx->warm_heads);
+	free(ctx->face_order);
 	free(ctx);
 }
 
@@ -175,6 +190,7 @@ lk_status lk_ode_set_solver(lk_ode *ctx, const char *spec)
 		return lk__ode_fail(ctx, st, "%s", err);
 	ctx->stepper = s;
 	ctx->cfg = c;
+	set_sink_to_layer(ctx);
 	ctx->iters_from_world = fw;
 	ctx->measure_open = !lk_config_spec_sets(spec, "measure");
 	snprintf(ctx->spec, sizeof ctx->spec, "%s", spec);
@@ -194,6 +210,7 @@ lk_status lk_ode_set_config(lk_ode *ctx, const lk_solver_config *cfg)
 		return lk__ode_fail(ctx, st, "lk_ode_set_config: %s", err);
 	ctx->stepper = LK_ODE_LCPKIT;
 	ctx->cfg = *cfg;
+	set_sink_to_layer(ctx);
 	ctx->iters_from_world = 0;
 	ctx->measure_open = 0;
 	if (lk_config_format(cfg, ctx->spec, sizeof ctx->spec) != LK_OK)

@@ -9,8 +9,18 @@
  * against it, and they never slide apart (ODE's piled ragdolls at 20 iterations stayed 6 cm deep;
  * docs/ode.md, "Warm starting"). A heap of free bodies keeps its deep contacts' impulses: its bottom needs
  * its load from the first sweep. Impulses scale with the step and the warm start's share: lambda_prev * h /
- * h_prev * warm_factor. Reads the rows lk__ode_extract_rows left in the context and nothing else of the
- * plugin. */
+ * h_prev * warm_factor.
+ *
+ * A face (three contacts or more between two bodies: a box on a box) starts from the load it carried, whatever
+ * its contact points now. ODE's box-box collider gives a face four to eight points, a different set from one
+ * step to the next as the boxes turn by a hair, so the impulses found again per contact lose the load of the
+ * points that went and give none to those that came: on a resting stack every step began a few percent of a
+ * box's weight off, which only the two-level correction's every step carried down again. The previous step's
+ * contacts of the pair give the wrench their normal impulses transmitted to the first body (force and torque
+ * about its centre, at the points they were made); the face's normal impulses start from the least-norm ones
+ * that transmit it now (clipped at 0) and its friction rows from their own matches. Reads the rows
+ * lk__ode_extract_rows left in the context and nothing else of the plugin. */
+#define _GNU_SOURCE 1 /* qsort_r */
 #include "ode_internal.h"
 
 #include <math.h>
@@ -28,6 +38,194 @@ static unsigned warm_hash(const void *a, const void *b, int cap)
 static dBodyID joint_body(const lk_ode *ctx, const lk__ode_joint *j, int k)
 {
 	return j->body[k] >= 0 ? ctx->bodies[j->body[k]].id : NULL;
+}
+
+/* The contacts of at most FACE_MAX points that make a face and whose load the warm start carries over */
+#define FACE_MIN 3
+#define FACE_MAX 16
+
+/* The least-norm x (m) with W^T x = f, W the m x 6 matrix of rows J[k] (m <= FACE_MAX), in the least-squares
+ * sense where f is not in W's range: W = Q R by Gram-Schmidt over W's columns (each orthogonalized twice, one
+ * whose remainder is below 1e-9 of its norm left out: four coplanar normals span three wrench components),
+ * x = Q y with R R^T y = R f (at most six unknowns, by Cholesky). Returns 0 where W is zero. */
+static int least_norm(const double (*J)[6], int m, const double f[6], double *x)
+{
+	double Q[6][FACE_MAX], R[6][6] = {{0}};
+	int r = 0;
+	for (int j = 0; j < 6; ++j) {
+		double *v = Q[r], n0 = 0.0;
+		for (int a = 0; a < m; ++a) {
+			v[a] = J[a][j];
+			n0 += v[a] * v[a];
+		}
+		if (n0 == 0.0)
+			continue;
+		double coef[6] = {0};
+		for (int pass = 0; pass < 2; ++pass)
+			for (int q = 0; q < r; ++q) {
+				double d = 0.0;
+				for (int a = 0; a < m; ++a)
+					d += Q[q][a] * v[a];
+				for (int a = 0; a < m; ++a)
+					v[a] -= d * Q[q][a];
+				coef[q] += d;
+			}
+		double nn = 0.0;
+		for (int a = 0; a < m; ++a)
+			nn += v[a] * v[a];
+		for (int q = 0; q < r; ++q)
+			R[q][j] = coef[q];
+		if (!(nn > 1e-18 * n0))
+			continue;
+		const double len = sqrt(nn);
+		for (int a = 0; a < m; ++a)
+			v[a] /= len;
+		R[r][j] = len;
+		++r;
+	}
+	if (r == 0)
+		return 0;
+	/* the normal equations of R^T y = f: (R R^T) y = R f */
+	double N[6][6], b[6];
+	for (int i = 0; i < r; ++i) {
+		b[i] = 0.0;
+		for (int j = 0; j < 6; ++j)
+			b[i] += R[i][j] * f[j];
+		for (int k = 0; k <= i; ++k) {
+			double d = 0.0;
+			for (int j = 0; j < 6; ++j)
+				d += R[i][j] * R[k][j];
+			N[i][k] = d;
+		}
+	}
+	for (int i = 0; i < r; ++i) {
+		for (int k = 0; k < i; ++k)
+			N[i][i] -= N[i][k] * N[i][k];
+		if (!(N[i][i] > 0.0))
+			return 0;
+		N[i][i] = sqrt(N[i][i]);
+		for (int l = i + 1; l < r; ++l) {
+			for (int k = 0; k < i; ++k)
+				N[l][i] -= N[l][k] * N[i][k];
+			N[l][i] /= N[i][i];
+		}
+	}
+	for (int i = 0; i < r; ++i) {
+		for (int k = 0; k < i; ++k)
+			b[i] -= N[i][k] * b[k];
+		b[i] /= N[i][i];
+	}
+	for (int i = r - 1; i >= 0; --i) {
+		for (int k = i + 1; k < r; ++k)
+			b[i] -= N[k][i] * b[k];
+		b[i] /= N[i][i];
+	}
+	for (int a = 0; a < m; ++a) {
+		x[a] = 0.0;
+		for (int q = 0; q < r; ++q)
+			x[a] += Q[q][a] * b[q];
+	}
+	return 1;
+}
+
+static int by_pair(const void *u, const void *v, void *arg)
+{
+	const lk_ode *ctx = arg;
+	const lk__ode_joint *a = &ctx->joints[*(const int *)u], *b = &ctx->joints[*(const int *)v];
+	for (int k = 0; k < 2; ++k)
+		if (a->body[k] != b->body[k])
+			return a->body[k] < b->body[k] ? -1 : 1;
+	return *(const int *)u < *(const int *)v ? -1 : *(const int *)u > *(const int *)v;
+}
+
+/* The faces' normal impulses from the load their pair's contacts carried in the previous step (module
+ * comment), scaled as the rest of the warm start. Leaves lambda as it is where something is missing. */
+static void warm_faces(lk_ode *ctx, double scale, double *lambda)
+{
+	int n = 0;
+	for (int i = 0; i < ctx->njoints; ++i)
+		n += ctx->joints[i].type == dJointTypeContact && ctx->joints[i].m > 0;
+	if (n < FACE_MIN)
+		return;
+	if (n > ctx->cap_face_order) {
+		int *o = realloc(ctx->face_order, (size_t)n * sizeof *o);
+		if (!o)
+			return;
+		ctx->face_order = o;
+		ctx->cap_face_order = n;
+	}
+	int *order = ctx->face_order;
+	n = 0;
+	for (int i = 0; i < ctx->njoints; ++i)
+		if (ctx->joints[i].type == dJointTypeContact && ctx->joints[i].m > 0)
+			order[n++] = i;
+	/* contacts of one collision come one after the other; sort only where they do not */
+	int sorted = 1;
+	for (int k = 1; k < n && sorted; ++k)
+		sorted = by_pair(&order[k - 1], &order[k], ctx) < 0;
+	if (!sorted)
+		qsort_r(order, (size_t)n, sizeof *order, by_pair, ctx);
+	for (int s = 0, e; s < n; s = e) {
+		const lk__ode_joint *j0 = &ctx->joints[order[s]];
+		for (e = s + 1; e < n && ctx->joints[order[e]].body[0] == j0->body[0] &&
+		                ctx->joints[order[e]].body[1] == j0->body[1];
+		     ++e)
+			;
+		const int m = e - s;
+		if (m < FACE_MIN || m > FACE_MAX || ctx->bodies[j0->body[0]].articulated ||
+		    (j0->body[1] >= 0 && ctx->bodies[j0->body[1]].articulated))
+			continue;
+		/* the wrench the pair's previous contacts transmitted to the first body, about its centre now */
+		dBodyID b0 = joint_body(ctx, j0, 0), b1 = joint_body(ctx, j0, 1);
+		const dReal *x = dBodyGetPosition(b0);
+		double f[6] = {0}, nb[3] = {0}, carried = 0.0;
+		int before = 0;
+		for (int k = ctx->warm_heads[warm_hash(b0, b1, ctx->warm_hcap)]; k >= 0; k = ctx->warm[k].next) {
+			const lk__ode_warm *w = &ctx->warm[k];
+			if (w->key || w->body[0] != b0 || w->body[1] != b1)
+				continue;
+			const double ln = w->lambda[0], r[3] = {w->point[0] - x[0], w->point[1] - x[1], w->point[2] - x[2]};
+			for (int c = 0; c < 3; ++c) {
+				f[c] += ln * w->normal[c];
+				nb[c] += w->normal[c];
+			}
+			carried += fabs(ln);
+			f[3] += ln * (r[1] * w->normal[2] - r[2] * w->normal[1]);
+			f[4] += ln * (r[2] * w->normal[0] - r[0] * w->normal[2]);
+			f[5] += ln * (r[0] * w->normal[1] - r[1] * w->normal[0]);
+			++before;
+		}
+		if (before < FACE_MIN)
+			continue;
+		double J[FACE_MAX][6], ln[FACE_MAX], na[3] = {0};
+		for (int a = 0; a < m; ++a) {
+			memcpy(J[a], ctx->defs[ctx->joints[order[s + a]].row0].J[0], sizeof J[a]);
+			for (int c = 0; c < 3; ++c)
+				na[c] += J[a][c];
+		}
+		/* the same face: its normals turned by no more than a contact's warm start allows */
+		if (dCalcVectorDot3(na, nb) < ctx->def.warm_normal_cos * sqrt(dCalcVectorDot3(na, na) * dCalcVectorDot3(nb, nb)))
+			continue;
+		if (!least_norm((const double(*)[6])J, m, f, ln))
+			continue;
+		/* a load the face can carry now: the wrench met (a torque the new points could only give by pulling, or
+		 * with impulses far larger than the face carried, is a face that changed, not one that moved) */
+		double sum = 0.0, miss = 0.0, size = 0.0, g[6] = {0};
+		for (int a = 0; a < m; ++a) {
+			ln[a] = ln[a] > 0.0 ? ln[a] : 0.0;
+			sum += ln[a];
+			for (int c = 0; c < 6; ++c)
+				g[c] += J[a][c] * ln[a];
+		}
+		for (int c = 0; c < 6; ++c) {
+			miss += (g[c] - f[c]) * (g[c] - f[c]);
+			size += f[c] * f[c];
+		}
+		if (!(sum <= 2.0 * carried) || !(miss <= 1e-2 * size))
+			continue;
+		for (int a = 0; a < m; ++a)
+			lambda[ctx->joints[order[s + a]].row0] = ln[a] * scale;
+	}
 }
 
 /* lambda (extraction order) from the records of the previous step; zero where nothing matches. Each record
@@ -96,6 +294,7 @@ void lk__ode_warm_lookup(lk_ode *ctx, double h, double *lambda)
 		for (int r = 0; r < m; ++r)
 			lambda[j->row0 + r] = w->lambda[r] * scale;
 	}
+	warm_faces(ctx, scale, lambda);
 }
 
 /* Replaces the records by this step's joints and their impulses ctx->lambda. Out of memory forgets them. */

@@ -17,9 +17,9 @@
 
 #define MAX_ITEMS 32
 #define DEFAULT_SCENES "boxstack,pool1"
-#define DEFAULT_SOLVERS "own,pgs,amgs,pgs-sm,gsp"
+#define DEFAULT_SOLVERS "own,auto,pgs,amgs,pgs-sm,gsp"
 #define FRONTIER_SCENES "boxstack:n=20"
-#define FRONTIER_SOLVERS "own,pgs,psor:w=1.3,amgs,gsp,nncg,apgd,mprgp,pgs-sm,pgs:coarse=2,pgs:order=ipp,pgs:coarse=2,tol=1e-4,check=3"
+#define FRONTIER_SOLVERS "own,auto,pgs,psor:w=1.3,amgs,gsp,nncg,apgd,mprgp,pgs-sm,pgs:coarse=2,pgs:order=ipp,pgs:coarse=2,tol=1e-4,check=3"
 #define FRONTIER_BUDGETS "2,5,10,15,20,40"
 #define FRONTIER_SECONDS 20.0
 #define MAX_BUDGETS 16
@@ -39,6 +39,7 @@ static void usage(FILE *f)
 	        "usage: lcpkit compare [--scene S[,S..]] [--engine ode|bullet|both] [--solvers LIST] [--time SECONDS]\n"
 	        "                      [--hz H] [--iters N] [--threads N] [--frames T1,T2,..] [--out DIR] [--no-pictures]\n"
 	        "                      [--clock cpu|wall] [--json]\n"
+	        "       lcpkit compare --verdict [--seeds N] [--scene ..] [--engine ..] [--solvers ..] [--time ..]\n"
 	        "       lcpkit compare --frontier [--budgets B1,B2,..] [--scene ..] [--engine ..] [--solvers ..] [--time ..]\n\n"
 	        "Runs every scene x engine x solver from the same initial state, each solver with the same work\n"
 	        "budget per step, and prints one table: solver and step time per step (median), work spent per step\n"
@@ -78,6 +79,12 @@ static void usage(FILE *f)
 	           "  --frames    times of the side-by-side pictures (default 1,2,4,10 clipped to --time)\n"
 	           "  --frontier  the stability frontier: outcome against solver time over a series of budgets\n"
 	           "  --budgets   the budgets of --frontier (default %s)\n"
+	           "  --verdict   each solver against the engine's own at the same budget, outcome by outcome: better,\n"
+	           "              level or worse where the medians over the seeds differ by more than the outcome's\n"
+	           "              resolution and the runs' spread, and the solver time's ratio; without --scene,\n"
+	           "              --solvers and --time every scene but bigpool with own,auto,pgs for 10 s\n"
+	           "  --seeds     runs of each scene with seed=0..N-1, sideways shifts of 1e-4 of a body's size\n"
+	           "              (default 3 with --verdict, else 1); the table shows the medians\n"
 	           "  --clock     the clock of the solver and step times: wall (default, what a user waits) or cpu (the\n"
 	           "              CPU time of the thread that steps the run: the runs go side by side on the cores, and\n"
 	           "              on a shared machine it is the steadier measure)\n"

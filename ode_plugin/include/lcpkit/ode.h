@@ -68,10 +68,17 @@ typedef struct lk_ode_def {
 	                          * the rest of the world, which costs a pass over the gathered bodies and an empty
 	                          * ODE step when there is no rest. A body outside them would then not move.
 	                          * 0 (the default): ODE's stepper also steps the rest of the world every step */
+	int sink_to_layer;       /* contacts shallower than half the world's surface layer
+	                          * (dWorldSetContactSurfaceLayer) may sink to that depth at their error-reduction
+	                          * rate: -1 (the default) under auto, 1 under every lcpkit spec, 0 never (ODE's rows
+	                          * as they are). ODE's contact asks for nothing while it is shallower than the
+	                          * layer, and an exact solve leaves a contact made at rest at depth 0, where ODE's
+	                          * colliders make and drop it from step to step; quickstep sinks into the layer by
+	                          * its error (docs/ode.md, "The surface layer") */
 } lk_ode_def;
 
 /* Defaults: solver "auto", warm_distance 0.01 m, warm_normal_cos 0.95, warm_factor 0.85, ode_residual 1, quiet 0,
- * whole_world 0. */
+ * whole_world 0, sink_to_layer -1. */
 LK_API lk_ode_def lk_ode_default_def(void);
 
 /* Checks the loaded libode: double precision, and every symbol the plugin calls resolves (the 0.16 row
