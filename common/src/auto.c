@@ -42,6 +42,8 @@
 #define AUTO_STACK_DEPTH 3
 /* contacts between two bodies that make a face of area */
 #define AUTO_AREA_CONTACTS 3
+/* a correction that changes more than this share of the one before contracts too slowly to be taken as often */
+#define AUTO_COARSE_SLOW 0.7
 /* solves without the two-level correction after its factor was found too costly */
 #define AUTO_COARSE_WAIT 30
 
@@ -322,7 +324,7 @@ lk_status lk__solve_auto(lk__ctx *c)
 		coarse_made = -1;
 	}
 	int since = 0, interval = cfg->coarse;
-	double scale = 0.0, prev_err = NAN, prev_rho = NAN;
+	double scale = 0.0, prev_err = NAN, prev_rho = NAN, prev_d = INFINITY;
 	c->step_work = n * LK_WORK_SWEEP_ROW;
 	const int nb = p->form == LK_FORM_ROWS ? p->nbodies : 0;
 	double *du_before = nb ? lk__arena_alloc(&p->arena, (size_t)nb * LK_DU_STRIDE * sizeof *du_before) : NULL;
@@ -373,8 +375,13 @@ lk_status lk__solve_auto(lk__ctx *c)
 			since = 0;
 			const int rejected = coarse.rejected;
 			const double d = lk__coarse_correct(&coarse, c);
-			if (coarse.rejected > rejected && interval < (1 << 20))
-				interval *= 2; /* where the welded faces do not fit (sliding, opening), less often */
+			/* less often where the welded faces do not fit (sliding, opening: the correction is not taken) or
+			 * fit so poorly that each correction changes nearly as much as the one before (a stack whose
+			 * faces open as it lands, where the line search keeps cutting the welded step short): there the
+			 * sweeps do more for the work */
+			if ((coarse.rejected > rejected || d > AUTO_COARSE_SLOW * prev_d) && interval < (1 << 20))
+				interval *= 2;
+			prev_d = d;
 			change = d > change || d != d ? d : change;
 			prev_err = prev_rho = NAN; /* the next rate is the sweeps' again */
 		}

@@ -56,7 +56,9 @@ static void usage(FILE *f)
 	        "error; others: penetration at rest): DIR/frontier.csv, frontier.json and one PNG per scene and engine\n"
 	        "(frontier-SCENE-ENGINE.png) with the Pareto frontier over all points; for stacks a second one,\n"
 	        "frontier-SCENE-ENGINE-drift.png, of the top's largest drift in the runs that stood, which tells a still\n"
-	        "stack from a swaying one. Without --scene, --solvers and\n"
+	        "stack from a swaying one; and for each lcpkit solver a line: whether more work was never worse, each\n"
+	        "budget's outcome level with (within the outcome's resolution) or better than the next smaller one's,\n"
+	        "in every scene and engine. Without --scene, --solvers and\n"
 	        "--time it runs %s with %s for %g s, in about 20 s on two cores.\n\n"
 	        "  --scene     scene specs NAME[:key=value,...] (default %s); scenes:",
 	        FRONTIER_SCENES, FRONTIER_SOLVERS, FRONTIER_SECONDS, DEFAULT_SCENES);
@@ -975,16 +977,26 @@ static int parse_options(int argc, char **argv, compare_opts *o)
 }
 
 /* --budgets: whole numbers in [1, 100000]. */
+/* The budgets of --frontier, ascending and each once (the monotone check and the plots' lines read them so). */
 static int parse_budgets(const char *arg, int *out)
 {
 	double v[MAX_BUDGETS];
-	int n = parse_times(arg, v, MAX_BUDGETS);
+	int n = parse_times(arg, v, MAX_BUDGETS), m = 0;
 	for (int i = 0; i < n; ++i) {
 		if (v[i] < 1 || v[i] > 100000 || v[i] != floor(v[i]))
 			return -1;
-		out[i] = (int)v[i];
+		int k = m;
+		for (; k > 0 && out[k - 1] > (int)v[i]; --k)
+			out[k] = out[k - 1];
+		if (k > 0 && out[k - 1] == (int)v[i]) {
+			for (; k < m; ++k)
+				out[k] = out[k + 1];
+			continue;
+		}
+		out[k] = (int)v[i];
+		++m;
 	}
-	return n;
+	return n < 0 ? n : m;
 }
 
 /* The solver a spec names on an engine: 'own' is the engine's default. */
@@ -1579,15 +1591,19 @@ static int write_report(const compare_opts *o, const compare_plan *p)
 typedef struct outcome {
 	column col;
 	int higher_better, log_y;
+	lk_outcome verdict; /* the same outcome in the verdict's terms (its resolution) */
 } outcome;
 
 static const outcome *outcome_of(const lk_scene *sc)
 {
 	static const outcome o[] = {
-		{COL("acceleration error of the sliders, relative (lower is better)", "accel_error", 0, NULL, accel_err), 0, 1},
-		{COL("joint error over the last second, m (lower is better)", "joint_error", 0, NULL, joint_err_max), 0, 1},
-		{COL("seconds standing (higher is better)", "seconds_standing", 0, NULL, standing), 1, 0},
-		{COL("penetration at rest, m (lower is better)", "penetration_rest", 0, NULL, pen_rest), 0, 1},
+		{COL("acceleration error of the sliders, relative (lower is better)", "accel_error", 0, NULL, accel_err), 0, 1,
+		 LK_OUTCOME_ACCEL_ERROR},
+		{COL("joint error over the last second, m (lower is better)", "joint_error", 0, NULL, joint_err_max), 0, 1,
+		 LK_OUTCOME_JOINT_ERROR},
+		{COL("seconds standing (higher is better)", "seconds_standing", 0, NULL, standing), 1, 0, LK_OUTCOME_STANDING},
+		{COL("penetration at rest, m (lower is better)", "penetration_rest", 0, NULL, pen_rest), 0, 1,
+		 LK_OUTCOME_PENETRATION_REST},
 	};
 	if (!strcmp(sc->name, "incline"))
 		return &o[0];
@@ -1695,7 +1711,7 @@ static int plot_drift(const compare_opts *o, const compare_plan *p, const run *g
 {
 	static const outcome drift = {COL("largest top drift while standing, m (lower is better)", "top_drift_max", 0,
 	                                  NULL, top_drift_max),
-	                              0, 1};
+	                              0, 1, LK_OUTCOME_DRIFT_MAX};
 	run *s = malloc(sizeof *s * (size_t)cnt);
 	int m = 0, rc = 1;
 	if (!s) {
@@ -1716,6 +1732,57 @@ static int plot_drift(const compare_opts *o, const compare_plan *p, const run *g
 	}
 	free(s);
 	return rc;
+}
+
+/* More work never worse: for each lcpkit solver, whether in every scene and engine of the frontier each budget's
+ * outcome is level with or better than the next smaller budget's, level meaning within the outcome's
+ * resolution (verdict.h). One line per solver on f, and each step that got worse. */
+static void print_monotone(FILE *f, const compare_plan *p)
+{
+	for (int a = 0; a < p->ndone; ++a) {
+		const run *ra = &p->runs[a];
+		int seen = 0;
+		for (int b = 0; b < a && !seen; ++b)
+			seen = !strcmp(p->runs[b].solver, ra->solver);
+		if (seen || lk_engine_solver_find(ra->solver))
+			continue;
+		int groups = 0, worse = 0;
+		char where[600] = "";
+		size_t used = 0;
+		for (int first = 0, last; first < p->ndone; first = last + 1) {
+			const run *g = &p->runs[first];
+			for (last = first; last + 1 < p->ndone && p->runs[last + 1].scene == g->scene &&
+			                   p->runs[last + 1].engine == g->engine;
+			     ++last)
+				;
+			const outcome *oc = outcome_of(g->scene);
+			const double res = lk_outcome_resolution(oc->verdict, g->scene, p->h);
+			const run *prev = NULL;
+			int bad = 0, any = 0;
+			/* the runs of one solver come in the order of the budgets, ascending (parse_budgets) */
+			for (int k = first; k <= last; ++k) {
+				const run *r = &p->runs[k];
+				if (strcmp(r->solver, ra->solver))
+					continue;
+				any = 1;
+				if (prev && !isnan(prev->outcome) && !isnan(r->outcome)) {
+					const double d = oc->higher_better ? prev->outcome - r->outcome : r->outcome - prev->outcome;
+					if (d > res || (isnan(d) && !isnan(prev->outcome))) {
+						bad = 1;
+						if (used + 1 < sizeof where)
+							used += (size_t)snprintf(where + used, sizeof where - used, "%s%s %s %d->%d",
+							                         worse + bad > 1 ? "; " : "", g->scene->spec,
+							                         lk_engine_name(g->engine), prev->budget, r->budget);
+					}
+				}
+				prev = r;
+			}
+			groups += any;
+			worse += bad;
+		}
+		fprintf(f, "%s: more work never worse on %d of %d scene x engine%s%s\n", ra->solver, groups - worse, groups,
+		        worse ? "; worse: " : "", where);
+	}
 }
 
 /* The frontier of the finished runs: each scene and engine's outcome and Pareto points, the table on stdout
@@ -1773,6 +1840,8 @@ static int write_frontier(const compare_opts *o, compare_plan *p)
 	} else {
 		printf("\n");
 		print_table(stdout, p->runs, p->ndone, frontier_cols, NCOLS(frontier_cols), "pareto", tail_pareto, 0);
+		printf("\n");
+		print_monotone(stdout, p);
 		printf("\nfrontier: %s/frontier.csv, %s/frontier.json\n", o->outdir, o->outdir);
 		for (int i = 0; i < nplots; ++i)
 			printf("plot: %s\n", plots[i]);
