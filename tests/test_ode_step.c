@@ -174,7 +174,9 @@ static double depth_after(const char *spec, int sink, double layer, int steps)
 		assert_true(dWorldGetContactSurfaceLayer(sc.w) == layer);
 	}
 	const double depth = 0.5 - dBodyGetPosition(b)[2];
-	assert_true(norm3(dBodyGetLinearVel(b)) < 1e-3);
+	/* at rest in the layer; without one a contact at depth 0 comes and goes (docs/ode.md, "The surface layer") */
+	if (layer > 0.0)
+		assert_true(norm3(dBodyGetLinearVel(b)) < 1e-3);
 	scene_done(&sc);
 	return depth;
 }
@@ -191,8 +193,8 @@ static void test_sink_to_layer(void **state)
 	assert_double_equal(with, 0.5 * layer, 0.01 * layer);
 	assert_double_equal(other, 0.5 * layer, 0.01 * layer);
 	assert_true(fabs(without) < 0.2 * layer);
-	/* no layer, nothing to sink into */
-	assert_true(fabs(depth_after("auto", -1, 0.0, 100)) < 1e-4);
+	/* no layer, nothing to sink into: the rows are ODE's, step for step */
+	assert_true(depth_after("auto", -1, 0.0, 100) == depth_after("auto", 0, 0.0, 100));
 	/* out of range */
 	lk_ode_def def = lk_ode_default_def();
 	def.sink_to_layer = 2;

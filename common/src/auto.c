@@ -42,6 +42,8 @@
 #define AUTO_STACK_DEPTH 3
 /* contacts between two bodies that make a face of area */
 #define AUTO_AREA_CONTACTS 3
+/* the budget at which `tol` (vtol=) holds as given */
+#define AUTO_TOL_BUDGET 10.0
 /* a correction that changes more than this share of the one before contracts too slowly to be taken as often */
 #define AUTO_COARSE_SLOW 0.7
 /* solves without the two-level correction after its factor was found too costly */
@@ -56,6 +58,7 @@ typedef struct faces {
 	int *start, *count; /* each run's first row and its rows */
 	int normals;        /* normal rows in the runs */
 	int stack;          /* the runs make a stack (is_stack) */
+	int joints;         /* the problem has joint, limit or motor rows */
 } faces;
 
 /* The runs of the problem (in its arena), and whether they can make a stack at all: no joint rows, and enough
@@ -89,6 +92,7 @@ static void find_faces(lk_problem *p, faces *fs)
 		between_moving += (r->a < p->nbodies && r->b < p->nbodies) * normals;
 		i = e;
 	}
+	fs->joints = joints;
 	fs->stack = fs->n > 0 && !joints && between_moving >= (AUTO_STACK_DEPTH - 1) * AUTO_AREA_CONTACTS;
 }
 
@@ -290,21 +294,28 @@ lk_status lk__solve_auto(lk__ctx *c)
 	double account = p->auto_account;
 	account = account > bank ? bank : account < -bank ? -bank : account;
 	/* the structure: the faces of area, and whether they make a stack */
-	faces fs = {0, NULL, NULL, 0, 0};
-	if (cfg->coarse > 0 && p->form == LK_FORM_ROWS)
+	faces fs = {0, NULL, NULL, 0, 0, 0};
+	if (p->form == LK_FORM_ROWS)
 		find_faces(p, &fs);
-	const int stack = fs.stack && is_stack(&fs, p);
+	const int stack = cfg->coarse > 0 && fs.stack && is_stack(&fs, p);
 	/* what this solve may spend: the budget, plus the savings, plus (on a stack) the debt it may still take on,
 	 * shared as sweeps (every island of a step gets as many more), never less than the budget and at most
-	 * `cap` budgets */
-	double allow = mean + (account + (stack ? bank : 0.0)) / p->auto_rows;
+	 * `cap` budgets. A problem with joints spends its budget and no more: ODE's piled ragdolls at 20
+	 * iterations, whose impacts spent the savings of the steps before, ended with a limb wedged 4 cm deep in
+	 * every seed, against 2 mm at the budget */
+	double allow = fs.joints ? mean : mean + (account + (stack ? bank : 0.0)) / p->auto_rows;
 	allow = allow > cfg->adapt.cap * mean ? cfg->adapt.cap * mean : allow < mean ? mean : allow;
 	/* the solve runs under this allowance: the monitor's budget rule and the correction's pricing read it */
 	lk_solver_config local = *cfg;
 	local.budget = allow;
 	local.max_iterations = INT32_MAX;
 	c->cfg = &local;
-	if (cfg->warm_start && stack)
+	/* a stack's faces start from their whole load where the last solve settled or took a two-level
+	 * correction, which sets every face's load at once; one that ended on its allowance after sweeps alone
+	 * leaves a load that is no more than a guess, and the damped warm start is the safer one (a brick wall at
+	 * 30 Hz, whose faces make no chain for the correction, restored after such steps, shook and fell in 7 s in
+	 * Bullet, where Bullet's own solver kept it 9.6 s) */
+	if (cfg->warm_start && stack && p->auto_settled)
 		restore_face_warm_start(c, &fs, cfg->adapt.carry);
 
 	int *perm = NULL;
@@ -325,6 +336,12 @@ lk_status lk__solve_auto(lk__ctx *c)
 	}
 	int since = 0, interval = cfg->coarse;
 	double scale = 0.0, prev_err = NAN, prev_rho = NAN, prev_d = INFINITY;
+	int taken = 0; /* two-level corrections taken */
+	/* the tolerance tightens with the square of the budget: an engine set to twice the iterations asks for a
+	 * step four times as accurate (at 20, ODE's resting boxes on the incline crept 1.6 mm in 10 s at 1e-3 of
+	 * the step's velocities, where quickstep's crept 1.5; Bullet's pool of boxes ended with twice its kinetic
+	 * energy) */
+	const double tol = cfg->adapt.tol * (AUTO_TOL_BUDGET / mean) * (AUTO_TOL_BUDGET / mean);
 	c->step_work = n * LK_WORK_SWEEP_ROW;
 	const int nb = p->form == LK_FORM_ROWS ? p->nbodies : 0;
 	double *du_before = nb ? lk__arena_alloc(&p->arena, (size_t)nb * LK_DU_STRIDE * sizeof *du_before) : NULL;
@@ -360,7 +377,7 @@ lk_status lk__solve_auto(lk__ctx *c)
 		const double left = rho < 1.0 ? err * rho / (1.0 - rho) : INFINITY;
 		prev_rho = err / prev_err;
 		prev_err = err;
-		if ((left <= cfg->adapt.tol * scale || err <= 0.1 * cfg->adapt.tol * scale) && isfinite(change)) {
+		if ((left <= tol * scale || err <= 0.1 * tol * scale) && isfinite(change)) {
 			c->stop = LK_STOP_ABSOLUTE;
 			break;
 		}
@@ -379,6 +396,7 @@ lk_status lk__solve_auto(lk__ctx *c)
 			 * fit so poorly that each correction changes nearly as much as the one before (a stack whose
 			 * faces open as it lands, where the line search keeps cutting the welded step short): there the
 			 * sweeps do more for the work */
+			taken += coarse.rejected == rejected;
 			if ((coarse.rejected > rejected || d > AUTO_COARSE_SLOW * prev_d) && interval < (1 << 20))
 				interval *= 2;
 			prev_d = d;
@@ -391,6 +409,7 @@ lk_status lk__solve_auto(lk__ctx *c)
 	}
 	if (coarse.too_costly)
 		p->auto_coarse_wait = AUTO_COARSE_WAIT;
+	p->auto_settled = c->stop == LK_STOP_ABSOLUTE || taken > 0;
 	lk__coarse_free(&coarse);
 	c->cfg = cfg;
 	account += mean * n - c->work;
