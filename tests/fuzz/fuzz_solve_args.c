@@ -1,4 +1,4 @@
-/* Fuzz target: the command line of `lcpkit solve` (lk_solve_parse_args in scenes/cli/cmd_solve.c) and the
+/* Fuzz target: the command line of `lcpkit solve` (lk_solve_parse_args in scenes/cli/solve_args.c) and the
  * solver spec strings it hands to lk_config_parse.
  *
  * The input is split at line feeds: the first line is a spec, parsed on its own; all lines then form the

@@ -1,0 +1,245 @@
+/* lcpkit solve's command line, parsed without touching any file: apart from the command so that the fuzz
+ * target (tests/fuzz/fuzz_solve_args.c) builds it alone, without the peers and the report. */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: lcpkit solve FILE... [--solver SPEC] [--iters N] [--budget B] [--tol X] [--merit M] [--cold]\n"
+	        "                            [--threads N] [--history FILE.csv] [--out FILE.csv [--out-w]] [--json]\n"
+	        "                            [--peer siconos [--peer-iters N]] [--repeat N] [--clock cpu|wall]\n\n"
+	        "Solves each problem file (docs/problem-format.md) and prints rows, bodies, iterations, RES and\n"
+	        "theta at start and end, time and the stop reason.\n\n"
+	        "  --solver SPEC   NAME[:key=value,...]: pgs, psor[:w=1.3], amgs[:alpha=A,gamma=G,omega=D|E],\n"
+	        "                  amgs-dense, amsor[:w=W], pgs-sm[:kpgs=25,ksm=5,reg=G], newton-minmap,\n"
+	        "                  newton-fischer[:strategy=perturbation], nncg, apgd[:metric=diag|identity],\n"
+	        "                  mprgp[:metric=identity|diag], gsp, esp, pgs:order=ipp|cp-x|..., pgs:coarse=2\n"
+	        "                  (default pgs)\n"
+	        "  --iters N       iteration limit (default: the solver's)\n"
+	        "  --budget B      work limit in sweep-equivalents, the same for every method (docs/solvers.md)\n"
+	        "  --tol X         stop when the merit < X (absolute rule; the merit RES unless --merit says)\n"
+	        "  --merit M       the merit of --tol: res (default), theta, fischer, modified, or fc3d, Siconos's\n"
+	        "                  relative error (docs/solvers.md, \"Siconos's error\"): with it --tol means what\n"
+	        "                  Siconos's tolerance means\n"
+	        "  --cold          start from lambda = 0 instead of the file's warm start\n"
+	        "  --threads N     sweep on N threads in the part order (the same result run after run; order=colour\n"
+	        "                  in the spec: the same on any N; docs/solvers.md)\n"
+	        "  --history F     write RES, theta and the Fischer merit per iteration to CSV file F\n"
+	        "  --out F         write the solution to CSV file F: row,lambda (one problem file)\n"
+	        "  --out-w         with --out, also w = A lambda + q: row,lambda,w\n"
+	        "  --json          one JSON object per file on stdout\n"
+	        "  --peer siconos  also solve each contact problem (every row a normal row and its pair of friction rows)\n"
+	        "                  with Siconos's fc3d_nsgs and fc3d_nsn_ac, every solver from zero, and print them\n"
+	        "                  beside lcpkit's: iterations, Siconos's error of each answer, time. The merit is\n"
+	        "                  fc3d and the tolerance --tol (default 1e-8) for every solver\n"
+	        "  --peer-iters N  Siconos's iteration limit (default 10000)\n"
+	        "                  With --peer, --solver may be given up to 8 times: each lcpkit solver in the table\n"
+	        "  --repeat N      run every solver N times; the time is the minimum, with the spread of the runs\n"
+	        "  --clock C       the clock of the times: wall (default) or cpu (the thread's CPU time)\n\n"
+	        "Exit status: 0 when every file was solved and met --tol (or no --tol was given and the method\n"
+	        "stopped by its own rules or its budget); 3 when a --tol was not met; 4 when a stop reason is a\n"
+	        "failure (bad-diagonal, local-minimum, non-descent, nonfinite, diverged); 1 when a file could not be\n"
+	        "read or solved, 2 for a usage error. With several files the largest status.\n");
+}
+/* A spec with the command's options applied: -1, or the exit status of a usage error (printed) */
+static int solver_config(const char *spec, int iters, int threads, double budget, double tol, int merit, int cold,
+                         lk_solver_config *cfg)
+{
+	char err[512];
+	if (lk_config_parse(spec, cfg, err, sizeof err) != LK_OK) {
+		lk_cli_error("solve", "%s", err);
+		return LK_EXIT_USAGE;
+	}
+	if (iters > 0)
+		cfg->max_iterations = iters;
+	if (threads > 0) {
+		cfg->threads = threads;
+		/* threads > 1 needs the natural, part or colour order and box friction: a spec that chose otherwise */
+		if (lk_config_validate(cfg, err, sizeof err) != LK_OK) {
+			lk_cli_error("solve", "--threads %d with '%s': %s", threads, spec, err);
+			return LK_EXIT_USAGE;
+		}
+	}
+	if (budget > 0)
+		cfg->budget = budget;
+	if (tol > 0) {
+		cfg->tol_abs = tol;
+		cfg->merit = merit >= 0 ? (lk_merit)merit : LK_MERIT_RES;
+	}
+	if (cold)
+		cfg->warm_start = 0;
+	return -1;
+}
+
+int lk_solve_parse_args(int argc, char **argv, lk_solve_args *out)
+{
+	const char *spec = "pgs";
+	int iters = 0, cold = 0, threads = 0, merit = -1, nspecs = 0;
+	double tol = 0, budget = 0;
+	memset(out, 0, sizeof *out);
+	const char **files = calloc((size_t)argc + 1, sizeof *files);
+	if (!files)
+		return LK_EXIT_FAIL;
+	out->files = files;
+	for (int i = 1; i < argc; ++i) {
+		const char *a = argv[i], *v;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			return LK_EXIT_OK;
+		} else if (!strcmp(a, "--solver")) {
+			if (!(v = lk_cli_value("solve", argc, argv, &i)))
+				return LK_EXIT_USAGE;
+			if (nspecs == LK_SOLVE_MORE_SPECS + 1) {
+				lk_cli_error("solve", "at most %d --solver options", LK_SOLVE_MORE_SPECS + 1);
+				return LK_EXIT_USAGE;
+			}
+			if (nspecs == 0)
+				spec = v;
+			else
+				out->more_spec[nspecs - 1] = v;
+			++nspecs;
+		} else if (!strcmp(a, "--iters")) {
+			if (!(v = lk_cli_value("solve", argc, argv, &i)))
+				return LK_EXIT_USAGE;
+			if (!lk_cli_int(v, 1, 100000000, &iters)) {
+				lk_cli_error("solve", "--iters needs a whole number from 1 to 100000000, got '%s'", v);
+				return LK_EXIT_USAGE;
+			}
+		} else if (!strcmp(a, "--tol")) {
+			if (!(v = lk_cli_value("solve", argc, argv, &i)))
+				return LK_EXIT_USAGE;
+			if (!lk_cli_double(v, &tol) || tol < 0) {
+				lk_cli_error("solve", "--tol needs a non-negative number, got '%s'", v);
+				return LK_EXIT_USAGE;
+			}
+		} else if (!strcmp(a, "--threads")) {
+			if (!(v = lk_cli_value("solve", argc, argv, &i)))
+				return LK_EXIT_USAGE;
+			if (!lk_cli_int(v, 1, 64, &threads)) {
+				lk_cli_error("solve", "--threads needs a thread count from 1 to 64, got '%s'", v);
+				return LK_EXIT_USAGE;
+			}
+		} else if (!strcmp(a, "--budget")) {
+			if (!(v = lk_cli_value("solve", argc, argv, &i)))
+				return LK_EXIT_USAGE;
+			if (!lk_cli_double(v, &budget) || !(budget > 0)) {
+				lk_cli_error("solve", "--budget needs a positive number of sweep-equivalents, got '%s'", v);
+				return LK_EXIT_USAGE;
+			}
+		} else if (!strcmp(a, "--out")) {
+			if (!(out->out_path = lk_cli_value("solve", argc, argv, &i)))
+				return LK_EXIT_USAGE;
+		} else if (!strcmp(a, "--out-w")) {
+			out->out_w = 1;
+		} else if (!strcmp(a, "--history")) {
+			if (!(out->history_path = lk_cli_value("solve", argc, argv, &i)))
+				return LK_EXIT_USAGE;
+		} else if (!strcmp(a, "--json")) {
+			out->json = 1;
+		} else if (!strcmp(a, "--cold")) {
+			cold = 1;
+		} else if (!strcmp(a, "--merit")) {
+			static const char *const merits[] = {"res", "theta", "fischer", "modified", "fc3d"};
+			if (!(v = lk_cli_value("solve", argc, argv, &i)))
+				return LK_EXIT_USAGE;
+			for (int k = 0; k < 5; ++k)
+				if (!strcmp(v, merits[k]))
+					merit = k;
+			if (merit < 0) {
+				lk_cli_error("solve", "--merit needs res, theta, fischer, modified or fc3d, got '%s'", v);
+				return LK_EXIT_USAGE;
+			}
+		} else if (!strcmp(a, "--peer")) {
+			if (!(v = lk_cli_value("solve", argc, argv, &i)))
+				return LK_EXIT_USAGE;
+			if (strcmp(v, "siconos")) {
+				lk_cli_error("solve", "--peer knows siconos only, got '%s'", v);
+				return LK_EXIT_USAGE;
+			}
+			out->peer = 1;
+		} else if (!strcmp(a, "--peer-iters")) {
+			if (!(v = lk_cli_value("solve", argc, argv, &i)))
+				return LK_EXIT_USAGE;
+			if (!lk_cli_int(v, 1, 100000000, &out->peer_iters)) {
+				lk_cli_error("solve", "--peer-iters needs a whole number from 1 to 100000000, got '%s'", v);
+				return LK_EXIT_USAGE;
+			}
+		} else if (!strcmp(a, "--repeat")) {
+			if (!(v = lk_cli_value("solve", argc, argv, &i)))
+				return LK_EXIT_USAGE;
+			if (!lk_cli_int(v, 1, 1000, &out->repeat)) {
+				lk_cli_error("solve", "--repeat needs a whole number from 1 to 1000, got '%s'", v);
+				return LK_EXIT_USAGE;
+			}
+		} else if (!strcmp(a, "--clock")) {
+			if (!(v = lk_cli_value("solve", argc, argv, &i)))
+				return LK_EXIT_USAGE;
+			if (strcmp(v, "cpu") && strcmp(v, "wall")) {
+				lk_cli_error("solve", "--clock needs cpu or wall, got '%s'", v);
+				return LK_EXIT_USAGE;
+			}
+			lk_set_stats_clock(!strcmp(v, "cpu") ? LK_CLOCK_THREAD_CPU : LK_CLOCK_WALL);
+		} else if (a[0] == '-' && a[1]) {
+			lk_cli_error("solve", "unknown option '%s' (see lcpkit solve --help)", a);
+			return LK_EXIT_USAGE;
+		} else {
+			files[out->nfiles++] = a;
+		}
+	}
+	if (out->nfiles == 0) {
+		lk_cli_error("solve", "no problem file given (see lcpkit solve --help)");
+		return LK_EXIT_USAGE;
+	}
+	if (out->history_path && out->nfiles > 1) {
+		lk_cli_error("solve", "--history takes one problem file");
+		return LK_EXIT_USAGE;
+	}
+	if (out->out_path && out->nfiles > 1) {
+		lk_cli_error("solve", "--out takes one problem file");
+		return LK_EXIT_USAGE;
+	}
+	if (out->peer_iters && !out->peer) {
+		lk_cli_error("solve", "--peer-iters goes with --peer");
+		return LK_EXIT_USAGE;
+	}
+	if (merit >= 0 && !(tol > 0) && !out->peer) {
+		lk_cli_error("solve", "--merit goes with --tol or --peer");
+		return LK_EXIT_USAGE;
+	}
+	if (out->peer) {
+		/* every solver from zero, judged and stopped by Siconos's error unless --merit says otherwise */
+		cold = 1;
+		if (!(tol > 0))
+			tol = 1e-8;
+		if (merit < 0)
+			merit = LK_MERIT_FC3D;
+		if (!out->peer_iters)
+			out->peer_iters = 10000;
+	}
+	if (!out->repeat)
+		out->repeat = 1;
+	if (out->out_w && !out->out_path) {
+		lk_cli_error("solve", "--out-w goes with --out");
+		return LK_EXIT_USAGE;
+	}
+	if (nspecs > 1 && !out->peer) {
+		lk_cli_error("solve", "several --solver options go with --peer");
+		return LK_EXIT_USAGE;
+	}
+	out->tol = tol;
+	lk_solver_config cfg;
+	int rc = solver_config(spec, iters, threads, budget, tol, merit, cold, &cfg);
+	for (int k = 0; rc < 0 && k + 1 < nspecs; ++k)
+		rc = solver_config(out->more_spec[k], iters, threads, budget, tol, merit, cold, &out->more_cfg[k]);
+	if (rc >= 0)
+		return rc;
+	out->nmore = nspecs > 1 ? nspecs - 1 : 0;
+	if (lk_config_format(&cfg, out->canon, sizeof out->canon) != LK_OK)
+		snprintf(out->canon, sizeof out->canon, "%s", spec);
+	out->cfg = cfg;
+	out->spec = spec;
+	return -1;
+}
