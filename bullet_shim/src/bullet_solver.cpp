@@ -429,6 +429,8 @@ BulletSolver::BulletSolver(const lk_solver_config &config) : BulletSolverCore(co
 
 BulletSolver::BulletSolver(const char *spec) : BulletSolverCore(spec) {}
 
+BulletSolver::BulletSolver() : BulletSolverCore("auto") {}
+
 BulletSolver::~BulletSolver() = default;
 
 void BulletSolver::prepareSolve(int numBodies, int)

@@ -217,7 +217,7 @@ lk_status lk_bt_world_create(const lk_bt_world_def *def, lk_bt_world **out, char
 		if (def->friction_directions == 2)
 			si.m_solverMode |= SOLVER_USE_2_FRICTION_DIRECTIONS;
 		w->function = __func__;
-		lk_status st = set_solver(w.get(), def->solver ? def->solver : "bullet-si");
+		lk_status st = set_solver(w.get(), def->solver ? def->solver : "auto");
 		if (st != LK_OK) {
 			write_err(err, err_size, w->error.c_str());
 			return st;

@@ -2,18 +2,19 @@
  * contact normals, friction; Erleben 2013 sec. 5.2) that decides per solve where to start, how much work to
  * spend and how:
  *
- *  - where to start: the incoming lambda is taken as the previous step's impulses (the adapters pass them
- *    whole). The contact faces of a stack (below) start from all of theirs; every other row from the share
- *    `carry` of it, 0.85 by default, the warm start both engines damp by (Bullet's m_warmstartingFactor). The
- *    damping is what keeps a warm start from feeding on itself where the rows are redundant or change from
- *    step to step; in a stack it is a hole: each step the sweeps would have to carry 15% of every box's
- *    weight down the stack again, which they do not in a budget of ten, and the stack rocks and falls.
+ *  - where to start: the incoming lambda is taken as the previous step's impulses damped by `carry` (the
+ *    adapters' warm start, 0.85 by default, the factor both engines damp by: Bullet's m_warmstartingFactor).
+ *    The damping is what keeps a warm start from feeding on itself where the rows are redundant or change
+ *    from step to step; in a stack it is a hole: each step the sweeps would have to carry 15% of every box's
+ *    weight down the stack again, which they do not in a budget of ten, and the stack rocks and falls. So the
+ *    faces of a stack (below) get the wrench part of their load whole again, where the last solve settled or
+ *    took a two-level correction (restore_face_warm_start).
  *  - the work: the budget is a mean over the solves of one problem, not a cap on each. An account kept with
  *    the problem (lk_problem.auto_account) holds what earlier solves left unspent, up to `bank` budgets, and
- *    may run as far into debt; a solve may spend the budget plus the account plus the debt it may still take
- *    on, at most `cap` budgets. A step that settles quickly saves; a hard one (an impact, a stack finding its
- *    load) borrows. Over any run of solves the work is at most the budget times their number plus `bank`
- *    budgets (and the last sweep's overshoot).
+ *    on a stack may run as far into debt; a solve may spend the budget plus the account plus the debt it may
+ *    still take on, at most `cap` budgets; a problem with joints spends its budget and no more. A step that
+ *    settles quickly saves; a hard one (an impact, a stack finding its load) borrows. Over any run of solves
+ *    the work is at most the budget times their number plus `bank` budgets.
  *  - when to stop: when what a sweep changed of the bodies' velocities (|dv| + r |dw|, r a body's radius of
  *    gyration), times rho / (1 - rho) at the rate rho of the last sweeps, is below `tol` times the step's own
  *    velocity scale, the root mean square of q over the rows that are no friction rows: both are velocities
@@ -21,12 +22,14 @@
  *    only trades load between the redundant contacts of a face changes no velocity, and measured row by row
  *    (|A_ii dlambda_i|) such sweeps ran to the cap on a resting stack of boxes with eight points a face.
  *    Friction rows are left out of the scale because a sliding contact's q is its sliding speed, which its
- *    friction does not remove. The matrix form, which has no bodies, measures the rows.
+ *    friction does not remove. The matrix form, which has no bodies, measures the rows. `tol` holds at a
+ *    budget of AUTO_TOL_BUDGET and tightens with the square of the budget.
  *  - how: on a stack, the two-level correction of coarse.c every `coarse` sweeps (1: after every sweep that did
- *    not stop), which takes the stack's slow mode in one step. A stack is a chain of at least AUTO_STACK_DEPTH faces of area (three or more contacts
- *    between two bodies: a box on a box) from a static body up, in a problem without joints (the correction
- *    welds the faces and knows nothing of joints: on piled ragdolls it cost joint error). A layer of bodies on
- *    the ground is solved by the sweeps in a few, and a heap of spheres has no faces to weld.
+ *    not stop; less often where it fits poorly), which takes the stack's slow mode in one step. A stack is a
+ *    chain of at least AUTO_STACK_DEPTH faces of area (three or more contacts between two bodies: a box on a
+ *    box) from a static body up, in a problem without joints (the correction welds the faces and knows
+ *    nothing of joints: on piled ragdolls it cost joint error). A layer of bodies on the ground is solved by
+ *    the sweeps in a few, and a heap of spheres has no faces to weld.
  *
  * docs/solvers.md, "auto", has the measurements that chose each part. */
 #include "methods.h"

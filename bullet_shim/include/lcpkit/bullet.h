@@ -43,7 +43,7 @@ typedef struct lk_bt_world_def {
 	double gravity[3];          /* m/s^2; default (0, 0, -9.81) */
 	double fixed_time_step;     /* s, > 0; default 1/60 */
 	int max_sub_steps;          /* >= 1: lk_bt_world_advance takes at most this many fixed steps; default 1 */
-	const char *solver;         /* solver spec (lk_bt_world_set_solver); NULL = "bullet-si" */
+	const char *solver;         /* solver spec (lk_bt_world_set_solver); NULL = "auto" */
 	int iterations;             /* solver iterations (lk_bt_world_set_iterations); default 10 */
 	double erp;                 /* joint error reduction per step, [0, 1]; default 0.2 (Bullet's) */
 	double contact_erp;         /* contact error reduction per step, [0, 1]; default 0.2 (Bullet's) */

@@ -120,6 +120,9 @@ public:
 	/* An lcpkit spec (lk_config_parse), completed from the world's btContactSolverInfo at each solve (above).
 	 * An invalid spec is replaced by "pgs", said once on stderr and reported by error() and notes(). */
 	explicit BulletSolver(const char *spec);
+	/* "auto" (docs/solvers.md, "auto"): the world's iterations as a mean over the steps, warm starting from
+	 * Bullet's own impulses. */
+	BulletSolver();
 	~BulletSolver() override;
 
 	/* Around every internal step. A step in which the world handed this solver no island (a
