@@ -638,6 +638,20 @@ static void test_compare_verdict(void **state)
 	const char *own_verdict = strstr(r, "\"verdict\"");
 	assert_true(!own_verdict || (next && own_verdict > next));
 	free(out);
+	/* on the incline past the friction angle the sliders' speed is judged by their acceleration, not by the
+	 * kinetic energy they end with */
+	snprintf(cmd, sizeof cmd, "%s compare --verdict --scene incline:angle=40 --engine ode --solvers pgs --iters 10 "
+	                          "--time 1 --seeds 2 --no-pictures --out %s/rep --json",
+	         bin(), dir);
+	assert_int_equal(run(cmd, &out), 0);
+	r = json_run(out, "incline:angle=40", "ode", "pgs");
+	v = strstr(r, "\"verdict\": {");
+	assert_non_null(v);
+	const char *v_end = strchr(v, '}');
+	assert_non_null(strstr(v, "\"accel_error\": "));
+	const char *ke = strstr(v, "\"kinetic_energy_end\"");
+	assert_true(!ke || ke > v_end);
+	free(out);
 	rm_rf(dir);
 }
 
