@@ -57,8 +57,9 @@ static void usage(FILE *f)
 	        "(frontier-SCENE-ENGINE.png) with the Pareto frontier over all points; for stacks a second one,\n"
 	        "frontier-SCENE-ENGINE-drift.png, of the top's largest drift in the runs that stood, which tells a still\n"
 	        "stack from a swaying one; and for each lcpkit solver a line: whether more work was never worse, each\n"
-	        "budget's outcome level with (within the outcome's resolution) or better than the next smaller one's,\n"
-	        "in every scene and engine. Without --scene, --solvers and\n"
+	        "budget's outcome level with (within the outcome's resolution, and with --seeds within the larger\n"
+	        "spread of the two budgets' runs) or better than the next smaller one's, in every scene and engine.\n"
+	        "With --seeds the outcomes are the medians over the seeds. Without --scene, --solvers and\n"
 	        "--time it runs %s with %s for %g s, in about 20 s on two cores.\n\n"
 	        "  --scene     scene specs NAME[:key=value,...] (default %s); scenes:",
 	        FRONTIER_SCENES, FRONTIER_SOLVERS, FRONTIER_SECONDS, DEFAULT_SCENES);
@@ -959,8 +960,8 @@ static int parse_options(int argc, char **argv, compare_opts *o)
 		lk_cli_error("compare", "--frontier runs every budget of --budgets; leave out --iters");
 		return LK_EXIT_USAGE;
 	}
-	if (o->frontier && (o->verdict || seeds_given)) {
-		lk_cli_error("compare", "--frontier takes neither --verdict nor --seeds");
+	if (o->frontier && o->verdict) {
+		lk_cli_error("compare", "--frontier does not take --verdict");
 		return LK_EXIT_USAGE;
 	}
 	if (!o->scene_list)
@@ -1740,6 +1741,20 @@ static int plot_drift(const compare_opts *o, const compare_plan *p, const run *g
 /* More work never worse: for each lcpkit solver, whether in every scene and engine of the frontier each budget's
  * outcome is level with or better than the next smaller budget's, level meaning within the outcome's
  * resolution (verdict.h). One line per solver on f, and each step that got worse. */
+/* The spread of run k's frontier outcome over its seeds (0 with one seed): how far chance alone moves it. */
+static double outcome_spread(const compare_plan *p, int k, const outcome *oc)
+{
+	double lo = INFINITY, hi = -INFINITY;
+	for (int s = 0; s < p->nseeds; ++s) {
+		const double v = column_value(seed_run(p, k, s), &oc->col);
+		if (!isnan(v)) {
+			lo = fmin(lo, v);
+			hi = fmax(hi, v);
+		}
+	}
+	return hi > lo ? hi - lo : 0.0;
+}
+
 static void print_monotone(FILE *f, const compare_plan *p)
 {
 	for (int a = 0; a < p->ndone; ++a) {
@@ -1761,6 +1776,7 @@ static void print_monotone(FILE *f, const compare_plan *p)
 			const outcome *oc = outcome_of(g->scene);
 			const double res = lk_outcome_resolution(oc->verdict, g->scene, p->h);
 			const run *prev = NULL;
+			double prev_spread = 0.0;
 			int bad = 0, any = 0;
 			/* the runs of one solver come in the order of the budgets, ascending (parse_budgets) */
 			for (int k = first; k <= last; ++k) {
@@ -1768,9 +1784,12 @@ static void print_monotone(FILE *f, const compare_plan *p)
 				if (strcmp(r->solver, ra->solver))
 					continue;
 				any = 1;
+				/* with seeds, the medians compared within the larger spread of the two budgets' runs, as the
+				 * verdict compares them: a chaotic outcome (a pile of ragdolls) moves by chance alone */
+				const double spread = outcome_spread(p, k, oc);
 				if (prev && !isnan(prev->outcome) && !isnan(r->outcome)) {
 					const double d = oc->higher_better ? prev->outcome - r->outcome : r->outcome - prev->outcome;
-					if (d > res || (isnan(d) && !isnan(prev->outcome))) {
+					if (d > fmax(res, fmax(spread, prev_spread)) || (isnan(d) && !isnan(prev->outcome))) {
 						bad = 1;
 						if (used + 1 < sizeof where)
 							used += (size_t)snprintf(where + used, sizeof where - used, "%s%s %s %d->%d",
@@ -1779,6 +1798,7 @@ static void print_monotone(FILE *f, const compare_plan *p)
 					}
 				}
 				prev = r;
+				prev_spread = spread;
 			}
 			groups += any;
 			worse += bad;
@@ -1885,6 +1905,7 @@ int lk_cmd_compare(int argc, char **argv)
 	}
 	if (rc == LK_EXIT_OK && o.frontier) {
 		rc = run_all(&o, &p);
+		seed_medians(&o, &p);
 		if (write_frontier(&o, &p) != LK_EXIT_OK)
 			rc = LK_EXIT_FAIL;
 	} else if (rc == LK_EXIT_OK) {
