@@ -78,6 +78,7 @@ struct lk_problem {
 	int auto_coarse_wait;  /* solves left before auto tries the two-level correction again after its factor was
 	                        * found too costly (auto.c) */
 	int auto_settled;      /* the last solve met auto's tolerance or took a two-level correction (auto.c) */
+	int auto_coarse_costly; /* the last analysis of the correction found its factor too costly (auto.c) */
 	char error[256];
 };
 
