@@ -949,17 +949,6 @@ static void test_create_and_spec_errors(void **state)
 	assert_true(lk_ode_get_config(ctx).budget == 5.0);
 	assert_int_equal(lk_ode_set_solver(ctx, "psor:w=1.3"), LK_OK);
 	assert_double_equal(lk_ode_get_config(ctx).sor_w, 1.3, 0);
-	/* auto relaxes by the world's quickstep w unless its spec names one; w = auto is refused for auto */
-	dWorldSetQuickStepW(w, 1.15);
-	assert_int_equal(lk_ode_set_solver(ctx, "auto"), LK_OK);
-	assert_double_equal(lk_ode_get_config(ctx).sor_w, 1.15, 0);
-	dWorldSetQuickStepW(w, 2.5); /* outside (0, 2): not a relaxation the sweeps converge under */
-	assert_double_equal(lk_ode_get_config(ctx).sor_w, 1.0, 0);
-	assert_int_equal(lk_ode_set_solver(ctx, "auto:w=1"), LK_OK);
-	assert_double_equal(lk_ode_get_config(ctx).sor_w, 1.0, 0);
-	dWorldSetQuickStepW(w, 1.3);
-	assert_double_equal(lk_ode_get_config(ctx).sor_w, 1.0, 0);
-	assert_int_equal(lk_ode_set_solver(ctx, "auto:w=auto"), LK_ERR_PARSE);
 	assert_int_equal(lk_ode_set_solver(ctx, "pgs:iters=7"), LK_OK);
 	assert_int_equal(lk_ode_get_config(ctx).max_iterations, 7);
 	assert_int_equal(lk_ode_set_solver(ctx, "pgs:bogus=1"), LK_ERR_PARSE);

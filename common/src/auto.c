@@ -372,7 +372,7 @@ lk_status lk__solve_auto(lk__ctx *c)
 		lk__sweep_sums sums = {.want_scale = it == 1};
 		if (nb)
 			memcpy(du_before, c->du, (size_t)nb * LK_DU_STRIDE * sizeof *du_before);
-		double change = it == 1 || !nb ? lk__pgs_sweep_sums(c, perm, &sums) : lk__pgs_sweep(c, perm, n, stack ? 1.0 : cfg->sor_w);
+		double change = it == 1 || !nb ? lk__pgs_sweep_sums(c, perm, &sums) : lk__pgs_sweep(c, perm, n, 1.0);
 		c->iterations = it;
 		if (it == 1)
 			scale = sums.nq > 0 ? sqrt(sums.q2 / sums.nq) : 0.0;

@@ -126,7 +126,6 @@ struct lk_ode {
 	lk_ode_stepper fallback; /* ODE's stepper for a step lcpkit's solver cannot make */
 	lk_solver_config cfg;
 	int iters_from_world;
-	int w_from_world; /* auto's relaxation is the world's quickstep w (dWorldSetQuickStepW) */
 	int measure_open; /* the spec leaves measure= open: it follows def.ode_residual */
 	int sink_to_layer; /* this solver's contacts rest at the surface layer's depth (def.sink_to_layer) */
 	char spec[160];

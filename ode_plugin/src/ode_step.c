@@ -36,14 +36,6 @@ static void set_sink_to_layer(lk_ode *ctx)
 	                     (ctx->def.sink_to_layer > 0 || (ctx->def.sink_to_layer < 0 && ctx->cfg.method == LK_METHOD_AUTO));
 }
 
-/* auto relaxes its sweeps as the world's quickstep does (dWorldSetQuickStepW, 1.3 by default) unless the
- * spec names w: an impact in a falling pile of boxes at 30 Hz went 46 cm deep under w = 1, 33 under quickstep
- * (auto relaxes no stack: auto.c) */
-static int w_from_world(const lk_ode *ctx, const char *spec)
-{
-	return ctx->stepper == LK_ODE_LCPKIT && ctx->cfg.method == LK_METHOD_AUTO && !lk_config_spec_sets(spec ? spec : "auto", "w");
-}
-
 static lk_status parse_solver(const char *spec, double warm_factor, lk_ode_stepper *stepper, lk_solver_config *cfg,
                               int *from_world, char *err, size_t err_size)
 {
@@ -127,7 +119,6 @@ lk_status lk_ode_create(dWorldID world, const lk_ode_def *def, lk_ode **out, cha
 		free(ctx);
 		return st;
 	}
-	ctx->w_from_world = w_from_world(ctx, d.solver);
 	snprintf(ctx->spec, sizeof ctx->spec, "%s", d.solver ? d.solver : "auto");
 	ctx->measure_open = !lk_config_spec_sets(ctx->spec, "measure");
 	ctx->def.solver = ctx->spec;
@@ -201,7 +192,6 @@ lk_status lk_ode_set_solver(lk_ode *ctx, const char *spec)
 	ctx->cfg = c;
 	set_sink_to_layer(ctx);
 	ctx->iters_from_world = fw;
-	ctx->w_from_world = w_from_world(ctx, spec);
 	ctx->measure_open = !lk_config_spec_sets(spec, "measure");
 	snprintf(ctx->spec, sizeof ctx->spec, "%s", spec);
 	ctx->nwarm = 0;
@@ -222,7 +212,6 @@ lk_status lk_ode_set_config(lk_ode *ctx, const lk_solver_config *cfg)
 	ctx->cfg = *cfg;
 	set_sink_to_layer(ctx);
 	ctx->iters_from_world = 0;
-	ctx->w_from_world = 0;
 	ctx->measure_open = 0;
 	if (lk_config_format(cfg, ctx->spec, sizeof ctx->spec) != LK_OK)
 		snprintf(ctx->spec, sizeof ctx->spec, "%s", lk_method_name(cfg->method));
@@ -262,10 +251,6 @@ lk_solver_config lk_ode_get_config(const lk_ode *ctx)
 	lk_solver_config c = ctx->cfg;
 	if (ctx->iters_from_world)
 		lk_config_set_engine_budget(&c, dWorldGetQuickStepNumIterations(ctx->world));
-	if (ctx->w_from_world) {
-		const double w = dWorldGetQuickStepW(ctx->world);
-		c.sor_w = w > 0.0 && w < 2.0 ? w : 1.0;
-	}
 	/* RES before and after the solve only when the step's statistics are measured */
 	if (ctx->measure_open && !ctx->def.ode_residual)
 		c.measure = 0;
