@@ -145,56 +145,15 @@ static int is_stack(const faces *fs, lk_problem *p)
 
 /* The part of a face's normal impulses lambda[0..m) in the span of its rows' Jacobians, which sets the wrench
  * the face transmits: the orthogonal projection onto the range of W = [J_1; ..; J_m] (m x 6, the Jacobians of
- * rows idx[0..m) on one body, from column `side` of the records). The pivoted Cholesky factor of W^T W picks
- * r independent columns W_r of W, a pivot below 1e-9 of the largest diagonal ending it (Golub & Van Loan,
- * "Matrix Computations", sec. 4.2.8; a fourth coplanar contact adds no wrench component), and the projection is
+ * rows idx[0..m) on one body, from column `side` of the records). The pivoted Cholesky factor of W^T W
+ * (lk__span_factor, the two-level correction's) picks r independent columns W_r of W (a fourth coplanar
+ * contact adds no wrench component), and the projection is
  * W_r (W_r^T W_r)^-1 W_r^T lambda with W_r^T W_r = L L^T, its leading block: about 30 multiply-adds a row. */
 static void range_part(const lk__row *rows, const int *idx, int m, int side, const double *lambda, double *out)
 {
-	double G[6][6] = {{0}};
-	for (int a = 0; a < m; ++a) {
-		const double *J = rows[idx[a]].J + side;
-		for (int r = 0; r < 6; ++r)
-			for (int c = 0; c <= r; ++c)
-				G[r][c] += J[r] * J[c];
-	}
-	for (int r = 0; r < 6; ++r)
-		for (int c = r + 1; c < 6; ++c)
-			G[r][c] = G[c][r];
-	int perm[6] = {0, 1, 2, 3, 4, 5}, rank = 0;
-	double L[6][6] = {{0}}, top = 0.0;
-	for (int r = 0; r < 6; ++r)
-		top = fmax(top, G[r][r]);
-	for (; rank < 6; ++rank) {
-		int best = rank;
-		double d = -1.0;
-		for (int c = rank; c < 6; ++c) {
-			double v = G[perm[c]][perm[c]];
-			for (int j = 0; j < rank; ++j)
-				v -= L[c][j] * L[c][j];
-			if (v > d) {
-				d = v;
-				best = c;
-			}
-		}
-		if (!(d > 1e-9 * top))
-			break;
-		const int sw = perm[rank];
-		perm[rank] = perm[best];
-		perm[best] = sw;
-		for (int j = 0; j < rank; ++j) {
-			const double x = L[rank][j];
-			L[rank][j] = L[best][j];
-			L[best][j] = x;
-		}
-		L[rank][rank] = sqrt(d);
-		for (int c = rank + 1; c < 6; ++c) {
-			double v = G[perm[c]][perm[rank]];
-			for (int j = 0; j < rank; ++j)
-				v -= L[c][j] * L[rank][j];
-			L[c][rank] = v / L[rank][rank];
-		}
-	}
+	int perm[6];
+	double L[6][6];
+	const int rank = lk__span_factor(rows, idx, m, side, perm, L);
 	/* y = W_r^T lambda, then (L L^T) z = y, then out = W_r z */
 	double z[6] = {0};
 	for (int a = 0; a < m; ++a) {

@@ -185,20 +185,15 @@ lk_status lk__coarse_setup(lk__coarse *k, lk_problem *p)
 }
 #undef ALLOC
 
-/* The prolongation of face f, into k->P[WRENCH t + q] for its entries t: an orthonormal basis of the span of
- * the face's rows' Jacobians on the pair's first body (side: 0 or 6 of J). With W the 6 x m matrix of those
- * Jacobians, the pivoted Cholesky factor of W W^T = E L L^T E^T stops at the rank r of W (a pivot below
- * 1e-9 of the largest diagonal), and P = W^T E_r L_r^-T has P^T P = I (Golub & Van Loan, "Matrix
- * Computations", sec. 4.2.8 on the pivoted factor). The basis spans what the face can transmit and nothing
- * of what it cannot: four coplanar contacts without friction carry three wrench components, and the fourth
- * combination of their impulses, which changes no velocity, stays out of the coarse problem (it would make
- * it singular). Returns r. */
-static int face_prolongation(lk__coarse *k, const lk_problem *p, int f, int side, double basis[WRENCH][WRENCH])
+/* The pivoted Cholesky factor of W^T W, W the m x 6 matrix of the Jacobians of rows[idx[0..m)] on one body
+ * (from column `side` of the records): E^T W^T W E = L L^T, stopped at the rank r of W by a pivot below 1e-9
+ * of the largest diagonal (Golub & Van Loan, "Matrix Computations", sec. 4.2.8). perm[j] is the column of W
+ * at position j of E; L's first r columns are the factor's, the rest zero. Returns r. */
+int lk__span_factor(const lk__row *rows, const int *idx, int m, int side, int perm[6], double L[6][6])
 {
-	const int t0 = k->face_start[f], t1 = k->face_start[f + 1];
 	double G[6][6] = {{0}};
-	for (int t = t0; t < t1; ++t) {
-		const double *J = p->rows[k->rows[t]].J + side;
+	for (int a = 0; a < m; ++a) {
+		const double *J = rows[idx[a]].J + side;
 		for (int r = 0; r < 6; ++r)
 			for (int c = 0; c <= r; ++c)
 				G[r][c] += J[r] * J[c];
@@ -206,10 +201,13 @@ static int face_prolongation(lk__coarse *k, const lk_problem *p, int f, int side
 	for (int r = 0; r < 6; ++r)
 		for (int c = r + 1; c < 6; ++c)
 			G[r][c] = G[c][r];
-	int perm[6] = {0, 1, 2, 3, 4, 5};
-	double L[6][6] = {{0}}, top = 0.0;
-	for (int r = 0; r < 6; ++r)
+	double top = 0.0;
+	for (int r = 0; r < 6; ++r) {
+		perm[r] = r;
 		top = fmax(top, G[r][r]);
+		for (int c = 0; c < 6; ++c)
+			L[r][c] = 0.0;
+	}
 	int rank = 0;
 	for (; rank < 6; ++rank) {
 		/* the largest remaining diagonal of the Schur complement */
@@ -243,6 +241,22 @@ static int face_prolongation(lk__coarse *k, const lk_problem *p, int f, int side
 			L[c][rank] = v * inv;
 		}
 	}
+	return rank;
+}
+
+/* The prolongation of face f, into k->P[WRENCH t + q] for its entries t: an orthonormal basis of the span of
+ * the face's rows' Jacobians on the pair's first body (side: 0 or 6 of J). With W the 6 x m matrix of those
+ * Jacobians, the pivoted Cholesky factor of W W^T = E L L^T E^T stops at the rank r of W (lk__span_factor),
+ * and P = W^T E_r L_r^-T has P^T P = I. The basis spans what the face can transmit and nothing
+ * of what it cannot: four coplanar contacts without friction carry three wrench components, and the fourth
+ * combination of their impulses, which changes no velocity, stays out of the coarse problem (it would make
+ * it singular). Returns r. */
+static int face_prolongation(lk__coarse *k, const lk_problem *p, int f, int side, double basis[WRENCH][WRENCH])
+{
+	const int t0 = k->face_start[f], t1 = k->face_start[f + 1];
+	int perm[6];
+	double L[6][6];
+	const int rank = lk__span_factor(p->rows, k->rows + t0, t1 - t0, side, perm, L);
 	/* the coarse rows' Jacobians on this side, P^T W^T = L_r^-1 E_r^T W W^T = L_r^-1 E_r^T E L L^T E^T =
 	 * (E L_{:,r})^T: column q of the factor, unpermuted (exact up to the Schur complement left below the
 	 * pivot threshold), with no sum over the face's rows */

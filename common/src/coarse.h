@@ -44,6 +44,9 @@ int lk__coarse_face_basis(lk__coarse *k, const lk_problem *p, int f);
 /* One correction of c's iterate; counts its work; returns the largest change of lambda. */
 double lk__coarse_correct(lk__coarse *k, lk__ctx *c);
 void lk__coarse_free(lk__coarse *k);
+/* The pivoted Cholesky factor of the Gram matrix of rows[idx[0..m)]'s Jacobians on one body (column `side`):
+ * perm, and L's first r columns, r the rank it returns (coarse.c). Also auto's face warm start. */
+int lk__span_factor(const lk__row *rows, const int *idx, int m, int side, int perm[6], double L[6][6]);
 /* The work a correction is expected to cost (lk__count units): a method under a budget makes one only when
  * the work left pays for it. */
 double lk__coarse_cost(const lk__coarse *k);
