@@ -103,6 +103,18 @@ static void fc3d_run(FrictionContactProblem *prob, NumericsMatrix *M, int nc, co
 	res->iterations = opt->iparam[SICONOS_IPARAM_ITER_DONE];
 }
 
+/* Siconos's relative error (fc3d_compute_error) of the reactions r with velocities u on prob, q its vector of
+ * n entries, at tolerance tol (1e-12 where none is given) */
+static double fc3d_error(FrictionContactProblem *prob, double *r, double *u, const double *q, int n, double tol,
+                         SolverOptions *opt)
+{
+	double norm_q = 0.0, error = 0.0;
+	for (int i = 0; i < n; ++i)
+		norm_q += q[i] * q[i];
+	fc3d_compute_error(prob, r, u, tol > 0 ? tol : 1e-12, opt, sqrt(norm_q), &error);
+	return error;
+}
+
 lk_status lk_peer_siconos_fc3d(int nc, const double *W, const double *q, const double *mu, double *r, int max_iter,
                                double tol, lk_peer_result *res, const double *error_of, double *error_out)
 {
@@ -130,10 +142,7 @@ lk_status lk_peer_siconos_fc3d(int nc, const double *W, const double *q, const d
 					s += W[(size_t)i * n + j] * z[j];
 				u[i] = s;
 			}
-			double norm_q = 0.0;
-			for (int i = 0; i < n; ++i)
-				norm_q += q[i] * q[i];
-			fc3d_compute_error(&prob, z, u, tol > 0 ? tol : 1e-12, opt, sqrt(norm_q), error_out);
+			*error_out = fc3d_error(&prob, z, u, q, n, tol, opt);
 		}
 	}
 	if (opt)
@@ -308,10 +317,7 @@ lk_status lk_peer_siconos_fc3d_solve(lk_peer_fc3d_solver s, int nc, const double
 			opt->dparam[SICONOS_DPARAM_TOL] = tol;
 		FrictionContactProblem prob;
 		fc3d_run(&prob, M, nc, q, mu, qq, mm, r, u, opt, res);
-		double norm_q = 0.0;
-		for (int i = 0; i < n; ++i)
-			norm_q += q[i] * q[i];
-		fc3d_compute_error(&prob, r, u, tol > 0 ? tol : 1e-12, opt, sqrt(norm_q), &res->error);
+		res->error = fc3d_error(&prob, r, u, q, n, tol, opt);
 	}
 	if (opt)
 		solver_options_delete(opt);
