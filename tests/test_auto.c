@@ -117,7 +117,8 @@ static void test_mean_budget(void **state)
 }
 
 /* What a solve saves where it meets the tolerance, a later one may spend: a box resting at its solution stops
- * after a sweep and saves nine; the next cold start of the same problem gets up to twice the budget. */
+ * after a sweep and saves nine; the next cold start of the same problem gets them on top of the budget and the
+ * debt it may take on, where a problem with nothing saved gets the budget and the debt. */
 static void test_savings_spent(void **state)
 {
 	(void)state;
@@ -130,9 +131,15 @@ static void test_savings_spent(void **state)
 	st = solve_from(q, "auto:budget=10,carry=1", sol, NULL);
 	assert_int_equal(st.stop_reason, LK_STOP_ABSOLUTE);
 	assert_int_equal(st.iterations, 1);
-	/* nine sweeps saved: a cold start that cannot meet the tolerance now spends 19 */
-	st = solve_from(q, "auto:budget=10,vtol=0,carry=1", zero, NULL);
-	assert_true(st.work > 18.5 && st.work < 19.5);
+	/* nine sweeps saved: a cold start that cannot meet the tolerance now spends them, the budget and the debt
+	 * of a problem that is no stack, a third of the bank (here of one budget): 9 + 10 + 10 / 3 */
+	st = solve_from(q, "auto:budget=10,vtol=0,carry=1,bank=1", zero, NULL);
+	assert_true(st.work > 21.9 && st.work < 22.4); /* whole sweeps: 22 */
+	/* nothing saved: the budget and the debt */
+	lk_problem *fresh = tu_generate("boxstack", 1, 0.5);
+	st = solve_from(fresh, "auto:budget=10,vtol=0,carry=1,bank=1", zero, NULL);
+	assert_true(st.work > 12.9 && st.work < 13.4);
+	lk_problem_destroy(fresh);
 	free(zero);
 	free(sol);
 	lk_problem_destroy(p);
