@@ -1,6 +1,6 @@
 /* Every private header of the core, for the tests and tools that look inside it. The core's own files
  * include only the headers they use:
- *   arena.h    the per-solve arena            problem.h  row record and problem storage (problem.c)
+ *   arena.h    the per-solve arena            problem.h  row record and problem storage (problem*.c)
  *   kernel.h   row kernels and sweep cursor   context.h  solve context and the monitor (monitor.c)
  *   sweep.h    the sweep layer (sweep.c)      ordering.h sweep orders (ordering.c)
  *   krylov.h   CG and GMRES (krylov.c)        methods.h  the methods' entry points

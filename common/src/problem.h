@@ -1,11 +1,13 @@
 /* The problem's storage: the 256-byte row record every Gauss-Seidel row update reads, and struct lk_problem.
- * problem.c builds and validates it; the kernels (kernel.h) and every method read it. */
+ * problem.c keeps it (lifecycle, storage, accessors), problem_rows.c and problem_matrix.c build and validate
+ * it, problem_ops.c applies A; the kernels (kernel.h) and every method read it. */
 #ifndef LCPKIT_PROBLEM_H
 #define LCPKIT_PROBLEM_H
 
 #include "arena.h"
 #include "lcpkit/lcpkit.h"
 
+#include <math.h>
 #include <stdalign.h>
 #include <stddef.h>
 
@@ -90,6 +92,29 @@ lk_status lk__fail(lk_problem *p, lk_status st, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void lk__clear_error(lk_problem *p);
 
+/* The most rows and bodies a problem may have. */
+#define LK_MAX_ROWS (1 << 26)
+#define LK_MAX_BODIES (1 << 26)
+
+/* Room for `rows` rows or `bodies` bodies (and the static slot after them), what is there kept (problem.c);
+ * LK_OK, or LK_ERR_NO_MEMORY with the problem's message. */
+lk_status lk__problem_reserve_rows(lk_problem *p, int rows);
+lk_status lk__problem_reserve_bodies(lk_problem *p, int bodies);
+
+static inline int lk__all_finite(const double *x, int n)
+{
+	for (int i = 0; i < n; ++i)
+		if (!isfinite(x[i]))
+			return 0;
+	return 1;
+}
+
+/* 1 / A_ii for the division-free sweeps; a row with A_ii <= 0 is never swept (lk__first_bad_diagonal). */
+static inline double lk__inv_diag_of(double diag)
+{
+	return diag > 0.0 ? 1.0 / diag : 0.0;
+}
+
 /* The layout the kernels and the prefetcher rely on (four cache lines, J, MJ and the scalars each starting one). */
 _Static_assert(sizeof(lk__row) == 256, "lk__row is four cache lines");
 _Static_assert(alignof(lk__row) == 64, "lk__row starts a cache line");
@@ -106,7 +131,7 @@ static inline void lk__mass_times_jt(const lk_body_def *b, const double *J, doub
 		             b->inv_inertia[3 * r + 2] * J[5];
 }
 
-/* Recomputes du = M^-1 J^T lambda from scratch (row form). */
+/* Recomputes du = M^-1 J^T lambda from scratch (row form; problem_ops.c). */
 void lk__recompute_du(lk_problem *p, const double *lambda, double *du);
 /* w = A x + q (q_plus) or A x, using tmp_du ((nbodies+1)*6 doubles) as scratch in the row form. */
 void lk__apply(const lk_problem *p, const double *x, double *w, int q_plus, double *tmp_du);

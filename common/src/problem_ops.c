@@ -1,0 +1,108 @@
+/* The operations on the problem's A: du = M^-1 J^T lambda, w = A x (+ q), a body's change of velocity, the
+ * diagonal and the dense A. */
+#include "problem.h"
+
+#include "kernel.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void lk__recompute_du(lk_problem *p, const double *lambda, double *du)
+{
+	memset(du, 0, ((size_t)p->nbodies + 1) * LK_DU_STRIDE * sizeof(double));
+	for (int i = 0; i < p->nrows; ++i)
+		if (lambda[i] != 0.0)
+			lk__row_apply(&p->rows[i], du, lambda[i]);
+	/* the static slot only ever receives MJ = 0 */
+	memset(du + LK_DU_STRIDE * (size_t)p->nbodies, 0, LK_DU_STRIDE * sizeof(double));
+}
+
+void lk__apply(const lk_problem *p, const double *x, double *w, int q_plus, double *tmp_du)
+{
+	if (p->form == LK_FORM_ROWS) {
+		lk__recompute_du((lk_problem *)p, x, tmp_du);
+		for (int i = 0; i < p->nrows; ++i) {
+			const lk__row *r = &p->rows[i];
+			double v = lk__row_w(r, tmp_du, x[i]);
+			w[i] = q_plus ? v : v - r->q;
+		}
+	} else {
+		for (int i = 0; i < p->nrows; ++i) {
+			double v = q_plus ? p->rows[i].q : 0.0;
+			for (int k = p->row_ptr[i]; k < p->row_ptr[i + 1]; ++k)
+				v += p->val[k] * x[p->col[k]];
+			w[i] = v;
+		}
+	}
+}
+
+lk_status lk_problem_apply(lk_problem *p, const double *x, double *w, int q_plus)
+{
+	if (!p)
+		return LK_ERR_INVALID_ARGUMENT;
+	lk__clear_error(p);
+	if (!x || !w)
+		return lk__fail(p, LK_ERR_INVALID_ARGUMENT, "apply: x or w is NULL");
+	double *tmp = NULL;
+	if (p->form == LK_FORM_ROWS) {
+		tmp = malloc(((size_t)p->nbodies + 1) * LK_DU_STRIDE * sizeof(double));
+		if (!tmp)
+			return lk__fail(p, LK_ERR_NO_MEMORY, "apply: out of memory");
+	}
+	lk__apply(p, x, w, q_plus, tmp);
+	free(tmp);
+	return LK_OK;
+}
+
+lk_status lk_problem_delta_velocity(const lk_problem *p, int body, double du[6])
+{
+	if (!p || !du)
+		return LK_ERR_INVALID_ARGUMENT;
+	if (p->form != LK_FORM_ROWS)
+		return LK_ERR_FORM;
+	if (body < 0 || body >= p->nbodies)
+		return LK_ERR_OUT_OF_RANGE;
+	if (!p->du_valid)
+		lk__recompute_du((lk_problem *)p, p->lambda, p->du);
+	((lk_problem *)p)->du_valid = 1;
+	memcpy(du, p->du + LK_DU_STRIDE * (size_t)body, 6 * sizeof(double));
+	return LK_OK;
+}
+
+lk_status lk_problem_diagonal(lk_problem *p, double *diag)
+{
+	if (!p)
+		return LK_ERR_INVALID_ARGUMENT;
+	if (!diag)
+		return lk__fail(p, LK_ERR_INVALID_ARGUMENT, "diagonal: output is NULL");
+	for (int i = 0; i < p->nrows; ++i)
+		diag[i] = p->rows[i].diag;
+	return LK_OK;
+}
+
+lk_status lk_problem_assemble_dense(lk_problem *p, int max_n, double *A, double *q)
+{
+	if (!p)
+		return LK_ERR_INVALID_ARGUMENT;
+	lk__clear_error(p);
+	int n = p->nrows;
+	if (n > max_n || n > 46340)
+		return lk__fail(p, LK_ERR_LIMIT, "assemble_dense: %d rows exceed the limit %d", n, max_n);
+	if (q)
+		for (int i = 0; i < n; ++i)
+			q[i] = p->rows[i].q;
+	if (!A)
+		return LK_OK;
+	memset(A, 0, (size_t)n * n * sizeof(double));
+	if (p->form == LK_FORM_MATRIX) {
+		for (int i = 0; i < n; ++i)
+			for (int k = p->row_ptr[i]; k < p->row_ptr[i + 1]; ++k)
+				A[(size_t)i * n + p->col[k]] = p->val[k];
+		return LK_OK;
+	}
+	/* A_ij = J_i M^-1 J_j^T: rows sharing a body couple through that body's block */
+	for (int i = 0; i < n; ++i)
+		for (int j = 0; j < n; ++j)
+			A[(size_t)i * n + j] = lk__a_entry(p, i, j);
+	return LK_OK;
+}
