@@ -5,7 +5,11 @@
  *                    processing context                                   -> nothing
  *     ode_rows.c     messages, pointer map, the walk, rows, the problem   -> ode_abi.c
  *     ode_warm.c     warm start: contact matching, records                -> nothing
- *     ode_step.c     the public API: context, configuration, the steps    -> ode_rows.c, ode_warm.c, ode_abi.c
+ *     ode_integrate.c the forces of the solve, ODE's integration of them  -> ode_rows.c, ode_abi.c
+ *     ode_context.c  the public API's context: creation, configuration,
+ *                    the registered spaces and bodies                     -> ode_rows.c, ode_abi.c
+ *     ode_step.c     the public API's steps: read, solve, fall back       -> ode_context.c, ode_integrate.c,
+ *                                                                            ode_rows.c, ode_warm.c, ode_abi.c
  *     ode_preload.c  the LD_PRELOAD interposers                           -> the public API (lcpkit/ode.h) */
 #ifndef LCPKIT_ODE_INTERNAL_H
 #define LCPKIT_ODE_INTERNAL_H
@@ -245,5 +249,17 @@ void lk__ode_state_restore(lk_ode *ctx);
 /* ode_warm.c (reads the rows of lk__ode_extract_rows; called by ode_step.c only) */
 void lk__ode_warm_store(lk_ode *ctx, double dt);
 void lk__ode_warm_lookup(lk_ode *ctx, double dt, double *lambda);
+
+/* ode_integrate.c (after the solve of ode_step.c; called by it only) */
+/* What the step left out (the frozen bodies with their joints, the joints with a row left out) switched off
+ * around a call of ODE's stepper, and switched on again. */
+void lk__ode_hold_out(lk_ode *ctx);
+void lk__ode_release_out(lk_ode *ctx);
+/* The constraint forces J^T lambda / h into the bodies' accumulators (to_bodies) and the joints' feedback. */
+void lk__ode_apply_forces(lk_ode *ctx, double h, int to_bodies);
+/* Whether the step integrates the gathered bodies itself rather than through ODE's dWorldQuickStep. */
+int lk__ode_integrates_directly(lk_ode *ctx, double h);
+/* The step's integration; 0 when ODE's stepper failed (no memory): then nothing moved. */
+int lk__ode_integrate(lk_ode *ctx, double h, int directly);
 
 #endif
