@@ -182,10 +182,10 @@ static void test_without_solver_is_auto(void **state)
 	char *pre = run(with_preload(""), &err);
 	assert_string_equal(err, "lcpkit: dWorldQuickStep replaced by lcpkit's auto, a mean of 20 sweep-equivalents a "
 	                         "step (the world's quickstep iterations); LCPKIT_QUIET=1 silences this\n");
-	char *linked = run_linked("auto");
-	assert_string_equal(pre, linked);
+	char *direct = run_linked("auto");
+	assert_string_equal(pre, direct);
 	assert_true(max_abs_diff(pre, plain) > 1e-6);
-	free(linked);
+	free(direct);
 	free(pre);
 	free(err);
 	free(plain);
@@ -198,9 +198,9 @@ static void test_with_solver_is_lcpkit(void **state)
 	char *err = NULL;
 	char *pre = run(with_preload("LCPKIT_SOLVER=pgs"), &err);
 	assert_string_equal(err, PGS_ANNOUNCED);
-	char *linked = run_linked("pgs");
+	char *direct = run_linked("pgs");
 	/* lcpkit's result: what lk_ode_world_step gives, to the last digit printed ... */
-	assert_string_equal(pre, linked);
+	assert_string_equal(pre, direct);
 	/* ... and not ODE's */
 	assert_true(max_abs_diff(pre, plain) > 1e-6);
 	free(pre);
@@ -215,9 +215,9 @@ static void test_with_solver_is_lcpkit(void **state)
 	free(quiet);
 	char *linked2 = run_linked("psor:w=1.2,iters=30");
 	assert_string_equal(pre, linked2);
-	assert_true(max_abs_diff(pre, linked) > 1e-9);
+	assert_true(max_abs_diff(pre, direct) > 1e-9);
 	free(linked2);
-	free(linked);
+	free(direct);
 	free(pre);
 	free(err);
 	free(plain);
@@ -461,10 +461,10 @@ static void test_dworldstep_swapped(void **state)
 	assert_string_equal(err, "lcpkit: dWorldStep replaced by lcpkit's pgs, a budget of 20 sweep-equivalents a step "
 	                         "(the world's quickstep iterations); LCPKIT_QUIET=1 silences this\n");
 	assert_int_equal(stats_lines(path, "pgs"), 300);
-	char *linked = run_linked_joints("pgs", 300);
-	assert_string_equal(pre, linked);
+	char *direct = run_linked_joints("pgs", 300);
+	assert_string_equal(pre, direct);
 	assert_true(strcmp(pre, plain) != 0);
-	free(linked);
+	free(direct);
 	free(pre);
 	free(err);
 

@@ -50,11 +50,11 @@ static void test_every_scene_every_engine(void **state)
 					         st.step_seconds);
 				for (int i = 0; i < sc->nbodies; ++i) {
 					lk_pose p;
-					double v[3], w[3];
+					double vel[3], w[3];
 					lk_sim_pose(sim, i, &p);
-					lk_sim_velocity(sim, i, v, w);
+					lk_sim_velocity(sim, i, vel, w);
 					for (int k = 0; k < 3; ++k)
-						assert_true(isfinite(p.pos[k]) && isfinite(v[k]) && isfinite(w[k]));
+						assert_true(isfinite(p.pos[k]) && isfinite(vel[k]) && isfinite(w[k]));
 					double qn = p.quat[0] * p.quat[0] + p.quat[1] * p.quat[1] + p.quat[2] * p.quat[2] +
 					            p.quat[3] * p.quat[3];
 					assert_double_equal(qn, 1.0, 1e-9);

@@ -414,10 +414,10 @@ solved:
 			step_bounds(s, i, &lo, &hi);
 			if (s->cone && lk__cone_pair(p, i)) {
 				/* a sticking pair onto its disc; a sliding one on the rim of its new disc, in its direction */
-				double x = lambda[i], y = lambda[i + 1], r = sqrt(x * x + y * y);
-				if (cur[i] == SET_U && r > 0.0) {
-					x *= hi / r;
-					y *= hi / r;
+				double x = lambda[i], y = lambda[i + 1], len = sqrt(x * x + y * y);
+				if (cur[i] == SET_U && len > 0.0) {
+					x *= hi / len;
+					y *= hi / len;
 				}
 				lk__disc_project(&x, &y, hi);
 				set_row(s, i, x);

@@ -112,8 +112,8 @@ static inline __attribute__((always_inline)) double sweep_rows_loop(lk__ctx *c, 
 			continue; /* nothing moves and H = 0 */
 		/* the modulus iteration keeps y_i, whose own part relaxes towards lambda_i by h_i (amgs.c, (M3)) */
 		const double own = gh ? y[i] + gh[2 * i + 1] * (li - y[i]) : li;
-		const double base = own - g * (r->q + r->s * li);
-		const double step = base - lk__cursor_gjdu(&cur, r, du, g, paired);
+		const double part = own - g * (r->q + r->s * li);
+		const double step = part - lk__cursor_gjdu(&cur, r, du, g, paired);
 		const double next = zero_box ? 0.0 : lk__clamp(step, lo, hi);
 		if (gh)
 			y[i] = step;
@@ -133,9 +133,9 @@ static inline __attribute__((always_inline)) double sweep_rows_loop(lk__ctx *c, 
 			const double dv = fabs(d * r->diag);
 			dvmax = dv > dvmax ? dv : dvmax;
 			if (sums->want_scale) {
-				const double own = r->findex < 0;
-				q2 += own * (r->q * r->q);
-				nq += own;
+				const double counted = r->findex < 0; /* no friction row */
+				q2 += counted * (r->q * r->q);
+				nq += counted;
 			}
 		}
 	}

@@ -157,9 +157,9 @@ static int peer_compare(const lk_solve_args *a, const char *file, lk_problem *p,
 	for (int k = 0; rc == LK_EXIT_OK && k < a->nmore; ++k) {
 		lk_stats sk;
 		lk_status s = LK_OK;
-		for (int r = 0; r < a->repeat && s == LK_OK; ++r) {
+		for (int rep = 0; rep < a->repeat && s == LK_OK; ++rep) {
 			s = lk_solve(p, &a->more_cfg[k], &sk, NULL);
-			t[r] = sk.seconds;
+			t[rep] = sk.seconds;
 		}
 		if (s != LK_OK) {
 			lk_cli_error("solve", "%s: %s: %s", file, a->more_spec[k], lk_problem_error(p));

@@ -262,12 +262,12 @@ static void csv_num(FILE *f, double x)
 		fprintf(f, ",%.6e", x);
 }
 
-static void csv_row(FILE *f, const char *table, const char *scene, lk_engine e, const char *solver, const char *spec,
+static void csv_row(FILE *f, const char *table, const char *scene, lk_engine e, const char *name, const char *spec,
                     int budget, double rows, double iterations, const lk_cli_spread *solve, double step,
                     double per_row, double res, double extra)
 {
 	/* scene and solver specs have commas of their own: quoted */
-	fprintf(f, "%s,\"%s\",%s,%s,\"%s\",%d", table, scene, engine_tag(e), solver, spec, budget);
+	fprintf(f, "%s,\"%s\",%s,%s,\"%s\",%d", table, scene, engine_tag(e), name, spec, budget);
 	csv_num(f, rows);
 	csv_num(f, iterations);
 	csv_num(f, solve ? solve->median : NAN);
