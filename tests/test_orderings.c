@@ -111,6 +111,7 @@ static void ctx_begin(lk__ctx *c, lk_problem *p, const lk_solver_config *cfg)
 	c->lambda = p->lambda;
 	c->du = p->du;
 	c->rng.s = cfg->seed;
+	c->method = lk__method_desc_of(cfg->method);
 	c->w = lk__arena_alloc(&p->arena, ((size_t)c->n + 1) * sizeof(double));
 	c->best = lk__arena_alloc(&p->arena, ((size_t)c->n + 1) * sizeof(double));
 	assert_true(c->w && c->best);

@@ -9,9 +9,39 @@
 #include "problem.h"
 #include "rng.h"
 
+/* What the driver (solve.c) and the monitor know of a method, besides its configuration: one row of the
+ * table in method_table.c per method, so that a method is its own file and one row there (and its value in
+ * lk_method and its name in config.c's spec grammar). */
+enum {
+	/* a matrix-form problem may have A_ii = 0 (the contact LCP of Erleben 2013 eq. 27): the diagonal guard
+	 * holds on the row form only, where such a row acts on nothing and its lambda is undetermined (the Newton
+	 * methods); every other method divides by A_ii and is guarded on both forms */
+	LK__M_ZERO_DIAGONAL_MATRIX = 1u << 0,
+	/* makes whole products A x (APGD, MPRGP, PGS-SM's subspace, Newton's Krylov products): each body's rows
+	 * are made once a solve for the threads (product.c) */
+	LK__M_WHOLE_PRODUCTS = 1u << 1,
+	/* works with the Fischer and modified merits, whatever the configured merit */
+	LK__M_FULL_MERITS = 1u << 2,
+	/* a projected Gauss-Seidel sweep that cannot run away on the row form: no growth guard, its last iterate
+	 * kept, no merit measured unless something asks (lk__cannot_run_away) */
+	LK__M_GAUSS_SEIDEL = 1u << 3,
+	/* under tolerances alone measures no start: the merit of its result is that of the check that stopped it */
+	LK__M_PLAIN_SWEEPS = 1u << 4,
+};
+
+struct lk__ctx;
+typedef struct lk__method_desc {
+	lk_method method;
+	lk_status (*solve)(struct lk__ctx *c); /* the entry point (methods.h) */
+	unsigned traits;                       /* LK__M_* */
+	/* whether the solve hands back its last iterate whatever it is (NULL: only where LK__M_GAUSS_SEIDEL) */
+	int (*keeps_last)(const lk_solver_config *cfg);
+} lk__method_desc;
+
 typedef struct lk__ctx {
 	lk_problem *p;
 	const lk_solver_config *cfg;
+	const lk__method_desc *method; /* the method being run (method_table.c's row for cfg->method, or a test's) */
 	int n;
 	double *lambda;       /* the iterate, in place (= p->lambda) */
 	double *du;           /* row form: M^-1 J^T lambda (= p->du) */

@@ -17,6 +17,7 @@
 #include "envelope.h"
 #include "kernel.h"
 #include "krylov.h"
+#include "method_table.h"
 #include "methods.h"
 #include "ordering.h"
 #include "problem.h"

@@ -122,8 +122,7 @@ int lk__merit_solved(const lk__ctx *c, const lk_metrics *m)
 
 int lk__cannot_run_away(const lk__ctx *c)
 {
-	const lk_method m = c->cfg->method;
-	return c->p->form == LK_FORM_ROWS && (m == LK_METHOD_PGS || m == LK_METHOD_PSOR || m == LK_METHOD_AUTO);
+	return c->p->form == LK_FORM_ROWS && c->method && (c->method->traits & LK__M_GAUSS_SEIDEL);
 }
 
 void lk__cold_metrics(lk__ctx *c, lk_metrics *m)

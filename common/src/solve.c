@@ -2,7 +2,7 @@
  * the end checks. It calls the methods; they call the sweep layer and the monitor, never this file. */
 #include "context.h"
 #include "kernel.h"
-#include "methods.h"
+#include "method_table.h"
 #include "ordering.h"
 #include "parallel.h"
 #include "sweep.h"
@@ -41,49 +41,19 @@ static double rounding_floor(const lk_problem *p)
  * on the row form, where a row with A_ii = 0 has J M^-1 J^T = 0 and s = 0 and acts on nothing, so that its
  * lambda is undetermined and the iterate could run off along it (newton.c); a matrix-form problem may have a
  * zero diagonal (the contact LCP of Erleben 2013 eq. 27) and the Newton methods solve it. */
-static int needs_positive_diagonal(const lk_solver_config *cfg, const lk_problem *p)
+static int needs_positive_diagonal(const lk__method_desc *m, const lk_problem *p)
 {
-	int newton = cfg->method == LK_METHOD_NEWTON_MINMAP || cfg->method == LK_METHOD_NEWTON_FISCHER;
-	return !newton || p->form == LK_FORM_ROWS;
+	return !(m->traits & LK__M_ZERO_DIAGONAL_MATRIX) || p->form == LK_FORM_ROWS;
 }
 
 static lk_status dispatch(lk__ctx *c)
 {
-	const lk_solver_config *cfg = c->cfg;
 	/* one guard for every method: a row that cannot be solved stops the solve with lambda untouched */
-	if (needs_positive_diagonal(cfg, c->p) && lk__first_bad_diagonal(c->p) >= 0) {
+	if (needs_positive_diagonal(c->method, c->p) && lk__first_bad_diagonal(c->p) >= 0) {
 		c->stop = LK_STOP_BAD_DIAGONAL;
 		return LK_OK;
 	}
-	switch (cfg->method) {
-	case LK_METHOD_PGS:
-	case LK_METHOD_PSOR:
-		if (cfg->order == LK_ORDER_ESP || cfg->order == LK_ORDER_GSP)
-			return lk__solve_staggered(c);
-		return lk__solve_pgs(c);
-	case LK_METHOD_AMGS:
-	case LK_METHOD_AMSOR:
-		return lk__solve_amgs(c);
-	case LK_METHOD_AMGS_DENSE:
-		return lk__solve_amgs_dense(c);
-	case LK_METHOD_PGS_SM:
-		return lk__solve_pgs_sm(c);
-	case LK_METHOD_NEWTON_MINMAP:
-	case LK_METHOD_NEWTON_FISCHER:
-		return lk__solve_newton(c);
-	case LK_METHOD_NNCG:
-		return lk__solve_nncg(c);
-	case LK_METHOD_APGD:
-		return lk__solve_apgd(c);
-	case LK_METHOD_MPRGP:
-		return lk__solve_mprgp(c);
-	case LK_METHOD_AUTO:
-		return lk__solve_auto(c);
-	default:
-		break;
-	}
-	return lk__fail(c->p, LK_ERR_UNSUPPORTED, "method %s is not available in this build",
-	                lk_method_name(cfg->method));
+	return c->method->solve(c);
 }
 
 /* The metrics of an iterate that was not measured (measure=0). */
@@ -107,6 +77,12 @@ static int result_finite(const lk__ctx *c)
 
 lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, lk_history *history)
 {
+	return lk__solve_with(p, cfg, cfg ? lk__method_desc_of(cfg->method) : NULL, stats, history);
+}
+
+lk_status lk__solve_with(lk_problem *p, const lk_solver_config *cfg, const lk__method_desc *method, lk_stats *stats,
+                         lk_history *history)
+{
 	if (!p)
 		return LK_ERR_INVALID_ARGUMENT;
 	lk__clear_error(p);
@@ -115,6 +91,9 @@ lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, 
 	char msg[200];
 	if (lk_config_validate(cfg, msg, sizeof msg) != LK_OK)
 		return lk__fail(p, LK_ERR_INVALID_ARGUMENT, "solve: %s", msg);
+	if (!method || !method->solve)
+		return lk__fail(p, LK_ERR_UNSUPPORTED, "method %s is not available in this build",
+		                lk_method_name(cfg->method));
 	lk_status st = lk_problem_validate(p);
 	if (st != LK_OK)
 		return st;
@@ -151,6 +130,7 @@ lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, 
 	memset(&c, 0, sizeof c);
 	c.p = p;
 	c.cfg = cfg;
+	c.method = method;
 	const int parallel = cfg->threads > 1 && p->nrows >= LK_PARALLEL_MIN_ROWS && p->form == LK_FORM_ROWS;
 	c.pool = parallel && !lent ? p->pool : NULL;
 	c.ex = parallel && lent ? &p->executor : NULL;
@@ -158,9 +138,7 @@ lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, 
 	/* the methods of whole products (APGD, MPRGP, PGS-SM's subspace, the Newton methods' Krylov products and
 	 * evaluations) make them on the threads (product.c):
 	 * each body's rows, once a solve; without memory for them, on one thread, to the same result */
-	if ((c.pool || c.ex) && (cfg->method == LK_METHOD_APGD || cfg->method == LK_METHOD_MPRGP ||
-	                         cfg->method == LK_METHOD_PGS_SM || cfg->method == LK_METHOD_NEWTON_MINMAP ||
-	                         cfg->method == LK_METHOD_NEWTON_FISCHER))
+	if ((c.pool || c.ex) && (method->traits & LK__M_WHOLE_PRODUCTS))
 		c.body_rows = lk__body_rows_make(p, &p->arena);
 	c.n = n;
 	c.lambda = p->lambda;
@@ -209,8 +187,7 @@ lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, 
 	/* the Fischer and modified merits cost a square root or two a row: only where something reads them (the
 	 * configured merit, the history, the methods that work with them, the final statistics) */
 	c.full_metrics = !(cfg->merit == LK_MERIT_RES || cfg->merit == LK_MERIT_THETA) || history ||
-	                 cfg->method == LK_METHOD_PGS_SM || cfg->method == LK_METHOD_NEWTON_MINMAP ||
-	                 cfg->method == LK_METHOD_NEWTON_FISCHER;
+	                 (method->traits & LK__M_FULL_MERITS);
 	/* RES of the start and of the result: the statistics, and the end guard of the methods that can run away,
 	 * which therefore always measure (the guard is part of the method: with the statistics off it must act as
 	 * with them on). measure=0 leaves them out of the Gauss-Seidel family, which evaluates no merit without a
@@ -224,7 +201,7 @@ lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, 
 	 * engine's step then pays for the checks the tolerance asks for and nothing more: on Bullet's 20-box stack
 	 * at rest, the two evaluations were 5 us of a 36 us solve (docs/benchmarks.md, "A tolerance under a
 	 * cap"). */
-	const int sweeps_only = !cfg->measure && !history && (cfg->method == LK_METHOD_PGS || cfg->method == LK_METHOD_PSOR);
+	const int sweeps_only = !cfg->measure && !history && (method->traits & LK__M_PLAIN_SWEEPS);
 	lk_metrics m0;
 	if (measure && !sweeps_only)
 		lk__current_metrics(&c, &m0);
@@ -268,7 +245,7 @@ lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, 
 	 * problem puts a solve, and a result between the two is no instability. PGS-SM with best=0 asks for its
 	 * last iterate whatever it is (Silcowitz et al. sec. 4.3 without the fall-back), and gets it; the
 	 * Gauss-Seidel family cannot run away (lk__cannot_run_away) and keeps its last iterate too. */
-	int keep_last = (cfg->method == LK_METHOD_PGS_SM && !cfg->pgs_sm.best_iterate) || lk__cannot_run_away(&c);
+	int keep_last = (method->keeps_last && method->keeps_last(cfg)) || lk__cannot_run_away(&c);
 	lk_metrics cold;
 	if (!keep_last && measured && isfinite(m0.res) && m1.res > LK_UNSTABLE_FACTOR * m0.res &&
 	    m1.res > rounding_floor(p) && (lk__cold_metrics(&c, &cold), m1.res > LK_UNSTABLE_FACTOR * cold.res)) {
