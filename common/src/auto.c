@@ -329,7 +329,9 @@ lk_status lk__solve_auto(lk__ctx *c)
 	const double tol =
 	    fs.joints ? 0.0 : cfg->adapt.tol * (AUTO_TOL_BUDGET / mean) * (AUTO_TOL_BUDGET / mean);
 	c->step_work = n * LK_WORK_SWEEP_ROW;
-	const int nb = p->form == LK_FORM_ROWS ? p->nbodies : 0;
+	/* the bodies whose velocity change decides the stop; none with joints, which stop only where a sweep
+	 * changes no lambda (its largest change, which the sweep returns) */
+	const int nb = p->form == LK_FORM_ROWS && !fs.joints ? p->nbodies : 0;
 	double *du_before = nb ? lk__arena_alloc(&p->arena, (size_t)nb * LK_DU_STRIDE * sizeof *du_before) : NULL;
 	double *reach = nb ? lk__arena_alloc(&p->arena, (size_t)nb * sizeof *reach) : NULL;
 	if (nb && (!du_before || !reach)) {
@@ -350,11 +352,12 @@ lk_status lk__solve_auto(lk__ctx *c)
 		lk__sweep_sums sums = {.want_scale = it == 1};
 		if (nb)
 			memcpy(du_before, c->du, (size_t)nb * LK_DU_STRIDE * sizeof *du_before);
-		double change = it == 1 || !nb ? lk__pgs_sweep_sums(c, perm, &sums) : lk__pgs_sweep(c, perm, n, 1.0);
+		const int plain = fs.joints || (nb && it > 1);
+		double change = plain ? lk__pgs_sweep(c, perm, n, 1.0) : lk__pgs_sweep_sums(c, perm, &sums);
 		c->iterations = it;
 		if (it == 1)
 			scale = sums.nq > 0 ? sqrt(sums.q2 / sums.nq) : 0.0;
-		const double err = nb ? body_change(c->du, du_before, reach, nb) : sums.dvmax;
+		const double err = fs.joints ? change : nb ? body_change(c->du, du_before, reach, nb) : sums.dvmax;
 		/* what the sweeps still have to correct, from this sweep's largest correction and the rate of the last
 		 * ones: a contraction at rate rho leaves at most err rho / (1 - rho) (the a-posteriori bound of a
 		 * contractive iteration; a projected sweep is one near a solution, Erleben 2013 sec. 5.2). Without a
