@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Regenerates the measured parts of docs/benchmarks.md from the `lcpkit bench` commands.
+# Regenerates docs/benchmark-outputs.md, the outputs docs/benchmarks.md reads, from the `lcpkit bench` commands.
 #
 # Runs every suite `lcpkit bench --help` lists (or the suites named), keeps each one's output and CSV files under
 # bench-out/ (raw outputs in bench-out/raw/), counts the row kernels' instructions with valgrind's callgrind, and
-# writes into docs/benchmarks.md, between generated markers:
+# writes into docs/benchmark-outputs.md, between generated markers:
 #   - the machine (CPU model, cores, caches, memory), compiler, build type and date of the run;
-#   - per suite: the exact command, its run time and its output (in the suite's own section);
+#   - per suite: the exact command, its run time and its output (in the suite's own section, `## SUITE`);
 #   - the callgrind instruction counts per row update (kernel section);
 #   - the performance targets table, computed from the CSV files (met / missed and by how much).
-# Everything outside the markers - each suite's own commentary, curated tables and explanations - is left as it
-# is: a suite that is not re-run keeps the figures its section recorded.
+# Everything outside the markers is left as it is, and a suite that is not re-run keeps the output it recorded;
+# docs/benchmarks.md, each question's current result, is written by hand from these outputs.
 #
 # usage: tools/benchmarks.sh [--quick] [--no-build] [--no-run] [--build DIR] [--out DIR] [--doc FILE] [SUITE...]
 #   --quick     pass --quick to every suite (a small fast run; the document says so)
@@ -17,12 +17,12 @@
 #   --no-run    run nothing: rewrite the document from the outputs of the last run (in OUT/raw)
 #   --build     build directory (default build-bench, RelWithDebInfo as the project's default build)
 #   --out       output directory of the suites (default bench-out)
-#   --doc       the document to update (default docs/benchmarks.md)
+#   --doc       the document to update (default docs/benchmark-outputs.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 quick=""
-doc="docs/benchmarks.md"
+doc="docs/benchmark-outputs.md"
 build_dir="build-bench"
 out_dir="bench-out"
 do_build=1
@@ -107,7 +107,7 @@ fi
 splice() {
   local name="$1" file="$2" heading="$3"
   local b="<!-- benchmarks.sh: $name begin -->" e="<!-- benchmarks.sh: $name end -->"
-  [ -f "$doc" ] || printf '# Benchmarks\n' >"$doc"
+  [ -f "$doc" ] || printf '# Benchmark outputs\n' >"$doc"
   if grep -qF -- "$b" "$doc"; then
     awk -v b="$b" -v e="$e" -v f="$file" '
       $0 == b { print; while ((getline l < f) > 0) print l; skip = 1; next }
@@ -292,5 +292,5 @@ if [ "$(wc -l <"$tmp")" -gt 2 ]; then
   splice targets "$tmp" "Performance targets"
 fi
 
-echo "docs/benchmarks.md updated; outputs in $raw/" >&2
+echo "$doc updated; outputs in $raw/" >&2
 exit "$status"
