@@ -7,7 +7,6 @@
 
 #include "context.h"
 
-
 lk_status lk__solve_pgs(lk__ctx *c);          /* PGS and PSOR (and their orderings), pgs.c */
 lk_status lk__solve_staggered(lk__ctx *c);    /* ESP and GSP schedules of PGS, stagger.c */
 lk_status lk__solve_amgs(lk__ctx *c);         /* Methods 3.1 / 3.2 and AMSOR, amgs.c */
