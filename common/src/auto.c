@@ -270,13 +270,13 @@ lk_status lk__solve_auto(lk__ctx *c)
 	/* what this solve may spend: the budget, plus the savings, plus the debt it may still take on, shared as
 	 * sweeps (every island of a step gets as many more), never less than the budget and at most `cap`
 	 * budgets. The debt is for every problem of bodies (the row form), not only stacks: the impacts of a pile
-	 * landing at 30 Hz in ODE, at the budget, went 46 cm deep where quickstep's went 33 (35 on credit), and
-	 * boxes landing on a 40-degree incline in Bullet 4.2 cm where Bullet's own solver let them 3.5. Off a
-	 * stack the debt is a share of the bank: Bullet's 2D pool at 20 iterations spent the whole bank on its
-	 * first landing and had nothing left for the impacts after it (7.6 cm deep against Bullet's 6.5). A
-	 * problem with joints spends its budget and no more: ODE's piled ragdolls at 20 iterations, whose impacts
-	 * spent the savings of the steps before, ended with a limb wedged 4 cm deep in every seed, against 2 mm at
-	 * the budget */
+	 * landing at 30 Hz in ODE, at the budget, went 46 cm deep where quickstep's went 33 (39 on credit, within
+	 * the seeds' spread), and boxes landing on a 40-degree incline in Bullet 4.2 cm where Bullet's own solver
+	 * let them 3.5. Off a stack the debt is a share of the bank: Bullet's 2D pool at 20 iterations spent the
+	 * whole bank on its first landing and had nothing left for the impacts after it (7.6 cm deep against
+	 * Bullet's 6.5). A problem with joints spends its budget and no more: ODE's piled ragdolls at 20
+	 * iterations, whose impacts spent the savings of the steps before, ended with a limb wedged 4 cm deep in
+	 * every seed, against 2 mm at the budget */
 	const double debt = p->form != LK_FORM_ROWS ? 0.0 : stack ? bank : AUTO_IMPACT_DEBT * bank;
 	double allow = fs.joints ? mean : mean + (account + debt) / p->auto_rows;
 	allow = allow > cfg->adapt.cap * mean ? cfg->adapt.cap * mean : allow < mean ? mean : allow;
