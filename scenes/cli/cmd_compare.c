@@ -83,7 +83,8 @@ static void usage(FILE *f)
 	           "              resolution and the runs' spread, and the solver time's ratio; without --scene,\n"
 	           "              --solvers and --time every scene but bigpool with own,auto,pgs for 10 s\n"
 	           "  --seeds     runs of each scene with seed=0..N-1, sideways shifts of 1e-4 of a body's size\n"
-	           "              (default 3 with --verdict, else 1); the table shows the medians\n"
+	           "              (default 3 with --verdict or without --scene, else 1); the table shows the\n"
+	           "              medians and `vs own` judges within the runs' spread\n"
 	           "  --clock     the clock of the solver and step times: wall (default, what a user waits) or cpu (the\n"
 	           "              CPU time of the thread that steps the run: the runs go side by side on the cores, and\n"
 	           "              on a shared machine it is the steadier measure)\n"
@@ -466,6 +467,10 @@ static int parse_options(int argc, char **argv, compare_opts *o)
 		lk_cli_error("compare", "--frontier does not take --verdict");
 		return LK_EXIT_USAGE;
 	}
+	/* the default scenes are the first look a user has: one run of a pool of circles differs from its
+	 * neighbours by more than the outcomes' resolution, so they run on three seeds and are judged within the
+	 * runs' spread, as --verdict judges */
+	const int first_look = !o->scene_list && !o->frontier;
 	if (!o->scene_list)
 		o->scene_list = o->frontier ? FRONTIER_SCENES : o->verdict ? VERDICT_SCENES : DEFAULT_SCENES;
 	if (!o->solver_list)
@@ -475,7 +480,7 @@ static int parse_options(int argc, char **argv, compare_opts *o)
 	if (o->verdict && o->seconds <= 0)
 		o->seconds = VERDICT_SECONDS;
 	if (!seeds_given)
-		o->seeds = o->verdict ? VERDICT_SEEDS : 1;
+		o->seeds = o->verdict || first_look ? VERDICT_SEEDS : 1;
 	return -1;
 }
 
