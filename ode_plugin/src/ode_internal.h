@@ -188,7 +188,7 @@ struct lk_ode {
 	int *warm_heads;
 	int warm_hcap;
 	double warm_dt;
-	int *face_order;   /* the contact joints by body pair (lk__ode_warm_lookup's faces), cap_face_order */
+	int *face_order;   /* the contact joints by body pair, then the hash of their runs (warm_faces), cap_face_order */
 	int cap_face_order;
 
 	/* ODE's threading implementation lent to the sweeps (ode_threads.c) */
