@@ -542,7 +542,8 @@ lk_status lk_config_validate(const lk_solver_config *cfg, char *err, size_t err_
 	CHECK(cfg->sor_w == LK_SOR_AUTO || (isfinite(cfg->sor_w) && cfg->sor_w > 0 && cfg->sor_w < 2),
 	      "relaxation w = %g must lie in (0, 2), or be auto", cfg->sor_w);
 	CHECK((unsigned)cfg->order < LK_ORDER_COUNT, "unknown order %d", (int)cfg->order);
-	CHECK(cfg->threads >= 1 && cfg->threads <= 64, "threads = %d must lie in 1..64", cfg->threads);
+	CHECK(cfg->threads >= 1 && cfg->threads <= LK_MAX_THREADS, "threads = %d must lie in 1..%d", cfg->threads,
+	      LK_MAX_THREADS);
 	CHECK(cfg->threads == 1 || cfg->order == LK_ORDER_NATURAL || cfg->order == LK_ORDER_COLOUR ||
 	          cfg->order == LK_ORDER_PART,
 	      "threads > 1 sweeps in the colour or the part order: order must be natural, colour or part, not %s",

@@ -18,7 +18,6 @@
 #include "problem.h"
 
 #define LK_MAX_COLOURS 64
-#define LK_MAX_THREADS 64
 
 /* LK_PARALLEL_MIN_ROWS (lcpkit.h, 4,096): rows below which threads > 1 leaves a problem to one thread in the
  * natural order: waking the threads and meeting at a barrier per colour costs more than a sweep of a few

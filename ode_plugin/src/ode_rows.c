@@ -9,8 +9,6 @@
  * |lambda| <= |hi lambda_normal|, so mu = |hi| is scale free. */
 #include "ode_internal.h"
 
-#include "parallel.h" /* the core's LK_PARALLEL_MIN_ROWS, LK_MAX_THREADS */
-
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -95,6 +95,9 @@ LK_API lk_status lk_problem_add_row(lk_problem *p, const lk_row_def *def, int *i
  * (docs/solvers.md, "Threads"), for an adapter whose own reading of an engine's rows follows the same rule. */
 #define LK_PARALLEL_MIN_ROWS 4096
 #define LK_PARALLEL_MIN_BODIES 1024
+/* The most threads a solve runs on (lk_solver_config.threads), and so the most tasks an adapter's reading of an
+ * engine's rows on a problem's threads is split into. */
+#define LK_MAX_THREADS 64
 /* Adds n rows, row nrows + k defined by fill(arg, k, def) for k = 0 .. n - 1, each checked and made exactly as
  * lk_problem_add_row makes it (the same records bit for bit), on up to `threads` threads for
  * LK_PARALLEL_MIN_ROWS rows and more: the problem's own, or the scheduler lent to it
