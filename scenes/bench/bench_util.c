@@ -45,26 +45,6 @@ int lk_bench_split(char *list, char **items, int max)
 	return n;
 }
 
-int lk_bench_split_specs(const char *list, char out[][LK_BENCH_SPEC_LEN], int max)
-{
-	int n = 0;
-	for (const char *s = list; *s;) {
-		size_t len = strcspn(s, ",");
-		if (n > 0 && memchr(s, '=', len) && !memchr(s, ':', len) && !memchr(s, '@', len)) {
-			size_t used = strlen(out[n - 1]);
-			snprintf(out[n - 1] + used, LK_BENCH_SPEC_LEN - used, ",%.*s", (int)len, s);
-		} else if (len > 0) {
-			if (n >= max)
-				return -1;
-			snprintf(out[n++], LK_BENCH_SPEC_LEN, "%.*s", (int)len, s);
-		}
-		s += len;
-		if (*s == ',')
-			++s;
-	}
-	return n;
-}
-
 int lk_bench_engine_parse(const char *cmd, int argc, char **argv, lk_bench_engine_opts *o, void (*usage)(FILE *),
                           int warmup_quick)
 {

@@ -3,6 +3,8 @@
 #ifndef LCPKIT_BENCH_UTIL_H
 #define LCPKIT_BENCH_UTIL_H
 
+#include "cli_util.h"
+
 #include <stdio.h>
 
 typedef struct lk_bench_engine_opts {
@@ -26,12 +28,8 @@ int lk_bench_engine_parse(const char *cmd, int argc, char **argv, lk_bench_engin
 struct lk_problem;
 struct lk_problem *lk_bench_capture(const char *scene_spec, int engine, const char *solver, int iterations,
                                     int step, char *err, size_t esz);
-/* Splits a comma list of scene or solver specs whose parameters also use commas: a piece with '=' but no ':'
- * or '@' belongs to the spec before it ("pool1:dim=3,n=1000,pool2" -> "pool1:dim=3,n=1000" and "pool2";
- * "own,own@pool=2" -> "own" and "own@pool=2"). Returns
- * the number of specs, or -1 when there are more than max. */
-#define LK_BENCH_SPEC_LEN 160
-int lk_bench_split_specs(const char *list, char out[][LK_BENCH_SPEC_LEN], int max);
+/* scene and solver specs: lk_cli_split_specs (cli_util.h) */
+#define LK_BENCH_SPEC_LEN LK_CLI_SPEC_LEN
 /* Splits a comma list in place; returns the number of items (at most max). */
 int lk_bench_split(char *list, char **items, int max);
 

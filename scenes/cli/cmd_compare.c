@@ -91,30 +91,6 @@ static void usage(FILE *f)
 	           "  --json      print the table as JSON on stdout\n", FRONTIER_BUDGETS);
 }
 
-/* Splits a comma list of specs whose own parameters also use commas: a piece with '=' but no ':' belongs to
- * the spec before it ("boxstack:n=20,mu=0.3,pool1" -> "boxstack:n=20,mu=0.3" and "pool1"). */
-static int split_specs(const char *list, char out[][160], int max)
-{
-	int n = 0;
-	const char *s = list;
-	while (*s) {
-		size_t len = strcspn(s, ",");
-		int continues = n > 0 && memchr(s, '=', len) && !memchr(s, ':', len);
-		if (continues) {
-			size_t used = strlen(out[n - 1]);
-			snprintf(out[n - 1] + used, 160 - used, ",%.*s", (int)len, s);
-		} else if (len > 0) {
-			if (n >= max)
-				return -1;
-			snprintf(out[n++], 160, "%.*s", (int)len, s);
-		}
-		s += len;
-		if (*s == ',')
-			++s;
-	}
-	return n;
-}
-
 const column compare_cols[] = {
 	COL(NULL, "budget", 0, NULL, budget_value),
 	COL("solver ms", "solver_ms_median", 9, "%.3f", solve_ms_median),
@@ -534,8 +510,8 @@ static int plan_runs(const compare_opts *o, compare_plan *p)
 		lk_cli_error("compare", "no engine was built into this lcpkit");
 		return LK_EXIT_USAGE;
 	}
-	p->nscenes = split_specs(o->scene_list, p->scene_specs, MAX_ITEMS);
-	p->nsolvers = split_specs(o->solver_list, p->solver_specs, MAX_ITEMS);
+	p->nscenes = lk_cli_split_specs(o->scene_list, p->scene_specs, MAX_ITEMS);
+	p->nsolvers = lk_cli_split_specs(o->solver_list, p->solver_specs, MAX_ITEMS);
 	if (p->nscenes <= 0 || p->nsolvers <= 0) {
 		lk_cli_error("compare", "give between 1 and %d scenes and solvers", MAX_ITEMS);
 		return LK_EXIT_USAGE;

@@ -90,7 +90,7 @@ typedef struct compare_opts {
 /* The runs the options ask for, scene by scene (scene x engine x solver), and what they share. */
 typedef struct compare_plan {
 	int engines[LK_ENGINE_COUNT], nengines;
-	char scene_specs[MAX_ITEMS][160], solver_specs[MAX_ITEMS][160];
+	char scene_specs[MAX_ITEMS][LK_CLI_SPEC_LEN], solver_specs[MAX_ITEMS][LK_CLI_SPEC_LEN];
 	int nscenes, nsolvers;
 	lk_scene *scenes[MAX_ITEMS];
 	char stems[MAX_ITEMS][160]; /* scene_stems */

@@ -191,3 +191,23 @@ int lk_cli_first_word(int argc, char **argv, void (*usage)(FILE *))
 	}
 	return -1;
 }
+
+int lk_cli_split_specs(const char *list, char out[][LK_CLI_SPEC_LEN], int max)
+{
+	int n = 0;
+	for (const char *s = list; *s;) {
+		size_t len = strcspn(s, ",");
+		if (n > 0 && memchr(s, '=', len) && !memchr(s, ':', len) && !memchr(s, '@', len)) {
+			size_t used = strlen(out[n - 1]);
+			snprintf(out[n - 1] + used, LK_CLI_SPEC_LEN - used, ",%.*s", (int)len, s);
+		} else if (len > 0) {
+			if (n >= max)
+				return -1;
+			snprintf(out[n++], LK_CLI_SPEC_LEN, "%.*s", (int)len, s);
+		}
+		s += len;
+		if (*s == ',')
+			++s;
+	}
+	return n;
+}

@@ -40,6 +40,12 @@ int lk_cli_quiet(void);
 /* Prints one line "lcpkit CMD: note: message" to stderr, unless LCPKIT_QUIET=1: what a command did other
  * than asked or than the input said outright (a setting it could not honour, a reading it chose). */
 void lk_cli_note(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Splits a comma list of scene or solver specs whose parameters also use commas: a piece with '=' but no ':'
+ * or '@' belongs to the spec before it ("pool1:dim=3,n=1000,pool2" -> "pool1:dim=3,n=1000" and "pool2";
+ * "own,own@pool=2" -> "own" and "own@pool=2"). Returns the number of specs, or -1 when there are more than
+ * max. */
+#define LK_CLI_SPEC_LEN 160
+int lk_cli_split_specs(const char *list, char out[][LK_CLI_SPEC_LEN], int max);
 /* The option value after argv[*i] (advancing *i), or NULL with an error printed. */
 const char *lk_cli_value(const char *cmd, int argc, char **argv, int *i);
 /* For a command whose first argument is a word (a suite, a kind): -1 when argv[1] is one to go on with; else

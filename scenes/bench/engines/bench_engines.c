@@ -593,7 +593,7 @@ int lk_bench_engines(int argc, char **argv)
 		o.scaling_max = o.quick ? 10000 : 100000;
 	if (!scenes)
 		scenes = o.quick ? "boxstack:n=10,pool1" : "boxstack:n=10,pool1,pool1:dim=3,n=1000";
-	o.nscenes = lk_bench_split_specs(scenes, o.scenes, MAX_SCENES);
+	o.nscenes = lk_cli_split_specs(scenes, o.scenes, MAX_SCENES);
 	if (o.nscenes <= 0) {
 		lk_cli_error(cmd, "--scenes: no scenes or more than %d", MAX_SCENES);
 		return LK_EXIT_USAGE;

@@ -48,7 +48,7 @@ typedef struct opts {
 static void usage(FILE *f)
 {
 	fprintf(f,
-	        "usage: lcpkit bench paper [--quick] [--parts LIST] [--engine ode|bullet] [--steps N] [--repeats N]\n"
+	        "usage: lcpkit bench paper [--quick] [--parts LIST] [--engine ode|bullet] [--steps N] [--repeat N]\n"
 	        "                          [--out DIR]\n"
 	        "The papers' experiments on lcpkit's scenes, next to the papers' figures:\n"
 	        "  t1   Miyamoto & Yamashita 2019 Table 1 (Pool 1, Pool 2, Stacking-150, frictionless, 2D) and\n"
@@ -59,7 +59,7 @@ static void usage(FILE *f)
 	        "  --parts LIST    comma-separated parts (default t1,t2,ord,sm)\n"
 	        "  --engine E      engine the problems come from (default ode)\n"
 	        "  --steps N       simulation steps of t2 (default 1000, quick 200)\n"
-	        "  --repeats N     timing repeats (default 5, quick 3)\n"
+	        "  --repeat N      timing repeats (default 5, quick 3)\n"
 	        "  --out DIR       CSV directory (default bench-out): bench_paper_*.csv\n");
 }
 
@@ -756,7 +756,7 @@ int lk_bench_paper(int argc, char **argv)
 				return LK_EXIT_USAGE;
 			}
 			o.engine = (lk_engine)e;
-		} else if (!strcmp(a, "--steps") || !strcmp(a, "--repeats")) {
+		} else if (!strcmp(a, "--steps") || !strcmp(a, "--repeat")) {
 			int *dst = !strcmp(a, "--steps") ? &o.t2_steps : &o.repeats;
 			if (!(v = lk_cli_value(cmd, argc, argv, &i)))
 				return LK_EXIT_USAGE;

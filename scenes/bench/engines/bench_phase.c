@@ -106,8 +106,8 @@ static int parse(int argc, char **argv, opts *o)
 		o->steps = o->quick ? 10 : 60;
 	if (!scenes)
 		scenes = o->quick ? "pile:n=300,ragdolls:n=4" : "pile:n=3000,ragdolls:n=32";
-	o->nscenes = lk_bench_split_specs(scenes, o->scenes, MAX_SCENES);
-	o->nsolvers = lk_bench_split_specs(solvers, o->solvers, MAX_SOLVERS);
+	o->nscenes = lk_cli_split_specs(scenes, o->scenes, MAX_SCENES);
+	o->nsolvers = lk_cli_split_specs(solvers, o->solvers, MAX_SOLVERS);
 	if (o->nscenes < 1 || o->nsolvers < 1) {
 		lk_cli_error("bench phase", "--scenes and --solvers take 1 to %d and %d specs", MAX_SCENES, MAX_SOLVERS);
 		return LK_EXIT_USAGE;

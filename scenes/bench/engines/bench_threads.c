@@ -29,13 +29,13 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: lcpkit bench threads [--quick] [--sizes N1,N2,..] [--sweeps N] [--repeats N] [--step S]\n"
+	fprintf(f, "usage: lcpkit bench threads [--quick] [--sizes N1,N2,..] [--sweeps N] [--repeat N] [--step S]\n"
 	           "                            [--out DIR]\n"
 	           "PGS sweeps on one and two threads (docs/solvers.md, \"Threads\") on problems captured from the\n"
 	           "bigpool scene in ODE: ns per row and sweep, wall and CPU time, speed-up.\n"
 	           "  --sizes LIST  spheres (default 1000,10000,100000; quick 1000,10000)\n"
 	           "  --sweeps N    sweeps per solve (default 20); each is also timed with 2N, for a sweep alone\n"
-	           "  --repeats N   timing repeats (default 7, quick 3)\n"
+	           "  --repeat N    timing repeats (default 7, quick 3)\n"
 	           "  --step S      the captured step (default 10)\n"
 	           "  --out DIR     CSV directory (default bench-out): bench_threads.csv\n");
 }
@@ -101,8 +101,8 @@ int lk_bench_threads(int argc, char **argv)
 				out = v;
 			else
 				snprintf(sizes_arg, sizeof sizes_arg, "%s", v);
-		} else if (!strcmp(a, "--sweeps") || !strcmp(a, "--repeats") || !strcmp(a, "--step")) {
-			int *dst = !strcmp(a, "--sweeps") ? &sweeps : !strcmp(a, "--repeats") ? &repeats : &step;
+		} else if (!strcmp(a, "--sweeps") || !strcmp(a, "--repeat") || !strcmp(a, "--step")) {
+			int *dst = !strcmp(a, "--sweeps") ? &sweeps : !strcmp(a, "--repeat") ? &repeats : &step;
 			if (!(v = lk_cli_value("bench threads", argc, argv, &i)))
 				return LK_EXIT_USAGE;
 			if (!lk_cli_int(v, 1, 100000, dst)) {

@@ -47,14 +47,14 @@ typedef struct opts {
 static void usage(FILE *f)
 {
 	fprintf(f,
-	        "usage: lcpkit bench kernel [--quick] [--sizes LIST] [--repeats N] [--out DIR]\n"
+	        "usage: lcpkit bench kernel [--quick] [--sizes LIST] [--repeat N] [--out DIR]\n"
 	        "                           [--callgrind KERNEL --sizes ROWS]\n"
 	        "Nanoseconds per row update of the PGS and AMGS row kernels on generated sphere packings, next to the\n"
 	        "time the same loop needs only to stream the rows and body velocities it reads (measured side by\n"
 	        "side in the same run; medians). The ratio kernel / stream is the figure of merit. pgs 4k: the\n"
 	        "production sweep with the problem's storage in 4 KiB pages instead of huge pages.\n"
 	        "  --sizes LIST      approximate row counts (default 1000,10000,100000,1000000; quick: up to 100000)\n"
-	        "  --repeats N       repeats of each measurement (default 9, quick 5)\n"
+	        "  --repeat N        repeats of each measurement (default 9, quick 5)\n"
 	        "  --callgrind K     run kernel K (stream, pgs, pgs-ref, amgs, pgs-4k) once on the first size, for valgrind\n"
 	        "  --out DIR         CSV directory (default bench-out): bench_kernel.csv\n");
 }
@@ -245,11 +245,11 @@ int lk_bench_kernel(int argc, char **argv)
 				lk_cli_error(cmd, "--sizes needs up to %d row counts in 10..20000000, got '%s'", MAX_SIZES, v);
 				return LK_EXIT_USAGE;
 			}
-		} else if (!strcmp(a, "--repeats")) {
+		} else if (!strcmp(a, "--repeat")) {
 			if (!(v = lk_cli_value(cmd, argc, argv, &i)))
 				return LK_EXIT_USAGE;
 			if (!lk_cli_int(v, 1, 1000, &o.repeats)) {
-				lk_cli_error(cmd, "--repeats needs an integer in 1..1000, got '%s'", v);
+				lk_cli_error(cmd, "--repeat needs an integer in 1..1000, got '%s'", v);
 				return LK_EXIT_USAGE;
 			}
 		} else if (!strcmp(a, "--callgrind")) {

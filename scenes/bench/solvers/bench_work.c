@@ -31,7 +31,7 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: lcpkit bench work [--quick] [--repeats N] [--out DIR]\n"
+	fprintf(f, "usage: lcpkit bench work [--quick] [--repeat N] [--out DIR]\n"
 	           "CPU time per counted row of each kind of work (a PGS sweep's row update, a PGS-SM reduced-product\n"
 	           "row, a Newton product row, an NNCG momentum row), on generated packings and a box stack; the\n"
 	           "ratios to the PGS row are the weights of the work budget. Minimum over N repeats (default 20).\n"
@@ -149,11 +149,11 @@ int lk_bench_work(int argc, char **argv)
 			return LK_EXIT_OK;
 		} else if (!strcmp(argv[i], "--quick")) {
 			quick = 1;
-		} else if (!strcmp(argv[i], "--repeats")) {
+		} else if (!strcmp(argv[i], "--repeat")) {
 			if (!(v = lk_cli_value("bench work", argc, argv, &i)))
 				return LK_EXIT_USAGE;
 			if (!lk_cli_int(v, 1, 1000, &repeats)) {
-				lk_cli_error("bench work", "--repeats needs an integer in 1..1000, got '%s'", v);
+				lk_cli_error("bench work", "--repeat needs an integer in 1..1000, got '%s'", v);
 				return LK_EXIT_USAGE;
 			}
 		} else if (!strcmp(argv[i], "--out")) {
