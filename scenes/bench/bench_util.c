@@ -86,22 +86,14 @@ int lk_bench_engine_parse(const char *cmd, int argc, char **argv, lk_bench_engin
 	if (o->warmup < 0)
 		o->warmup = o->quick ? warmup_quick : 20;
 	if (!o->scenes[0])
-		snprintf(o->scenes, sizeof o->scenes, "%s", o->quick ? "stack10,pool1k" : "stack10,pool1k,pool10k");
-	/* scene_names point at these literals, not into a buffer, so that o can be copied */
-	static const char *const known[] = {"stack10", "pool1k", "pool10k"};
-	char list[256], *names[8];
-	snprintf(list, sizeof list, "%s", o->scenes);
-	o->nscenes = lk_bench_split(list, names, 8);
-	for (int k = 0; k < o->nscenes; ++k) {
-		o->scene_names[k] = NULL;
-		for (size_t j = 0; j < sizeof known / sizeof known[0]; ++j)
-			if (!strcmp(names[k], known[j]))
-				o->scene_names[k] = known[j];
-		if (!o->scene_names[k]) {
-			lk_cli_error(cmd, "unknown scene '%s' (stack10, pool1k, pool10k)", names[k]);
-			return LK_EXIT_USAGE;
-		}
+		snprintf(o->scenes, sizeof o->scenes, "%s",
+		         o->quick ? LK_BENCH_ENGINE_SCENES_QUICK : LK_BENCH_ENGINE_SCENES);
+	o->nscenes = lk_cli_split_specs(o->scenes, o->scene_specs, 8);
+	if (o->nscenes < 1) {
+		lk_cli_error(cmd, "--scenes takes 1 to 8 scene specs");
+		return LK_EXIT_USAGE;
 	}
+	char list[256], *names[8];
 	snprintf(list, sizeof list, "%s", o->solvers);
 	if (lk_bench_split(list, names, 8) < 1) {
 		lk_cli_error(cmd, "no solvers");

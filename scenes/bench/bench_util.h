@@ -13,14 +13,19 @@ typedef struct lk_bench_engine_opts {
 	const char *out;
 	char solvers[256];
 	char scenes[256];
-	const char *scene_names[8]; /* filled by the parse: the scenes of the --scenes list, in its order */
+	char scene_specs[8][LK_CLI_SPEC_LEN]; /* filled by the parse: the specs of the --scenes list, in its order */
 	int nscenes;
 } lk_bench_engine_opts;
 
+/* The scenes of `lcpkit bench ode` and `lcpkit bench bullet`, from the scene library: ten boxes, and 1,000 and
+ * 10,000 spheres in a pool ten layers deep */
+#define LK_BENCH_ENGINE_SCENES "boxstack:n=10,bigpool:n=1000,width=2,bigpool:n=10000,width=6.4"
+#define LK_BENCH_ENGINE_SCENES_QUICK "boxstack:n=10,bigpool:n=1000,width=2"
+
 /* Parses --quick, --steps, --warmup, --iterations, --solvers, --scenes, --out, --help into o (which holds
- * the suite's defaults), fills steps/warmup/scenes not given from the quick or full defaults, checks the
- * scene names (stack10, pool1k, pool10k) into scene_names and that the solver list names one solver at least.
- * Returns -1 to go on, else the exit status to return. */
+ * the suite's defaults), fills steps/warmup/scenes not given from the quick or full defaults, splits the scene
+ * specs into scene_specs (each is checked where its scene is made) and checks that the solver list names one
+ * solver at least. Returns -1 to go on, else the exit status to return. */
 int lk_bench_engine_parse(const char *cmd, int argc, char **argv, lk_bench_engine_opts *o, void (*usage)(FILE *),
                           int warmup_quick);
 /* The problem a scene's simulation in `engine` solves at step `step` (1-based), run with `solver` at
