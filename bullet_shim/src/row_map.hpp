@@ -1,0 +1,137 @@
+/* Internal: one island of Bullet's solver pools as an lk_problem and the impulses back (RowMap), shared by the
+ * lcpkit adapter (lk::BulletSolver) and the instrumented Bullet solvers of the C API. */
+#ifndef LCPKIT_BULLET_ROW_MAP_HPP
+#define LCPKIT_BULLET_ROW_MAP_HPP
+
+#include "lcpkit/engine.h"
+#include "lcpkit/lcpkit.h"
+
+#include <BulletDynamics/ConstraintSolver/btSequentialImpulseConstraintSolver.h>
+
+#include <vector>
+
+namespace lk {
+namespace detail {
+
+/* References to the protected pools of a btSequentialImpulseConstraintSolver, handed over by its subclass. */
+struct Pools {
+	btAlignedObjectArray<btSolverBody> &bodies;
+	btConstraintArray &nonContact;
+	btConstraintArray &contact;
+	btConstraintArray &friction;
+	btConstraintArray &rolling;
+};
+
+/*
+ * One island's rows as an lk_problem (docs/maths.md), in Bullet's sweep order: joint rows, contact
+ * normals, friction, rolling friction.
+ *
+ * Bullet's row update (btSequentialImpulseConstraintSolver, resolveSingleConstraintRowGeneric) is
+ *     dl = rhs - cfm_b lambda - jacDiagABInv (J du)
+ * and lcpkit's Gauss-Seidel update of the same row is dl = -(J (u* + du) - c + s lambda) / A_ii. They are the
+ * same update when jacDiagABInv = 1 / A_ii, which gives
+ *     s = cfm_b / jacDiagABInv,     c = J u* + rhs / jacDiagABInv   (so q = J u* - c = -rhs / jacDiagABInv),
+ * and this mapping holds for contacts (whose jacDiagABInv already includes the CFM) and joints alike. Joint
+ * rows with CFM differ only in Bullet dividing by J M^-1 J^T instead of A_ii: same fixed point, another
+ * relaxation.
+ */
+class RowMap {
+public:
+	RowMap();
+	~RowMap();
+	RowMap(const RowMap &) = delete;
+	RowMap &operator=(const RowMap &) = delete;
+
+	/* Builds the problem with lambda = the rows' current m_appliedImpulse (Bullet's warm start). On error
+	 * the message is in lk_problem_error(problem()). `points`: the rows' contact points are read from the
+	 * manifold points (one cache miss a contact, a manifold point lying elsewhere in memory: a quarter of the
+	 * conversion on a large pile); without it they are 0, "unknown" in the problem's terms, which only the
+	 * coordinate orders (lk_config_reads_points) and problem files read. `threads`: the bodies are made on up
+	 * to that many threads (lk_problem_add_bodies; the problem's lent scheduler, if any). */
+	lk_status build(const Pools &pools, bool points = true, int threads = 1);
+	lk_problem *problem() { return m_p; }
+	int rows() const { return (int)m_rows.size(); }
+	/* What the last build left out because it is not finite, looked for only where the core refused a body
+	 * or a row as not finite (a sound step pays nothing for the look): rows whose J or target is not finite
+	 * (and the friction rows on such a normal), and the bodies whose state is not finite (velocity, external
+	 * impulse, transform, masses) with every row on them. A frozen body stays in the problem as an immovable
+	 * placeholder, so that the rows keep their body indices; writeBack holds it still. */
+	int leftOut() const { return m_leftOut; }
+	int frozen() const { return (int)m_frozenSolver.size(); }
+	/* The first frozen body's collision object and what of it is not finite, for the note. */
+	const btCollisionObject *firstFrozen(const char **what) const;
+	const int *rowsByKind() const { return m_kinds; }
+	const std::vector<double> &warmStart() const { return m_lambda0; }
+
+	/* Bullet's convertJoints for a solve by lcpkit (lk::BulletSolver): the joints' rows written by their
+	 * getInfo2 straight into the definitions of the coming build, instead of Bullet's rows and its
+	 * per-row setup for its own iterations (which lcpkit does not run). beginJoints(rows) before the
+	 * first joint; addJoint for each enabled constraint with rows, in Bullet's order: its rows row0 ..
+	 * row0 + count - 1 of Bullet's non-contact pool (pool: their btSolverConstraints, which get what
+	 * Bullet's finish reads of them), and its bodies' solver body ids and solver bodies. The next build
+	 * takes these rows as its joint rows; the pool's rows are not made, so that Bullet's own iterations
+	 * need btSequentialImpulseConstraintSolver::convertJoints first. */
+	void beginJoints(int rows, btSolverConstraint *pool, const btAlignedObjectArray<btSolverBody> &bodies);
+	void addJoint(btTypedConstraint &constraint, int row0, int count, int solverBodyA, int solverBodyB,
+	              const btSolverBody &bodyA, const btSolverBody &bodyB, const btContactSolverInfo &info);
+
+	/* lambda -> m_appliedImpulse, du -> the solver bodies' delta velocities; a frozen body's velocities all
+	 * zero, so that Bullet's finish leaves it where it is. */
+	void writeBack(const Pools &pools);
+	/* The rows' current m_appliedImpulse (after Bullet's own solver). */
+	void readImpulses(std::vector<double> &out) const;
+
+private:
+	/* lk_body_fill_fn: the definition of the problem's body k, from its solver body (m_pools). */
+	static lk_status fillBody(void *arg, int k, lk_body_def *d);
+	/* Row m_n's definition from Bullet's row c, in m_defs[m_n] (and m_n counted), or the row left out
+	 * (it moves nothing), or refused (a solver body index out of range). */
+	enum { ROW_MADE, ROW_LEFT_OUT, ROW_BAD };
+	int makeRow(const btSolverConstraint &c, lk_row_kind kind, int findex, const double *point, bool normalRow);
+	/* The lcpkit index of each solver body of a rigid body, in Bullet's order (m_lkOfSolver, m_solverOfLk). */
+	void mapBodies(const btAlignedObjectArray<btSolverBody> &bodies);
+	/* One build (build): screened, with what is not finite left out. */
+	lk_status buildOnce(const Pools &pools, bool points, int threads, bool jointsMade, int jointRows,
+	               bool screened);
+	/* The rows made without those on frozen bodies or not finite, and the friction rows of such normal rows,
+	 * in place (counted in m_leftOut). */
+	void screenRows();
+	/* fillBody of a screened build: a frozen body's placeholder. */
+	static lk_status fillScreenedBody(void *arg, int k, lk_body_def *d);
+
+
+	lk_problem *m_p;
+	std::vector<int> m_lkOfSolver;     /* solver body -> lk body or LK_STATIC */
+	std::vector<int> m_solverOfLk;     /* lk body -> solver body */
+	std::vector<lk_row_def> m_defs;    /* the rows' definitions, read in place by lk_problem_add_row_array */
+	int m_n = 0;                       /* rows made */
+	int m_jointRows = -1;              /* joint rows Bullet has for the next build, made by addJoint (the first
+	                                    * m_n rows: those that move something), or -1: none */
+	bool m_jointsBad = false;          /* addJoint met a solver body out of range */
+	const btAlignedObjectArray<btSolverBody> *m_jointBodies = nullptr; /* Bullet's solver bodies (beginJoints) */
+	btSolverConstraint *m_jointPool = nullptr; /* Bullet's rows of those joint rows */
+	std::vector<const btSolverConstraint *> m_rows;
+	std::vector<int> m_contactRow;     /* contact pool index -> lk row or -1 */
+	std::vector<double> m_points;      /* contact pool index -> world contact point (3 each) */
+	std::vector<double> m_lambda0;
+	int m_kinds[LK_ROW_KIND_COUNT];
+	const Pools *m_pools = nullptr;    /* while build makes the bodies */
+	/* what each row reads of its bodies: their u* and inverse masses, kept as fillBody makes them */
+	struct Motion {
+		double u[6], inv_mass[3];
+		bool locked; /* a linear or angular factor other than 1 */
+	};
+	std::vector<Motion> m_motion;
+	/* the screened build's: frozen bodies (solver body indices), by lcpkit index, and rows left out */
+	bool m_screened = false;
+	std::vector<int> m_frozenSolver;
+	std::vector<unsigned char> m_frozenLk;
+	int m_leftOut = 0;
+	const char *m_firstFault = nullptr;             /* what of the first frozen body is not finite */
+	const btCollisionObject *m_firstFrozen = nullptr;
+};
+
+} // namespace detail
+} // namespace lk
+
+#endif
