@@ -82,7 +82,7 @@ static void check_box_rests(const char *solver)
 	assert_int_equal(lk_bt_body_get_transform(w, box, p, q), LK_OK);
 	assert_int_equal(lk_bt_body_get_velocity(w, box, v, om), LK_OK);
 	print_message("%-16s z = %.6f  |v| = %.2e  RES %.2e -> %.2e  fallbacks %lld\n", solver, p[2],
-	              sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]), s.res_before, s.res_after,
+	              sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]), s.res_initial, s.res_final,
 	              (long long)lk_bt_world_fallbacks(w));
 	/* penetration at rest is what error reduction leaves after gravity's step: a fraction of a millimetre;
 	 * the first impact has one contact point (Bullet's manifold gathers four over a few steps), so the box
@@ -108,7 +108,7 @@ static void check_box_rests(const char *solver)
 	 * (Dantzig on the four redundant contacts of a box); lcpkit's methods must not need Bullet */
 	if (strncmp(solver, "bullet-", 7) != 0)
 		assert_int_equal(lk_bt_world_fallbacks(w), 0);
-	assert_true(isfinite(s.res_after));
+	assert_true(isfinite(s.res_final));
 	lk_bt_world_destroy(w);
 }
 
@@ -165,7 +165,7 @@ static void check_stack_stands(const char *solver)
 		worst_z = fmax(worst_z, fabs(p[2] - (0.5 + i)));
 	}
 	print_message("%-10s stack after 5 s: max sideways %.2e m, max height error %.2e m, RES %.2e -> %.2e\n",
-	              solver, worst_xy, worst_z, s.res_before, s.res_after);
+	              solver, worst_xy, worst_z, s.res_initial, s.res_final);
 	/* standing: no box has dropped or risen (a fallen box would be 0.5 m or more off), none has slid towards
 	 * the edge of the one below; with 20 iterations the stack jiggles by a few centimetres */
 	assert_true(worst_z < 0.03);
@@ -221,7 +221,7 @@ static void check_pendulum(const char *solver)
 			lowest = p[2];
 			assert_int_equal(lk_bt_joint_get_position(w, hinge, &angle_at_lowest), LK_OK);
 		}
-		worst_res = fmax(worst_res, s.res_after);
+		worst_res = fmax(worst_res, s.res_final);
 		assert_int_equal(s.rows_by_kind[LK_ROW_JOINT], 5);
 	}
 	print_message("%-10s pendulum: max |L - 1| = %.3e, off plane %.1e, lowest z %.4f, RES <= %.1e\n", solver, dev,
@@ -335,12 +335,12 @@ static void test_impulses_match_bullet_si(void **state)
 		moved = fmax(moved, fabs(bullet[i] - warm[i]));
 	}
 	print_message("%d rows: max |lambda| %.3e, solver moved it by %.3e, lcpkit - Bullet %.3e; RES %.3e / %.3e\n",
-	              n, scale, moved, diff, ls.res_final, s.res_after);
+	              n, scale, moved, diff, ls.res_final, s.res_final);
 	assert_true(scale > 0.1);
 	assert_true(moved > 1e-3); /* the step did real work */
 	assert_true(diff <= 1e-12 * scale);
 	/* the core's RES of Bullet's impulses is the RES the step reported */
-	assert_double_equal(ls.res_final, s.res_after, 1e-10 * fmax(1.0, s.res_after));
+	assert_double_equal(ls.res_final, s.res_final, 1e-10 * fmax(1.0, s.res_final));
 	free(bullet);
 	lk_problem_destroy(p);
 	lk_problem_destroy(again);
@@ -370,8 +370,8 @@ static void test_adapter_writes_back_its_solution(void **state)
 	lk_stats ls;
 	assert_int_equal(lk_solve(p, &cfg, &ls, NULL), LK_OK);
 	assert_true(tu_max_diff(lk_problem_lambda(p), out, n) == 0.0); /* deterministic: bitwise */
-	assert_double_equal(ls.res_initial, s.res_before, 1e-12);
-	assert_double_equal(ls.res_final, s.res_after, 1e-12);
+	assert_double_equal(ls.res_initial, s.res_initial, 1e-12);
+	assert_double_equal(ls.res_final, s.res_final, 1e-12);
 	free(out);
 	lk_problem_destroy(p);
 	lk_bt_world_destroy(w);
@@ -758,14 +758,14 @@ static void test_stats_and_advance(void **state)
 	assert_true(s.rows_by_kind[LK_ROW_NORMAL] >= 9 && s.rows_by_kind[LK_ROW_NORMAL] <= 12);
 	assert_int_equal(s.rows_by_kind[LK_ROW_FRICTION], 2 * s.rows_by_kind[LK_ROW_NORMAL]);
 	assert_int_equal(s.bodies, 3);
-	assert_true(isfinite(s.res_before) && isfinite(s.res_after));
-	assert_true(s.res_after < s.res_before);
+	assert_true(isfinite(s.res_initial) && isfinite(s.res_final));
+	assert_true(s.res_final < s.res_initial);
 	assert_true(s.step_seconds >= s.solve_seconds && s.solve_seconds > 0);
 
 	/* without residuals Bullet's solvers report counts only */
 	assert_int_equal(lk_bt_world_set_residuals(w, 0), LK_OK);
 	step(w, 1, &s);
-	assert_true(isnan(s.res_after));
+	assert_true(isnan(s.res_final));
 	assert_true(s.rows_by_kind[LK_ROW_NORMAL] >= 9);
 
 	/* switch to lcpkit mid-run; its iterations follow the world's unless the spec says; without residuals
@@ -774,14 +774,14 @@ static void test_stats_and_advance(void **state)
 	assert_string_equal(lk_bt_world_solver(w), "psor:w=1.2");
 	step(w, 1, &s);
 	assert_int_equal(s.iterations, 12);
-	assert_true(isnan(s.res_before) && isnan(s.res_after));
+	assert_true(isnan(s.res_initial) && isnan(s.res_final));
 	assert_int_equal(lk_bt_world_set_solver(w, "psor:w=1.2,measure=1"), LK_OK);
 	step(w, 1, &s);
-	assert_true(isfinite(s.res_before) && isfinite(s.res_after));
+	assert_true(isfinite(s.res_initial) && isfinite(s.res_final));
 	assert_int_equal(lk_bt_world_set_solver(w, "psor:w=1.2"), LK_OK);
 	assert_int_equal(lk_bt_world_set_residuals(w, 1), LK_OK);
 	step(w, 1, &s);
-	assert_true(isfinite(s.res_before) && isfinite(s.res_after));
+	assert_true(isfinite(s.res_initial) && isfinite(s.res_final));
 	assert_int_equal(lk_bt_world_set_iterations(w, 7), LK_OK);
 	step(w, 1, &s);
 	assert_int_equal(s.iterations, 7);

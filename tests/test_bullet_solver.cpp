@@ -236,17 +236,17 @@ void test_statistics_on_request(void **)
 	sc.world.setConstraintSolver(&solver);
 	assert_false(solver.residuals());
 	sc.step(5);
-	assert_true(std::isnan(solver.lastStepStats().res_after) && std::isnan(solver.lastStepStats().res_before));
+	assert_true(std::isnan(solver.lastStepStats().res_final) && std::isnan(solver.lastStepStats().res_initial));
 	assert_int_equal(solver.lastConfig().measure, 0);
 	assert_true(solver.lastStepStats().rows > 0);
 	solver.setResiduals(true);
 	sc.step(1);
-	assert_true(std::isfinite(solver.lastStepStats().res_after) && solver.lastStepStats().res_after >= 0);
+	assert_true(std::isfinite(solver.lastStepStats().res_final) && solver.lastStepStats().res_final >= 0);
 	assert_int_equal(solver.lastConfig().measure, 1);
 	solver.setResiduals(false);
 	assert_int_equal(solver.setSpec("pgs:measure=1"), LK_OK);
 	sc.step(1);
-	assert_true(std::isfinite(solver.lastStepStats().res_after));
+	assert_true(std::isfinite(solver.lastStepStats().res_final));
 }
 
 /* A body of 1e-300 kg in a plain Bullet world makes rows the core cannot hold (M^-1 J^T overflows): its

@@ -49,7 +49,7 @@ static int run_step(dWorldID w, dReal h, void *user)
 	r->fallbacks += s.fallback;
 	if (r->limit_rows_step1 < 0)
 		r->limit_rows_step1 = s.rows_by_kind[LK_ROW_LIMIT];
-	r->measured += s.res_after > 0;
+	r->measured += s.res_final > 0;
 	return 1;
 }
 

@@ -322,7 +322,7 @@ static void test_stats_file(void **state)
 	assert_non_null(f);
 	char line[1024];
 	assert_non_null(fgets(line, sizeof line, f));
-	assert_non_null(strstr(line, "res_after"));
+	assert_non_null(strstr(line, "res_final"));
 	int lines = 0, with_rows = 0;
 	while (fgets(line, sizeof line, f)) {
 		char world[64], solver[64];

@@ -149,7 +149,7 @@ static void test_resting_box(void **state)
 	assert_true(norm3(dBodyGetLinearVel(b)) < 1e-3);
 	assert_true(norm3(dBodyGetAngularVel(b)) < 1e-3);
 	/* warm started: the previous impulses already nearly solve this step */
-	assert_true(st.res_before < 1e-6);
+	assert_true(st.res_initial < 1e-6);
 	scene_done(&sc);
 }
 
@@ -637,7 +637,7 @@ static void test_step_matches_quickstep_converged(void **state)
 	lk_engine_step_stats st;
 	lk_ode_get_stats(ctx, &st);
 	assert_int_equal(st.rows, 3 * 5 + 2 * 3); /* 3 hinges, 2 balls */
-	assert_true(st.res_after < 1e-8);
+	assert_true(st.res_final < 1e-8);
 	for (int i = 0; i < 5; ++i) {
 		const dReal *p1 = dBodyGetPosition(b1[i]), *p2 = dBodyGetPosition(b2[i]);
 		const dReal *v1 = dBodyGetLinearVel(b1[i]), *v2 = dBodyGetLinearVel(b2[i]);
@@ -704,8 +704,8 @@ static void test_feedback_is_jt_lambda(void **state)
 	assert_int_equal(lk_ode_world_step(ctx, H), LK_OK);
 	lk_engine_step_stats st;
 	lk_ode_get_stats(ctx, &st);
-	assert_true(st.res_before > 1e-3);
-	assert_true(st.res_after < 1e-9 * st.res_before);
+	assert_true(st.res_initial > 1e-3);
+	assert_true(st.res_final < 1e-9 * st.res_initial);
 	assert_true(dJointGetFeedback(j) == &fb);
 	assert_true(dJointGetFeedback(dBodyGetJoint(b[0], 0)) == NULL);
 	assert_true(norm3(fb.f1) > 1e-3);
@@ -714,8 +714,8 @@ static void test_feedback_is_jt_lambda(void **state)
 	assert_int_equal(lk_ode_world_step(ctx, H), LK_OK);
 	lk_ode_get_stats(ctx, &st);
 	assert_int_equal(st.iterations, 20);
-	assert_true(st.res_after < st.res_before);
-	assert_true(st.res_after > 1e-9 * st.res_before);
+	assert_true(st.res_final < st.res_initial);
+	assert_true(st.res_final > 1e-9 * st.res_initial);
 	lk_problem_destroy(p);
 	lk_ode_destroy(ctx);
 	dWorldDestroy(w);
@@ -892,8 +892,8 @@ static void test_warm_start_joints(void **state)
 	for (int s = 0; s < 30; ++s)
 		assert_int_equal(lk_ode_world_step(ctx, H), LK_OK);
 	lk_ode_get_stats(ctx, &st);
-	double warm = st.res_before;
-	assert_true(st.res_after < 1e-6);
+	double warm = st.res_initial;
+	assert_true(st.res_final < 1e-6);
 	/* the warm start, read back through an extraction, scales with h */
 	lk_problem *p = lk_problem_create(LK_FORM_ROWS), *p2 = lk_problem_create(LK_FORM_ROWS);
 	assert_int_equal(lk_ode_extract(ctx, H, p), LK_OK);
@@ -909,7 +909,7 @@ static void test_warm_start_joints(void **state)
 	assert_int_equal(lk_ode_set_solver(ctx, "pgs"), LK_OK); /* cold */
 	assert_int_equal(lk_ode_world_step(ctx, H), LK_OK);
 	lk_ode_get_stats(ctx, &st);
-	assert_true(warm < 1e-3 * st.res_before);
+	assert_true(warm < 1e-3 * st.res_initial);
 	lk_problem_destroy(p);
 	lk_problem_destroy(p2);
 	lk_ode_destroy(ctx);

@@ -70,7 +70,7 @@ int main(int argc, char **argv)
 	double len = sqrt((b[0] - 2) * (b[0] - 2) + b[1] * b[1] + (b[2] - 3) * (b[2] - 3));
 	printf("pendulum bob at (%.3f, %.3f, %.3f), %.4f m from the hinge\n", b[0], b[1], b[2], len);
 	printf("last step: %d rows, %d iterations, RES %.3e -> %.3e, fallbacks %lld\n", stats.rows, stats.iterations,
-	       stats.res_before, stats.res_after, (long long)lk_bt_world_fallbacks(w));
+	       stats.res_initial, stats.res_final, (long long)lk_bt_world_fallbacks(w));
 	if (lk_bt_world_fallbacks(w) > 0)
 		printf("last fallback to Bullet's iterations: %s\n", lk_bt_world_fallback_reason(w));
 	lk_bt_world_destroy(w);

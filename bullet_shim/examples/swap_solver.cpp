@@ -87,7 +87,7 @@ int main(int argc, char **argv)
 	std::printf("last step: %d rows (%d normal, %d friction), %d iterations, RES %.3e -> %.3e, "
 	            "solve %.1f us, convert %.1f us, fallbacks %lld\n",
 	            s.rows, s.rows_by_kind[LK_ROW_NORMAL], s.rows_by_kind[LK_ROW_FRICTION], s.iterations,
-	            s.res_before, s.res_after, 1e6 * s.solve_seconds, 1e6 * s.convert_seconds,
+	            s.res_initial, s.res_final, 1e6 * s.solve_seconds, 1e6 * s.convert_seconds,
 	            (long long)solver.fallbacks());
 	lcpkit.world.setConstraintSolver(&lcpkit.bulletSolver); // hand the world its own solver back
 	return 0;

@@ -352,8 +352,8 @@ bool BulletSolverCore::Impl::solveIsland(const detail::Pools &pools, const btCon
 					solved = true;
 					g.iterations = ls.iterations;
 					g.work = ls.work;
-					g.res_before = ls.res_initial;
-					g.res_after = ls.res_final;
+					g.res_initial = ls.res_initial;
+					g.res_final = ls.res_final;
 					g.stop_reason = ls.stop_reason;
 				}
 			}
@@ -397,16 +397,16 @@ bool BulletSolverCore::Impl::solveIsland(const detail::Pools &pools, const btCon
 			g.stop_reason = LK_STOP_ITERATIONS;
 		g.fallback = 1;
 		ins.noteFallback(reason);
-		g.res_before = g.res_after = NAN;
+		g.res_initial = g.res_final = NAN;
 		if (built) {
 			try {
 				lk_problem *p = ins.map.problem();
 				lk_metrics m;
 				ins.map.readImpulses(lambda);
 				if (lk_problem_metrics(p, ins.map.warmStart().data(), &m) == LK_OK)
-					g.res_before = m.res;
+					g.res_initial = m.res;
 				if (lk_problem_metrics(p, lambda.data(), &m) == LK_OK)
-					g.res_after = m.res;
+					g.res_final = m.res;
 				if (ins.recording)
 					ins.current.append(p, ins.map.warmStart(), lambda);
 			} catch (...) {

@@ -97,8 +97,8 @@ void mergeStats(lk_engine_step_stats &into, const lk_engine_step_stats &g)
 	/* islands are solved one after the other: the work of the step is their rows' work together */
 	const int rows = into.rows; /* already including g's */
 	into.work = rows > 0 ? (into.work * (rows - g.rows) + g.work * g.rows) / rows : 0.0;
-	into.res_before = std::sqrt(into.res_before * into.res_before + g.res_before * g.res_before);
-	into.res_after = std::sqrt(into.res_after * into.res_after + g.res_after * g.res_after);
+	into.res_initial = std::sqrt(into.res_initial * into.res_initial + g.res_initial * g.res_initial);
+	into.res_final = std::sqrt(into.res_final * into.res_final + g.res_final * g.res_final);
 	into.solve_seconds += g.solve_seconds;
 	into.convert_seconds += g.convert_seconds;
 	into.step_seconds += g.step_seconds;

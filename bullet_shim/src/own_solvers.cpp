@@ -84,16 +84,16 @@ protected:
 			g.fallback = 1;
 			ins.noteFallback("Bullet's MLCP solver failed and fell back to its sequential impulse solver");
 		}
-		g.res_before = g.res_after = NAN;
+		g.res_initial = g.res_final = NAN;
 		if (built) {
 			try {
 				lk_problem *p = ins.map.problem();
 				lk_metrics m;
 				ins.map.readImpulses(ins.scratch);
 				if (lk_problem_metrics(p, ins.map.warmStart().data(), &m) == LK_OK)
-					g.res_before = m.res;
+					g.res_initial = m.res;
 				if (lk_problem_metrics(p, ins.scratch.data(), &m) == LK_OK)
-					g.res_after = m.res;
+					g.res_final = m.res;
 				if (ins.recording)
 					ins.current.append(p, ins.map.warmStart(), ins.scratch);
 			} catch (...) {

@@ -19,7 +19,7 @@
 #define AUTO_W_SWEEPS 8
 #define AUTO_W_RATIOS 4
 
-typedef struct pgs_w {
+typedef struct pgs_state {
 	double w;               /* the relaxation of the next sweep */
 	int automatic, sweeps;
 	double prev_change;
@@ -28,9 +28,9 @@ typedef struct pgs_w {
 	double cap;
 	lk__coarse coarse;      /* coarse=K: the faces (coarse.c), sweeps since the last correction, and the */
 	int since, interval;    /* sweeps between corrections: K, doubled after each correction undone */
-} pgs_w;
+} pgs_state;
 
-static void auto_w_update(pgs_w *a, double change)
+static void auto_w_update(pgs_state *a, double change)
 {
 	++a->sweeps;
 	if (a->sweeps > AUTO_W_SWEEPS - AUTO_W_RATIOS && a->prev_change > 0 && change > 0) {
@@ -52,7 +52,7 @@ static void auto_w_update(pgs_w *a, double change)
 
 static double pgs_sweep(lk__ctx *c, const int *perm, void *user)
 {
-	pgs_w *a = user;
+	pgs_state *a = user;
 	double change = c->cfg->friction == LK_FRICTION_CONE ? lk__pgs_sweep_cone(c, a->w)
 	                                                      : lk__pgs_sweep(c, perm, c->n, a->w);
 	if (a->automatic)
@@ -76,7 +76,7 @@ lk_status lk__solve_pgs(lk__ctx *c)
 	lk_status st = lk__sweep_order(c, 1, &perm);
 	if (st != LK_OK)
 		return st;
-	pgs_w a = {c->cfg->sor_w, 0, 0, 0.0, 0.0, 0, 1.9, {0}, 0, c->cfg->coarse};
+	pgs_state a = {c->cfg->sor_w, 0, 0, 0.0, 0.0, 0, 1.9, {0}, 0, c->cfg->coarse};
 	if (c->cfg->sor_w == LK_SOR_AUTO) {
 		a.w = 1.0;
 		a.automatic = 1;

@@ -55,7 +55,7 @@ int main(void)
 	printf("top box at z = %.4f\n", dBodyGetPosition(top)[2]);
 	lk_engine_step_stats st;                                          /* lcpkit */
 	lk_ode_get_stats(ctx, &st);                                       /* lcpkit */
-	printf("%d rows, RES %.3g -> %.3g\n", st.rows, st.res_before, st.res_after); /* lcpkit */
+	printf("%d rows, RES %.3g -> %.3g\n", st.rows, st.res_initial, st.res_final); /* lcpkit */
 
 	lk_ode_destroy(ctx);                                              /* lcpkit */
 	dJointGroupDestroy(contacts);

@@ -180,7 +180,7 @@ static void init(void)
 			say("lcpkit: cannot write LCPKIT_STATS=%s; no statistics", stats);
 		} else {
 			fprintf(G.stats, "world,step,solver,bodies,rows,normal,friction,joint,limit,motor,iterations,"
-			                 "res_before,res_after,solve_s,convert_s,step_s,stop,fallback,fallback_total,"
+			                 "res_initial,res_final,solve_s,convert_s,step_s,stop,fallback,fallback_total,"
 			                 "rows_left_out,bodies_frozen\n");
 			atexit(close_stats);
 		}
@@ -298,7 +298,7 @@ static void write_stats(const world_entry *e)
 	csv_field(G.stats, e->solver);
 	fprintf(G.stats, ",%d,%d,%d,%d,%d,%d,%d,%d,%.9g,%.9g,%.6g,%.6g,%.6g,%s,%d,%lld,%d,%d\n", s.bodies, s.rows,
 	        s.rows_by_kind[LK_ROW_NORMAL], s.rows_by_kind[LK_ROW_FRICTION], s.rows_by_kind[LK_ROW_JOINT],
-	        s.rows_by_kind[LK_ROW_LIMIT], s.rows_by_kind[LK_ROW_MOTOR], s.iterations, s.res_before, s.res_after,
+	        s.rows_by_kind[LK_ROW_LIMIT], s.rows_by_kind[LK_ROW_MOTOR], s.iterations, s.res_initial, s.res_final,
 	        s.solve_seconds, s.convert_seconds, s.step_seconds, lk_stop_reason_name(s.stop_reason), s.fallback,
 	        (long long)s.fallback_total, s.rows_left_out, s.bodies_frozen);
 }

@@ -70,7 +70,7 @@ static void note_left_out(lk_ode *ctx)
 }
 
 /* The rows ODE's joints give now, as an lcpkit problem whose lambda is the warm start (warm) or zero. */
-static lk_status extract_problem(lk_ode *ctx, double h, lk_problem *p, int warm)
+static lk_status build_problem(lk_ode *ctx, double h, lk_problem *p, int warm)
 {
 	if (warm)
 		lk__ode_warm_lookup(ctx, h, ctx->lambda);
@@ -104,7 +104,7 @@ static lk_status read_problem(lk_ode *ctx, double h, lk_problem *p, int warm, in
 		st = lk__ode_extract_rows(ctx, h, cfg.threads, points);
 		t_marks[1] = lk_stats_now();
 		if (st == LK_OK)
-			st = extract_problem(ctx, h, p, warm);
+			st = build_problem(ctx, h, p, warm);
 		/* a frozen body's joints go with it: read again, after undoing this read (a motor at its limit added
 		 * its force to the bodies); each attempt freezes one body at least */
 		if (st == LK_ERR_NONFINITE && attempt < 64 && lk__ode_freeze_faulty_bodies(ctx) > 0) {
@@ -112,7 +112,7 @@ static lk_status read_problem(lk_ode *ctx, double h, lk_problem *p, int warm, in
 			continue;
 		}
 		if (st == LK_ERR_NONFINITE && ctx->nrows > 0 && lk__ode_leave_out_faulty_rows(ctx) > 0)
-			st = extract_problem(ctx, h, p, warm);
+			st = build_problem(ctx, h, p, warm);
 		break;
 	}
 	if (passive)
@@ -121,7 +121,8 @@ static lk_status read_problem(lk_ode *ctx, double h, lk_problem *p, int warm, in
 	return st;
 }
 
-static lk_status prepare(lk_ode *ctx, double h, int warm, int passive, double *t_marks)
+/* The step's problem read (read_problem), its rows counted by kind and any left out said. */
+static lk_status read_step_problem(lk_ode *ctx, double h, int warm, int passive, double *t_marks)
 {
 	lk_status st = read_problem(ctx, h, ctx->problem, warm, passive, t_marks);
 	if (st == LK_OK) {
@@ -243,7 +244,7 @@ static lk_status ode_own_step(lk_ode *ctx, double h, double t0)
 	double marks[3];
 	int measure = ctx->def.ode_residual;
 	if (measure) {
-		lk_status st = prepare(ctx, h, 0, 1, marks);
+		lk_status st = read_step_problem(ctx, h, 0, 1, marks);
 		if (st != LK_OK)
 			measure = 0; /* the step itself still runs: the measurement is optional */
 		ctx->timing.gather = marks[0] - t0;
@@ -254,7 +255,7 @@ static lk_status ode_own_step(lk_ode *ctx, double h, double t0)
 		/* ODE's steppers start from zero: RES of lambda = 0 (the problem's lambda after a cold build) */
 		lk_metrics m0;
 		if (lk_problem_metrics(ctx->problem, NULL, &m0) == LK_OK)
-			ctx->stats.res_before = m0.res;
+			ctx->stats.res_initial = m0.res;
 	}
 	if (measure && ctx->njoints > 0 && ctx->njoints > ctx->cap_feedback) {
 		dJointFeedback *f = realloc(ctx->feedback_store, (size_t)ctx->njoints * sizeof *f);
@@ -299,7 +300,7 @@ static lk_status ode_own_step(lk_ode *ctx, double h, double t0)
 			ctx->plambda[k] = ctx->lambda[ctx->prow[k]];
 		lk_metrics m;
 		if (lk_problem_metrics(ctx->problem, ctx->plambda, &m) == LK_OK)
-			ctx->stats.res_after = m.res;
+			ctx->stats.res_final = m.res;
 		ctx->stats.convert_seconds = ctx->timing.gather + ctx->timing.extract + ctx->timing.build;
 	}
 	if (!ok)
@@ -317,7 +318,7 @@ static lk_status lcpkit_step(lk_ode *ctx, double h, double t0)
 {
 	lk_solver_config cfg = lk_ode_get_config(ctx);
 	double marks[3];
-	lk_status st = prepare(ctx, h, cfg.warm_start, 0, marks);
+	lk_status st = read_step_problem(ctx, h, cfg.warm_start, 0, marks);
 	ctx->timing.gather = marks[0] - t0;
 	ctx->timing.extract = marks[1] - marks[0];
 	ctx->timing.build = marks[2] - marks[1];
@@ -338,7 +339,7 @@ static lk_status lcpkit_step(lk_ode *ctx, double h, double t0)
 	 * normal) is left out and the rest solved; anything else falls back below */
 	if (st == LK_OK && ls.stop_reason == LK_STOP_BAD_DIAGONAL && ctx->nleft_out == 0 &&
 	    lk__ode_leave_out_faulty_rows(ctx) > 0) {
-		st = extract_problem(ctx, h, ctx->problem, cfg.warm_start);
+		st = build_problem(ctx, h, ctx->problem, cfg.warm_start);
 		if (st == LK_OK) {
 			lk__ode_count_kinds(ctx, &ctx->stats);
 			note_left_out(ctx);
@@ -354,8 +355,8 @@ static lk_status lcpkit_step(lk_ode *ctx, double h, double t0)
 	ctx->stats.iterations = ls.iterations;
 	ctx->stats.work = ls.work;
 	ctx->stats.stop_reason = ls.stop_reason;
-	ctx->stats.res_before = ls.res_initial;
-	ctx->stats.res_after = ls.res_final;
+	ctx->stats.res_initial = ls.res_initial;
+	ctx->stats.res_final = ls.res_final;
 	ctx->stats.solve_seconds = ls.seconds;
 	const double *lam = lk_problem_lambda(ctx->problem);
 	int finite = 1;

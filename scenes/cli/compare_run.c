@@ -229,7 +229,7 @@ int run_one(run *r, const lk_scene *scene, double seconds, double h, const doubl
 		}
 		r->solve_ms[k] = 1e3 * st.solve_seconds;
 		r->step_ms[k] = 1e3 * st.step_seconds;
-		r->res[k] = st.res_after;
+		r->res[k] = st.res_final;
 		r->iters[k] = st.iterations;
 		r->work[k] = st.work;
 		r->pen[k] = lk_sim_max_penetration(sim);

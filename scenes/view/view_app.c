@@ -175,13 +175,13 @@ static void step_both(app *a)
 		sd->ms_head = (sd->ms_head + 1) % MS_WINDOW;
 		if (sd->ms_n < MS_WINDOW)
 			++sd->ms_n;
-		sd->res = st.res_after;
+		sd->res = st.res_final;
 		sd->iters = st.iterations;
 		if (sd->hist_n == a->hist_cap) {
 			memmove(sd->res_hist, sd->res_hist + 1, sizeof(double) * (size_t)(a->hist_cap - 1));
 			--sd->hist_n;
 		}
-		sd->res_hist[sd->hist_n++] = st.res_after;
+		sd->res_hist[sd->hist_n++] = st.res_final;
 		if (st.fallback_total > 0)
 			snprintf(sd->status, sizeof sd->status, "%lld steps fell back to the engine's own solver",
 			         (long long)st.fallback_total);

@@ -76,7 +76,7 @@ public:
 	const char *notes() const;
 	/* true: nothing on stderr (notes() and the statistics keep everything). */
 	void setQuiet(bool on);
-	/* RES before and after every solve in the statistics (res_before, res_after), at the cost of two residual
+	/* RES before and after every solve in the statistics (res_initial, res_final), at the cost of two residual
 	 * evaluations a solve (8-13 % of the constraint phase under pgs, docs/bullet.md). Off by default: RES is
 	 * then NaN and lcpkit's methods skip the evaluations (measure=0) unless the spec sets measure=. */
 	void setResiduals(bool on);

@@ -36,8 +36,8 @@ typedef struct lk_engine_step_stats {
 	int iterations;            /* solver iterations (the engine's own for its solvers) */
 	double work;               /* sweep-equivalents spent (lk_stats.work; an engine's own iterative solver:
 	                            * its iterations, each one sweep; a direct solver: 0) */
-	double res_before;         /* RES of the warm start (or zero start) on the extracted rows */
-	double res_after;          /* RES of the impulses the solver produced, on the same rows */
+	double res_initial;        /* RES of the warm start (or zero start) on the extracted rows */
+	double res_final;          /* RES of the impulses the solver produced, on the same rows */
 	double solve_seconds;      /* the solver proper */
 	double convert_seconds;    /* building the lcpkit problem from the engine's rows and writing back */
 	double step_seconds;       /* the whole step (collision, solve, integration) */

@@ -74,7 +74,7 @@ static int is_direct(const char *solver)
 typedef struct result {
 	const char *solver;
 	int skipped, bodies, rows, iterations;
-	double step, phase, convert, share, res_before, res_after;
+	double step, phase, convert, share, res_initial, res_final;
 	lk_cli_spread solve;
 	long long fallbacks;
 } result;
@@ -156,8 +156,8 @@ static int run_scene(const suite *su, const char *scene_spec, const opts *o, FIL
 			lk_cli_error(su->cmd, "%s with %s: the measured step failed", scene_spec, specs[k]);
 			goto done;
 		}
-		r->res_before = st.res_before;
-		r->res_after = st.res_after;
+		r->res_initial = st.res_initial;
+		r->res_final = st.res_final;
 		r->rows = st.rows;
 		r->bodies = st.bodies;
 		r->fallbacks = (long long)st.fallback_total;
@@ -195,11 +195,11 @@ static int run_scene(const suite *su, const char *scene_spec, const opts *o, FIL
 		printf("  %-14s %7d %5d %9.3f %7.2fx %9.3f %9.3f %9.3f %15s %12s %10.3f %7.1f%% %10.3e %10.3e %6lld\n",
 		       r->solver, r->rows, r->iterations, 1e3 * r->step, r->step / base, 1e3 * r->phase,
 		       1e3 * r->solve.median, 1e3 * r->solve.min, lk_cli_quartiles(&r->solve, 1e3, iqr, sizeof iqr), per,
-		       1e3 * r->convert, 100 * r->share, r->res_before, r->res_after, r->fallbacks);
+		       1e3 * r->convert, 100 * r->share, r->res_initial, r->res_final, r->fallbacks);
 		fprintf(csv, "\"%s\",%s,%d,%d,%d,%d,%.6e,%.4f,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.4f,%.6e,%.6e,%lld\n",
 		        scene_spec, r->solver, r->bodies, r->rows, r->iterations, o->steps, r->step, r->step / base,
 		        r->phase, r->solve.median, r->solve.min, r->solve.q25, r->solve.q75, per_iter, r->convert, r->share,
-		        r->res_before, r->res_after, r->fallbacks);
+		        r->res_initial, r->res_final, r->fallbacks);
 	}
 	fflush(stdout);
 	rc = LK_EXIT_OK;
@@ -256,7 +256,7 @@ static int run_suite(const suite *su, int argc, char **argv)
 	if (lk_bench_open_csvs(su->cmd, o.out, &file, 1) != 0)
 		return LK_EXIT_FAIL;
 	fprintf(file.f, "scene,solver,bodies,rows,iterations,timed_steps,step_s,step_vs_own,phase_s,solve_s,solve_min_s,"
-	                "solve_q25_s,solve_q75_s,solve_per_iteration_s,convert_s,convert_share,res_before,res_after,"
+	                "solve_q25_s,solve_q75_s,solve_per_iteration_s,convert_s,convert_share,res_initial,res_final,"
 	                "fallbacks\n");
 	printf("lcpkit %s: %d iterations, %d warm-up and %d timed steps per simulation, thread CPU time: medians, the "
 	       "solve's minimum and quartiles; simulations stepped side by side\n",

@@ -205,7 +205,7 @@ static void run_group(const lk_scene *sc, run *rs, int nr, int warmup, int steps
 				continue;
 			r->solve[r->n] = st.solve_seconds;
 			r->step[r->n] = st.step_seconds;
-			r->res[r->n] = st.res_after;
+			r->res[r->n] = st.res_final;
 			r->per_row[r->n] = st.rows > 0 ? st.solve_seconds / st.rows : NAN;
 			r->rows_last = st.rows;
 			r->iterations_last = st.iterations;
@@ -621,7 +621,7 @@ int lk_bench_engines(int argc, char **argv)
 		return LK_EXIT_FAIL;
 	}
 	FILE *csv = file.f;
-	fprintf(csv, "table,scene,engine,solver,spec,budget,rows,iterations,solve_s,solve_min_s,solve_q25_s,solve_q75_s,step_s,solve_s_per_row,res_after,"
+	fprintf(csv, "table,scene,engine,solver,spec,budget,rows,iterations,solve_s,solve_min_s,solve_q25_s,solve_q75_s,step_s,solve_s_per_row,res_final,"
 	             "extra\n");
 	printf("lcpkit bench engines: %d iterations, %d warm-up and %d timed steps, simulations stepped side by side\n",
 	       o.iterations, o.warmup, o.steps);

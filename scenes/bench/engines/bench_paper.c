@@ -486,8 +486,8 @@ static int part_t2(const opts *o, FILE *csv)
 				}
 				total[k] += st.solve_seconds;
 				rows_sum[k] += st.rows;
-				if (t >= skip && !isnan(st.res_after))
-					res[(size_t)k * steps + (size_t)nres[k]++] = st.res_after;
+				if (t >= skip && !isnan(st.res_final))
+					res[(size_t)k * steps + (size_t)nres[k]++] = st.res_final;
 			}
 		}
 		lk_cli_progress(label, steps, steps);

@@ -129,7 +129,7 @@ int lk_bench_threads(int argc, char **argv)
 	lk_bench_csv csv = {"bench_threads.csv", "", NULL};
 	if (lk_bench_open_csvs("bench threads", out, &csv, 1) != 0)
 		return LK_EXIT_FAIL;
-	fprintf(csv.f, "spheres,rows,variant,threads,wall_s,cpu_s,wall_spread,ns_per_row_sweep,res_after,"
+	fprintf(csv.f, "spheres,rows,variant,threads,wall_s,cpu_s,wall_spread,ns_per_row_sweep,res_final,"
 	               "sweep_alone_wall_s,sweep_alone_cpu_s,sweep_alone_ns_per_row\n");
 
 	static const char *const names[VARIANTS] = {"natural", "colour", "colour 2t", "part", "part 2t"};
