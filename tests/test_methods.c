@@ -16,6 +16,11 @@ static void test_every_method_has_a_row(void **state)
 		assert_non_null(d);
 		assert_int_equal(d->method, m);
 		assert_non_null(d->solve);
+		/* the spec parser's names are the table's */
+		assert_string_equal(lk_method_name((lk_method)m), d->name);
+		lk_solver_config cfg;
+		assert_int_equal(lk_config_parse(d->name, &cfg, NULL, 0), LK_OK);
+		assert_int_equal(cfg.method, m);
 	}
 	assert_null(lk__method_desc_of(LK_METHOD_COUNT));
 	assert_null(lk__method_desc_of((lk_method)-1));
@@ -51,7 +56,7 @@ static lk_status solve_jacobi(lk__ctx *c)
 	}
 }
 
-static const lk__method_desc jacobi = {LK_METHOD_PGS, solve_jacobi, 0, NULL};
+static const lk__method_desc jacobi = {LK_METHOD_PGS, "jacobi", solve_jacobi, 0, NULL};
 
 /* A diagonal LCP: A = diag(2, 4, 1), q = (-2, 4, -3), bounds [0, inf) on the first two rows and [0, 1] on the
  * third: lambda = (1, 0, 1), w = (0, 4, -2) by hand. */
@@ -109,14 +114,61 @@ static void test_guards_follow_the_traits(void **state)
 		assert_true(lk_problem_lambda(p)[i] == 0.0);
 	/* the Newton methods' trait lets a zero diagonal of the matrix form through: the method runs (its
 	 * division by A_11 = 0 gives a non-finite step, which the driver's end guard catches) */
-	const lk__method_desc zero_ok = {LK_METHOD_PGS, solve_jacobi, LK__M_ZERO_DIAGONAL_MATRIX, NULL};
+	const lk__method_desc zero_ok = {LK_METHOD_PGS, "jacobi", solve_jacobi, LK__M_ZERO_DIAGONAL_MATRIX, NULL};
 	assert_int_equal(lk__solve_with(p, &cfg, &zero_ok, &st, NULL), LK_OK);
 	assert_true(st.iterations >= 1);
 	assert_int_not_equal(st.stop_reason, LK_STOP_BAD_DIAGONAL);
-	const lk__method_desc none = {LK_METHOD_PGS, NULL, 0, NULL};
+	const lk__method_desc none = {LK_METHOD_PGS, "none", NULL, 0, NULL};
 	assert_int_equal(lk__solve_with(p, &cfg, &none, &st, NULL), LK_ERR_UNSUPPORTED);
 	assert_int_equal(lk__solve_with(p, &cfg, NULL, &st, NULL), LK_ERR_UNSUPPORTED);
 	lk_problem_destroy(p);
+}
+
+/* A method added by its row alone (lk__method_add): lk_config_parse knows its name and the keys every method
+ * takes, lk_solve runs it through the driver, lk_method_name and lk_config_format name it. A row without an
+ * entry point, a name taken or one the spec syntax cannot hold are refused. */
+static void test_a_row_added_is_a_method(void **state)
+{
+	(void)state;
+	const lk_method m = lk__method_add(&jacobi);
+	assert_int_equal(m, LK_METHOD_COUNT);
+	assert_int_equal(lk__method_count(), LK_METHOD_COUNT + 1);
+	assert_string_equal(lk_method_name(m), "jacobi");
+	lk_solver_config cfg;
+	char err[200];
+	assert_int_equal(lk_config_parse("jacobi:iters=40,tol=1e-12,warm=0", &cfg, err, sizeof err), LK_OK);
+	assert_int_equal(cfg.method, m);
+	assert_int_equal(cfg.max_iterations, 40);
+	char spec[200];
+	assert_int_equal(lk_config_format(&cfg, spec, sizeof spec), LK_OK);
+	assert_non_null(strstr(spec, "jacobi"));
+	/* its own keys are the shared ones: a key of PGS's is refused, naming the method */
+	assert_int_equal(lk_config_parse("jacobi:w=1.2", &cfg, err, sizeof err), LK_ERR_PARSE);
+	assert_non_null(strstr(err, "jacobi"));
+	assert_int_equal(lk_config_parse("jacobi:iters=40,tol=1e-12,warm=0", &cfg, NULL, 0), LK_OK);
+	lk_problem *p = diagonal_problem(2.0);
+	lk_stats st;
+	assert_int_equal(lk_solve(p, &cfg, &st, NULL), LK_OK);
+	assert_int_equal(st.method, m);
+	assert_int_equal(st.stop_reason, LK_STOP_ABSOLUTE);
+	assert_double_equal(lk_problem_lambda(p)[0], 1.0, 1e-15);
+	assert_double_equal(lk_problem_lambda(p)[1], 0.0, 0.0);
+	assert_double_equal(lk_problem_lambda(p)[2], 1.0, 1e-15);
+	assert_true(st.res_final < 1e-12);
+	lk_problem_destroy(p);
+	/* refused: the name taken (its own, a library method's), no entry point, a name the spec cannot hold */
+	assert_int_equal((int)lk__method_add(&jacobi), -1);
+	const lk__method_desc pgs_again = {LK_METHOD_PGS, "pgs", solve_jacobi, 0, NULL};
+	assert_int_equal((int)lk__method_add(&pgs_again), -1);
+	const lk__method_desc no_entry = {LK_METHOD_PGS, "nothing", NULL, 0, NULL};
+	assert_int_equal((int)lk__method_add(&no_entry), -1);
+	const lk__method_desc bad_name = {LK_METHOD_PGS, "a:b", solve_jacobi, 0, NULL};
+	assert_int_equal((int)lk__method_add(&bad_name), -1);
+	assert_int_equal(lk__method_count(), LK_METHOD_COUNT + 1);
+	/* a value past the rows is still no method */
+	assert_null(lk__method_desc_of((lk_method)(LK_METHOD_COUNT + 1)));
+	assert_int_equal(lk_config_validate(&(lk_solver_config){.method = (lk_method)(LK_METHOD_COUNT + 1)}, NULL, 0),
+	                 LK_ERR_INVALID_ARGUMENT);
 }
 
 int main(void)
@@ -125,6 +177,7 @@ int main(void)
 		cmocka_unit_test(test_every_method_has_a_row),
 		cmocka_unit_test(test_a_new_method_runs_through_the_driver),
 		cmocka_unit_test(test_guards_follow_the_traits),
+		cmocka_unit_test(test_a_row_added_is_a_method),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,6 @@
 /* Solver configurations: the papers' defaults, validation, and the "name:key=value,..." spec syntax. */
 #include "lcpkit/lcpkit.h"
+#include "method_table.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -10,18 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const method_names[LK_METHOD_COUNT + 1] = {
-	"pgs", "psor", "amgs", "amgs-dense", "amsor", "pgs-sm", "newton-minmap", "newton-fischer", "nncg", "apgd", "mprgp",
-	"auto", NULL,
-};
-
 static const char *const order_names[LK_ORDER_COUNT] = {
 	"natural", "random", "ipp", "cp-x", "cp-y", "cp-z", "cp-gravity", "esp", "gsp", "colour", "part",
 };
 
 const char *lk_method_name(lk_method m)
 {
-	return (unsigned)m < LK_METHOD_COUNT ? method_names[m] : "unknown";
+	const lk__method_desc *d = lk__method_desc_of(m);
+	return d ? d->name : "unknown";
 }
 
 const char *lk_order_name(lk_order o)
@@ -33,7 +30,7 @@ lk_solver_config lk_default_config(lk_method method)
 {
 	lk_solver_config c;
 	memset(&c, 0, sizeof c);
-	c.method = (unsigned)method < LK_METHOD_COUNT ? method : LK_METHOD_PGS;
+	c.method = lk__method_desc_of(method) ? method : LK_METHOD_PGS;
 	c.max_iterations = 100;
 	c.merit = LK_MERIT_RES;
 	c.check_every = 1;
@@ -128,7 +125,9 @@ lk_solver_config lk_default_config(lk_method method)
 typedef enum { P_INT, P_DOUBLE, P_BOOL, P_ENUM, P_U64 } ptype;
 
 /* which methods a key belongs to */
+/* every method, the ones lk__method_add adds too (LK_METHOD_COUNT + LK__METHODS_ADDED_MAX <= 16) */
 #define M_ALL 0xffffu
+_Static_assert(LK_METHOD_COUNT + LK__METHODS_ADDED_MAX <= 16, "M_ALL holds every method's bit");
 #define M_GS ((1u << LK_METHOD_PGS) | (1u << LK_METHOD_PSOR))
 #define M_AMGS ((1u << LK_METHOD_AMGS) | (1u << LK_METHOD_AMGS_DENSE) | (1u << LK_METHOD_AMSOR))
 #define M_SM (1u << LK_METHOD_PGS_SM)
@@ -346,7 +345,7 @@ lk_status lk_config_parse(const char *spec, lk_solver_config *out, char *err, si
 	if (!spec || !out)
 		return perr(err, err_size, "no solver spec");
 	size_t nlen = strcspn(spec, ":");
-	int method = enum_index(method_names, spec, nlen);
+	int method = lk__method_of_name(spec, nlen);
 	lk_order order = LK_ORDER_NATURAL;
 	if (method < 0) {
 		/* shorthands: a staggered schedule names PGS with that order */
@@ -358,7 +357,11 @@ lk_status lk_config_parse(const char *spec, lk_solver_config *out, char *err, si
 			return LK_ERR_PARSE;
 		else {
 			char names[300];
-			list_names(method_names, names, sizeof names);
+			size_t used = 0;
+			names[0] = '\0';
+			for (int m = 0; m < lk__method_count() && used < sizeof names; ++m)
+				used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", m ? ", " : "",
+				                         lk_method_name((lk_method)m));
 			return perr(err, err_size, "unknown solver '%.*s' (choose from %s, gsp, esp)", (int)nlen, spec,
 			            names);
 		}
@@ -391,7 +394,7 @@ lk_status lk_config_parse(const char *spec, lk_solver_config *out, char *err, si
 					used += (size_t)snprintf(keys + used, sizeof keys - used, "%s%s", used ? ", " : "",
 					                         params[i].key);
 			return perr(err, err_size, "unknown parameter '%.*s' for %s (valid: %s)", (int)klen, s,
-			            method_names[method], keys);
+			            lk_method_name((lk_method)method), keys);
 		}
 		lk_status st = set_param(&c, pp, eq + 1, len - klen - 1, err, err_size);
 		if (st != LK_OK)
@@ -458,10 +461,10 @@ lk_status lk_config_format(const lk_solver_config *cfg, char *buf, size_t size)
 {
 	if (!cfg || !buf || size == 0)
 		return LK_ERR_INVALID_ARGUMENT;
-	if ((unsigned)cfg->method >= LK_METHOD_COUNT)
+	if (!lk__method_desc_of(cfg->method))
 		return LK_ERR_INVALID_ARGUMENT;
 	lk_solver_config d = lk_default_config(cfg->method);
-	size_t used = (size_t)snprintf(buf, size, "%s", method_names[cfg->method]);
+	size_t used = (size_t)snprintf(buf, size, "%s", lk_method_name(cfg->method));
 	int first = 1;
 	for (int i = 0; i < NPARAMS && used < size; ++i) {
 		const param *pp = &params[i];
@@ -527,7 +530,7 @@ lk_status lk_config_validate(const lk_solver_config *cfg, char *err, size_t err_
 	if (err && err_size)
 		err[0] = '\0';
 	CHECK(cfg, "configuration is NULL");
-	CHECK((unsigned)cfg->method < LK_METHOD_COUNT, "unknown method %d", (int)cfg->method);
+	CHECK(lk__method_desc_of(cfg->method) != NULL, "unknown method %d", (int)cfg->method);
 	CHECK(cfg->max_iterations >= 1, "iteration limit %d must be at least 1", cfg->max_iterations);
 	CHECK(finite_nonneg(cfg->tol_abs) && finite_nonneg(cfg->tol_rel) && finite_nonneg(cfg->tol_stag),
 	      "tolerances must be finite and non-negative");

@@ -32,6 +32,7 @@ enum {
 struct lk__ctx;
 typedef struct lk__method_desc {
 	lk_method method;
+	const char *name;                      /* its name in a solver spec (lk_config_parse) */
 	lk_status (*solve)(struct lk__ctx *c); /* the entry point (methods.h) */
 	unsigned traits;                       /* LK__M_* */
 	/* whether the solve hands back its last iterate whatever it is (NULL: only where LK__M_GAUSS_SEIDEL) */

@@ -9,6 +9,9 @@
 
 lk_status lk__solve_pgs(lk__ctx *c);          /* PGS and PSOR (and their orderings), pgs.c */
 lk_status lk__solve_staggered(lk__ctx *c);    /* ESP and GSP schedules of PGS, stagger.c */
+/* PGS and PSOR: in an order (lk__solve_pgs) or in the schedules of sets of Poulsen, Niebe & Erleben 2010 (ESP,
+ * GSP: lk__solve_staggered), stagger.c */
+lk_status lk__solve_gauss_seidel(lk__ctx *c);
 lk_status lk__solve_amgs(lk__ctx *c);         /* Methods 3.1 / 3.2 and AMSOR, amgs.c */
 lk_status lk__solve_amgs_dense(lk__ctx *c);   /* Method 2.2, amgs.c */
 lk_status lk__solve_pgs_sm(lk__ctx *c);       /* pgs_sm.c */

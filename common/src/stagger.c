@@ -400,3 +400,10 @@ lk_status lk__solve_staggered(lk__ctx *c)
 {
 	return lk__staggered_run(c, NULL);
 }
+
+lk_status lk__solve_gauss_seidel(lk__ctx *c)
+{
+	if (c->cfg->order == LK_ORDER_ESP || c->cfg->order == LK_ORDER_GSP)
+		return lk__solve_staggered(c);
+	return lk__solve_pgs(c);
+}
