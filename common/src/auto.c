@@ -51,6 +51,16 @@
 #define AUTO_TOL_BUDGET 10.0
 /* the share of the bank a problem that is no stack may owe: the debt of its impacts */
 #define AUTO_IMPACT_DEBT (1.0 / 3.0)
+/* the work auto adds to each two-level correction it takes, in row updates: part of what the correction's own
+ * count by rows and multiply-adds (coarse.c) leaves out, the calls, the passes over the faces and the coarse
+ * solve's set-up. Inside the engines a correction of a small stack cost about 1.5 times its count (Bullet's
+ * four-box stack of 48 rows: 93,000 instructions against 549 row updates counted, a row update 110), and with the
+ * count alone auto's solver time on Bullet's stacks at 30 Hz and in the variants ran 1.08-1.32x Bullet's own at a
+ * mean of the budget. At the whole cost (300) Bullet's 20-box stack at 10 iterations fell at 8.9 s of its minute:
+ * a stack at the budget needs the corrections; at 100 every stack of the suite stands as before and the times
+ * of those runs came to 0.98-1.01x (docs/benchmarks.md, "auto against the engines' own solvers").
+ * pgs:coarse=K keeps the count alone: its budgets in the docs were chosen with it */
+#define AUTO_COARSE_CALL 100.0
 /* a correction that changes more than this share of the one before contracts too slowly to be taken as often */
 #define AUTO_COARSE_SLOW 0.7
 /* solves without the two-level correction after its factor was found too costly */
@@ -387,13 +397,14 @@ lk_status lk__solve_auto(lk__ctx *c)
 		/* the correction's faces are found at its first use that the work left can pay for, as priced before
 		 * they are found: a normal with its two friction rows each */
 		if (stack && ++since >= interval && isfinite(change) && coarse_made == 0 &&
-		    lk__work_left(c) >= lk__coarse_cost_of(3 * fs.normals))
+		    lk__work_left(c) >= lk__coarse_cost_of(3 * fs.normals) + AUTO_COARSE_CALL)
 			coarse_made = lk__coarse_setup(&coarse, p) == LK_OK && coarse.nfaces > 0 ? 1 : -1;
 		if (stack && since >= interval && isfinite(change) && coarse_made > 0 &&
-		    lk__work_left(c) >= lk__coarse_cost(&coarse)) {
+		    lk__work_left(c) >= lk__coarse_cost(&coarse) + AUTO_COARSE_CALL) {
 			since = 0;
 			const int rejected = coarse.rejected;
 			const double d = lk__coarse_correct(&coarse, c);
+			lk__count(c, 1, AUTO_COARSE_CALL);
 			corrected_du = 1;
 			/* less often where the welded faces do not fit (sliding, opening: the correction is not taken) or
 			 * fit so poorly that each correction changes nearly as much as the one before (a stack whose

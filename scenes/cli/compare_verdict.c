@@ -55,8 +55,9 @@ static double median_known(const double *v, int n)
 }
 
 /* Every finished run but the engines' own against the engine's own at the same scene and budget: each outcome
- * over the seeds (verdict.h), the drift of a stack only where it stood in every run of both, and the ratio of
- * the solver times over the runs. */
+ * over the seeds (verdict.h), the drift of a stack and its kinetic energy at the end only where it stood in every
+ * run of both (a stack that fell later than the other solver's is still tumbling at the end: when it fell is
+ * judged by `standing`), and the ratio of the solver times over the runs. */
 void judge(compare_plan *p)
 {
 	const int ns = p->nseeds;
@@ -83,7 +84,7 @@ void judge(compare_plan *p)
 		for (int o = 0; o < LK_OUTCOME_COUNT; ++o) {
 			double vo[MAX_SEEDS], vc[MAX_SEEDS];
 			for (int k = 0; k < ns; ++k) {
-				const int skip = o == LK_OUTCOME_DRIFT_MAX && any_fell;
+				const int skip = (o == LK_OUTCOME_DRIFT_MAX || o == LK_OUTCOME_ENERGY_END) && any_fell;
 				vo[k] = skip ? NAN : outcome_value(seed_run(p, j, k), (lk_outcome)o);
 				vc[k] = skip ? NAN : outcome_value(seed_run(p, i, k), (lk_outcome)o);
 			}
@@ -135,7 +136,8 @@ const char verdict_legend[] =
 	"(the medians over the seeds differ by less than the band: the larger spread of the two solvers' runs, at\n"
 	"least the outcome's resolution); time: the ratio of the solver times over the whole run (per step: a\n"
 	"budget kept as a mean over the steps costs its mean), the median over the seeds. Where boxes slide down\n"
-	"the incline, KE end is their speed, judged by accel err, and is not compared.\n\n";
+	"the incline, KE end is their speed, judged by accel err, and is not compared; where a stack fell in a run,\n"
+	"neither are its drift and KE end (when it fell is judged by standing).\n\n";
 
 static char verdict_mark(const lk_verdict *v)
 {

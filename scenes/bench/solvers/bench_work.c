@@ -24,6 +24,7 @@
 #include "clock.h"
 #include "internal.h"
 #include "lcpkit/generate.h"
+#include "sim.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,8 +34,10 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: lcpkit bench work [--quick] [--repeat N] [--out DIR]\n"
 	           "CPU time per counted row of each kind of work (a PGS sweep's row update, a PGS-SM reduced-product\n"
-	           "row, a Newton product row, an NNCG momentum row), on generated packings and a box stack; the\n"
-	           "ratios to the PGS row are the weights of the work budget. Minimum over N repeats (default 20).\n"
+	           "row, a Newton product row, an NNCG momentum row), on generated packings and box stacks and on\n"
+	           "problems captured in the engines (step 100 of boxstack:n=20 in ODE and Bullet and of heavy-on-light\n"
+	           "in Bullet, under auto at 10 iterations; quick: the first); the ratios to the PGS row are the\n"
+	           "weights of the work budget. Minimum over N repeats (default 20).\n"
 	           "  --out DIR   CSV directory (default bench-out): bench_work.csv\n");
 }
 
@@ -73,22 +76,17 @@ static double per_row(const timed *a, const timed *b)
 	return rows > 0 ? (b->seconds - a->seconds) / rows : NAN;
 }
 
-static int bench_problem(FILE *csv, const char *kind, int n, double mu, int repeats)
+/* The weights on problem p (destroyed here), from its own lambda (captured: the engine's warm start) or from
+ * 60 PGS sweeps from zero (generated). */
+static int bench_problem(FILE *csv, const char *kind, lk_problem *p, int own_warm_start, int repeats)
 {
-	lk_gen_params g = lk_default_gen_params((lk_gen_kind)lk_gen_kind_from_name(kind));
-	g.n = n;
-	g.mu = mu;
-	lk_problem *p = NULL;
-	char err[256];
-	if (lk_generate(&g, &p, err, sizeof err) != LK_OK) {
-		lk_cli_error("bench work", "%s", err);
-		return -1;
-	}
 	int rows = lk_problem_row_count(p);
-	double *warm = malloc((size_t)rows * sizeof(double));
+	double *warm = malloc(((size_t)rows + 1) * sizeof(double));
 	timed t[13];
 	int bad = !warm;
-	if (!bad) {
+	if (!bad && own_warm_start)
+		memcpy(warm, lk_problem_lambda(p), (size_t)rows * sizeof(double));
+	else if (!bad) {
 		lk_solver_config c = lk_default_config(LK_METHOD_PGS);
 		c.max_iterations = 60;
 		c.warm_start = 0;
@@ -127,7 +125,7 @@ static int bench_problem(FILE *csv, const char *kind, int n, double mu, int repe
 		 * coarse level was made) */
 		const double coarse_counted = (t[12].st.work - t[11].st.work) * rows;
 		const double coarse = coarse_counted > rows ? (t[12].seconds - t[11].seconds) / pgs / coarse_counted : NAN;
-		printf("%-12s %7d %9.2f %9.2f %5.2f %9.2f %5.2f %9.2f %5.2f %9.2f %5.2f %9.4f %8.2f\n", kind, rows,
+		printf("%-24s %7d %9.2f %9.2f %5.2f %9.2f %5.2f %9.2f %5.2f %9.2f %5.2f %9.4f %8.2f\n", kind, rows,
 		       1e9 * pgs, 1e9 * cg, cg / pgs, 1e9 * newton, newton / pgs, 1e9 * moment, moment / pgs,
 		       1e9 * product, product / pgs, mac, coarse);
 		fprintf(csv, "%s,%d,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g\n", kind, rows, 1e9 * pgs, cg / pgs, newton / pgs,
@@ -170,18 +168,51 @@ int lk_bench_work(int argc, char **argv)
 	printf("weights in use: pgs-sm CG row %.2f, Newton product row %.2f, NNCG momentum row %.2f, APGD product "
 	       "row %.2f, factor multiply-add %.4f\n", LK_WORK_CG_ROW, LK_WORK_NEWTON_ROW, LK_WORK_MOMENTUM_ROW,
 	       LK_WORK_PRODUCT_ROW, LK_WORK_FACTOR_MAC);
-	printf("%-12s %7s %9s %9s %5s %9s %5s %9s %5s %9s %5s %9s %8s\n", "problem", "rows", "pgs ns", "cg ns", "x",
+	printf("%-24s %7s %9s %9s %5s %9s %5s %9s %5s %9s %5s %9s %8s\n", "problem", "rows", "pgs ns", "cg ns", "x",
 	       "newton ns", "x", "nncg ns", "x", "apgd ns", "x", "mac x", "coarse x");
 	lk_bench_csv csv = {"bench_work.csv", "", NULL};
 	if (lk_bench_open_csvs("bench work", out, &csv, 1) != 0)
 		return LK_EXIT_FAIL;
 	fprintf(csv.f, "problem,rows,pgs_ns_per_row,cg_weight,newton_weight,momentum_weight,product_weight,"
 	               "factor_mac_weight,coarse_time_per_counted\n");
-	int bad = bench_problem(csv.f, "boxstack", 20, 0.5, repeats) != 0;
-	bad |= bench_problem(csv.f, "boxstack", 50, 0.5, repeats) != 0;
-	bad |= bench_problem(csv.f, "packing", quick ? 100 : 400, 0.5, repeats) != 0;
-	if (!quick)
-		bad |= bench_problem(csv.f, "packing", 2000, 0.5, repeats) != 0;
+	/* generated: box stacks and packings */
+	const struct {
+		const char *kind;
+		int n;
+	} gen[4] = {{"boxstack", 20}, {"boxstack", 50}, {"packing", quick ? 100 : 400}, {"packing", 2000}};
+	int bad = 0;
+	for (int k = 0; k < (quick ? 3 : 4) && !bad; ++k) {
+		lk_gen_params g = lk_default_gen_params((lk_gen_kind)lk_gen_kind_from_name(gen[k].kind));
+		g.n = gen[k].n;
+		g.mu = 0.5;
+		lk_problem *p = NULL;
+		char err[256];
+		if (lk_generate(&g, &p, err, sizeof err) != LK_OK) {
+			lk_cli_error("bench work", "%s", err);
+			bad = 1;
+		} else
+			bad = bench_problem(csv.f, gen[k].kind, p, 0, repeats) != 0;
+	}
+	/* captured in the engines (step 100 under auto at 10 iterations, from the engine's warm start): the
+	 * problems the weights price inside the engines, where a small stack's coarse level costs more than its
+	 * structure counts */
+	const struct {
+		const char *scene;
+		lk_engine engine;
+	} cap[3] = {{"boxstack:n=20", LK_ENGINE_ODE}, {"boxstack:n=20", LK_ENGINE_BULLET}, {"heavy-on-light", LK_ENGINE_BULLET}};
+	for (int k = 0; k < (quick ? 1 : 3) && !bad; ++k) {
+		if (!lk_engine_available(cap[k].engine))
+			continue;
+		char err[256], label[64];
+		lk_problem *p = lk_bench_capture(cap[k].scene, cap[k].engine, "auto", 10, 100, err, sizeof err);
+		if (!p) {
+			lk_cli_error("bench work", "%s", err);
+			bad = 1;
+			break;
+		}
+		snprintf(label, sizeof label, "%s/%s", cap[k].scene, lk_engine_name(cap[k].engine));
+		bad = bench_problem(csv.f, label, p, 1, repeats) != 0;
+	}
 	lk_bench_close_csvs(&csv, 1);
 	return bad ? LK_EXIT_FAIL : LK_EXIT_OK;
 }
