@@ -334,7 +334,6 @@ lk_status lk__solve_auto(lk__ctx *c)
 	int taken = 0;     /* two-level corrections taken */
 	int corrected = 0; /* a correction came between this sweep and the one before */
 	int near = 0;      /* the last sweep's change was within AUTO_RESTORE_NEAR tolerances */
-	int corrected_du = 0; /* a correction (taken or not) may have changed du since the last sweep */
 	/* the tolerance tightens with the square of the budget: an engine set to twice the iterations asks for a
 	 * step four times as accurate (at 20, ODE's resting boxes on the incline crept 1.6 mm in 10 s at 1e-3 of
 	 * the step's velocities, where quickstep's crept 1.5; Bullet's pool of boxes ended with twice its kinetic
@@ -361,15 +360,14 @@ lk_status lk__solve_auto(lk__ctx *c)
 		const double im = (bd->inv_mass[0] + bd->inv_mass[1] + bd->inv_mass[2]) / 3.0;
 		reach[b] = ti > 0.0 ? (im > 0.0 ? sqrt(3.0 * im / ti) : 1.0) : 0.0; /* a body that only turns: rad/s */
 	}
+	/* du before the first sweep; body_change keeps it from one sweep to the next */
+	if (nb)
+		memcpy(du_before, c->du, (size_t)nb * LK_DU_STRIDE * sizeof *du_before);
 	for (int it = 1;; ++it) {
 		/* the scale from the first sweep (q does not change); the change from the bodies' velocities (row form) or
 		 * from each row's correction (the matrix form, which has no bodies), the plain sweep where neither needs
 		 * the sums */
 		lk__sweep_sums sums = {.want_scale = it == 1};
-		/* du before the sweep: body_change keeps it from one sweep to the next, and a correction changes it */
-		if (nb && (it == 1 || corrected_du))
-			memcpy(du_before, c->du, (size_t)nb * LK_DU_STRIDE * sizeof *du_before);
-		corrected_du = 0;
 		const int plain = fs.joints || (nb && it > 1);
 		double change = plain ? lk__pgs_sweep(c, perm, n, 1.0) : lk__pgs_sweep_sums(c, perm, &sums);
 		c->iterations = it;
@@ -405,7 +403,9 @@ lk_status lk__solve_auto(lk__ctx *c)
 			const int rejected = coarse.rejected;
 			const double d = lk__coarse_correct(&coarse, c);
 			lk__count(c, 1, AUTO_COARSE_CALL);
-			corrected_du = 1;
+			/* the next sweep's change is measured from du after the correction (taken or not) */
+			if (nb)
+				memcpy(du_before, c->du, (size_t)nb * LK_DU_STRIDE * sizeof *du_before);
 			/* less often where the welded faces do not fit (sliding, opening: the correction is not taken) or
 			 * fit so poorly that each correction changes nearly as much as the one before (a stack whose
 			 * faces open as it lands, where the line search keeps cutting the welded step short): there the

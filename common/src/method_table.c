@@ -22,7 +22,8 @@ static const lk__method_desc methods[LK_METHOD_COUNT] = {
 	[LK_METHOD_AMGS] = {LK_METHOD_AMGS, "amgs", lk__solve_amgs, 0, NULL},
 	[LK_METHOD_AMGS_DENSE] = {LK_METHOD_AMGS_DENSE, "amgs-dense", lk__solve_amgs_dense, 0, NULL},
 	[LK_METHOD_AMSOR] = {LK_METHOD_AMSOR, "amsor", lk__solve_amgs, 0, NULL},
-	[LK_METHOD_PGS_SM] = {LK_METHOD_PGS_SM, "pgs-sm", lk__solve_pgs_sm, LK__M_WHOLE_PRODUCTS | LK__M_FULL_MERITS, pgs_sm_keeps_last},
+	[LK_METHOD_PGS_SM] = {LK_METHOD_PGS_SM, "pgs-sm", lk__solve_pgs_sm, LK__M_WHOLE_PRODUCTS | LK__M_FULL_MERITS,
+	                      pgs_sm_keeps_last},
 	[LK_METHOD_NEWTON_MINMAP] = {LK_METHOD_NEWTON_MINMAP, "newton-minmap", lk__solve_newton, NEWTON, NULL},
 	[LK_METHOD_NEWTON_FISCHER] = {LK_METHOD_NEWTON_FISCHER, "newton-fischer", lk__solve_newton, NEWTON, NULL},
 	[LK_METHOD_NNCG] = {LK_METHOD_NNCG, "nncg", lk__solve_nncg, 0, NULL},
@@ -45,7 +46,7 @@ const lk__method_desc *lk__method_desc_of(lk_method m)
 	if ((unsigned)m < LK_METHOD_COUNT)
 		return methods[m].solve ? &methods[m] : NULL;
 	const unsigned k = (unsigned)m - LK_METHOD_COUNT;
-	return (unsigned)m >= LK_METHOD_COUNT && k < (unsigned)nadded ? &added[k] : NULL;
+	return k < (unsigned)nadded ? &added[k] : NULL;
 }
 
 int lk__method_of_name(const char *name, size_t len)

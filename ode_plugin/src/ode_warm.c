@@ -154,10 +154,8 @@ static int pairs_in_runs(const lk_ode *ctx, const int *order, int n, int *slot, 
 		const lk__ode_joint *j = &ctx->joints[order[s]];
 		for (e = s + 1; e < n && same_pair(&ctx->joints[order[e]], j); ++e)
 			;
-		uint64_t x = (uint64_t)(uint32_t)j->body[0] * 0x9E3779B97F4A7C15ull;
-		x ^= ((uint64_t)(uint32_t)j->body[1] + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
-		x ^= x >> 31;
-		for (unsigned h = (unsigned)(x & (uint64_t)(hcap - 1));; h = (h + 1) & (unsigned)(hcap - 1)) {
+		for (unsigned h = warm_hash(joint_body(ctx, j, 0), joint_body(ctx, j, 1), hcap);;
+		     h = (h + 1) & (unsigned)(hcap - 1)) {
 			if (slot[h] < 0) {
 				slot[h] = order[s];
 				break;

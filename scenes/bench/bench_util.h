@@ -33,8 +33,6 @@ int lk_bench_engine_parse(const char *cmd, int argc, char **argv, lk_bench_engin
 struct lk_problem;
 struct lk_problem *lk_bench_capture(const char *scene_spec, int engine, const char *solver, int iterations,
                                     int step, char *err, size_t esz);
-/* scene and solver specs: lk_cli_split_specs (cli_util.h) */
-#define LK_BENCH_SPEC_LEN LK_CLI_SPEC_LEN
 /* Splits a comma list in place; returns the number of items (at most max). */
 int lk_bench_split(char *list, char **items, int max);
 

@@ -120,7 +120,7 @@ static int run_scene(const suite *su, const char *scene_spec, const opts *o, FIL
 		lk_sim_set_residuals(sim[k], 0);
 	}
 	const int total = o->warmup + o->steps;
-	char label[LK_BENCH_SPEC_LEN + 16];
+	char label[LK_CLI_SPEC_LEN + 16];
 	snprintf(label, sizeof label, "%s %s", lk_engine_name(su->engine), scene_spec);
 	for (int s = 0; s < total; ++s) {
 		lk_cli_progress(label, s, total);

@@ -41,7 +41,7 @@
 
 #define MAX_SCENES 8
 #define MAX_RUNS 32
-#define SPEC_LEN LK_BENCH_SPEC_LEN
+#define SPEC_LEN LK_CLI_SPEC_LEN
 
 typedef struct opts {
 	int quick;

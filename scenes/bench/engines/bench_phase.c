@@ -31,8 +31,8 @@ typedef struct opts {
 	int wall; /* --clock wall: wall-clock time, for solvers that run threads (the stepping thread's CPU time
 	           * leaves the other threads' work out) */
 	int nscenes, nsolvers, engines; /* engines: bit (1 << lk_engine) */
-	char scenes[MAX_SCENES][LK_BENCH_SPEC_LEN];
-	char solvers[MAX_SOLVERS][LK_BENCH_SPEC_LEN];
+	char scenes[MAX_SCENES][LK_CLI_SPEC_LEN];
+	char solvers[MAX_SOLVERS][LK_CLI_SPEC_LEN];
 	const char *out;
 } opts;
 
@@ -119,7 +119,7 @@ static int parse(int argc, char **argv, opts *o)
 			lk_cli_error("bench phase", "this lcpkit was built without ODE and Bullet");
 		return o->engines ? -1 : LK_EXIT_FAIL;
 	}
-	char list[LK_BENCH_SPEC_LEN], *names[4];
+	char list[LK_CLI_SPEC_LEN], *names[4];
 	snprintf(list, sizeof list, "%s", engines);
 	const int ne = lk_bench_split(list, names, 4);
 	for (int k = 0; k < ne; ++k) {
@@ -156,7 +156,7 @@ static int run(const opts *o, const char *scene_spec, lk_engine engine, FILE *cs
 		lk_cli_error("bench phase", "%s", err);
 		return LK_EXIT_USAGE;
 	}
-	char solver[MAX_SOLVERS][LK_BENCH_SPEC_LEN];
+	char solver[MAX_SOLVERS][LK_CLI_SPEC_LEN];
 	for (int k = 0; k < ns; ++k) {
 		/* "SPEC@pool=N": the ODE world of this column steps on a pool of N threads (lk_sim_def.engine_threads) */
 		int pool = 0;
@@ -186,7 +186,7 @@ static int run(const opts *o, const char *scene_spec, lk_engine engine, FILE *cs
 				goto done;
 			}
 	}
-	char label[LK_BENCH_SPEC_LEN + 16];
+	char label[LK_CLI_SPEC_LEN + 16];
 	snprintf(label, sizeof label, "%s %s", lk_engine_name(engine), scene_spec);
 	const int total = o->warmup + n;
 	for (int s = 0; s < total; ++s) {
