@@ -133,7 +133,7 @@ lk_status RowMap::fillBody(void *arg, int k, lk_body_def *d)
 	for (int r = 0; r < 3; ++r)
 		for (int c = 0; c < 3; ++c)
 			d->inv_inertia[3 * r + c] = problemInvInertia(I, F, r, c);
-	Motion &mo = m->m_motion[(size_t)k]; /* body k's own: fill may run for several k at once */
+	RowMotion &mo = m->m_motion[(size_t)k]; /* body k's own: fill may run for several k at once */
 	std::memcpy(mo.u, d->u, sizeof mo.u);
 	std::memcpy(mo.inv_mass, d->inv_mass, sizeof mo.inv_mass);
 	mo.locked = lockedBody(sb);
@@ -162,68 +162,29 @@ static bool rowFinite(const lk_row_def &d)
 	return z == 0.0;
 }
 
-int RowMap::makeRow(const btSolverConstraint &c, lk_row_kind kind, int findex, const double *point,
-                    bool normalRow)
+/* A row's definition from Bullet's row c (the mapping of row_map.hpp's class comment) on the problem's bodies a
+ * and b, whose u* and masses sa and sb hold; diag = 1 / jacDiagABInv. */
+static inline void writeDef(lk_row_def &d, const btSolverConstraint &c, int a, int b, const RowMotion &sa,
+                            const RowMotion &sb, double diag, lk_row_kind kind, int findex, const double *point,
+                            bool normalRow, int index)
 {
-	const unsigned nsb = (unsigned)m_lkOfSolver.size();
-	if ((unsigned)c.m_solverBodyIdA >= nsb || (unsigned)c.m_solverBodyIdB >= nsb)
-		return ROW_BAD;
-	const int a = m_lkOfSolver[(size_t)c.m_solverBodyIdA], b = m_lkOfSolver[(size_t)c.m_solverBodyIdB];
-	/* rows that move nothing keep Bullet's impulse: both sides static (or the same body) */
-	if (a == b)
-		return ROW_LEFT_OUT;
-	const double jinv = c.m_jacDiagABInv;
-	if (!std::isfinite(jinv) || jinv == 0.0)
-		return ROW_LEFT_OUT; /* Bullet's own update leaves such a row unchanged too */
-
-	/* the world's side: u* and inverse masses zero, so its terms add +0 (ju starts at +0 and never becomes
-	 * -0); its J is copied as Bullet has it, which the problem drops (lk_problem_get_row reads it as zeros) */
-	static const Motion still = {{0, 0, 0, 0, 0, 0}, {0, 0, 0}, false};
-	const bool da = a != LK_STATIC, db = b != LK_STATIC;
-	const Motion &sa = da ? m_motion[(size_t)a] : still, &sb = db ? m_motion[(size_t)b] : still;
-	/* Bullet's numbers in locals first: the stores into the definition below could alias them */
-	double J[2][6];
-	for (int k = 0; k < 3; ++k) {
-		J[0][k] = c.m_contactNormal1[k];
-		J[0][3 + k] = c.m_relpos1CrossNormal[k];
-		J[1][k] = c.m_contactNormal2[k];
-		J[1][3 + k] = c.m_relpos2CrossNormal[k];
-	}
+	/* the world's side: u* zero, so its terms add +0 (ju starts at +0 and never becomes -0); its J is copied as
+	 * Bullet has it, which the problem drops (lk_problem_get_row reads it as zeros) */
 	double ju = 0.0;
-	for (int k = 0; k < 6; ++k) {
-		ju += J[0][k] * sa.u[k];
-		ju += J[1][k] * sb.u[k];
+	for (int k = 0; k < 3; ++k) {
+		ju += c.m_contactNormal1[k] * sa.u[k];
+		ju += c.m_contactNormal2[k] * sb.u[k];
 	}
-	/* the mapping of the class comment: A_ii = 1 / jacDiagABInv, s = cfm_b A_ii, q = -rhs A_ii */
-	const double diag = 1.0 / jinv;
-	const double s = c.m_cfm * diag;
-	/* a direction every side has locked (a linear or angular factor of 0) has no diagonal: Bullet's estimate
-	 * ignores the factors, so where a side has a factor other than 1, compare J M^-1 J^T with the factors
-	 * against it and leave the row out. That from what Bullet's setup already holds: the linear part from the
-	 * inverse masses, the angular part as (r x n) . I^-1 (r x n), Bullet's m_angularComponent being I^-1 (r x n)
-	 * (with the angular factor) on each side; the core forms its own A_ii. Without a locked side it is
-	 * Bullet's estimate itself, and the row stays. */
-	if (sa.locked || sb.locked) {
-		double jmj = 0.0;
-		for (int k = 0; k < 3; ++k) {
-			jmj += sa.inv_mass[k] * J[0][k] * J[0][k];
-			jmj += sb.inv_mass[k] * J[1][k] * J[1][k];
-		}
-		if (da)
-			jmj += c.m_relpos1CrossNormal.dot(c.m_angularComponentA);
-		if (db)
-			jmj += c.m_relpos2CrossNormal.dot(c.m_angularComponentB);
-		if (!(jmj + s > 1e-9 * std::fabs(diag)))
-			return ROW_LEFT_OUT;
+	for (int k = 0; k < 3; ++k) {
+		ju += c.m_relpos1CrossNormal[k] * sa.u[3 + k];
+		ju += c.m_relpos2CrossNormal[k] * sb.u[3 + k];
 	}
-	/* the definition, made in its slot of the array the problem reads in place, every field written; its J
-	 * stored as pairs read from Bullet's row, not copied from J above, whose numbers were stored one at a
-	 * time: a pair loaded from two such stores waits for both to reach the cache (no store forwarding) */
-	lk_row_def &d = m_defs[(size_t)m_n];
+	/* J stored as pairs read from Bullet's row: a pair loaded from two stores of one number each waits for both
+	 * to reach the cache (no store forwarding) */
 	storeJacobian(d, c);
 	d.body[0] = a;
 	d.body[1] = b;
-	d.s = s;
+	d.s = c.m_cfm * diag;
 	d.c = ju + c.m_rhs * diag;
 	d.kind = kind;
 	d.findex = findex;
@@ -241,11 +202,56 @@ int RowMap::makeRow(const btSolverConstraint &c, lk_row_kind kind, int findex, c
 		d.kind = classify(d.lo, d.hi);
 	}
 	d.point[0] = point[0], d.point[1] = point[1], d.point[2] = point[2];
-	d.id = (uint64_t)m_n;
-	m_rows[(size_t)m_n] = &c;
-	m_lambda0[(size_t)m_n] = c.m_appliedImpulse;
-	m_kinds[d.kind]++;
-	++m_n;
+	d.id = (uint64_t)index;
+}
+
+int RowMap::screenRow(const btSolverConstraint &c, int *a, int *b) const
+{
+	const unsigned nsb = (unsigned)m_lkOfSolver.size();
+	if ((unsigned)c.m_solverBodyIdA >= nsb || (unsigned)c.m_solverBodyIdB >= nsb)
+		return ROW_BAD;
+	*a = m_lkOfSolver[(size_t)c.m_solverBodyIdA];
+	*b = m_lkOfSolver[(size_t)c.m_solverBodyIdB];
+	/* rows that move nothing keep Bullet's impulse: both sides static (or the same body) */
+	if (*a == *b)
+		return ROW_LEFT_OUT;
+	const double jinv = c.m_jacDiagABInv;
+	if (!std::isfinite(jinv) || jinv == 0.0)
+		return ROW_LEFT_OUT; /* Bullet's own update leaves such a row unchanged too */
+	const RowMotion &sa = motion(*a), &sb = motion(*b);
+	/* a direction every side has locked (a linear or angular factor of 0) has no diagonal: Bullet's estimate
+	 * ignores the factors, so where a side has a factor other than 1, compare J M^-1 J^T with the factors
+	 * against it and leave the row out. That from what Bullet's setup already holds: the linear part from the
+	 * inverse masses, the angular part as (r x n) . I^-1 (r x n), Bullet's m_angularComponent being I^-1 (r x n)
+	 * (with the angular factor) on each side; the core forms its own A_ii. Without a locked side it is
+	 * Bullet's estimate itself, and the row stays. */
+	if (sa.locked || sb.locked) {
+		const double diag = 1.0 / jinv, s = c.m_cfm * diag;
+		double jmj = 0.0;
+		for (int k = 0; k < 3; ++k) {
+			jmj += sa.inv_mass[k] * c.m_contactNormal1[k] * c.m_contactNormal1[k];
+			jmj += sb.inv_mass[k] * c.m_contactNormal2[k] * c.m_contactNormal2[k];
+		}
+		if (*a != LK_STATIC)
+			jmj += c.m_relpos1CrossNormal.dot(c.m_angularComponentA);
+		if (*b != LK_STATIC)
+			jmj += c.m_relpos2CrossNormal.dot(c.m_angularComponentB);
+		if (!(jmj + s > 1e-9 * std::fabs(diag)))
+			return ROW_LEFT_OUT;
+	}
+	return ROW_MADE;
+}
+
+int RowMap::makeRow(const btSolverConstraint &c, lk_row_kind kind, int findex, const double *point,
+                    bool normalRow)
+{
+	int a, b;
+	const int screen = screenRow(c, &a, &b);
+	if (screen != ROW_MADE)
+		return screen;
+	lk_row_def &d = m_defs[(size_t)m_n];
+	writeDef(d, c, a, b, motion(a), motion(b), 1.0 / c.m_jacDiagABInv, kind, findex, point, normalRow, m_n);
+	keepRow(c, d.kind, c.m_appliedImpulse);
 	return ROW_MADE;
 }
 
@@ -442,6 +448,65 @@ lk_status RowMap::build(const Pools &pools, bool points, int threads)
 	return st;
 }
 
+bool RowMap::planContacts(const Pools &pools)
+{
+	const int nc = pools.contact.size();
+	m_contactRow.resize((size_t)nc);
+	m_plan.clear();
+	m_plan.reserve((size_t)nc + (size_t)pools.friction.size() + (size_t)pools.rolling.size());
+	for (int j = 0; j < nc; ++j) {
+		const btSolverConstraint &c = pools.contact[j];
+		int a, b;
+		const int r = screenRow(c, &a, &b);
+		if (r == ROW_BAD)
+			return false;
+		m_contactRow[(size_t)j] = r == ROW_MADE ? m_n : -1;
+		if (r == ROW_MADE) {
+			m_plan.push_back({a, b, -1, j, LK_ROW_NORMAL});
+			keepRow(c, LK_ROW_NORMAL, c.m_appliedImpulse);
+		}
+	}
+	/* friction and rolling friction take their bounds from their contact's normal row (m_frictionIndex
+	 * indexes the contact pool), as ODE's findex */
+	const btConstraintArray *fric[2] = {&pools.friction, &pools.rolling};
+	for (int pool = 0; pool < 2; ++pool) {
+		const int n = fric[pool]->size();
+		for (int j = 0; j < n; ++j) {
+			const btSolverConstraint &c = (*fric[pool])[j];
+			const int f = c.m_frictionIndex;
+			if (f < 0 || f >= nc || m_contactRow[(size_t)f] < 0)
+				continue;
+			int a, b;
+			const int r = screenRow(c, &a, &b);
+			if (r == ROW_BAD)
+				return false;
+			if (r == ROW_MADE) {
+				m_plan.push_back({a, b, m_contactRow[(size_t)f], f, LK_ROW_FRICTION});
+				keepRow(c, LK_ROW_FRICTION, c.m_appliedImpulse);
+			}
+		}
+	}
+	return true;
+}
+
+lk_status RowMap::fillContact(void *arg, int k, lk_row_def *d)
+{
+	const RowMap *m = static_cast<const RowMap *>(arg);
+	const int row = m->m_fused + k;
+	const btSolverConstraint &c = *m->m_rows[(size_t)row];
+	const Planned &pl = m->m_plan[(size_t)k];
+	static const double unknown[3] = {0, 0, 0};
+	double point[3] = {0, 0, 0};
+	const void *mp = m->m_planPoints ? m->m_planPools->contact[pl.contact].m_originalContactPoint : nullptr;
+	if (mp) {
+		const btVector3 &o = static_cast<const btManifoldPoint *>(mp)->getPositionWorldOnB();
+		point[0] = o[0], point[1] = o[1], point[2] = o[2];
+	}
+	writeDef(*d, c, pl.a, pl.b, m->motion(pl.a), m->motion(pl.b), 1.0 / c.m_jacDiagABInv, pl.kind, pl.findex,
+	         mp ? point : unknown, pl.findex < 0, row);
+	return LK_OK;
+}
+
 void RowMap::screenRows()
 {
 	std::vector<int> moved((size_t)m_n, -1);
@@ -525,48 +590,29 @@ lk_status RowMap::buildOnce(const Pools &pools, bool points, int threads, bool j
 		made = makeRow(c, LK_ROW_JOINT, -1, point, false);
 	}
 
-	m_contactRow.resize((size_t)nc);
-	m_points.resize((size_t)nc * 3);
-	static const double unknown[3] = {0, 0, 0};
-	for (int j = 0; j < nc && made != ROW_BAD; ++j) {
-		const btSolverConstraint &c = pools.contact[j];
-		const btManifoldPoint *mp = static_cast<const btManifoldPoint *>(c.m_originalContactPoint);
-		const double *point = unknown;
-		if (points && mp) {
-			const btVector3 &o = mp->getPositionWorldOnB();
-			double *pt = &m_points[3 * (size_t)j];
-			pt[0] = o[0], pt[1] = o[1], pt[2] = o[2];
-			point = pt;
-		}
-		const int row = m_n;
-		made = makeRow(c, LK_ROW_NORMAL, -1, point, true);
-		m_contactRow[(size_t)j] = made == ROW_MADE ? row : -1;
-	}
-	/* friction and rolling friction take their bounds from their contact's normal row (m_frictionIndex
-	 * indexes the contact pool), as ODE's findex */
-	const btConstraintArray *fric[2] = {&pools.friction, &pools.rolling};
-	for (int pool = 0; pool < 2 && made != ROW_BAD; ++pool) {
-		const int n = fric[pool]->size();
-		for (int j = 0; j < n && made != ROW_BAD; ++j) {
-			const btSolverConstraint &c = (*fric[pool])[j];
-			const int f = c.m_frictionIndex;
-			if (f < 0 || f >= nc || m_contactRow[(size_t)f] < 0)
-				continue;
-			const bool read = points && pools.contact[f].m_originalContactPoint;
-			made = makeRow(c, LK_ROW_FRICTION, m_contactRow[(size_t)f], read ? &m_points[3 * (size_t)f] : unknown,
-			               false);
-		}
-	}
-	/* screened: the rows on frozen bodies and those not finite out, the others moved up */
-	if (screened && made != ROW_BAD)
+	/* the contacts' rows, planned here and made by the problem from Bullet's rows (fillContact) on the build's
+	 * threads; screened, in m_defs first, where screenRows leaves out what is not finite */
+	m_fused = m_n;
+	if (made != ROW_BAD && !planContacts(pools))
+		made = ROW_BAD;
+	m_planPools = &pools;
+	m_planPoints = points;
+	if (screened && made != ROW_BAD) {
+		for (int k = m_fused; k < m_n; ++k)
+			fillContact(this, k - m_fused, &m_defs[(size_t)k]);
 		screenRows();
+	}
 	m_rows.resize((size_t)m_n);
 	m_lambda0.resize((size_t)m_n);
 	if (st == LK_OK && made == ROW_BAD)
 		st = LK_ERR_OUT_OF_RANGE;
-	/* the problem's records, made from the definitions in place (checked as lk_problem_add_row checks them) */
+	/* the problem's records: the joints' (all, screened) from the definitions in place, then the contacts';
+	 * each checked as lk_problem_add_row checks it */
 	if (st == LK_OK)
-		st = lk_problem_add_row_array(m_p, m_n, m_defs.data(), nullptr, threads, nullptr);
+		st = lk_problem_add_row_array(m_p, screened ? m_n : m_fused, m_defs.data(), nullptr, threads, nullptr);
+	if (st == LK_OK && !screened)
+		st = lk_problem_add_rows(m_p, m_n - m_fused, fillContact, this, threads, nullptr);
+	m_planPools = nullptr;
 	if (st == LK_OK)
 		st = lk_problem_set_lambda(m_p, m_lambda0.data(), m_n);
 	return st;

@@ -22,6 +22,12 @@ struct Pools {
 	btConstraintArray &rolling;
 };
 
+/* What a row reads of one of its bodies: its u* and inverse masses (the static world's: all zero). */
+struct RowMotion {
+	double u[6], inv_mass[3];
+	bool locked; /* a linear or angular factor other than 1 */
+};
+
 /*
  * One island's rows as an lk_problem (docs/maths.md), in Bullet's sweep order: joint rows, contact
  * normals, friction, rolling friction.
@@ -88,6 +94,27 @@ private:
 	 * (it moves nothing), or refused (a solver body index out of range). */
 	enum { ROW_MADE, ROW_LEFT_OUT, ROW_BAD };
 	int makeRow(const btSolverConstraint &c, lk_row_kind kind, int findex, const double *point, bool normalRow);
+	/* Whether Bullet's row c is made (ROW_MADE, its problem bodies in *a and *b), left out or refused, as
+	 * makeRow decides it. */
+	int screenRow(const btSolverConstraint &c, int *a, int *b) const;
+	/* Row m_n is Bullet's row c, of that kind, starting from impulse: counted. */
+	void keepRow(const btSolverConstraint &c, lk_row_kind kind, double impulse)
+	{
+		m_rows[(size_t)m_n] = &c;
+		m_lambda0[(size_t)m_n] = impulse;
+		m_kinds[kind]++;
+		++m_n;
+	}
+	const RowMotion &motion(int body) const
+	{
+		static const RowMotion still = {{0, 0, 0, 0, 0, 0}, {0, 0, 0}, false};
+		return body != LK_STATIC ? m_motion[(size_t)body] : still;
+	}
+	/* The contact pools' rows, planned (planContacts: m_rows from m_fused on, each one's findex and point in
+	 * m_plan) and made by lk_problem_add_rows on the build's threads with fillContact, without a definition
+	 * array in between; false where a row is refused. */
+	bool planContacts(const Pools &pools);
+	static lk_status fillContact(void *arg, int k, lk_row_def *d);
 	/* The lcpkit index of each solver body of a rigid body, in Bullet's order (m_lkOfSolver, m_solverOfLk). */
 	void mapBodies(const btAlignedObjectArray<btSolverBody> &bodies);
 	/* One build (build): screened, with what is not finite left out. */
@@ -111,17 +138,20 @@ private:
 	const btAlignedObjectArray<btSolverBody> *m_jointBodies = nullptr; /* Bullet's solver bodies (beginJoints) */
 	btSolverConstraint *m_jointPool = nullptr; /* Bullet's rows of those joint rows */
 	std::vector<const btSolverConstraint *> m_rows;
+	/* a planned contact row (planContacts): its final findex, its contact (whose point it reads) and kind */
+	struct Planned {
+		int a, b, findex, contact;
+		lk_row_kind kind;
+	};
+	std::vector<Planned> m_plan;
+	int m_fused = 0;                   /* the first planned row (the rows before it are in m_defs) */
+	const Pools *m_planPools = nullptr; /* while add_rows makes the planned rows */
+	bool m_planPoints = false;
 	std::vector<int> m_contactRow;     /* contact pool index -> lk row or -1 */
-	std::vector<double> m_points;      /* contact pool index -> world contact point (3 each) */
 	std::vector<double> m_lambda0;
 	int m_kinds[LK_ROW_KIND_COUNT];
 	const Pools *m_pools = nullptr;    /* while build makes the bodies */
-	/* what each row reads of its bodies: their u* and inverse masses, kept as fillBody makes them */
-	struct Motion {
-		double u[6], inv_mass[3];
-		bool locked; /* a linear or angular factor other than 1 */
-	};
-	std::vector<Motion> m_motion;
+	std::vector<RowMotion> m_motion; /* by lcpkit body, kept as fillBody makes them */
 	/* the screened build's: frozen bodies (solver body indices), by lcpkit index, and rows left out */
 	bool m_screened = false;
 	std::vector<int> m_frozenSolver;

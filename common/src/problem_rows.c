@@ -152,17 +152,18 @@ static lk_status check_row_def(lk_problem *p, const lk_row_def *d, int i)
  * instead of a branch per value), except the finiteness of J, c and s: write_row finds those in the numbers it
  * makes anyway (a non-finite J, c or s makes J u* - c or A_ii non-finite, the static side's J included), and
  * overflow_message then says which rule was broken. With write_row, it implies every rule. */
-static int row_def_plainly_valid(const lk_problem *p, const lk_row_def *d, int i)
+static inline int row_def_plainly_valid(const lk_problem *p, const lk_row_def *d, int i)
 {
-	const int a = d->body[0], b = d->body[1];
+	/* every rule as a 0 or 1 combined with &, not && and ||: one branch for the row, not one per rule, in
+	 * the loop that makes an engine's thousands of rows */
+	const int a = d->body[0], b = d->body[1], f = d->findex, n = p->nbodies;
 	const double scalars[4] = {d->mu, d->point[0], d->point[1], d->point[2]};
-	int ok = i < LK_MAX_ROWS && a >= LK_STATIC && a < p->nbodies && b >= LK_STATIC && b < p->nbodies && a != b;
+	int ok = (i < LK_MAX_ROWS) & (a >= LK_STATIC) & (a < n) & (b >= LK_STATIC) & (b < n) & (a != b);
 	ok &= !any_nonfinite(scalars, 4);
-	ok &= d->s >= 0 && (unsigned)d->kind < LK_ROW_KIND_COUNT && d->findex >= -1 && d->findex != i;
-	if (d->findex >= 0)
-		ok &= d->mu >= 0;
-	else
-		ok &= d->lo <= d->hi && d->lo != INFINITY && d->hi != -INFINITY; /* false for a NaN bound too */
+	ok &= (d->s >= 0) & ((unsigned)d->kind < LK_ROW_KIND_COUNT) & (f >= -1) & (f != i);
+	/* a friction row's own bounds are not read; the others' ordered (false for a NaN bound too) */
+	const int bounds = (d->lo <= d->hi) & (d->lo != INFINITY) & (d->hi != -INFINITY);
+	ok &= f >= 0 ? d->mu >= 0 : bounds;
 	return ok;
 }
 
