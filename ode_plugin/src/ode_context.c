@@ -168,6 +168,11 @@ const char *lk_ode_error(const lk_ode *ctx)
 	return ctx ? ctx->error : "lk_ode: context is NULL";
 }
 
+const char *lk_ode_note(const lk_ode *ctx)
+{
+	return ctx ? ctx->note : "";
+}
+
 lk_status lk_ode_set_solver(lk_ode *ctx, const char *spec)
 {
 	if (!ctx)

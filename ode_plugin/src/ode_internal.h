@@ -197,7 +197,8 @@ struct lk_ode {
 
 	lk_engine_step_stats stats;
 	lk_ode_timing timing;
-	char error[512];
+	char error[512]; /* the last failed call's message (lk_ode_error) */
+	char note[512];  /* what the last step did other than asked (lk_ode_note) */
 	int64_t steps;     /* lk_ode_world_step calls so far */
 	unsigned said;     /* the kinds of note said on stderr (once each, lk__ode_say) */
 	int64_t notes_total;

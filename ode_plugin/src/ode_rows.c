@@ -16,16 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void vmessage(lk_ode *ctx, const char *fmt, va_list ap)
-{
-	vsnprintf(ctx->error, sizeof ctx->error, fmt, ap);
-}
-
 lk_status lk__ode_fail(lk_ode *ctx, lk_status st, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vmessage(ctx, fmt, ap);
+	vsnprintf(ctx->error, sizeof ctx->error, fmt, ap);
 	va_end(ap);
 	return st;
 }
@@ -34,20 +29,20 @@ void lk__ode_note(lk_ode *ctx, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vmessage(ctx, fmt, ap);
+	vsnprintf(ctx->note, sizeof ctx->note, fmt, ap);
 	va_end(ap);
 }
 
 void lk__ode_note_more(lk_ode *ctx, const char *fmt, ...)
 {
-	size_t used = strlen(ctx->error);
-	if (used > 0 && used + 2 < sizeof ctx->error) {
-		memcpy(ctx->error + used, "; ", 3);
+	size_t used = strlen(ctx->note);
+	if (used > 0 && used + 2 < sizeof ctx->note) {
+		memcpy(ctx->note + used, "; ", 3);
 		used += 2;
 	}
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(ctx->error + used, sizeof ctx->error - used, fmt, ap);
+	vsnprintf(ctx->note + used, sizeof ctx->note - used, fmt, ap);
 	va_end(ap);
 }
 

@@ -17,7 +17,7 @@ static void reset_stats(lk_ode *ctx)
 	memset(&ctx->timing, 0, sizeof ctx->timing);
 	ctx->stats.fallback_total = total;
 	ctx->stats.notes_total = ctx->notes_total;
-	ctx->error[0] = '\0';
+	ctx->error[0] = ctx->note[0] = '\0';
 }
 
 /* What a step did that the application should hear of, each kind said once a context on stderr ("lcpkit:
@@ -133,7 +133,7 @@ static lk_status read_step_problem(lk_ode *ctx, double h, int warm, int passive,
 }
 
 /* ODE's own solver produces this step (nothing of lcpkit's has been applied): the step succeeds, the stats
- * count a fallback, and the note lk_ode_error returns (already saying why) says so. Only ODE's stepper
+ * count a fallback, and the step's note (lk_ode_note) says why: what failed, which lk_ode_error held. Only ODE's stepper
  * failing (it returns 0 when it cannot allocate its working memory) fails the step. */
 static lk_status fallback(lk_ode *ctx, double h)
 {
@@ -155,8 +155,9 @@ static lk_status fallback(lk_ode *ctx, double h)
 		return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "%s; ODE's %s, stepping instead, failed too (out of memory)",
 		                    why, name);
 	lk__ode_note(ctx, "%s; ODE's %s stepped instead", why, name);
+	ctx->error[0] = '\0'; /* the step succeeded */
 	say(ctx, SAY_FALLBACK, "step %lld of world %p fell back to ODE's own stepper: %s", (long long)ctx->steps,
-	    (void *)ctx->world, ctx->error);
+	    (void *)ctx->world, ctx->note);
 	return LK_OK;
 }
 
@@ -435,7 +436,7 @@ lk_status lk_ode_extract(lk_ode *ctx, double dt, lk_problem *p)
 		return lk__ode_fail(ctx, LK_ERR_INVALID_ARGUMENT, "lk_ode_extract: dt %g must be positive and finite", dt);
 	if (lk_problem_form(p) != LK_FORM_ROWS)
 		return lk__ode_fail(ctx, LK_ERR_FORM, "lk_ode_extract: the problem is in matrix form");
-	ctx->error[0] = '\0';
+	ctx->error[0] = ctx->note[0] = '\0';
 	lk__ode_thaw(ctx);
 	double marks[3];
 	return read_problem(ctx, dt, p, ctx->stepper == LK_ODE_LCPKIT && ctx->cfg.warm_start, 1, marks);

@@ -48,38 +48,29 @@ int lk_bench_split(char *list, char **items, int max)
 int lk_bench_engine_parse(const char *cmd, int argc, char **argv, lk_bench_engine_opts *o, void (*usage)(FILE *),
                           int warmup_quick)
 {
-	for (int i = 1; i < argc; ++i) {
-		const char *a = argv[i], *v;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			return LK_EXIT_OK;
-		} else if (!strcmp(a, "--quick")) {
-			o->quick = 1;
-		} else if (!strcmp(a, "--steps") || !strcmp(a, "--warmup") || !strcmp(a, "--iterations")) {
-			int *dst = !strcmp(a, "--steps") ? &o->steps : !strcmp(a, "--warmup") ? &o->warmup : &o->iterations;
-			if (!(v = lk_cli_value(cmd, argc, argv, &i)))
-				return LK_EXIT_USAGE;
-			if (!lk_cli_int(v, !strcmp(a, "--warmup") ? 0 : 1, 100000, dst)) {
-				lk_cli_error(cmd, "%s needs a positive integer, got '%s'", a, v);
-				return LK_EXIT_USAGE;
-			}
-		} else if (!strcmp(a, "--solvers") || !strcmp(a, "--scenes")) {
-			if (!(v = lk_cli_value(cmd, argc, argv, &i)))
-				return LK_EXIT_USAGE;
-			char *dst = !strcmp(a, "--solvers") ? o->solvers : o->scenes;
-			if (strlen(v) >= sizeof o->solvers || !*v) {
-				lk_cli_error(cmd, "%s: empty or too long", a);
-				return LK_EXIT_USAGE;
-			}
-			snprintf(dst, sizeof o->solvers, "%s", v);
-		} else if (!strcmp(a, "--out")) {
-			if (!(o->out = lk_cli_value(cmd, argc, argv, &i)))
-				return LK_EXIT_USAGE;
-		} else {
-			lk_cli_error(cmd, "unknown option '%s'", a);
-			usage(stderr);
+	const char *solvers = NULL, *scenes = NULL;
+	const lk_cli_option table[] = {
+		LK_CLI_OPT_FLAG("--quick", &o->quick),
+		LK_CLI_OPT_INT("--steps", &o->steps, 1, 100000),
+		LK_CLI_OPT_INT("--warmup", &o->warmup, 0, 100000),
+		LK_CLI_OPT_INT("--iterations", &o->iterations, 1, 100000),
+		LK_CLI_OPT_STRING("--solvers", &solvers),
+		LK_CLI_OPT_STRING("--scenes", &scenes),
+		LK_CLI_OPT_STRING("--out", &o->out),
+		LK_CLI_OPT_END};
+	const int status = lk_cli_parse(cmd, argc, argv, 1, table, usage, NULL, NULL);
+	if (status >= 0)
+		return status;
+	const char *const given[2] = {solvers, scenes}, *const flags[2] = {"--solvers", "--scenes"};
+	char *const dst[2] = {o->solvers, o->scenes};
+	for (int k = 0; k < 2; ++k) {
+		if (!given[k])
+			continue;
+		if (!*given[k] || strlen(given[k]) >= sizeof o->solvers) {
+			lk_cli_error(cmd, "%s: empty or too long", flags[k]);
 			return LK_EXIT_USAGE;
 		}
+		snprintf(dst[k], sizeof o->solvers, "%s", given[k]);
 	}
 	if (o->steps < 0)
 		o->steps = o->quick ? 10 : 40;

@@ -6,6 +6,7 @@
 #include "scene.h"
 #include "sim.h"
 
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -357,84 +358,39 @@ static int parse_options(int argc, char **argv, compare_opts *o)
 {
 	*o = (compare_opts){.scene_list = NULL, .solver_list = NULL, .engine_arg = "both", .outdir = "lcpkit-report",
 	                    .hz = 60, .iters = 20, .pictures = 1, .budgets_arg = FRONTIER_BUDGETS};
-	int seeds_given = 0;
-	for (int i = 1; i < argc; ++i) {
-		const char *a = argv[i], *v = NULL;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			return LK_EXIT_OK;
-		}
-		if (!strcmp(a, "--json")) {
-			o->json = 1;
-			continue;
-		}
-		if (!strcmp(a, "--no-pictures")) {
-			o->pictures = 0;
-			continue;
-		}
-		if (!strcmp(a, "--frontier")) {
-			o->frontier = 1;
-			continue;
-		}
-		if (!strcmp(a, "--verdict")) {
-			o->verdict = 1;
-			continue;
-		}
-		if (a[0] != '-' || !(v = lk_cli_value("compare", argc, argv, &i))) {
-			if (a[0] != '-')
-				lk_cli_error("compare", "unexpected argument '%s' (see lcpkit compare --help)", a);
-			return LK_EXIT_USAGE;
-		}
-		if (!strcmp(a, "--scene") || !strcmp(a, "--scenes"))
-			o->scene_list = v;
-		else if (!strcmp(a, "--solvers") || !strcmp(a, "--solver"))
-			o->solver_list = v;
-		else if (!strcmp(a, "--engine"))
-			o->engine_arg = v;
-		else if (!strcmp(a, "--out"))
-			o->outdir = v;
-		else if (!strcmp(a, "--frames"))
-			o->frames_arg = v;
-		else if (!strcmp(a, "--budgets"))
-			o->budgets_arg = v;
-		else if (!strcmp(a, "--time")) {
-			if (!lk_cli_double(v, &o->seconds) || o->seconds <= 0 || o->seconds > 3600) {
-				lk_cli_error("compare", "--time needs seconds in (0, 3600], got '%s'", v);
-				return LK_EXIT_USAGE;
-			}
-		} else if (!strcmp(a, "--hz")) {
-			if (!lk_cli_double(v, &o->hz) || o->hz < 1 || o->hz > 10000) {
-				lk_cli_error("compare", "--hz needs a rate in [1, 10000], got '%s'", v);
-				return LK_EXIT_USAGE;
-			}
-		} else if (!strcmp(a, "--iters")) {
-			if (!lk_cli_int(v, 1, 100000, &o->iters)) {
-				lk_cli_error("compare", "--iters needs a whole number in [1, 100000], got '%s'", v);
-				return LK_EXIT_USAGE;
-			}
-			o->iters_given = 1;
-		} else if (!strcmp(a, "--clock")) {
-			if (strcmp(v, "cpu") && strcmp(v, "wall")) {
-				lk_cli_error("compare", "--clock needs cpu or wall, got '%s'", v);
-				return LK_EXIT_USAGE;
-			}
-			o->cpu_clock = !strcmp(v, "cpu");
-		} else if (!strcmp(a, "--seeds")) {
-			if (!lk_cli_int(v, 1, MAX_SEEDS, &o->seeds)) {
-				lk_cli_error("compare", "--seeds needs a whole number in [1, %d], got '%s'", MAX_SEEDS, v);
-				return LK_EXIT_USAGE;
-			}
-			seeds_given = 1;
-		} else if (!strcmp(a, "--threads")) {
-			if (!lk_cli_int(v, 1, 64, &o->threads)) {
-				lk_cli_error("compare", "--threads needs a thread count in [1, 64], got '%s'", v);
-				return LK_EXIT_USAGE;
-			}
-		} else {
-			lk_cli_error("compare", "unknown option '%s' (see lcpkit compare --help)", a);
-			return LK_EXIT_USAGE;
-		}
-	}
+	int no_pictures = 0, clock = -1;
+	o->iters = 0; /* 0 until --iters gives it */
+	static const char *const clocks[] = {"cpu", "wall", NULL};
+	const lk_cli_option opts[] = {
+		LK_CLI_OPT_FLAG("--json", &o->json),
+		LK_CLI_OPT_FLAG("--no-pictures", &no_pictures),
+		LK_CLI_OPT_FLAG("--frontier", &o->frontier),
+		LK_CLI_OPT_FLAG("--verdict", &o->verdict),
+		LK_CLI_OPT_STRING("--scene", &o->scene_list),
+		LK_CLI_OPT_STRING("--scenes", &o->scene_list),
+		LK_CLI_OPT_STRING("--solvers", &o->solver_list),
+		LK_CLI_OPT_STRING("--solver", &o->solver_list),
+		LK_CLI_OPT_STRING("--engine", &o->engine_arg),
+		LK_CLI_OPT_STRING("--out", &o->outdir),
+		LK_CLI_OPT_STRING("--frames", &o->frames_arg),
+		LK_CLI_OPT_STRING("--budgets", &o->budgets_arg),
+		LK_CLI_OPT_DOUBLE("--time", &o->seconds, DBL_MIN, 3600, "seconds in (0, 3600]"),
+		LK_CLI_OPT_DOUBLE("--hz", &o->hz, 1, 10000, "a rate from 1 to 10000"),
+		LK_CLI_OPT_INT("--iters", &o->iters, 1, 100000),
+		LK_CLI_OPT_CHOICE("--clock", &clock, clocks),
+		LK_CLI_OPT_INT("--seeds", &o->seeds, 1, MAX_SEEDS),
+		LK_CLI_OPT_INT("--threads", &o->threads, 1, 64),
+		LK_CLI_OPT_END};
+	const int status = lk_cli_parse("compare", argc, argv, 1, opts, usage, NULL, NULL);
+	if (status >= 0)
+		return status;
+	o->pictures = !no_pictures;
+	if (clock >= 0)
+		o->cpu_clock = clock == 0;
+	o->iters_given = o->iters > 0;
+	if (!o->iters_given)
+		o->iters = 20;
+	const int seeds_given = o->seeds > 0;
 	if (o->frontier && o->iters_given) {
 		lk_cli_error("compare", "--frontier runs every budget of --budgets; leave out --iters");
 		return LK_EXIT_USAGE;

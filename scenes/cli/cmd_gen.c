@@ -3,6 +3,8 @@
 #include "lcpkit/generate.h"
 #include "lcpkit/io.h"
 
+#include <float.h>
+#include <math.h>
 #include <string.h>
 
 static void usage(FILE *f)
@@ -31,33 +33,18 @@ int lk_cmd_gen(int argc, char **argv)
 	}
 	lk_gen_params g = lk_default_gen_params((lk_gen_kind)kind);
 	const char *out = "/dev/stdout";
-	for (int i = 2; i < argc; ++i) {
-		const char *a = argv[i], *v;
-		int ok = 1;
-		if (!strcmp(a, "--n")) {
-			ok = (v = lk_cli_value("gen", argc, argv, &i)) && lk_cli_int(v, 1, 10000000, &g.n);
-		} else if (!strcmp(a, "--seed")) {
-			int s = 0;
-			ok = (v = lk_cli_value("gen", argc, argv, &i)) && lk_cli_int(v, 0, 2147483647, &s);
-			g.seed = (uint64_t)s;
-		} else if (!strcmp(a, "--friction")) {
-			ok = (v = lk_cli_value("gen", argc, argv, &i)) && lk_cli_double(v, &g.mu) && g.mu >= 0;
-		} else if (!strcmp(a, "--mass-ratio")) {
-			ok = (v = lk_cli_value("gen", argc, argv, &i)) && lk_cli_double(v, &g.mass_ratio) &&
-			     g.mass_ratio > 0;
-		} else if (!strcmp(a, "--out")) {
-			ok = (v = lk_cli_value("gen", argc, argv, &i)) != NULL;
-			if (ok)
-				out = v;
-		} else {
-			lk_cli_error("gen", "unknown option '%s' (see lcpkit gen --help)", a);
-			return LK_EXIT_USAGE;
-		}
-		if (!ok) {
-			lk_cli_error("gen", "bad value for %s", a);
-			return LK_EXIT_USAGE;
-		}
-	}
+	int seed = (int)g.seed;
+	const lk_cli_option opts[] = {
+		LK_CLI_OPT_INT("--n", &g.n, 1, 10000000),
+		LK_CLI_OPT_INT("--seed", &seed, 0, 2147483647),
+		LK_CLI_OPT_DOUBLE("--friction", &g.mu, 0, INFINITY, NULL),
+		LK_CLI_OPT_DOUBLE("--mass-ratio", &g.mass_ratio, DBL_MIN, INFINITY, NULL),
+		LK_CLI_OPT_STRING("--out", &out),
+		LK_CLI_OPT_END};
+	status = lk_cli_parse("gen", argc, argv, 2, opts, usage, NULL, NULL);
+	if (status >= 0)
+		return status;
+	g.seed = (uint64_t)seed;
 	char err[512];
 	lk_problem *p = NULL;
 	if (lk_generate(&g, &p, err, sizeof err) != LK_OK) {

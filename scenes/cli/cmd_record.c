@@ -21,45 +21,40 @@ static void usage(FILE *f)
 	           "  --iters N   iterations per step (default 20)\n");
 }
 
+/* --steps A:B */
+typedef struct record_steps {
+	int first, last;
+} record_steps;
+
+static int parse_steps(void *arg, const char *v)
+{
+	record_steps *s = arg;
+	char *end;
+	long x = strtol(v, &end, 10), y;
+	if (*end != ':' || x < 1 || (y = strtol(end + 1, &end, 10)) < x || *end || y > 10000000)
+		return 0;
+	s->first = (int)x;
+	s->last = (int)y;
+	return 1;
+}
+
 int lk_cmd_record(int argc, char **argv)
 {
 	const char *scene_spec = NULL, *engine_name = NULL, *solver = "pgs", *out = NULL;
-	int first = 1, last = 100, iters = 20;
-	for (int i = 1; i < argc; ++i) {
-		const char *a = argv[i], *v;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			return LK_EXIT_OK;
-		}
-		if (!(v = lk_cli_value("record", argc, argv, &i)))
-			return LK_EXIT_USAGE;
-		if (!strcmp(a, "--scene"))
-			scene_spec = v;
-		else if (!strcmp(a, "--engine"))
-			engine_name = v;
-		else if (!strcmp(a, "--solver"))
-			solver = v;
-		else if (!strcmp(a, "--out"))
-			out = v;
-		else if (!strcmp(a, "--iters")) {
-			if (!lk_cli_int(v, 1, 100000, &iters)) {
-				lk_cli_error("record", "--iters needs a whole number in [1, 100000], got '%s'", v);
-				return LK_EXIT_USAGE;
-			}
-		} else if (!strcmp(a, "--steps")) {
-			char *end;
-			long x = strtol(v, &end, 10), y;
-			if (*end != ':' || x < 1 || (y = strtol(end + 1, &end, 10)) < x || *end || y > 10000000) {
-				lk_cli_error("record", "--steps needs A:B with 1 <= A <= B, got '%s'", v);
-				return LK_EXIT_USAGE;
-			}
-			first = (int)x;
-			last = (int)y;
-		} else {
-			lk_cli_error("record", "unknown option '%s' (see lcpkit record --help)", a);
-			return LK_EXIT_USAGE;
-		}
-	}
+	int iters = 20;
+	record_steps steps = {1, 100};
+	const lk_cli_option opts[] = {
+		LK_CLI_OPT_STRING("--scene", &scene_spec),
+		LK_CLI_OPT_STRING("--engine", &engine_name),
+		LK_CLI_OPT_STRING("--solver", &solver),
+		LK_CLI_OPT_STRING("--out", &out),
+		LK_CLI_OPT_INT("--iters", &iters, 1, 100000),
+		LK_CLI_OPT_CALL("--steps", &steps, parse_steps, "A:B with 1 <= A <= B"),
+		LK_CLI_OPT_END};
+	const int status = lk_cli_parse("record", argc, argv, 1, opts, usage, NULL, NULL);
+	if (status >= 0)
+		return status;
+	const int first = steps.first, last = steps.last;
 	if (!scene_spec || !engine_name || !out) {
 		lk_cli_error("record", "--scene, --engine and --out are required (see lcpkit record --help)");
 		return LK_EXIT_USAGE;

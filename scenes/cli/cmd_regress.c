@@ -2,6 +2,8 @@
 #include "cli.h"
 #include "recording.h"
 
+#include <float.h>
+#include <math.h>
 #include <string.h>
 
 static void usage(FILE *f)
@@ -28,51 +30,21 @@ static void usage(FILE *f)
 int lk_cmd_regress(int argc, char **argv)
 {
 	lk_regress_opts o = lk_default_regress_opts();
-	for (int i = 1; i < argc; ++i) {
-		const char *a = argv[i], *v;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			return LK_EXIT_OK;
-		} else if (!strcmp(a, "--update")) {
-			o.update = 1;
-		} else if (!strcmp(a, "--json")) {
-			o.json = 1;
-		} else if (!strcmp(a, "--solvers")) {
-			if (!(v = lk_cli_value("regress", argc, argv, &i)))
-				return LK_EXIT_USAGE;
-			o.solvers = v;
-		} else if (!strcmp(a, "--junit")) {
-			if (!(v = lk_cli_value("regress", argc, argv, &i)))
-				return LK_EXIT_USAGE;
-			o.junit = v;
-		} else if (!strcmp(a, "--peer")) {
-			if (!(v = lk_cli_value("regress", argc, argv, &i)))
-				return LK_EXIT_USAGE;
-			if (strcmp(v, "siconos")) {
-				lk_cli_error("regress", "unknown peer '%s' (choose from siconos)", v);
-				return LK_EXIT_USAGE;
-			}
-			o.peer_siconos = 1;
-		} else if (!strcmp(a, "--sweeps")) {
-			if (!(v = lk_cli_value("regress", argc, argv, &i)) || !lk_cli_int(v, 1, 1000000, &o.sweeps)) {
-				lk_cli_error("regress", "--sweeps needs a whole number in [1, 1000000]");
-				return LK_EXIT_USAGE;
-			}
-		} else if (!strcmp(a, "--tol")) {
-			if (!(v = lk_cli_value("regress", argc, argv, &i)) || !lk_cli_double(v, &o.tol) || o.tol <= 0) {
-				lk_cli_error("regress", "--tol needs a positive number");
-				return LK_EXIT_USAGE;
-			}
-		} else if (a[0] == '-') {
-			lk_cli_error("regress", "unknown option '%s' (see lcpkit regress --help)", a);
-			return LK_EXIT_USAGE;
-		} else if (!o.dir) {
-			o.dir = a;
-		} else {
-			lk_cli_error("regress", "one directory only (got '%s' and '%s')", o.dir, a);
-			return LK_EXIT_USAGE;
-		}
-	}
+	int peer = -1;
+	static const char *const peers[] = {"siconos", NULL};
+	const lk_cli_option opts[] = {
+		LK_CLI_OPT_FLAG("--update", &o.update),
+		LK_CLI_OPT_FLAG("--json", &o.json),
+		LK_CLI_OPT_STRING("--solvers", &o.solvers),
+		LK_CLI_OPT_STRING("--junit", &o.junit),
+		LK_CLI_OPT_CHOICE("--peer", &peer, peers),
+		LK_CLI_OPT_INT("--sweeps", &o.sweeps, 1, 1000000),
+		LK_CLI_OPT_DOUBLE("--tol", &o.tol, DBL_MIN, INFINITY, NULL),
+		LK_CLI_OPT_END};
+	int status = lk_cli_parse("regress", argc, argv, 1, opts, usage, lk_cli_one_argument, &o.dir);
+	if (status >= 0)
+		return status;
+	o.peer_siconos = peer == 0;
 	if (!o.dir) {
 		lk_cli_error("regress", "no directory given (see lcpkit regress --help)");
 		return LK_EXIT_USAGE;

@@ -92,6 +92,19 @@ static int parse_side(const char *arg, lk_engine *engine, char *solver, size_t n
 	return 0;
 }
 
+/* --size WIDTHxHEIGHT */
+static int parse_size(void *arg, const char *v)
+{
+	lk_view_options *opt = arg;
+	char ws[16], hs[16];
+	const char *x = strchr(v, 'x');
+	if (!x || x - v >= (long)sizeof ws || strlen(x + 1) >= sizeof hs)
+		return 0;
+	snprintf(ws, sizeof ws, "%.*s", (int)(x - v), v);
+	snprintf(hs, sizeof hs, "%s", x + 1);
+	return lk_cli_int(ws, 160, 16384, &opt->width) && lk_cli_int(hs, 120, 16384, &opt->height);
+}
+
 int lk_cmd_view(int argc, char **argv)
 {
 	lk_view_options opt;
@@ -102,55 +115,22 @@ int lk_cmd_view(int argc, char **argv)
 	opt.height = 720;
 	const char *side_arg[2] = {NULL, NULL};
 	int frames = -1;
-	for (int i = 1; i < argc; ++i) {
-		const char *a = argv[i], *v = NULL;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			return LK_EXIT_OK;
-		}
-		if (a[0] != '-' || !(v = lk_cli_value("view", argc, argv, &i))) {
-			if (a[0] != '-')
-				lk_cli_error("view", "unexpected argument '%s' (see lcpkit view --help)", a);
-			return LK_EXIT_USAGE;
-		}
-		if (!strcmp(a, "--scene")) {
-			if ((size_t)snprintf(opt.scene, sizeof opt.scene, "%s", v) >= sizeof opt.scene) {
-				lk_cli_error("view", "scene spec too long");
-				return LK_EXIT_USAGE;
-			}
-		} else if (!strcmp(a, "--left")) {
-			side_arg[0] = v;
-		} else if (!strcmp(a, "--right")) {
-			side_arg[1] = v;
-		} else if (!strcmp(a, "--iters")) {
-			if (!lk_cli_int(v, 1, 100000, &opt.iterations)) {
-				lk_cli_error("view", "--iters needs a whole number in [1, 100000], got '%s'", v);
-				return LK_EXIT_USAGE;
-			}
-		} else if (!strcmp(a, "--size")) {
-			char ws[16], hs[16];
-			const char *x = strchr(v, 'x');
-			if (!x || x - v >= (long)sizeof ws || strlen(x + 1) >= sizeof hs) {
-				lk_cli_error("view", "--size needs WIDTHxHEIGHT like 1280x720, got '%s'", v);
-				return LK_EXIT_USAGE;
-			}
-			snprintf(ws, sizeof ws, "%.*s", (int)(x - v), v);
-			snprintf(hs, sizeof hs, "%s", x + 1);
-			if (!lk_cli_int(ws, 160, 16384, &opt.width) || !lk_cli_int(hs, 120, 16384, &opt.height)) {
-				lk_cli_error("view", "--size needs WIDTHxHEIGHT from 160x120 to 16384x16384, got '%s'", v);
-				return LK_EXIT_USAGE;
-			}
-		} else if (!strcmp(a, "--screenshot")) {
-			opt.screenshot = v;
-		} else if (!strcmp(a, "--frames")) {
-			if (!lk_cli_int(v, 1, 1000000, &frames)) {
-				lk_cli_error("view", "--frames needs a whole number in [1, 1000000], got '%s'", v);
-				return LK_EXIT_USAGE;
-			}
-		} else {
-			lk_cli_error("view", "unknown option '%s' (see lcpkit view --help)", a);
-			return LK_EXIT_USAGE;
-		}
+	const char *scene = NULL;
+	const lk_cli_option opts[] = {
+		LK_CLI_OPT_STRING("--scene", &scene),
+		LK_CLI_OPT_STRING("--left", &side_arg[0]),
+		LK_CLI_OPT_STRING("--right", &side_arg[1]),
+		LK_CLI_OPT_INT("--iters", &opt.iterations, 1, 100000),
+		LK_CLI_OPT_CALL("--size", &opt, parse_size, "WIDTHxHEIGHT from 160x120 to 16384x16384"),
+		LK_CLI_OPT_STRING("--screenshot", &opt.screenshot),
+		LK_CLI_OPT_INT("--frames", &frames, 1, 1000000),
+		LK_CLI_OPT_END};
+	const int status = lk_cli_parse("view", argc, argv, 1, opts, usage, NULL, NULL);
+	if (status >= 0)
+		return status;
+	if (scene && (size_t)snprintf(opt.scene, sizeof opt.scene, "%s", scene) >= sizeof opt.scene) {
+		lk_cli_error("view", "scene spec too long");
+		return LK_EXIT_USAGE;
 	}
 	if (frames > 0 && !opt.screenshot) {
 		lk_cli_error("view", "--frames goes with --screenshot FILE");

@@ -2,6 +2,8 @@
  * target (tests/fuzz/fuzz_solve_args.c) builds it alone, without the peers and the report. */
 #include "cli.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,121 +76,74 @@ static int solver_config(const char *spec, int iters, int threads, double budget
 	return -1;
 }
 
+/* What lk_solve_parse_args gathers before it makes the configurations. */
+typedef struct solve_parse {
+	lk_solve_args *out;
+	const char *spec; /* the first --solver */
+	int nspecs;
+} solve_parse;
+
+/* --solver, up to LK_SOLVE_MORE_SPECS + 1 times */
+static int add_solver(void *arg, const char *v)
+{
+	solve_parse *sp = arg;
+	if (sp->nspecs == LK_SOLVE_MORE_SPECS + 1) {
+		lk_cli_error("solve", "at most %d --solver options", LK_SOLVE_MORE_SPECS + 1);
+		return -1;
+	}
+	if (sp->nspecs == 0)
+		sp->spec = v;
+	else
+		sp->out->more_spec[sp->nspecs - 1] = v;
+	++sp->nspecs;
+	return 1;
+}
+
+/* a problem file */
+static int add_file(void *arg, const char *v)
+{
+	lk_solve_args *out = arg;
+	out->files[out->nfiles++] = v;
+	return 1;
+}
+
 int lk_solve_parse_args(int argc, char **argv, lk_solve_args *out)
 {
-	const char *spec = "pgs";
-	int iters = 0, cold = 0, threads = 0, merit = -1, nspecs = 0;
+	int iters = 0, cold = 0, threads = 0, merit = -1, peer = -1, clock = -1;
 	double tol = 0, budget = 0;
 	memset(out, 0, sizeof *out);
 	const char **files = calloc((size_t)argc + 1, sizeof *files);
 	if (!files)
 		return LK_EXIT_FAIL;
 	out->files = files;
-	for (int i = 1; i < argc; ++i) {
-		const char *a = argv[i], *v;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			return LK_EXIT_OK;
-		} else if (!strcmp(a, "--solver")) {
-			if (!(v = lk_cli_value("solve", argc, argv, &i)))
-				return LK_EXIT_USAGE;
-			if (nspecs == LK_SOLVE_MORE_SPECS + 1) {
-				lk_cli_error("solve", "at most %d --solver options", LK_SOLVE_MORE_SPECS + 1);
-				return LK_EXIT_USAGE;
-			}
-			if (nspecs == 0)
-				spec = v;
-			else
-				out->more_spec[nspecs - 1] = v;
-			++nspecs;
-		} else if (!strcmp(a, "--iters")) {
-			if (!(v = lk_cli_value("solve", argc, argv, &i)))
-				return LK_EXIT_USAGE;
-			if (!lk_cli_int(v, 1, 100000000, &iters)) {
-				lk_cli_error("solve", "--iters needs a whole number from 1 to 100000000, got '%s'", v);
-				return LK_EXIT_USAGE;
-			}
-		} else if (!strcmp(a, "--tol")) {
-			if (!(v = lk_cli_value("solve", argc, argv, &i)))
-				return LK_EXIT_USAGE;
-			if (!lk_cli_double(v, &tol) || tol < 0) {
-				lk_cli_error("solve", "--tol needs a non-negative number, got '%s'", v);
-				return LK_EXIT_USAGE;
-			}
-		} else if (!strcmp(a, "--threads")) {
-			if (!(v = lk_cli_value("solve", argc, argv, &i)))
-				return LK_EXIT_USAGE;
-			if (!lk_cli_int(v, 1, 64, &threads)) {
-				lk_cli_error("solve", "--threads needs a thread count from 1 to 64, got '%s'", v);
-				return LK_EXIT_USAGE;
-			}
-		} else if (!strcmp(a, "--budget")) {
-			if (!(v = lk_cli_value("solve", argc, argv, &i)))
-				return LK_EXIT_USAGE;
-			if (!lk_cli_double(v, &budget) || !(budget > 0)) {
-				lk_cli_error("solve", "--budget needs a positive number of sweep-equivalents, got '%s'", v);
-				return LK_EXIT_USAGE;
-			}
-		} else if (!strcmp(a, "--out")) {
-			if (!(out->out_path = lk_cli_value("solve", argc, argv, &i)))
-				return LK_EXIT_USAGE;
-		} else if (!strcmp(a, "--out-w")) {
-			out->out_w = 1;
-		} else if (!strcmp(a, "--history")) {
-			if (!(out->history_path = lk_cli_value("solve", argc, argv, &i)))
-				return LK_EXIT_USAGE;
-		} else if (!strcmp(a, "--json")) {
-			out->json = 1;
-		} else if (!strcmp(a, "--cold")) {
-			cold = 1;
-		} else if (!strcmp(a, "--merit")) {
-			static const char *const merits[] = {"res", "theta", "fischer", "modified", "fc3d"};
-			if (!(v = lk_cli_value("solve", argc, argv, &i)))
-				return LK_EXIT_USAGE;
-			for (int k = 0; k < 5; ++k)
-				if (!strcmp(v, merits[k]))
-					merit = k;
-			if (merit < 0) {
-				lk_cli_error("solve", "--merit needs res, theta, fischer, modified or fc3d, got '%s'", v);
-				return LK_EXIT_USAGE;
-			}
-		} else if (!strcmp(a, "--peer")) {
-			if (!(v = lk_cli_value("solve", argc, argv, &i)))
-				return LK_EXIT_USAGE;
-			if (strcmp(v, "siconos")) {
-				lk_cli_error("solve", "--peer knows siconos only, got '%s'", v);
-				return LK_EXIT_USAGE;
-			}
-			out->peer = 1;
-		} else if (!strcmp(a, "--peer-iters")) {
-			if (!(v = lk_cli_value("solve", argc, argv, &i)))
-				return LK_EXIT_USAGE;
-			if (!lk_cli_int(v, 1, 100000000, &out->peer_iters)) {
-				lk_cli_error("solve", "--peer-iters needs a whole number from 1 to 100000000, got '%s'", v);
-				return LK_EXIT_USAGE;
-			}
-		} else if (!strcmp(a, "--repeat")) {
-			if (!(v = lk_cli_value("solve", argc, argv, &i)))
-				return LK_EXIT_USAGE;
-			if (!lk_cli_int(v, 1, 1000, &out->repeat)) {
-				lk_cli_error("solve", "--repeat needs a whole number from 1 to 1000, got '%s'", v);
-				return LK_EXIT_USAGE;
-			}
-		} else if (!strcmp(a, "--clock")) {
-			if (!(v = lk_cli_value("solve", argc, argv, &i)))
-				return LK_EXIT_USAGE;
-			if (strcmp(v, "cpu") && strcmp(v, "wall")) {
-				lk_cli_error("solve", "--clock needs cpu or wall, got '%s'", v);
-				return LK_EXIT_USAGE;
-			}
-			lk_set_stats_clock(!strcmp(v, "cpu") ? LK_CLOCK_THREAD_CPU : LK_CLOCK_WALL);
-		} else if (a[0] == '-' && a[1]) {
-			lk_cli_error("solve", "unknown option '%s' (see lcpkit solve --help)", a);
-			return LK_EXIT_USAGE;
-		} else {
-			files[out->nfiles++] = a;
-		}
-	}
+	solve_parse sp = {out, "pgs", 0};
+	static const char *const merits[] = {"res", "theta", "fischer", "modified", "fc3d", NULL};
+	static const char *const peers[] = {"siconos", NULL}, *const clocks[] = {"cpu", "wall", NULL};
+	const lk_cli_option opts[] = {
+		LK_CLI_OPT_CALL("--solver", &sp, add_solver, NULL),
+		LK_CLI_OPT_INT("--iters", &iters, 1, 100000000),
+		LK_CLI_OPT_DOUBLE("--tol", &tol, 0, INFINITY, "a non-negative number"),
+		LK_CLI_OPT_INT("--threads", &threads, 1, 64),
+		LK_CLI_OPT_DOUBLE("--budget", &budget, DBL_MIN, INFINITY, "a positive number of sweep-equivalents"),
+		LK_CLI_OPT_STRING("--out", &out->out_path),
+		LK_CLI_OPT_FLAG("--out-w", &out->out_w),
+		LK_CLI_OPT_STRING("--history", &out->history_path),
+		LK_CLI_OPT_FLAG("--json", &out->json),
+		LK_CLI_OPT_FLAG("--cold", &cold),
+		LK_CLI_OPT_CHOICE("--merit", &merit, merits),
+		LK_CLI_OPT_CHOICE("--peer", &peer, peers),
+		LK_CLI_OPT_INT("--peer-iters", &out->peer_iters, 1, 100000000),
+		LK_CLI_OPT_INT("--repeat", &out->repeat, 1, 1000),
+		LK_CLI_OPT_CHOICE("--clock", &clock, clocks),
+		LK_CLI_OPT_END};
+	int status = lk_cli_parse("solve", argc, argv, 1, opts, usage, add_file, out);
+	if (status >= 0)
+		return status;
+	out->peer = peer == 0;
+	if (clock >= 0)
+		lk_set_stats_clock(clock == 0 ? LK_CLOCK_THREAD_CPU : LK_CLOCK_WALL);
+	const char *spec = sp.spec;
+	const int nspecs = sp.nspecs;
 	if (out->nfiles == 0) {
 		lk_cli_error("solve", "no problem file given (see lcpkit solve --help)");
 		return LK_EXIT_USAGE;

@@ -1,6 +1,7 @@
 #include "cli_util.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -210,4 +211,114 @@ int lk_cli_split_specs(const char *list, char out[][LK_CLI_SPEC_LEN], int max)
 			++s;
 	}
 	return n;
+}
+
+/* "a whole number from 1 to 64", "a number from 0 to 1", "a number of at least 0", "a positive number". */
+static void describe_range(const lk_cli_option *o, char *buf, size_t size)
+{
+	if (o->what)
+		snprintf(buf, size, "%s", o->what);
+	else if (o->kind == LK_CLI_INT)
+		snprintf(buf, size, "a whole number from %.0f to %.0f", o->lo, o->hi);
+	else if (o->lo > 0 && o->lo <= DBL_MIN && isinf(o->hi))
+		snprintf(buf, size, "a positive number");
+	else if (isinf(o->hi))
+		snprintf(buf, size, "a number of at least %g", o->lo);
+	else
+		snprintf(buf, size, "a number from %g to %g", o->lo, o->hi);
+}
+
+/* Option o with the value v (NULL for a flag): 1 taken, or 0 with the error printed. */
+static int take_option(const char *cmd, const lk_cli_option *o, const char *v)
+{
+	char what[160];
+	switch (o->kind) {
+	case LK_CLI_FLAG:
+		*(int *)o->out = 1;
+		return 1;
+	case LK_CLI_STRING:
+		*(const char **)o->out = v;
+		return 1;
+	case LK_CLI_INT:
+		/* the range as whole numbers: lo and hi of an int option are whole and within int */
+		if (lk_cli_int(v, (int)o->lo, (int)o->hi, (int *)o->out))
+			return 1;
+		break;
+	case LK_CLI_DOUBLE: {
+		double x;
+		if (lk_cli_double(v, &x) && x >= o->lo && x <= o->hi) {
+			*(double *)o->out = x;
+			return 1;
+		}
+		break;
+	}
+	case LK_CLI_CHOICE: {
+		size_t len = 0;
+		for (int k = 0; o->choices[k]; ++k) {
+			if (!strcmp(v, o->choices[k])) {
+				*(int *)o->out = k;
+				return 1;
+			}
+			len += (size_t)snprintf(what + len, len < sizeof what ? sizeof what - len : 0, "%s%s",
+			                        k == 0 ? "" : o->choices[k + 1] ? ", " : " or ", o->choices[k]);
+		}
+		lk_cli_error(cmd, "%s needs %s, got '%s'", o->name, o->what ? o->what : what, v);
+		return 0;
+	}
+	case LK_CLI_CALL: {
+		const int r = o->call(o->out, v);
+		if (r != 0)
+			return r > 0;
+		if (!o->what) {
+			lk_cli_error(cmd, "bad value '%s' for %s", v, o->name);
+			return 0;
+		}
+		break;
+	}
+	}
+	describe_range(o, what, sizeof what);
+	lk_cli_error(cmd, "%s needs %s, got '%s'", o->name, what, v);
+	return 0;
+}
+
+int lk_cli_parse(const char *cmd, int argc, char **argv, int first, const lk_cli_option *opts,
+                 void (*usage)(FILE *), int (*positional)(void *ctx, const char *arg), void *ctx)
+{
+	for (int i = first; i < argc; ++i) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			return LK_EXIT_OK;
+		}
+		const lk_cli_option *o = opts;
+		while (o->name && strcmp(o->name, a))
+			++o;
+		if (o->name) {
+			const char *v = NULL;
+			if (o->kind != LK_CLI_FLAG && !(v = lk_cli_value(cmd, argc, argv, &i)))
+				return LK_EXIT_USAGE;
+			if (!take_option(cmd, o, v))
+				return LK_EXIT_USAGE;
+			continue;
+		}
+		if (a[0] == '-' && a[1]) {
+			lk_cli_error(cmd, "unknown option '%s' (see lcpkit %s --help)", a, cmd);
+			return LK_EXIT_USAGE;
+		}
+		const int r = positional ? positional(ctx, a) : 0;
+		if (r == 0)
+			lk_cli_error(cmd, "unexpected argument '%s' (see lcpkit %s --help)", a, cmd);
+		if (r <= 0)
+			return LK_EXIT_USAGE;
+	}
+	return -1;
+}
+
+int lk_cli_one_argument(void *ctx, const char *arg)
+{
+	const char **slot = ctx;
+	if (*slot)
+		return 0;
+	*slot = arg;
+	return 1;
 }

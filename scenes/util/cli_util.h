@@ -48,6 +48,46 @@ void lk_cli_note(const char *cmd, const char *fmt, ...) __attribute__((format(pr
 int lk_cli_split_specs(const char *list, char out[][LK_CLI_SPEC_LEN], int max);
 /* The option value after argv[*i] (advancing *i), or NULL with an error printed. */
 const char *lk_cli_value(const char *cmd, int argc, char **argv, int *i);
+/* One option of a command for lk_cli_parse: its name, what its value is and where it goes. */
+typedef enum lk_cli_kind {
+	LK_CLI_FLAG,   /* no value: *(int *)out = 1 */
+	LK_CLI_INT,    /* a whole number in [lo, hi]: *(int *)out */
+	LK_CLI_DOUBLE, /* a finite number in [lo, hi]: *(double *)out */
+	LK_CLI_STRING, /* any text: *(const char **)out, the argument itself */
+	LK_CLI_CHOICE, /* one of choices (NULL-terminated): *(int *)out, its index */
+	LK_CLI_CALL    /* call(out, value): 1 taken, 0 a bad value, -1 refused with its own message printed */
+} lk_cli_kind;
+typedef struct lk_cli_option {
+	const char *name; /* "--iters"; NULL ends a table */
+	lk_cli_kind kind;
+	void *out;
+	double lo, hi;                /* LK_CLI_INT, LK_CLI_DOUBLE: the range, both ends allowed */
+	const char *const *choices;   /* LK_CLI_CHOICE */
+	int (*call)(void *out, const char *value); /* LK_CLI_CALL */
+	const char *what;             /* the value as the error names it ("a positive number"); NULL: from the kind */
+} lk_cli_option;
+/* A table's rows (designated, so that each kind names only what it uses; `1 ? p : (T *)0` makes the compiler
+ * check that p points to the type the kind writes). */
+#define LK_CLI_INT_PTR(p) (1 ? (p) : (int *)0)
+#define LK_CLI_OPT_FLAG(n, p) {.name = (n), .kind = LK_CLI_FLAG, .out = LK_CLI_INT_PTR(p)}
+#define LK_CLI_OPT_INT(n, p, min, max) {.name = (n), .kind = LK_CLI_INT, .out = LK_CLI_INT_PTR(p), .lo = (min), .hi = (max)}
+#define LK_CLI_OPT_DOUBLE(n, p, min, max, w) \
+	{.name = (n), .kind = LK_CLI_DOUBLE, .out = (1 ? (p) : (double *)0), .lo = (min), .hi = (max), .what = (w)}
+#define LK_CLI_OPT_STRING(n, p) {.name = (n), .kind = LK_CLI_STRING, .out = (1 ? (p) : (const char **)0)}
+#define LK_CLI_OPT_CHOICE(n, p, names) {.name = (n), .kind = LK_CLI_CHOICE, .out = LK_CLI_INT_PTR(p), .choices = (names)}
+#define LK_CLI_OPT_CALL(n, p, fn, w) {.name = (n), .kind = LK_CLI_CALL, .out = (p), .call = (fn), .what = (w)}
+#define LK_CLI_OPT_END {.name = NULL}
+/* Parses argv[first..argc) against the table opts: "--help" and "-h" print usage to stdout; an option takes
+ * the next argument as its value; any other argument starting with '-' is refused, and the rest go to
+ * positional(ctx, arg) (1 taken, 0 refused as unexpected, -1 refused with its own message printed; NULL:
+ * none is expected). -1 when everything was taken; else the exit status, after one line "lcpkit CMD: ..."
+ * on stderr for a usage error (LK_EXIT_USAGE) or usage on stdout for --help (LK_EXIT_OK). */
+int lk_cli_parse(const char *cmd, int argc, char **argv, int first, const lk_cli_option *opts,
+                 void (*usage)(FILE *), int (*positional)(void *ctx, const char *arg), void *ctx);
+
+/* lk_cli_parse's positional for a command of one argument: *(const char **)ctx = arg, a second refused. */
+int lk_cli_one_argument(void *ctx, const char *arg);
+
 /* For a command whose first argument is a word (a suite, a kind): -1 when argv[1] is one to go on with; else
  * the exit status after printing usage to stdout (--help, -h: LK_EXIT_OK) or to stderr (none: LK_EXIT_USAGE). */
 int lk_cli_first_word(int argc, char **argv, void (*usage)(FILE *));

@@ -61,7 +61,7 @@ typedef struct lk_ode_def {
 	                          * configuration's measure=, unless the spec sets it) */
 	int quiet;               /* 1: say nothing on stderr. Otherwise each kind of note (a fallback to ODE's
 	                          * stepper, rows left out, a body frozen) is said once, "lcpkit: ...", unless
-	                          * LCPKIT_QUIET=1; lk_ode_error and the statistics have them either way */
+	                          * LCPKIT_QUIET=1; lk_ode_note and the statistics have them either way */
 	int whole_world;         /* 1: the registered spaces and bodies hold every body of the world that can move
 	                          * (the preload library registers every body it sees created). A step then
 	                          * integrates the gathered bodies itself and does not also run ODE's stepper over
@@ -90,10 +90,13 @@ LK_API lk_status lk_ode_check(char *err, size_t err_size);
 LK_API lk_status lk_ode_create(dWorldID world, const lk_ode_def *def, lk_ode **out, char *err, size_t err_size);
 /* Restores anything the context changed in ODE (nothing outlives a step) and frees it. NULL is ignored. */
 LK_API void lk_ode_destroy(lk_ode *ctx);
-/* The message of the last failed call on ctx; after a step that returned LK_OK, "" or a note on what it did
- * instead of the expected (why it fell back to ODE's stepper, why a measurement was left out). Owned by
- * ctx; every step starts it afresh. */
+/* The message of the last failed call on ctx ("" after a step that returned LK_OK). Owned by ctx; every step
+ * starts it afresh. */
 LK_API const char *lk_ode_error(const lk_ode *ctx);
+/* What the last step (or lk_ode_extract) did other than asked, "" when nothing: why it fell back to ODE's
+ * stepper, the rows it left out, the bodies it froze, each with the first example. Owned by ctx; every step
+ * starts it afresh. */
+LK_API const char *lk_ode_note(const lk_ode *ctx);
 
 /* Selects the solver by spec (see lk_ode_def.solver); on a bad spec nothing changes. */
 LK_API lk_status lk_ode_set_solver(lk_ode *ctx, const char *spec);
@@ -122,10 +125,10 @@ LK_API lk_status lk_ode_remove_body(lk_ode *ctx, dBodyID body);
  * LK_OK: the world was stepped. If the rows could not be turned into a problem, or the lcpkit solve failed or
  * tripped a guard (non-finite, diverged, bad diagonal), ODE's stepper (dWorldQuickStep unless
  * lk_ode_set_fallback says otherwise) produced this step instead: still LK_OK, the stats say fallback = 1 and
- * lk_ode_error says why. A row that cannot be solved (its J not finite or zero, as ODE's convex collider's
+ * lk_ode_note says why. A row that cannot be solved (its J not finite or zero, as ODE's convex collider's
  * contacts with a zero normal have it) is left out, and the rest is solved (stats rows_left_out); a body whose
  * state is not finite (position, orientation, velocities, force, mass) is frozen: left where it is, out of
- * the step with its joints, until the application repairs it (stats bodies_frozen). Each is in lk_ode_error
+ * the step with its joints, until the application repairs it (stats bodies_frozen). Each is in lk_ode_note
  * and said once on stderr (lk_ode_def.quiet). Nothing non-finite is ever written into ODE.
  * Not stepped: LK_ERR_INVALID_ARGUMENT; LK_ERR_NONFINITE for a world setting that makes every body's state
  * non-finite (gravity); LK_ERR_NO_MEMORY when ODE's own stepper failed (it returns 0 when it cannot allocate

@@ -35,6 +35,7 @@
 #include "scene.h"
 #include "sim.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -537,54 +538,24 @@ int lk_bench_engines(int argc, char **argv)
 	o.scaling_max = -1;
 	o.out = "bench-out";
 	const char *scenes = NULL;
-	for (int i = 1; i < argc; ++i) {
-		const char *a = argv[i], *v;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			return LK_EXIT_OK;
-		} else if (!strcmp(a, "--quick")) {
-			o.quick = 1;
-		} else if (!strcmp(a, "--no-scaling")) {
-			o.scaling = 0;
-		} else if (!strcmp(a, "--scenes")) {
-			if (!(scenes = lk_cli_value(cmd, argc, argv, &i)))
-				return LK_EXIT_USAGE;
-		} else if (!strcmp(a, "--iterations") || !strcmp(a, "--warmup") || !strcmp(a, "--steps") ||
-		           !strcmp(a, "--dense-max") || !strcmp(a, "--scaling-max")) {
-			int *dst = !strcmp(a, "--iterations") ? &o.iterations
-			           : !strcmp(a, "--warmup")   ? &o.warmup
-			           : !strcmp(a, "--steps")    ? &o.steps
-			           : !strcmp(a, "--dense-max") ? &o.dense_max
-			                                       : &o.scaling_max;
-			if (!(v = lk_cli_value(cmd, argc, argv, &i)))
-				return LK_EXIT_USAGE;
-			if (!lk_cli_int(v, !strcmp(a, "--warmup") || !strcmp(a, "--dense-max") ? 0 : 1, 10000000, dst)) {
-				lk_cli_error(cmd, "%s needs a non-negative integer, got '%s'", a, v);
-				return LK_EXIT_USAGE;
-			}
-		} else if (!strcmp(a, "--res")) {
-			if (!(v = lk_cli_value(cmd, argc, argv, &i)))
-				return LK_EXIT_USAGE;
-			if (!lk_cli_double(v, &o.res) || !(o.res > 0)) {
-				lk_cli_error(cmd, "--res needs a positive number, got '%s'", v);
-				return LK_EXIT_USAGE;
-			}
-		} else if (!strcmp(a, "--max-solve")) {
-			if (!(v = lk_cli_value(cmd, argc, argv, &i)))
-				return LK_EXIT_USAGE;
-			if (!lk_cli_double(v, &o.max_solve) || !(o.max_solve > 0)) {
-				lk_cli_error(cmd, "--max-solve needs a positive number of seconds, got '%s'", v);
-				return LK_EXIT_USAGE;
-			}
-		} else if (!strcmp(a, "--out")) {
-			if (!(o.out = lk_cli_value(cmd, argc, argv, &i)))
-				return LK_EXIT_USAGE;
-		} else {
-			lk_cli_error(cmd, "unknown option '%s'", a);
-			usage(stderr);
-			return LK_EXIT_USAGE;
-		}
-	}
+	int no_scaling = 0;
+	const lk_cli_option table[] = {
+		LK_CLI_OPT_FLAG("--quick", &o.quick),
+		LK_CLI_OPT_FLAG("--no-scaling", &no_scaling),
+		LK_CLI_OPT_STRING("--scenes", &scenes),
+		LK_CLI_OPT_INT("--iterations", &o.iterations, 1, 10000000),
+		LK_CLI_OPT_INT("--warmup", &o.warmup, 0, 10000000),
+		LK_CLI_OPT_INT("--steps", &o.steps, 1, 10000000),
+		LK_CLI_OPT_INT("--dense-max", &o.dense_max, 0, 10000000),
+		LK_CLI_OPT_INT("--scaling-max", &o.scaling_max, 1, 10000000),
+		LK_CLI_OPT_DOUBLE("--res", &o.res, DBL_MIN, INFINITY, NULL),
+		LK_CLI_OPT_DOUBLE("--max-solve", &o.max_solve, DBL_MIN, INFINITY, "a positive number of seconds"),
+		LK_CLI_OPT_STRING("--out", &o.out),
+		LK_CLI_OPT_END};
+	const int parsed = lk_cli_parse(cmd, argc, argv, 1, table, usage, NULL, NULL);
+	if (parsed >= 0)
+		return parsed;
+	o.scaling = !no_scaling;
 	if (o.warmup < 0)
 		o.warmup = o.quick ? 30 : 60;
 	if (o.steps < 0)

@@ -693,8 +693,10 @@ static int part_sm(const opts *o, FILE *csv)
 
 /* ----------------------------------------------------------------------------------------- command */
 
-static int parse_parts(const char *v, opts *o)
+/* --parts: a comma list of t1, t2, ord, sm (lk_cli_parse's LK_CLI_CALL) */
+static int parts_option(void *arg, const char *v)
 {
+	opts *o = arg;
 	char buf[128];
 	snprintf(buf, sizeof buf, "%s", v);
 	o->part_t1 = o->part_t2 = o->part_ord = o->part_sm = 0;
@@ -733,45 +735,25 @@ int lk_bench_paper(int argc, char **argv)
 	o.t2_steps = -1;
 	o.engine = LK_ENGINE_ODE;
 	o.part_t1 = o.part_t2 = o.part_ord = o.part_sm = 1;
-	for (int i = 1; i < argc; ++i) {
-		const char *a = argv[i], *v;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			return LK_EXIT_OK;
-		} else if (!strcmp(a, "--quick")) {
-			o.quick = 1;
-		} else if (!strcmp(a, "--parts")) {
-			if (!(v = lk_cli_value(cmd, argc, argv, &i)))
-				return LK_EXIT_USAGE;
-			if (!parse_parts(v, &o)) {
-				lk_cli_error(cmd, "--parts: choose from t1, t2, ord, sm; got '%s'", v);
-				return LK_EXIT_USAGE;
-			}
-		} else if (!strcmp(a, "--engine")) {
-			if (!(v = lk_cli_value(cmd, argc, argv, &i)))
-				return LK_EXIT_USAGE;
-			int e = lk_engine_from_name(v);
-			if (e < 0) {
-				lk_cli_error(cmd, "--engine: '%s' is not an engine built into this lcpkit (ode, bullet)", v);
-				return LK_EXIT_USAGE;
-			}
-			o.engine = (lk_engine)e;
-		} else if (!strcmp(a, "--steps") || !strcmp(a, "--repeat")) {
-			int *dst = !strcmp(a, "--steps") ? &o.t2_steps : &o.repeats;
-			if (!(v = lk_cli_value(cmd, argc, argv, &i)))
-				return LK_EXIT_USAGE;
-			if (!lk_cli_int(v, !strcmp(a, "--steps") ? 120 : 1, 100000, dst)) {
-				lk_cli_error(cmd, "%s: '%s' is not a valid count (steps >= 120, repeats >= 1)", a, v);
-				return LK_EXIT_USAGE;
-			}
-		} else if (!strcmp(a, "--out")) {
-			if (!(o.out = lk_cli_value(cmd, argc, argv, &i)))
-				return LK_EXIT_USAGE;
-		} else {
-			lk_cli_error(cmd, "unknown option '%s'", a);
-			usage(stderr);
+	const char *engine = NULL;
+	const lk_cli_option table[] = {
+		LK_CLI_OPT_FLAG("--quick", &o.quick),
+		LK_CLI_OPT_CALL("--parts", &o, parts_option, "parts from t1, t2, ord, sm"),
+		LK_CLI_OPT_STRING("--engine", &engine),
+		LK_CLI_OPT_INT("--steps", &o.t2_steps, 120, 100000),
+		LK_CLI_OPT_INT("--repeat", &o.repeats, 1, 100000),
+		LK_CLI_OPT_STRING("--out", &o.out),
+		LK_CLI_OPT_END};
+	const int parsed = lk_cli_parse(cmd, argc, argv, 1, table, usage, NULL, NULL);
+	if (parsed >= 0)
+		return parsed;
+	if (engine) {
+		const int e = lk_engine_from_name(engine);
+		if (e < 0) {
+			lk_cli_error(cmd, "--engine: '%s' is not an engine built into this lcpkit (ode, bullet)", engine);
 			return LK_EXIT_USAGE;
 		}
+		o.engine = (lk_engine)e;
 	}
 	if (o.repeats < 0)
 		o.repeats = o.quick ? 3 : 5;

@@ -63,43 +63,23 @@ static int parse(int argc, char **argv, opts *o)
 	o->iterations = 10;
 	o->warmup = o->steps = -1;
 	o->out = "bench-out";
-	for (int i = 1; i < argc; ++i) {
-		const char *a = argv[i], *v;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			return LK_EXIT_OK;
-		}
-		if (!strcmp(a, "--quick")) {
-			o->quick = 1;
-			continue;
-		}
-		if (!(v = lk_cli_value("bench phase", argc, argv, &i)))
-			return LK_EXIT_USAGE;
-		if (!strcmp(a, "--scenes"))
-			scenes = v;
-		else if (!strcmp(a, "--solvers"))
-			solvers = v;
-		else if (!strcmp(a, "--engines"))
-			engines = v;
-		else if (!strcmp(a, "--out"))
-			o->out = v;
-		else if (!strcmp(a, "--clock")) {
-			if (strcmp(v, "thread") && strcmp(v, "wall")) {
-				lk_cli_error("bench phase", "--clock: '%s' is neither thread nor wall", v);
-				return LK_EXIT_USAGE;
-			}
-			o->wall = !strcmp(v, "wall");
-		} else if (!strcmp(a, "--iterations") || !strcmp(a, "--warmup") || !strcmp(a, "--steps")) {
-			int *dst = a[2] == 'i' ? &o->iterations : a[2] == 'w' ? &o->warmup : &o->steps;
-			if (!lk_cli_int(v, a[2] == 'w' ? 0 : 1, 1000000, dst)) {
-				lk_cli_error("bench phase", "%s: '%s' is not an integer in [%d, 1000000]", a, v, a[2] == 'w' ? 0 : 1);
-				return LK_EXIT_USAGE;
-			}
-		} else {
-			lk_cli_error("bench phase", "unknown option '%s' (see --help)", a);
-			return LK_EXIT_USAGE;
-		}
-	}
+	int clock = -1;
+	static const char *const clocks[] = {"thread", "wall", NULL};
+	const lk_cli_option table[] = {
+		LK_CLI_OPT_FLAG("--quick", &o->quick),
+		LK_CLI_OPT_STRING("--scenes", &scenes),
+		LK_CLI_OPT_STRING("--solvers", &solvers),
+		LK_CLI_OPT_STRING("--engines", &engines),
+		LK_CLI_OPT_STRING("--out", &o->out),
+		LK_CLI_OPT_CHOICE("--clock", &clock, clocks),
+		LK_CLI_OPT_INT("--iterations", &o->iterations, 1, 1000000),
+		LK_CLI_OPT_INT("--warmup", &o->warmup, 0, 1000000),
+		LK_CLI_OPT_INT("--steps", &o->steps, 1, 1000000),
+		LK_CLI_OPT_END};
+	const int parsed = lk_cli_parse("bench phase", argc, argv, 1, table, usage, NULL, NULL);
+	if (parsed >= 0)
+		return parsed;
+	o->wall = clock == 1;
 	if (o->warmup < 0)
 		o->warmup = o->quick ? 10 : 60;
 	if (o->steps < 0)

@@ -87,34 +87,20 @@ int lk_bench_threads(int argc, char **argv)
 	int quick = 0, sweeps = 20, repeats = -1, step = 10;
 	const char *out = "bench-out";
 	char sizes_arg[256] = "";
-	for (int i = 1; i < argc; ++i) {
-		const char *a = argv[i], *v;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			return LK_EXIT_OK;
-		} else if (!strcmp(a, "--quick")) {
-			quick = 1;
-		} else if (!strcmp(a, "--sizes") || !strcmp(a, "--out")) {
-			if (!(v = lk_cli_value("bench threads", argc, argv, &i)))
-				return LK_EXIT_USAGE;
-			if (!strcmp(a, "--out"))
-				out = v;
-			else
-				snprintf(sizes_arg, sizeof sizes_arg, "%s", v);
-		} else if (!strcmp(a, "--sweeps") || !strcmp(a, "--repeat") || !strcmp(a, "--step")) {
-			int *dst = !strcmp(a, "--sweeps") ? &sweeps : !strcmp(a, "--repeat") ? &repeats : &step;
-			if (!(v = lk_cli_value("bench threads", argc, argv, &i)))
-				return LK_EXIT_USAGE;
-			if (!lk_cli_int(v, 1, 100000, dst)) {
-				lk_cli_error("bench threads", "%s needs an integer in 1..100000, got '%s'", a, v);
-				return LK_EXIT_USAGE;
-			}
-		} else {
-			lk_cli_error("bench threads", "unknown option '%s'", a);
-			usage(stderr);
-			return LK_EXIT_USAGE;
-		}
-	}
+	const char *sizes_given = NULL;
+	const lk_cli_option table[] = {
+		LK_CLI_OPT_FLAG("--quick", &quick),
+		LK_CLI_OPT_STRING("--sizes", &sizes_given),
+		LK_CLI_OPT_STRING("--out", &out),
+		LK_CLI_OPT_INT("--sweeps", &sweeps, 1, 100000),
+		LK_CLI_OPT_INT("--repeat", &repeats, 1, 100000),
+		LK_CLI_OPT_INT("--step", &step, 1, 100000),
+		LK_CLI_OPT_END};
+	const int parsed = lk_cli_parse("bench threads", argc, argv, 1, table, usage, NULL, NULL);
+	if (parsed >= 0)
+		return parsed;
+	if (sizes_given)
+		snprintf(sizes_arg, sizeof sizes_arg, "%s", sizes_given);
 	if (repeats < 0)
 		repeats = quick ? 3 : 7;
 	if (!sizes_arg[0])

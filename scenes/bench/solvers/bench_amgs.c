@@ -357,30 +357,17 @@ int lk_bench_amgs(int argc, char **argv)
 {
 	int level = 1, repeat = -1;
 	const char *out = "bench-out";
-	for (int i = 1; i < argc; ++i) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			return LK_EXIT_OK;
-		} else if (!strcmp(a, "--quick")) {
-			level = 0;
-		} else if (!strcmp(a, "--full")) {
-			level = 2;
-		} else if (!strcmp(a, "--repeat")) {
-			const char *v = lk_cli_value("bench amgs", argc, argv, &i);
-			if (!v || !lk_cli_int(v, 1, MAX_REPEAT, &repeat)) {
-				lk_cli_error("bench amgs", "--repeat needs an integer in 1..%d", MAX_REPEAT);
-				return LK_EXIT_USAGE;
-			}
-		} else if (!strcmp(a, "--out")) {
-			if (!(out = lk_cli_value("bench amgs", argc, argv, &i)))
-				return LK_EXIT_USAGE;
-		} else {
-			lk_cli_error("bench amgs", "unknown option '%s'", a);
-			usage(stderr);
-			return LK_EXIT_USAGE;
-		}
-	}
+	int quick = 0, full = 0;
+	const lk_cli_option table[] = {
+		LK_CLI_OPT_FLAG("--quick", &quick),
+		LK_CLI_OPT_FLAG("--full", &full),
+		LK_CLI_OPT_INT("--repeat", &repeat, 1, MAX_REPEAT),
+		LK_CLI_OPT_STRING("--out", &out),
+		LK_CLI_OPT_END};
+	const int parsed = lk_cli_parse("bench amgs", argc, argv, 1, table, usage, NULL, NULL);
+	if (parsed >= 0)
+		return parsed;
+	level = full ? 2 : quick ? 0 : 1;
 	if (repeat < 0)
 		repeat = level == 0 ? 2 : 5;
 	lk_bench_csv csv[2] = {{.name = "amgs_convergence.csv"}, {.name = "amgs_sweep.csv"}};

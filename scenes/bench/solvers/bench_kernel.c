@@ -209,8 +209,12 @@ static double run_kernel(lk_problem *p, lk_problem *p4k, kernel k, int sweeps)
 
 /* ------------------------------------------------------------------------------------------- the run */
 
-static int parse_sizes(const char *v, opts *o)
+/* --sizes: a comma list of row counts (lk_cli_parse's LK_CLI_CALL) */
+#define LK_STR_(x) #x
+#define LK_STR(x) LK_STR_(x)
+static int sizes_option(void *arg, const char *v)
 {
+	opts *o = arg;
 	char buf[256];
 	snprintf(buf, sizeof buf, "%s", v);
 	o->nsizes = 0;
@@ -231,39 +235,16 @@ int lk_bench_kernel(int argc, char **argv)
 	o.repeats = -1;
 	o.work = 4e6;
 	o.min_sweeps = 3;
-	for (int i = 1; i < argc; ++i) {
-		const char *a = argv[i], *v;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			return LK_EXIT_OK;
-		} else if (!strcmp(a, "--quick")) {
-			o.quick = 1;
-		} else if (!strcmp(a, "--sizes")) {
-			if (!(v = lk_cli_value(cmd, argc, argv, &i)))
-				return LK_EXIT_USAGE;
-			if (!parse_sizes(v, &o)) {
-				lk_cli_error(cmd, "--sizes needs up to %d row counts in 10..20000000, got '%s'", MAX_SIZES, v);
-				return LK_EXIT_USAGE;
-			}
-		} else if (!strcmp(a, "--repeat")) {
-			if (!(v = lk_cli_value(cmd, argc, argv, &i)))
-				return LK_EXIT_USAGE;
-			if (!lk_cli_int(v, 1, 1000, &o.repeats)) {
-				lk_cli_error(cmd, "--repeat needs an integer in 1..1000, got '%s'", v);
-				return LK_EXIT_USAGE;
-			}
-		} else if (!strcmp(a, "--callgrind")) {
-			if (!(o.callgrind = lk_cli_value(cmd, argc, argv, &i)))
-				return LK_EXIT_USAGE;
-		} else if (!strcmp(a, "--out")) {
-			if (!(o.out = lk_cli_value(cmd, argc, argv, &i)))
-				return LK_EXIT_USAGE;
-		} else {
-			lk_cli_error(cmd, "unknown option '%s'", a);
-			usage(stderr);
-			return LK_EXIT_USAGE;
-		}
-	}
+	const lk_cli_option table[] = {
+		LK_CLI_OPT_FLAG("--quick", &o.quick),
+		LK_CLI_OPT_CALL("--sizes", &o, sizes_option, "up to " LK_STR(MAX_SIZES) " row counts from 10 to 20000000"),
+		LK_CLI_OPT_INT("--repeat", &o.repeats, 1, 1000),
+		LK_CLI_OPT_STRING("--callgrind", &o.callgrind),
+		LK_CLI_OPT_STRING("--out", &o.out),
+		LK_CLI_OPT_END};
+	const int parsed = lk_cli_parse(cmd, argc, argv, 1, table, usage, NULL, NULL);
+	if (parsed >= 0)
+		return parsed;
 	if (o.repeats < 0)
 		o.repeats = o.quick ? 5 : 9;
 	if (o.nsizes == 0) {

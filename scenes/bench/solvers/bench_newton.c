@@ -673,37 +673,16 @@ int lk_bench_newton(int argc, char **argv)
 {
 	const char *out = "bench-out";
 	int quick = 0, repeat = -1, nprob = -1, npeer = -1;
-	for (int i = 1; i < argc; ++i) {
-		const char *a = argv[i];
-		const char *v;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			return LK_EXIT_OK;
-		} else if (!strcmp(a, "--quick")) {
-			quick = 1;
-		} else if (!strcmp(a, "--repeat") || !strcmp(a, "--problems") || !strcmp(a, "--peers")) {
-			if (!(v = lk_cli_value("bench newton", argc, argv, &i)))
-				return LK_EXIT_USAGE;
-			int x;
-			if (!lk_cli_int(v, a[2] == 'r' ? 1 : 0, a[2] == 'r' ? 64 : 1024, &x)) {
-				lk_cli_error("bench newton", "%s needs an integer in range, got '%s'", a, v);
-				return LK_EXIT_USAGE;
-			}
-			if (a[2] == 'r')
-				repeat = x;
-			else if (a[3] == 'r')
-				nprob = x;
-			else
-				npeer = x;
-		} else if (!strcmp(a, "--out")) {
-			if (!(out = lk_cli_value("bench newton", argc, argv, &i)))
-				return LK_EXIT_USAGE;
-		} else {
-			lk_cli_error("bench newton", "unknown option '%s'", a);
-			usage(stderr);
-			return LK_EXIT_USAGE;
-		}
-	}
+	const lk_cli_option table[] = {
+		LK_CLI_OPT_FLAG("--quick", &quick),
+		LK_CLI_OPT_INT("--repeat", &repeat, 1, 64),
+		LK_CLI_OPT_INT("--problems", &nprob, 0, 1024),
+		LK_CLI_OPT_INT("--peers", &npeer, 0, 1024),
+		LK_CLI_OPT_STRING("--out", &out),
+		LK_CLI_OPT_END};
+	const int parsed = lk_cli_parse("bench newton", argc, argv, 1, table, usage, NULL, NULL);
+	if (parsed >= 0)
+		return parsed;
 	if (repeat < 0)
 		repeat = quick ? 1 : 5;
 	if (nprob < 0)

@@ -439,35 +439,21 @@ static int bench_problem(const bproblem *b, int matrix, const opts *o, FILE *csv
 int lk_bench_orderings(int argc, char **argv)
 {
 	opts o = {200, 15, 0, "bench-out"};
-	int K_set = 0, reps_set = 0;
-	for (int i = 1; i < argc; ++i) {
-		const char *a = argv[i], *v;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			print_usage(stdout);
-			return LK_EXIT_OK;
-		} else if (!strcmp(a, "--quick")) {
-			o.quick = 1;
-		} else if (!strcmp(a, "--iters")) {
-			if (!(v = lk_cli_value("bench orderings", argc, argv, &i)) || !lk_cli_int(v, 1, 1000000, &o.K)) {
-				lk_cli_error("bench orderings", "--iters needs an integer in 1..1000000");
-				return LK_EXIT_USAGE;
-			}
-			K_set = 1;
-		} else if (!strcmp(a, "--reps")) {
-			if (!(v = lk_cli_value("bench orderings", argc, argv, &i)) || !lk_cli_int(v, 1, 1000, &o.reps)) {
-				lk_cli_error("bench orderings", "--reps needs an integer in 1..1000");
-				return LK_EXIT_USAGE;
-			}
-			reps_set = 1;
-		} else if (!strcmp(a, "--out")) {
-			if (!(o.out = lk_cli_value("bench orderings", argc, argv, &i)))
-				return LK_EXIT_USAGE;
-		} else {
-			lk_cli_error("bench orderings", "unknown option '%s'", a);
-			print_usage(stderr);
-			return LK_EXIT_USAGE;
-		}
-	}
+	int K = 0, reps = 0;
+	const lk_cli_option table[] = {
+		LK_CLI_OPT_FLAG("--quick", &o.quick),
+		LK_CLI_OPT_INT("--iters", &K, 1, 1000000),
+		LK_CLI_OPT_INT("--reps", &reps, 1, 1000),
+		LK_CLI_OPT_STRING("--out", &o.out),
+		LK_CLI_OPT_END};
+	const int parsed = lk_cli_parse("bench orderings", argc, argv, 1, table, print_usage, NULL, NULL);
+	if (parsed >= 0)
+		return parsed;
+	const int K_set = K > 0, reps_set = reps > 0;
+	if (K_set)
+		o.K = K;
+	if (reps_set)
+		o.reps = reps;
 	if (o.quick) {
 		if (!K_set)
 			o.K = 60;

@@ -275,35 +275,18 @@ static void usage(FILE *f)
 
 int lk_bench_pgs_sm(int argc, char **argv)
 {
-	int quick = 0, repeat = 5;
+	int quick = 0, repeat = 0; /* 0 until --repeat gives it */
 	const char *out = "bench-out";
-	for (int i = 1; i < argc; ++i) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			return LK_EXIT_OK;
-		} else if (!strcmp(a, "--quick")) {
-			quick = 1;
-		} else if (!strcmp(a, "--repeat")) {
-			const char *v = lk_cli_value("bench pgs-sm", argc, argv, &i);
-			if (!v || !lk_cli_int(v, 1, 64, &repeat)) {
-				lk_cli_error("bench pgs-sm", "--repeat needs an integer in 1..64");
-				return LK_EXIT_USAGE;
-			}
-		} else if (!strcmp(a, "--out")) {
-			if (!(out = lk_cli_value("bench pgs-sm", argc, argv, &i)))
-				return LK_EXIT_USAGE;
-		} else {
-			lk_cli_error("bench pgs-sm", "unknown option '%s'", a);
-			usage(stderr);
-			return LK_EXIT_USAGE;
-		}
-	}
-	int repeat_given = 0;
-	for (int i = 1; i < argc; ++i)
-		repeat_given |= !strcmp(argv[i], "--repeat");
-	if (quick && !repeat_given)
-		repeat = 3;
+	const lk_cli_option table[] = {
+		LK_CLI_OPT_FLAG("--quick", &quick),
+		LK_CLI_OPT_INT("--repeat", &repeat, 1, 64),
+		LK_CLI_OPT_STRING("--out", &out),
+		LK_CLI_OPT_END};
+	const int parsed = lk_cli_parse("bench pgs-sm", argc, argv, 1, table, usage, NULL, NULL);
+	if (parsed >= 0)
+		return parsed;
+	if (repeat == 0)
+		repeat = quick ? 3 : 5;
 	static const int budgets_full[] = {1, 2, 4, 8}, budgets_quick[] = {1, 4};
 	const int *budgets = quick ? budgets_quick : budgets_full;
 	int nbudgets = quick ? 2 : 4;

@@ -140,29 +140,14 @@ int lk_bench_work(int argc, char **argv)
 {
 	int quick = 0, repeats = 20;
 	const char *out = "bench-out";
-	for (int i = 1; i < argc; ++i) {
-		const char *v;
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			usage(stdout);
-			return LK_EXIT_OK;
-		} else if (!strcmp(argv[i], "--quick")) {
-			quick = 1;
-		} else if (!strcmp(argv[i], "--repeat")) {
-			if (!(v = lk_cli_value("bench work", argc, argv, &i)))
-				return LK_EXIT_USAGE;
-			if (!lk_cli_int(v, 1, 1000, &repeats)) {
-				lk_cli_error("bench work", "--repeat needs an integer in 1..1000, got '%s'", v);
-				return LK_EXIT_USAGE;
-			}
-		} else if (!strcmp(argv[i], "--out")) {
-			if (!(out = lk_cli_value("bench work", argc, argv, &i)))
-				return LK_EXIT_USAGE;
-		} else {
-			lk_cli_error("bench work", "unknown option '%s'", argv[i]);
-			usage(stderr);
-			return LK_EXIT_USAGE;
-		}
-	}
+	const lk_cli_option table[] = {
+		LK_CLI_OPT_FLAG("--quick", &quick),
+		LK_CLI_OPT_INT("--repeat", &repeats, 1, 1000),
+		LK_CLI_OPT_STRING("--out", &out),
+		LK_CLI_OPT_END};
+	const int parsed = lk_cli_parse("bench work", argc, argv, 1, table, usage, NULL, NULL);
+	if (parsed >= 0)
+		return parsed;
 	if (quick)
 		repeats = repeats < 5 ? repeats : 5;
 	printf("weights in use: pgs-sm CG row %.2f, Newton product row %.2f, NNCG momentum row %.2f, APGD product "
