@@ -217,10 +217,9 @@ static inline void lk__prefetch_ahead(const lk__row *rows, const int *perm, int 
 
 /* Rows ahead whose two velocity slots the sweeps prefetch: their record, prefetched LK_SWEEP_PREFETCH rows
  * ahead, has come in by then and names the bodies. A large problem's slots (64 bytes a body, 6.4 MB for
- * 100,000 bodies) lie beyond the level-2 cache, and each row reads and writes two of them: on ODE's bigpool
- * step at 184,764 rows, 20 sweeps took 48-50 ms with the slots prefetched 3 rows ahead against 53-56 without
- * (5 rows ahead: 49-50), on Bullet's 15,930-row pile island 1.59-1.60 against 1.69-1.70 ms; problems in cache
- * (2,353 and 5,658 rows) the same within 1 % (docs/benchmarks.md, "Threads"). 0: none. */
+ * 100,000 bodies) lie beyond the level-2 cache, and each row reads and writes two of them. Three rows ahead
+ * was the fastest on a large pool's step and a large pile's island, and level on problems in cache
+ * (docs/benchmarks.md, "The velocity slots prefetched"). 0: none. */
 #ifndef LK_DU_PREFETCH
 #define LK_DU_PREFETCH 3
 #endif

@@ -7,8 +7,8 @@
 
 /* Siconos (the reference peer) brings in OpenBLAS, whose threaded build starts a worker thread when it is
  * loaded that spins for about a tenth of a second waiting for work lcpkit never gives it: on a two-core
- * machine that takes a core from whatever lcpkit times or runs on its own threads in that time (a 50-sweep
- * solve on two threads took 60-110 ms instead of 3.5). lcpkit calls BLAS only through Siconos's reference
+ * machine that takes a core from whatever lcpkit times or runs on its own threads in that time (a short solve
+ * on two threads took many times its own length). lcpkit calls BLAS only through Siconos's reference
  * solves, which are small: BLAS is set to one thread and the idle worker is stopped, through OpenBLAS's own
  * entry points where it is the BLAS loaded (looked up, so that another BLAS needs nothing). A value of
  * OPENBLAS_NUM_THREADS the user set is respected. */
