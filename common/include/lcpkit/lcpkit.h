@@ -342,11 +342,8 @@ typedef struct lk_solver_config {
 	lk_merit merit;         /* the merit the tolerances apply to */
 	int check_every;        /* evaluate the merit every N iterations (>= 1) when a tolerance needs it */
 	int warm_start;         /* 1: start from the problem's lambda; 0: start from zero */
-	int measure;            /* 1 (default): RES of the start and of the result, for lk_stats and the end guard
-	                         * against a result worse than the start (two evaluations, each about the cost of a
-	                         * sweep); 0: left out where nothing else needs them (a Gauss-Seidel method, PGS,
-	                         * PSOR, AMGS or AMSOR, without merit tolerance or history), the statistics' RES
-	                         * and merits NaN. A non-finite result is caught either way. */
+	int measure;            /* 1 (default): RES of the start and the result (lk_stats, the end guard); 0: not
+	                         * evaluated where nothing else reads them (docs/solvers.md, "measure") */
 	double sor_w;           /* PSOR relaxation, 0 < w < 2; LK_SOR_AUTO: estimated during the solve (docs/solvers.md) */
 	lk_order order;
 	int order_descending;   /* IPP and CP: descending instead of ascending */
