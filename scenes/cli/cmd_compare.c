@@ -612,34 +612,71 @@ scene_times times_of(const compare_opts *o, const compare_plan *p, const lk_scen
 	return st;
 }
 
-/* Runs the plan in order, each run writing its CSV; stops at the first run that fails. */
-static int run_all(const compare_opts *o, compare_plan *p)
+/* The runs of one scene on one seed (seed 0: the table's runs first..last, else their seeded copies), stepped
+ * side by side: step k of every run, then step k + 1, so that the machine's state (its clock rate, the other
+ * load on it) is the same for the solvers compared; each run's simulation is its own, and steps as it would
+ * alone (sim_ode.c keeps each world's state of ODE's random generator). Each run writes its CSV. 0, or -1
+ * with the failing run's message printed. */
+static int run_group(const compare_opts *o, compare_plan *p, int first, int last, int seed)
 {
 	char err[512];
-	for (int i = 0; i < p->nruns; ++i) {
-		run *r = &p->runs[i];
-		const lk_scene *sc = r->scene;
-		scene_times st = times_of(o, p, sc);
+	const int n = last - first + 1;
+	const lk_scene *sc = p->runs[first].scene;
+	scene_times st = times_of(o, p, sc);
+	if (n < 1 || n > MAX_RUNS_PER_SCENE)
+		return -1;
+	run *g[MAX_RUNS_PER_SCENE] = {NULL};
+	int nf = 0, conv = 0;
+	if (seed == 0) {
+		/* the frontier's runs need neither pictures nor the long solve of one step */
+		nf = o->frontier ? 0 : st.nf;
+		conv = o->frontier ? 0 : st.conv_step;
+	}
+	for (int i = 0; i < n; ++i)
+		g[i] = seed == 0 ? &p->runs[first + i] : &p->extra[(size_t)(first + i) * (p->nseeds - 1) + seed - 1];
+	int failed = -1;
+	for (int i = 0; i < n && failed < 0; ++i)
+		if (run_begin(g[i], st.t, p->h, st.ft, nf, conv, err, sizeof err) != 0)
+			failed = i;
+	const int steps = failed < 0 ? g[0]->steps : 0;
+	char label[200];
+	snprintf(label, sizeof label, "%s%s", sc->spec, seed ? " (seeded)" : "");
+	for (int k = 0; k < steps && failed < 0; ++k) {
+		for (int i = 0; i < n && failed < 0; ++i)
+			if (run_step(g[i], k, err, sizeof err) != 0)
+				failed = i;
+		if ((k & 15) == 0 || k == steps - 1)
+			lk_cli_progress(label, k + 1, steps);
+	}
+	for (int i = 0; i < n && failed < 0; ++i) {
 		char suffix[32] = "";
 		if (o->frontier)
-			snprintf(suffix, sizeof suffix, "-budget%d", r->budget);
-		/* the frontier's runs need neither pictures nor the long solve of one step */
-		if (run_one(r, sc, st.t, p->h, st.ft, o->frontier ? 0 : st.nf, o->frontier ? 0 : st.conv_step, o->outdir,
-		            suffix, err, sizeof err) != 0) {
-			lk_cli_error("compare", "%s on %s with %s: %s", sc->spec, lk_engine_name(r->engine), r->solver, err);
-			return LK_EXIT_FAIL;
-		}
-		/* the same run on the seeded scenes: no pictures, no long solve */
-		for (int k = 1; k < p->nseeds; ++k) {
-			run *x = &p->extra[(size_t)i * (p->nseeds - 1) + k - 1];
-			snprintf(suffix, sizeof suffix, "-seed%d", k);
-			if (run_one(x, x->scene, st.t, p->h, st.ft, 0, 0, o->outdir, suffix, err, sizeof err) != 0) {
-				lk_cli_error("compare", "%s on %s with %s: %s", x->scene->spec, lk_engine_name(x->engine), x->solver,
-				             err);
+			snprintf(suffix, sizeof suffix, "-budget%d", g[i]->budget);
+		if (seed > 0)
+			snprintf(suffix, sizeof suffix, "-seed%d", seed);
+		if (run_end(g[i], o->outdir, suffix, err, sizeof err) != 0)
+			failed = i;
+	}
+	if (failed < 0)
+		return 0;
+	lk_cli_error("compare", "%s on %s with %s: %s", g[failed]->scene->spec, lk_engine_name(g[failed]->engine),
+	             g[failed]->solver, err);
+	for (int i = 0; i < n; ++i)
+		run_abort(g[i]);
+	return -1;
+}
+
+/* Runs the plan a scene at a time (its runs side by side, run_group), each run writing its CSV; stops at the
+ * first run that fails. */
+static int run_all(const compare_opts *o, compare_plan *p)
+{
+	for (int first = 0, last; first < p->nruns; first = last + 1) {
+		for (last = first; last + 1 < p->nruns && p->runs[last + 1].scene_index == p->runs[first].scene_index;)
+			++last;
+		for (int seed = 0; seed < p->nseeds; ++seed)
+			if (run_group(o, p, first, last, seed) != 0)
 				return LK_EXIT_FAIL;
-			}
-		}
-		p->ndone = i + 1;
+		p->ndone = last + 1;
 	}
 	return LK_EXIT_OK;
 }

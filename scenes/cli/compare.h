@@ -15,6 +15,8 @@
 #define MAX_ITEMS 32
 #define MAX_BUDGETS 16
 #define MAX_SEEDS 16
+/* the most runs of one scene: every engine, solver and budget (run_all steps them side by side) */
+#define MAX_RUNS_PER_SCENE (LK_ENGINE_COUNT * MAX_ITEMS * MAX_BUDGETS)
 
 typedef struct run {
 	const lk_scene *scene;
@@ -54,6 +56,7 @@ typedef struct run {
 	double *conv_work; /* in PGS sweeps: row updates / rows */
 	int conv_n;
 	char csv[512];
+	struct run_live *live; /* while its steps are taken (run_begin .. run_end) */
 } run;
 
 /* A number column of the tables, summary.csv and the JSON; NAN reads '-' in a table, empty in a CSV and null
@@ -128,7 +131,15 @@ void print_json(FILE *f, const run *runs, int nruns, const column *cols, int nco
 int parse_budgets(const char *arg, int *out);
 scene_times times_of(const compare_opts *o, const compare_plan *p, const lk_scene *sc);
 void file_safe(char *s);
-int run_one(run *r, const lk_scene *scene, double seconds, double h, const double *frame_t, int nframes, int conv_step, const char *outdir, const char *csv_suffix, char *err, size_t esz);
+/* One run of r->scene, taken a step at a time so that the runs of a scene go side by side (run_all): run_begin
+ * makes its simulation (nframes pictures at frame_t; at step conv_step, if any, the residual against iteration
+ * of that step's problem), run_step takes step k (0-based), run_end summarizes and writes its CSV to outdir; each
+ * returns 0, or -1 with err and the simulation gone. run_abort drops a run's simulation (free_run does too). */
+int run_begin(run *r, double seconds, double h, const double *frame_t, int nframes, int conv_step, char *err,
+              size_t esz);
+int run_step(run *r, int k, char *err, size_t esz);
+int run_end(run *r, const char *outdir, const char *csv_suffix, char *err, size_t esz);
+void run_abort(run *r);
 void free_run(run *r);
 void write_plots(const compare_opts *o, const compare_plan *p);
 int write_report(const compare_opts *o, const compare_plan *p);

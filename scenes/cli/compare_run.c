@@ -170,13 +170,58 @@ void file_safe(char *s)
 
 /* Runs one scene x engine x solver at its budget. conv_step 0: no long solve of a step's problem;
  * csv_suffix goes into the run's CSV name. */
-int run_one(run *r, const lk_scene *scene, double seconds, double h, const double *frame_t, int nframes,
-                   int conv_step, const char *outdir, const char *csv_suffix, char *err, size_t esz)
+/* A run's state while its steps are taken (run_begin .. run_end). */
+struct run_live {
+	lk_sim *sim;
+	incline_track slope;
+	lk_pose top0;
+	const double *frame_t;
+	int nframes, frame, conv_step;
+	double h;
+};
+
+/* The poses of frames whose time has come at t. */
+static void take_frames(run *r, double t)
 {
-	lk_sim_def def = {scene, r->engine, r->solver, r->budget, h, 0};
-	lk_sim *sim = NULL;
-	if (lk_sim_create(&def, &sim, err, esz) != LK_OK)
+	struct run_live *L = r->live;
+	const lk_scene *scene = r->scene;
+	while (L->frame < L->nframes && L->frame_t[L->frame] <= t + 1e-9) {
+		for (int b = 0; b < scene->nbodies; ++b)
+			lk_sim_pose(L->sim, b, &r->frames[(size_t)L->frame * scene->nbodies + b]);
+		++L->frame;
+	}
+}
+
+void run_abort(run *r)
+{
+	if (!r->live)
+		return;
+	incline_free(&r->live->slope);
+	lk_sim_destroy(r->live->sim);
+	free(r->live);
+	r->live = NULL;
+}
+
+int run_begin(run *r, double seconds, double h, const double *frame_t, int nframes, int conv_step, char *err,
+              size_t esz)
+{
+	const lk_scene *scene = r->scene;
+	struct run_live *L = calloc(1, sizeof *L);
+	if (!L) {
+		snprintf(err, esz, "out of memory");
 		return -1;
+	}
+	lk_sim_def def = {scene, r->engine, r->solver, r->budget, h, 0};
+	if (lk_sim_create(&def, &L->sim, err, esz) != LK_OK) {
+		free(L);
+		return -1;
+	}
+	r->live = L;
+	lk_sim_step_in_turn(L->sim);
+	L->frame_t = frame_t;
+	L->nframes = nframes;
+	L->conv_step = conv_step;
+	L->h = h;
 	int steps = (int)lround(seconds / h);
 	if (steps < 1)
 		steps = 1;
@@ -193,124 +238,122 @@ int run_one(run *r, const lk_scene *scene, double seconds, double h, const doubl
 	r->joint_err = calloc((size_t)steps, sizeof(double));
 	r->iters = calloc((size_t)steps, sizeof(int));
 	r->frames = calloc((size_t)(nframes > 0 ? nframes : 1) * (size_t)scene->nbodies, sizeof(lk_pose));
-	incline_track slope;
-	int slope_ok = incline_begin(&slope, sim, scene, steps) == 0;
+	int slope_ok = incline_begin(&L->slope, L->sim, scene, steps) == 0;
 	if (!r->solve_ms || !r->step_ms || !r->res || !r->pen || !r->energy || !r->top_z || !r->top_drift_at || !r->work ||
 	    !r->joint_err || !r->iters || !r->frames || !slope_ok) {
 		snprintf(err, esz, "out of memory");
-		incline_free(&slope);
-		lk_sim_destroy(sim);
+		run_abort(r);
 		return -1;
 	}
-	lk_pose top0;
 	if (scene->stack_top >= 0)
-		lk_sim_pose(sim, scene->stack_top, &top0);
-	int frame = 0;
-	while (frame < nframes && frame_t[frame] <= 0) {
-		for (int b = 0; b < scene->nbodies; ++b)
-			lk_sim_pose(sim, b, &r->frames[(size_t)frame * scene->nbodies + b]);
-		++frame;
-	}
+		lk_sim_pose(L->sim, scene->stack_top, &L->top0);
+	take_frames(r, 0.0);
 	r->fell = 0;
 	r->top_drift_max = 0.0;
 	r->fell_at = -1;
-	char label[200];
-	snprintf(label, sizeof label, "%s/%s/%s@%d", scene->name, lk_engine_name(r->engine), r->solver, r->budget);
-	for (int k = 0; k < steps; ++k) {
-		lk_engine_step_stats st;
-		memset(&st, 0, sizeof st);
-		if (k + 1 == conv_step)
-			lk_sim_capture_next(sim);
-		if (lk_sim_step(sim, &st) != LK_OK) {
-			snprintf(err, esz, "step %d failed", k);
-			incline_free(&slope);
-			lk_sim_destroy(sim);
-			return -1;
-		}
-		r->solve_ms[k] = 1e3 * st.solve_seconds;
-		r->step_ms[k] = 1e3 * st.step_seconds;
-		r->res[k] = st.res_final;
-		r->iters[k] = st.iterations;
-		r->work[k] = st.work;
-		r->pen[k] = lk_sim_max_penetration(sim);
-		r->energy[k] = lk_sim_kinetic_energy(sim);
-		for (int j = 0; j < scene->njoints; ++j)
-			r->joint_err[k] = fmax(r->joint_err[k], lk_sim_joint_error(sim, j));
-		r->fallbacks = (double)st.fallback_total;
-		double t = (k + 1) * h;
-		incline_sample(&slope, sim, scene, t);
-		if (scene->stack_top >= 0) {
-			lk_pose p;
-			lk_sim_pose(sim, scene->stack_top, &p);
-			r->top_z[k] = p.pos[2];
-			r->top_drift_at[k] = hypot(p.pos[0] - top0.pos[0], p.pos[1] - top0.pos[1]);
-			if (!r->fell && p.pos[2] < scene->stack_top_height - scene->fall_drop) {
-				r->fell = 1;
-				r->fell_at = t;
+	return 0;
+}
+
+/* At the chosen step, the residual against iteration on the step's own problem, one long solve (seed 000
+ * Fig. 3-5). */
+static void convergence_solve(run *r)
+{
+	lk_solver_config cfg;
+	char e2[200];
+	/* an engine's own solver has no lcpkit configuration to replay */
+	lk_problem *p = lk_config_parse(r->solver, &cfg, e2, sizeof e2) == LK_OK ? lk_sim_take_captured(r->live->sim) : NULL;
+	if (!p)
+		return;
+	/* every method gets the work of 200 PGS sweeps, the unit in which Silcowitz et al. measure PGS-SM's time: a
+	 * budget of 200 sweep-equivalents, whatever the spec's own limits */
+	const int cap = 4096;
+	cfg.budget = 200;
+	cfg.adapt.cap = 1.0; /* auto's budget is a mean it may exceed fourfold: here a cap */
+	cfg.max_iterations = 1000000;
+	cfg.tol_abs = 0;
+	lk_history h2 = {calloc(cap, sizeof(lk_history_entry)), cap, 0};
+	int rows = lk_problem_row_count(p);
+	if (h2.entries && rows > 0 && lk_solve(p, &cfg, NULL, &h2) == LK_OK) {
+		r->conv_res = calloc((size_t)h2.count, sizeof(double));
+		r->conv_work = calloc((size_t)h2.count, sizeof(double));
+		if (r->conv_res && r->conv_work) {
+			double best = INFINITY;
+			int n = 0;
+			for (int i = 0; i < h2.count; ++i) {
+				double work = (double)h2.entries[i].row_updates / rows;
+				if (work > 200.0 + 1e-9)
+					break;
+				/* PGS-SM returns the best iterate it has seen: plot what it would return */
+				double res = h2.entries[i].res;
+				if (cfg.method == LK_METHOD_PGS_SM && cfg.pgs_sm.best_iterate)
+					res = best = fmin(best, res);
+				r->conv_res[n] = res;
+				r->conv_work[n++] = work;
 			}
-			/* the end's drift is where a swaying stack happens to be then; its largest tells the sway */
-			if (!r->fell)
-				r->top_drift_max = fmax(r->top_drift_max, r->top_drift_at[k]);
-			if (k == steps - 1)
-				r->top_drift = r->top_drift_at[k];
+			r->conv_n = n;
 		}
-		while (frame < nframes && frame_t[frame] <= t + 1e-9) {
-			for (int b = 0; b < scene->nbodies; ++b)
-				lk_sim_pose(sim, b, &r->frames[(size_t)frame * scene->nbodies + b]);
-			++frame;
-		}
-		if (k + 1 == conv_step) {
-			/* residual against iteration on this step's own problem, one long solve (seed 000 Fig. 3-5) */
-			lk_solver_config cfg;
-			char e2[200];
-			/* an engine's own solver has no lcpkit configuration to replay */
-			lk_problem *p = lk_config_parse(r->solver, &cfg, e2, sizeof e2) == LK_OK ? lk_sim_take_captured(sim) : NULL;
-			if (p) {
-				/* every method gets the work of 200 PGS sweeps, the unit in which Silcowitz et al. measure
-				 * PGS-SM's time: a budget of 200 sweep-equivalents, whatever the spec's own limits */
-				const int cap = 4096;
-				cfg.budget = 200;
-				cfg.adapt.cap = 1.0; /* auto's budget is a mean it may exceed fourfold: here a cap */
-				cfg.max_iterations = 1000000;
-				cfg.tol_abs = 0;
-				lk_history h2 = {calloc(cap, sizeof(lk_history_entry)), cap, 0};
-				int rows = lk_problem_row_count(p);
-				if (h2.entries && rows > 0 && lk_solve(p, &cfg, NULL, &h2) == LK_OK) {
-					r->conv_res = calloc((size_t)h2.count, sizeof(double));
-					r->conv_work = calloc((size_t)h2.count, sizeof(double));
-					if (r->conv_res && r->conv_work) {
-						double best = INFINITY;
-						int n = 0;
-						for (int i = 0; i < h2.count; ++i) {
-							double work = (double)h2.entries[i].row_updates / rows;
-							if (work > 200.0 + 1e-9)
-								break;
-							/* PGS-SM returns the best iterate it has seen: plot what it would return */
-							double res = h2.entries[i].res;
-							if (cfg.method == LK_METHOD_PGS_SM && cfg.pgs_sm.best_iterate)
-								res = best = fmin(best, res);
-							r->conv_res[n] = res;
-							r->conv_work[n++] = work;
-						}
-						r->conv_n = n;
-					}
-				}
-				free(h2.entries);
-				lk_problem_destroy(p);
-			}
-		}
-		if ((k & 15) == 0 || k == steps - 1)
-			lk_cli_progress(label, k + 1, steps);
 	}
+	free(h2.entries);
+	lk_problem_destroy(p);
+}
+
+int run_step(run *r, int k, char *err, size_t esz)
+{
+	struct run_live *L = r->live;
+	const lk_scene *scene = r->scene;
+	lk_sim *sim = L->sim;
+	lk_engine_step_stats st;
+	memset(&st, 0, sizeof st);
+	if (k + 1 == L->conv_step)
+		lk_sim_capture_next(sim);
+	if (lk_sim_step(sim, &st) != LK_OK) {
+		snprintf(err, esz, "step %d failed", k);
+		run_abort(r);
+		return -1;
+	}
+	r->solve_ms[k] = 1e3 * st.solve_seconds;
+	r->step_ms[k] = 1e3 * st.step_seconds;
+	r->res[k] = st.res_final;
+	r->iters[k] = st.iterations;
+	r->work[k] = st.work;
+	r->pen[k] = lk_sim_max_penetration(sim);
+	r->energy[k] = lk_sim_kinetic_energy(sim);
+	for (int j = 0; j < scene->njoints; ++j)
+		r->joint_err[k] = fmax(r->joint_err[k], lk_sim_joint_error(sim, j));
+	r->fallbacks = (double)st.fallback_total;
+	double t = (k + 1) * L->h;
+	incline_sample(&L->slope, sim, scene, t);
+	if (scene->stack_top >= 0) {
+		lk_pose p;
+		lk_sim_pose(sim, scene->stack_top, &p);
+		r->top_z[k] = p.pos[2];
+		r->top_drift_at[k] = hypot(p.pos[0] - L->top0.pos[0], p.pos[1] - L->top0.pos[1]);
+		if (!r->fell && p.pos[2] < scene->stack_top_height - scene->fall_drop) {
+			r->fell = 1;
+			r->fell_at = t;
+		}
+		/* the end's drift is where a swaying stack happens to be then; its largest tells the sway */
+		if (!r->fell)
+			r->top_drift_max = fmax(r->top_drift_max, r->top_drift_at[k]);
+		if (k == r->steps - 1)
+			r->top_drift = r->top_drift_at[k];
+	}
+	take_frames(r, t);
+	if (k + 1 == L->conv_step)
+		convergence_solve(r);
+	return 0;
+}
+
+int run_end(run *r, const char *outdir, const char *csv_suffix, char *err, size_t esz)
+{
+	struct run_live *L = r->live;
+	const lk_scene *scene = r->scene;
+	const int steps = r->steps;
+	const double h = L->h;
 	/* pictures of times beyond the run show the final state */
-	while (frame < nframes) {
-		for (int b = 0; b < scene->nbodies; ++b)
-			lk_sim_pose(sim, b, &r->frames[(size_t)frame * scene->nbodies + b]);
-		++frame;
-	}
-	incline_finish(&slope, sim, &r->accel_err, &r->creep);
-	incline_free(&slope);
-	lk_sim_destroy(sim);
+	take_frames(r, INFINITY);
+	incline_finish(&L->slope, L->sim, &r->accel_err, &r->creep);
+	run_abort(r);
 
 	double *tmp = malloc(sizeof(double) * (size_t)steps);
 	if (!tmp) {
@@ -375,6 +418,7 @@ int run_one(run *r, const lk_scene *scene, double seconds, double h, const doubl
 
 void free_run(run *r)
 {
+	run_abort(r);
 	free(r->solve_ms);
 	free(r->step_ms);
 	free(r->res);

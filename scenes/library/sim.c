@@ -152,6 +152,11 @@ void lk_sim_set_residuals(lk_sim *s, int on)
 	s->ops->set_residuals(s, on != 0);
 }
 
+void lk_sim_step_in_turn(lk_sim *s)
+{
+	s->in_turn = 1;
+}
+
 void lk_sim_capture_next(lk_sim *s)
 {
 	s->capture_next = 1;

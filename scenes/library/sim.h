@@ -45,6 +45,11 @@ double lk_sim_max_penetration(const lk_sim *s);
  * solver that means extracting the rows, which the step's times then include: a benchmark of the solver
  * phase switches it off. */
 void lk_sim_set_residuals(lk_sim *s, int on);
+/* The simulation is stepped in turn with others on one thread (lcpkit compare steps a scene's runs side by
+ * side): from now on it keeps its own state of what the engines share between worlds (ODE's global random
+ * generator, from which quickstep reorders its rows), so that it steps as it would alone. Worlds on threads of
+ * their own must not: the state would be set under another world's step. */
+void lk_sim_step_in_turn(lk_sim *s);
 /* Asks the next step to keep a copy of the problem it solves (row form, lambda = its warm start). */
 void lk_sim_capture_next(lk_sim *s);
 /* The problem captured by the last step, or NULL; the caller destroys it. */

@@ -20,6 +20,7 @@ struct lk_sim {
 	double h;
 	double max_penetration;  /* of the last step */
 	int capture_next;
+	int in_turn;          /* lk_sim_step_in_turn */
 	lk_problem *captured;
 	void *impl;
 	lk_scene *own_scene;  /* the sim's copy of the scene once bodies were added (scene points to it) */

@@ -25,6 +25,7 @@ typedef struct ode_sim {
 	dGeomID *geoms;
 	int plane2d;       /* scene (x, y, z) is ODE (x, z, -y): Plane2D keeps bodies in ODE's z = 0 plane */
 	double max_depth;
+	unsigned long rand_seed; /* stepped in turn: this world's state of ODE's global random generator */
 } ode_sim;
 
 static const double S = 0.70710678118654752440; /* sin 45 deg */
@@ -141,6 +142,10 @@ static void ode_destroy(lk_sim *s)
 static lk_status ode_step(lk_sim *s, lk_engine_step_stats *st)
 {
 	ode_sim *o = s->impl;
+	/* quickstep reorders constraints with ODE's global random generator: stepped in turn with other worlds,
+	 * each carries its own state of it (lk_sim_step_in_turn) */
+	if (s->in_turn)
+		dRandSetSeed(o->rand_seed);
 	double t0 = lk_stats_now();
 	o->max_depth = 0;
 	dSpaceCollide(o->space, s, near_callback);
@@ -156,6 +161,8 @@ static lk_status ode_step(lk_sim *s, lk_engine_step_stats *st)
 	lk_status rc = lk_ode_world_step(o->ctx, s->h);
 	dJointGroupEmpty(o->contacts);
 	double t1 = lk_stats_now();
+	if (s->in_turn)
+		o->rand_seed = dRandGetSeed();
 	if (rc != LK_OK && rc != LK_ERR_UNSUPPORTED && lk_ode_get_stepper(o->ctx) != LK_ODE_LCPKIT)
 		return rc;
 	lk_ode_get_stats(o->ctx, st);
@@ -314,8 +321,9 @@ lk_status lk__sim_create_ode(lk_sim *s, const lk_sim_def *def, char *err, size_t
 {
 	const lk_scene *sc = def->scene;
 	dInitODE2(0);
-	/* quickstep reorders constraints with ODE's global random generator: a fixed seed per world makes
-	 * every run of a scene the same */
+	/* quickstep reorders constraints with ODE's global random generator: every world starts it from 0 (and,
+	 * stepped in turn, keeps its own state of it from there: rand_seed), which makes every run of a scene the
+	 * same */
 	dRandSetSeed(0);
 	ode_sim *o = calloc(1, sizeof *o);
 	if (!o) {

@@ -159,6 +159,7 @@ static int run(const opts *o, const char *scene_spec, lk_engine engine, FILE *cs
 			goto done;
 		}
 		lk_sim_set_residuals(sim[k], 0);
+		lk_sim_step_in_turn(sim[k]); /* the worlds are stepped side by side */
 		double **cols[5] = {&t[k].phase, &t[k].solve, &t[k].convert, &t[k].step, &t[k].rows};
 		for (int c = 0; c < 5; ++c)
 			if (!(*cols[c] = calloc((size_t)n, sizeof(double)))) {
