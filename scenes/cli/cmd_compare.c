@@ -39,7 +39,8 @@ static void usage(FILE *f)
 	        "       lcpkit compare --verdict [--seeds N] [--scene ..] [--engine ..] [--solvers ..] [--time ..]\n"
 	        "       lcpkit compare --frontier [--budgets B1,B2,..] [--scene ..] [--engine ..] [--solvers ..] [--time ..]\n\n"
 	        "Runs every scene x engine x solver from the same initial state, each solver with the same work\n"
-	        "budget per step, and prints one table: solver and step time per step (median), work spent per step\n"
+	        "budget per step, a scene's runs side by side (a step of each in turn, so that the times compared\n"
+	        "share the machine's state), and prints one table: solver and step time per step (median), work spent per step\n"
 	        "(median, in PGS sweep-equivalents), the steps the engine's own solver made instead (fallbacks: an\n"
 	        "lcpkit solve that stopped on a guard), RES after the solve (median, max), penetration (deepest, and the\n"
 	        "median over the last second: at rest), joint error (largest over the last second), on the incline the\n"
@@ -87,8 +88,7 @@ static void usage(FILE *f)
 	           "              (default 3 with --verdict or without --scene, else 1); the table shows the\n"
 	           "              medians and `vs own` judges within the runs' spread\n"
 	           "  --clock     the clock of the solver and step times: wall (default, what a user waits) or cpu (the\n"
-	           "              CPU time of the thread that steps the run: the runs go side by side on the cores, and\n"
-	           "              on a shared machine it is the steadier measure)\n"
+	           "              CPU time of the stepping thread: on a shared machine the steadier measure)\n"
 	           "  --json      print the table as JSON on stdout\n", FRONTIER_BUDGETS);
 }
 
