@@ -551,9 +551,11 @@ lk_status RowMap::buildOnce(const Pools &pools, bool points, int threads, bool j
 	lk_status st = lk_problem_reserve(m_p, nsb, (int)std::min(most, (size_t)INT32_MAX));
 	if (st != LK_OK)
 		return st;
-	/* room for every row Bullet made; only grows (the rows left out leave their slots unused) */
-	if (m_defs.size() < most)
-		m_defs.resize(most);
+	/* room for every row Bullet made; only grows (the rows left out leave their slots unused). The definitions
+	 * are the joint rows' only, but a screened build's are every row's (screenRows reads them) */
+	const size_t defs = screened ? most : (size_t)nnc;
+	if (m_defs.size() < defs)
+		m_defs.resize(defs);
 	m_rows.resize(most);
 	m_lambda0.resize(most);
 	/* the solver bodies of rigid bodies, in Bullet's order (the others, Bullet's fixed body, are the world),

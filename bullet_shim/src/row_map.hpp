@@ -130,7 +130,8 @@ private:
 	lk_problem *m_p;
 	std::vector<int> m_lkOfSolver;     /* solver body -> lk body or LK_STATIC */
 	std::vector<int> m_solverOfLk;     /* lk body -> solver body */
-	std::vector<lk_row_def> m_defs;    /* the rows' definitions, read in place by lk_problem_add_row_array */
+	std::vector<lk_row_def> m_defs;    /* the joint rows' definitions (a screened build's: every row's), read in
+	                                    * place by lk_problem_add_row_array */
 	int m_n = 0;                       /* rows made */
 	int m_jointRows = -1;              /* joint rows Bullet has for the next build, made by addJoint (the first
 	                                    * m_n rows: those that move something), or -1: none */

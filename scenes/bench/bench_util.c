@@ -79,15 +79,14 @@ int lk_bench_engine_parse(const char *cmd, int argc, char **argv, lk_bench_engin
 	if (!o->scenes[0])
 		snprintf(o->scenes, sizeof o->scenes, "%s",
 		         o->quick ? LK_BENCH_ENGINE_SCENES_QUICK : LK_BENCH_ENGINE_SCENES);
-	o->nscenes = lk_cli_split_specs(o->scenes, o->scene_specs, 8);
+	o->nscenes = lk_cli_split_specs(o->scenes, o->scene_specs, LK_BENCH_ENGINE_SPECS);
 	if (o->nscenes < 1) {
-		lk_cli_error(cmd, "--scenes takes 1 to 8 scene specs");
+		lk_cli_error(cmd, "--scenes takes 1 to %d scene specs", LK_BENCH_ENGINE_SPECS);
 		return LK_EXIT_USAGE;
 	}
-	char list[256], *names[8];
-	snprintf(list, sizeof list, "%s", o->solvers);
-	if (lk_bench_split(list, names, 8) < 1) {
-		lk_cli_error(cmd, "no solvers");
+	o->nsolvers = lk_cli_split_specs(o->solvers, o->solver_specs, LK_BENCH_ENGINE_SPECS);
+	if (o->nsolvers < 1) {
+		lk_cli_error(cmd, "--solvers takes 1 to %d solver specs", LK_BENCH_ENGINE_SPECS);
 		return LK_EXIT_USAGE;
 	}
 	return -1;

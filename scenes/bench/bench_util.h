@@ -7,14 +7,19 @@
 
 #include <stdio.h>
 
+/* The most scene specs and solver specs of lk_bench_engine_opts */
+#define LK_BENCH_ENGINE_SPECS 8
+
 typedef struct lk_bench_engine_opts {
 	int quick;
 	int steps, warmup, iterations;  /* -1: the suite's default, chosen after --quick is known */
 	const char *out;
 	char solvers[256];
 	char scenes[256];
-	char scene_specs[8][LK_CLI_SPEC_LEN]; /* filled by the parse: the specs of the --scenes list, in its order */
-	int nscenes;
+	/* filled by the parse: the specs of the --scenes and --solvers lists, in their order (split as every command
+	 * splits them, lk_cli_split_specs: a spec's own parameters keep their commas) */
+	char scene_specs[LK_BENCH_ENGINE_SPECS][LK_CLI_SPEC_LEN], solver_specs[LK_BENCH_ENGINE_SPECS][LK_CLI_SPEC_LEN];
+	int nscenes, nsolvers;
 } lk_bench_engine_opts;
 
 /* The scenes of `lcpkit bench ode` and `lcpkit bench bullet`, from the scene library: ten boxes, and 1,000 and
@@ -23,9 +28,9 @@ typedef struct lk_bench_engine_opts {
 #define LK_BENCH_ENGINE_SCENES_QUICK "boxstack:n=10,bigpool:n=1000,width=2"
 
 /* Parses --quick, --steps, --warmup, --iterations, --solvers, --scenes, --out, --help into o (which holds
- * the suite's defaults), fills steps/warmup/scenes not given from the quick or full defaults, splits the scene
- * specs into scene_specs (each is checked where its scene is made) and checks that the solver list names one
- * solver at least. Returns -1 to go on, else the exit status to return. */
+ * the suite's defaults), fills steps/warmup/scenes not given from the quick or full defaults and splits the
+ * scene and solver specs into scene_specs and solver_specs (each is checked where its scene or simulation is
+ * made), 1 to LK_BENCH_ENGINE_SPECS of each. Returns -1 to go on, else the exit status to return. */
 int lk_bench_engine_parse(const char *cmd, int argc, char **argv, lk_bench_engine_opts *o, void (*usage)(FILE *),
                           int warmup_quick);
 /* The problem a scene's simulation in `engine` solves at step `step` (1-based), run with `solver` at

@@ -623,8 +623,10 @@ static int run_group(const compare_opts *o, compare_plan *p, int first, int last
 	const int n = last - first + 1;
 	const lk_scene *sc = p->runs[first].scene;
 	scene_times st = times_of(o, p, sc);
-	if (n < 1 || n > MAX_RUNS_PER_SCENE)
+	if (n < 1 || n > MAX_RUNS_PER_SCENE) {
+		lk_cli_error("compare", "%s: %d runs, at most %d a scene", sc->spec, n, MAX_RUNS_PER_SCENE);
 		return -1;
+	}
 	run *g[MAX_RUNS_PER_SCENE] = {NULL};
 	int nf = 0, conv = 0;
 	if (seed == 0) {

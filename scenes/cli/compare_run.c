@@ -168,8 +168,6 @@ void file_safe(char *s)
 			*s = '_';
 }
 
-/* Runs one scene x engine x solver at its budget. conv_step 0: no long solve of a step's problem;
- * csv_suffix goes into the run's CSV name. */
 /* A run's state while its steps are taken (run_begin .. run_end). */
 struct run_live {
 	lk_sim *sim;

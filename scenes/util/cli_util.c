@@ -171,7 +171,8 @@ void lk_cli_note(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 }
 
-const char *lk_cli_value(const char *cmd, int argc, char **argv, int *i)
+/* The option value after argv[*i] (advancing *i), or NULL with an error printed. */
+static const char *option_value(const char *cmd, int argc, char **argv, int *i)
 {
 	if (*i + 1 >= argc) {
 		lk_cli_error(cmd, "option %s needs a value", argv[*i]);
@@ -253,15 +254,17 @@ static int take_option(const char *cmd, const lk_cli_option *o, const char *v)
 		break;
 	}
 	case LK_CLI_CHOICE: {
-		size_t len = 0;
-		for (int k = 0; o->choices[k]; ++k) {
+		for (int k = 0; o->choices[k]; ++k)
 			if (!strcmp(v, o->choices[k])) {
 				*(int *)o->out = k;
 				return 1;
 			}
-			len += (size_t)snprintf(what + len, len < sizeof what ? sizeof what - len : 0, "%s%s",
+		/* "a, b or c" */
+		size_t len = 0;
+		what[0] = '\0';
+		for (int k = 0; o->choices[k] && len < sizeof what; ++k)
+			len += (size_t)snprintf(what + len, sizeof what - len, "%s%s",
 			                        k == 0 ? "" : o->choices[k + 1] ? ", " : " or ", o->choices[k]);
-		}
 		lk_cli_error(cmd, "%s needs %s, got '%s'", o->name, o->what ? o->what : what, v);
 		return 0;
 	}
@@ -295,7 +298,7 @@ int lk_cli_parse(const char *cmd, int argc, char **argv, int first, const lk_cli
 			++o;
 		if (o->name) {
 			const char *v = NULL;
-			if (o->kind != LK_CLI_FLAG && !(v = lk_cli_value(cmd, argc, argv, &i)))
+			if (o->kind != LK_CLI_FLAG && !(v = option_value(cmd, argc, argv, &i)))
 				return LK_EXIT_USAGE;
 			if (!take_option(cmd, o, v))
 				return LK_EXIT_USAGE;

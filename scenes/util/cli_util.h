@@ -46,8 +46,6 @@ void lk_cli_note(const char *cmd, const char *fmt, ...) __attribute__((format(pr
  * max. */
 #define LK_CLI_SPEC_LEN 160
 int lk_cli_split_specs(const char *list, char out[][LK_CLI_SPEC_LEN], int max);
-/* The option value after argv[*i] (advancing *i), or NULL with an error printed. */
-const char *lk_cli_value(const char *cmd, int argc, char **argv, int *i);
 /* One option of a command for lk_cli_parse: its name, what its value is and where it goes. */
 typedef enum lk_cli_kind {
 	LK_CLI_FLAG,   /* no value: *(int *)out = 1 */

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_SOLVERS 8
+#define MAX_SOLVERS LK_BENCH_ENGINE_SPECS
 #define DENSE_MAX 100
 
 typedef lk_bench_engine_opts opts;
@@ -81,10 +81,10 @@ typedef struct result {
 
 static int run_scene(const suite *su, const char *scene_spec, const opts *o, FILE *csv)
 {
-	char list[256];
-	snprintf(list, sizeof list, "%s", o->solvers);
-	char *specs[MAX_SOLVERS];
-	const int ns = lk_bench_split(list, specs, MAX_SOLVERS);
+	const char *specs[MAX_SOLVERS];
+	const int ns = o->nsolvers;
+	for (int k = 0; k < ns; ++k)
+		specs[k] = o->solver_specs[k];
 	lk_sim *sim[MAX_SOLVERS] = {0};
 	result res[MAX_SOLVERS];
 	memset(res, 0, sizeof res);
@@ -232,12 +232,10 @@ static int run_suite(const suite *su, int argc, char **argv)
 	int parsed = lk_bench_engine_parse(su->cmd, argc, argv, &o, usage, su->warmup_quick);
 	if (parsed >= 0)
 		return parsed;
-	char list[256], *names[MAX_SOLVERS];
-	snprintf(list, sizeof list, "%s", o.solvers);
-	const int ns = lk_bench_split(list, names, MAX_SOLVERS);
-	for (int k = 0; k < ns; ++k) {
+	for (int k = 0; k < o.nsolvers; ++k) {
 		char err[300];
-		const char *name = strcmp(names[k], "own") ? names[k] : lk_engine_default_solver(su->engine);
+		const char *spec = o.solver_specs[k];
+		const char *name = strcmp(spec, "own") ? spec : lk_engine_default_solver(su->engine);
 		if (lk_sim_check_solver(su->engine, name, err, sizeof err) != LK_OK) {
 			lk_cli_error(su->cmd, "%s", err);
 			return LK_EXIT_USAGE;
