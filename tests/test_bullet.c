@@ -579,6 +579,34 @@ static lk_bt_joint_def hinge_def(int a, int b, double x, double ax, double ay, d
 	return h;
 }
 
+/* Two recorded problems have the same rows: kinds, bodies, friction indices, Jacobians, bounds and warm start to
+ * the bit; targets and CFM to rounding (their largest relative differences in *dc and *ds). Counts the rows by
+ * kind. */
+static void same_rows(lk_problem *p0, lk_problem *p1, int kinds[LK_ROW_KIND_COUNT], double *dc, double *ds)
+{
+	const int n = lk_problem_row_count(p0);
+	assert_int_equal(lk_problem_row_count(p1), n);
+	memset(kinds, 0, LK_ROW_KIND_COUNT * sizeof *kinds);
+	*dc = *ds = 0.0;
+	for (int i = 0; i < n; ++i) {
+		lk_row_def d[2];
+		assert_int_equal(lk_problem_get_row(p0, i, &d[0]), LK_OK);
+		assert_int_equal(lk_problem_get_row(p1, i, &d[1]), LK_OK);
+		assert_int_equal(d[1].kind, d[0].kind);
+		assert_int_equal(d[1].body[0], d[0].body[0]);
+		assert_int_equal(d[1].body[1], d[0].body[1]);
+		assert_int_equal(d[1].findex, d[0].findex);
+		for (int side = 0; side < 2; ++side)
+			for (int c = 0; c < 6; ++c)
+				assert_true(d[1].J[side][c] == d[0].J[side][c]);
+		assert_true(d[1].lo == d[0].lo && d[1].hi == d[0].hi && d[1].mu == d[0].mu);
+		assert_true(lk_problem_lambda(p1)[i] == lk_problem_lambda(p0)[i]);
+		*dc = fmax(*dc, fabs(d[1].c - d[0].c) / (1.0 + fabs(d[0].c)));
+		*ds = fmax(*ds, fabs(d[1].s - d[0].s) / (1e-12 + fabs(d[0].s)));
+		kinds[d[0].kind]++;
+	}
+}
+
 static void test_joint_rows_as_bullets_own(void **state)
 {
 	(void)state;
@@ -628,30 +656,17 @@ static void test_joint_rows_as_bullets_own(void **state)
 	for (int k = 0; k < 2; ++k)
 		assert_int_equal(lk_bt_world_recorded_problem(w[k], &p[k]), LK_OK);
 	const int n = lk_problem_row_count(p[0]);
-	assert_int_equal(lk_problem_row_count(p[1]), n);
-	int joint_rows = 0, limited = 0, clamped = 0;
+	int kinds[LK_ROW_KIND_COUNT];
 	double dc = 0.0, ds = 0.0;
+	same_rows(p[0], p[1], kinds, &dc, &ds);
+	int limited = 0, clamped = 0;
 	for (int i = 0; i < n; ++i) {
-		lk_row_def d[2];
-		for (int k = 0; k < 2; ++k)
-			assert_int_equal(lk_problem_get_row(p[k], i, &d[k]), LK_OK);
-		assert_int_equal(d[1].kind, d[0].kind);
-		assert_int_equal(d[1].body[0], d[0].body[0]);
-		assert_int_equal(d[1].body[1], d[0].body[1]);
-		assert_int_equal(d[1].findex, d[0].findex);
-		for (int side = 0; side < 2; ++side)
-			for (int c = 0; c < 6; ++c)
-				assert_true(d[1].J[side][c] == d[0].J[side][c]);
-		assert_true(d[1].lo == d[0].lo && d[1].hi == d[0].hi && d[1].mu == d[0].mu);
-		assert_true(lk_problem_lambda(p[1])[i] == lk_problem_lambda(p[0])[i]);
-		dc = fmax(dc, fabs(d[1].c - d[0].c) / (1.0 + fabs(d[0].c)));
-		ds = fmax(ds, fabs(d[1].s - d[0].s) / (1e-12 + fabs(d[0].s)));
-		if (d[0].kind != LK_ROW_NORMAL && d[0].kind != LK_ROW_FRICTION) {
-			++joint_rows;
-			limited += d[0].kind == LK_ROW_LIMIT;
-			clamped += d[0].lo == -0.01 || d[0].hi == 0.01;
-		}
+		lk_row_def d;
+		assert_int_equal(lk_problem_get_row(p[0], i, &d), LK_OK);
+		clamped += d.kind != LK_ROW_NORMAL && d.kind != LK_ROW_FRICTION && (d.lo == -0.01 || d.hi == 0.01);
 	}
+	limited = kinds[LK_ROW_LIMIT];
+	const int joint_rows = kinds[LK_ROW_JOINT] + kinds[LK_ROW_LIMIT] + kinds[LK_ROW_MOTOR];
 	print_message("%d rows (%d of joints: %d limit, %d clamped by a breaking impulse): targets apart by %.1e, "
 	              "CFM by %.1e (relative)\n",
 	              n, joint_rows, limited, clamped, dc, ds);
@@ -667,6 +682,102 @@ static void test_joint_rows_as_bullets_own(void **state)
 		lk_problem_destroy(p[k]);
 		lk_bt_world_destroy(w[k]);
 	}
+}
+
+/* lk::BulletSolver makes the contacts' rows itself, from the manifold points, instead of Bullet's convertContact.
+ * As for the joints: two worlds in the same state, one stepping with Bullet's solver and one with lcpkit's, give
+ * the same rows, for a stack, a heavy box on a light one, a box sliding (its friction along the sliding, with one
+ * friction direction), a ball with rolling and spinning friction, a box landing at 3 m/s with restitution, a
+ * box sunk 10 cm into the ground (Bullet's split impulse takes it, with its own rows, where split impulse is
+ * on) and a box that turns about z only, in two worlds of different settings (two friction directions, split
+ * impulse, warm start, Bullet's defaults; one direction, none of them, a global CFM, a slop and another
+ * contact ERP), compared at the first, second and twentieth step. */
+static lk_bt_world *contact_world(int variant)
+{
+	lk_bt_world_def def = lk_bt_default_world_def();
+	def.solver = "bullet-si";
+	if (variant == 1) {
+		def.friction_directions = 1;
+		def.split_impulse = 0;
+		def.warm_start = 0;
+		def.cfm = 1e-5;
+		def.linear_slop = 0.005;
+		def.contact_erp = 0.4;
+	}
+	lk_bt_world *w = NULL;
+	char err[256] = "";
+	assert_int_equal(lk_bt_world_create(&def, &w, err, sizeof err), LK_OK);
+	add_ground(w);
+	for (int i = 0; i < 3; ++i)
+		add_box(w, 0, 0, 0.5 + i, 0.5, 1.0);
+	add_box(w, 3, 0, 0.25, 0.25, 1.0);
+	add_box(w, 3, 0, 0.75, 0.25, 100.0);
+	lk_bt_body_def b = lk_bt_default_body_def();
+	b.shape = lk_bt_shape_box(0.3, 0.3, 0.3);
+	b.position[0] = -3;
+	b.position[2] = 0.3;
+	b.linear_velocity[0] = 2.0;
+	assert_int_equal(lk_bt_body_create(w, &b, NULL), LK_OK);
+	b = lk_bt_default_body_def();
+	b.shape = lk_bt_shape_sphere(0.2);
+	b.position[1] = 3;
+	b.position[2] = 0.2;
+	b.linear_velocity[1] = 1.0;
+	b.angular_velocity[2] = 3.0;
+	b.rolling_friction = 0.05;
+	b.spinning_friction = 0.05;
+	assert_int_equal(lk_bt_body_create(w, &b, NULL), LK_OK);
+	b = lk_bt_default_body_def();
+	b.shape = lk_bt_shape_box(0.5, 0.5, 0.5);
+	b.position[1] = -3;
+	b.position[2] = 0.5;
+	b.linear_velocity[2] = -3.0;
+	b.restitution = 0.8;
+	assert_int_equal(lk_bt_body_create(w, &b, NULL), LK_OK);
+	add_box(w, 6, 0, 0.4, 0.5, 1.0);
+	b = lk_bt_default_body_def();
+	b.position[0] = -6;
+	b.position[2] = 0.5;
+	b.angular_factor[0] = b.angular_factor[1] = 0;
+	b.angular_velocity[2] = 1.0;
+	assert_int_equal(lk_bt_body_create(w, &b, NULL), LK_OK);
+	return w;
+}
+
+static void test_contact_rows_as_bullets_own(void **state)
+{
+	(void)state;
+	const int at[3] = {1, 2, 20};
+	for (int variant = 0; variant < 2; ++variant)
+		for (int t = 0; t < 3; ++t) {
+			lk_bt_world *w[2] = {contact_world(variant), contact_world(variant)};
+			step(w[0], at[t] - 1, NULL);
+			step(w[1], at[t] - 1, NULL);
+			assert_int_equal(lk_bt_world_set_solver(w[1], "pgs"), LK_OK);
+			lk_engine_step_stats s[2];
+			lk_problem *p[2];
+			for (int k = 0; k < 2; ++k) {
+				assert_int_equal(lk_bt_world_set_recording(w[k], 1), LK_OK);
+				step(w[k], 1, &s[k]);
+				assert_int_equal(lk_bt_world_recorded_problem(w[k], &p[k]), LK_OK);
+			}
+			assert_int_equal(s[1].fallback, 0);
+			int kinds[LK_ROW_KIND_COUNT];
+			double dc, ds;
+			same_rows(p[0], p[1], kinds, &dc, &ds);
+			print_message("settings %d, step %2d: %d normal and %d friction rows: targets apart by %.1e, CFM by "
+			              "%.1e (relative)\n",
+			              variant, at[t], kinds[LK_ROW_NORMAL], kinds[LK_ROW_FRICTION], dc, ds);
+			/* every point with one or two friction rows, the ball's (one or more) with three rolling ones more */
+			assert_true(kinds[LK_ROW_NORMAL] >= 15);
+			const int rolling = kinds[LK_ROW_FRICTION] - (variant ? 1 : 2) * kinds[LK_ROW_NORMAL];
+			assert_true(rolling >= 3 && rolling % 3 == 0);
+			assert_true(dc < 1e-12 && ds < 1e-12);
+			for (int k = 0; k < 2; ++k) {
+				lk_problem_destroy(p[k]);
+				lk_bt_world_destroy(w[k]);
+			}
+		}
 }
 
 /* ---------------------------------------------------------------------------------- shapes, factors */
@@ -1181,6 +1292,7 @@ int main(void)
 		cmocka_unit_test(test_contact_points_when_used),
 		cmocka_unit_test(test_joints),
 		cmocka_unit_test(test_joint_rows_as_bullets_own),
+		cmocka_unit_test(test_contact_rows_as_bullets_own),
 		cmocka_unit_test(test_shapes_and_factors),
 		cmocka_unit_test(test_stats_and_advance),
 		cmocka_unit_test(test_plane_points_and_slop),

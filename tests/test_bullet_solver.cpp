@@ -45,13 +45,17 @@ void addBody(btDiscreteDynamicsWorld &world, std::vector<std::unique_ptr<btRigid
 	world.addRigidBody(bodies.back().get());
 }
 
-/* A ground plane and a stack of three unit boxes. */
-struct Scene {
+/* A Bullet world with Bullet's own solver, and what it is made of. */
+struct World {
 	btDefaultCollisionConfiguration collision;
 	btCollisionDispatcher dispatcher{&collision};
 	btDbvtBroadphase broadphase;
 	btSequentialImpulseConstraintSolver own;
 	btDiscreteDynamicsWorld world{&dispatcher, &broadphase, &own, &collision};
+};
+
+/* A ground plane and a stack of three unit boxes. */
+struct Scene : World {
 	btStaticPlaneShape groundShape{btVector3(0, 0, 1), 0};
 	btBoxShape boxShape{btVector3(0.5, 0.5, 0.5)};
 	std::vector<std::unique_ptr<btRigidBody>> bodies;
@@ -392,6 +396,97 @@ struct Hanging : JointWorld {
 	double z() const { return bodies[0]->getWorldTransform().getOrigin().z(); }
 };
 
+/* A world of what only Bullet's own API sets: a kinematic platform carrying a box, a box with anisotropic
+ * friction sliding across the ground and a box sunk 10 cm into it (Bullet's split impulse pushes it out), on the
+ * solver given. */
+struct ContactScene : World {
+	btStaticPlaneShape groundShape{btVector3(0, 0, 1), 0};
+	btBoxShape boxShape{btVector3(0.5, 0.5, 0.5)};
+	btBoxShape smallShape{btVector3(0.3, 0.3, 0.3)};
+	btBoxShape platformShape{btVector3(1.0, 1.0, 0.1)};
+	btDefaultMotionState platformMotion;
+	std::unique_ptr<btRigidBody> platform;
+	std::vector<std::unique_ptr<btRigidBody>> bodies;
+
+	ContactScene(btConstraintSolver *solver, int mode)
+	{
+		world.setGravity(btVector3(0, 0, -9.81));
+		world.getSolverInfo().m_solverMode |= mode;
+		if (solver)
+			world.setConstraintSolver(solver);
+		addBody(world, bodies, &groundShape, 0.0, btVector3(0, 0, 0));
+		btRigidBody::btRigidBodyConstructionInfo pi(0.0, &platformMotion, &platformShape);
+		platformMotion.m_graphicsWorldTrans.setOrigin(btVector3(0, 5, 1.0));
+		platform.reset(new btRigidBody(pi));
+		platform->setCollisionFlags(platform->getCollisionFlags() | btCollisionObject::CF_KINEMATIC_OBJECT);
+		platform->setActivationState(DISABLE_DEACTIVATION);
+		world.addRigidBody(platform.get());
+		addBody(world, bodies, &smallShape, 1.0, btVector3(0, 5, 1.4));
+		addBody(world, bodies, &smallShape, 1.0, btVector3(3, 0, 0.3));
+		bodies.back()->setLinearVelocity(btVector3(1.5, 1.5, 0));
+		bodies.back()->setAnisotropicFriction(btVector3(1.0, 0.2, 1.0), btCollisionObject::CF_ANISOTROPIC_FRICTION);
+		addBody(world, bodies, &boxShape, 1.0, btVector3(-3, 0, 0.4));
+	}
+	~ContactScene()
+	{
+		world.setConstraintSolver(&own);
+		world.removeRigidBody(platform.get());
+		for (auto &b : bodies)
+			world.removeRigidBody(b.get());
+	}
+	void step(int k)
+	{
+		/* the platform moves along x at 0.5 m/s (Bullet takes a kinematic body's velocity from its motion) */
+		platformMotion.m_graphicsWorldTrans.setOrigin(btVector3(0.5 * (k + 1) / 60.0, 5, 1.0));
+		world.stepSimulation(1.0 / 60.0, 1, 1.0 / 60.0);
+	}
+};
+
+/* lk::BulletSolver makes the contacts' rows from the manifold points. With lcpkit's PGS in Bullet's order (no
+ * relaxation, Bullet's iteration count, its warm start) it is Bullet's own solver, so a world stepping with it
+ * moves as one stepping with Bullet's, step after step: the rows, the split impulse's rows, and the impulses
+ * written back to the points (the next step's warm start, the cached friction directions) are Bullet's. With
+ * Bullet's default of one friction direction along the sliding velocity, and with two fixed directions that
+ * the first step writes to the points and the later ones read (SOLVER_ENABLE_FRICTION_DIRECTION_CACHING). */
+void test_contact_rows_made_by_lcpkit(void **)
+{
+	const int modes[2] = {0, SOLVER_USE_2_FRICTION_DIRECTIONS | SOLVER_ENABLE_FRICTION_DIRECTION_CACHING |
+	                             SOLVER_DISABLE_VELOCITY_DEPENDENT_FRICTION_DIRECTION};
+	for (int m = 0; m < 2; ++m) {
+		lk::BulletSolver lk("pgs:order=natural");
+		ContactScene bullet(nullptr, modes[m]), mine(&lk, modes[m]);
+		double apart = 0.0;
+		for (int k = 0; k < 40; ++k) {
+			bullet.step(k);
+			mine.step(k);
+			for (size_t i = 0; i < bullet.bodies.size(); ++i) {
+				if (i == 3 && k >= 12)
+					continue; /* below */
+				const btRigidBody &a = *bullet.bodies[i], &b = *mine.bodies[i];
+				const btVector3 dx = a.getWorldTransform().getOrigin() - b.getWorldTransform().getOrigin();
+				const btVector3 dv = a.getLinearVelocity() - b.getLinearVelocity();
+				const btVector3 dw = a.getAngularVelocity() - b.getAngularVelocity();
+				apart = std::fmax(apart, std::fmax(dx.length(), std::fmax(dv.length(), dw.length())));
+			}
+		}
+		assert_int_equal(lk.fallbacks(), 0);
+		/* what happened: the box rode the platform along x, the sunk box came up (compared while the split impulse
+		 * lifts it: once up, its points' normal impulses fall to zero within a sweep under friction, where Bullet
+		 * leaves a friction row alone and the LCP clamps it to zero, test_bullet.c's match of the impulses), and
+		 * the sliding box, launched along (1, 1), turned towards y, across which its friction is a fifth */
+		const double carried = mine.bodies[1]->getWorldTransform().getOrigin().x();
+		const double raised = mine.bodies[3]->getWorldTransform().getOrigin().z();
+		const btVector3 &v = mine.bodies[2]->getLinearVelocity();
+		std::printf("friction mode %d: lcpkit's world and Bullet's %.1e apart over 40 steps; the carried box at x = "
+		            "%.3f, the sunk box at z = %.4f, the sliding box at (%.3f, %.3f) m/s\n",
+		            m, apart, carried, raised, v.x(), v.y());
+		assert_true(apart < 1e-9);
+		assert_true(carried > 0.2 && mine.bodies[1]->getWorldTransform().getOrigin().z() > 1.3);
+		assert_true(raised > 0.49);
+		assert_true(v.y() > 1.2 * v.x() && v.x() > 0.0);
+	}
+}
+
 /* lk::BulletSolver makes the joints' rows itself from their getInfo2 (convertJoints). A soft joint's sag
  * depends on its CFM mapping as Bullet's does (s = CFM J M^-1 J^T: at rest 0.5 m under the anchor the sag is
  * s m g h^2 / erp = 0.14 mm), and Bullet's finish reads lcpkit's impulses and Jacobians for the joint feedback
@@ -676,6 +771,7 @@ int main()
 		cmocka_unit_test(test_nan_velocity_contained),
 		cmocka_unit_test(test_unmapped_settings_noted_once),
 		cmocka_unit_test(test_joint_rows_made_by_lcpkit),
+		cmocka_unit_test(test_contact_rows_made_by_lcpkit),
 		cmocka_unit_test(test_kinematic_anchor),
 		cmocka_unit_test(test_rigid_rows_to_lcpkit_multibody_to_bullet),
 		cmocka_unit_test(test_bullet_solver_in_multibody_world_says_so),

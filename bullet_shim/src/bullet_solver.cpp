@@ -400,15 +400,18 @@ bool BulletSolverCore::Impl::solveIsland(const detail::Pools &pools, const btCon
 		g.res_initial = g.res_final = NAN;
 		if (built) {
 			try {
+				/* Bullet's impulses on lcpkit's rows, where its own rows are those (not so where lcpkit made
+				 * the contact rows from the manifolds) */
 				lk_problem *p = ins.map.problem();
 				lk_metrics m;
-				ins.map.readImpulses(lambda);
-				if (lk_problem_metrics(p, ins.map.warmStart().data(), &m) == LK_OK)
-					g.res_initial = m.res;
-				if (lk_problem_metrics(p, lambda.data(), &m) == LK_OK)
-					g.res_final = m.res;
-				if (ins.recording)
-					ins.current.append(p, ins.map.warmStart(), lambda);
+				if (ins.map.readImpulses(lambda)) {
+					if (lk_problem_metrics(p, ins.map.warmStart().data(), &m) == LK_OK)
+						g.res_initial = m.res;
+					if (lk_problem_metrics(p, lambda.data(), &m) == LK_OK)
+						g.res_final = m.res;
+					if (ins.recording)
+						ins.current.append(p, ins.map.warmStart(), lambda);
+				}
 			} catch (...) {
 			}
 		}
@@ -490,6 +493,44 @@ void BulletSolver::convertJoints(btTypedConstraint **constraints, int numConstra
 	}
 }
 
+void BulletSolver::convertContacts(btPersistentManifold **manifolds, int numManifolds, const btContactSolverInfo &info)
+{
+	/* Bullet's convertContacts up to its per-row setup: the manifolds' bodies made solver bodies, each point's
+	 * rows made by lcpkit (contact_rows.cpp); Bullet's contact pool gets the rows of its split impulse only */
+	detail::RowMap &map = m_impl->ins.map;
+	map.beginContacts(m_tmpSolverBodyPool, info);
+	for (int i = 0; i < numManifolds; ++i) {
+		btPersistentManifold &m = *manifolds[i];
+		const int a = getOrInitSolverBody(*const_cast<btCollisionObject *>(m.getBody0()), info.m_timeStep);
+		const int b = getOrInitSolverBody(*const_cast<btCollisionObject *>(m.getBody1()), info.m_timeStep);
+		map.addManifold(m, a, b, m_tmpSolverContactConstraintPool);
+	}
+}
+
+void BulletSolver::convertForBullet(btPersistentManifold **manifolds, int numManifolds, btTypedConstraint **constraints,
+                                    int numConstraints, const btContactSolverInfo &info)
+{
+	/* Bullet's own rows, as its setup makes them, in place of lcpkit's (convertJoints and convertContacts
+	 * above made lcpkit's only), and the order pools its iterations sweep through */
+	btSequentialImpulseConstraintSolver::convertJoints(constraints, numConstraints, info);
+	m_tmpSolverContactConstraintPool.resizeNoInitialize(0);
+	m_tmpSolverContactFrictionConstraintPool.resizeNoInitialize(0);
+	m_tmpSolverContactRollingFrictionConstraintPool.resizeNoInitialize(0);
+	btSequentialImpulseConstraintSolver::convertContacts(manifolds, numManifolds, info);
+	const int nonContact = m_tmpSolverNonContactConstraintPool.size(), contact = m_tmpSolverContactConstraintPool.size(),
+	          friction = m_tmpSolverContactFrictionConstraintPool.size();
+	m_orderNonContactConstraintPool.resizeNoInitialize(nonContact);
+	m_orderTmpConstraintPool.resizeNoInitialize((info.m_solverMode & SOLVER_USE_2_FRICTION_DIRECTIONS) ? 2 * contact
+	                                                                                                   : contact);
+	m_orderFrictionConstraintPool.resizeNoInitialize(friction);
+	for (int i = 0; i < nonContact; ++i)
+		m_orderNonContactConstraintPool[i] = i;
+	for (int i = 0; i < contact; ++i)
+		m_orderTmpConstraintPool[i] = i;
+	for (int i = 0; i < friction; ++i)
+		m_orderFrictionConstraintPool[i] = i;
+}
+
 btScalar BulletSolver::solveGroupCacheFriendlyIterations(btCollisionObject **bodies, int numBodies,
                                                          btPersistentManifold **manifoldPtr, int numManifolds,
                                                          btTypedConstraint **constraints, int numConstraints,
@@ -501,15 +542,17 @@ btScalar BulletSolver::solveGroupCacheFriendlyIterations(btCollisionObject **bod
 	const detail::Pools pools{m_tmpSolverBodyPool, m_tmpSolverNonContactConstraintPool,
 	                          m_tmpSolverContactConstraintPool, m_tmpSolverContactFrictionConstraintPool,
 	                          m_tmpSolverContactRollingFrictionConstraintPool};
-	m_impl->solveIsland(pools, info, [&] {
-		/* the joints' rows as Bullet's iterations need them (convertJoints above made lcpkit's only) */
-		btSequentialImpulseConstraintSolver::convertJoints(constraints, numConstraints, info);
+	const bool solved = m_impl->solveIsland(pools, info, [&] {
+		convertForBullet(manifoldPtr, numManifolds, constraints, numConstraints, info);
 		return runBulletIterations(std::max(m_maxOverrideNumSolverIterations, info.m_numIterations), info,
 		                           [&](int it) {
 			                           return solveSingleIteration(it, bodies, numBodies, manifoldPtr, numManifolds,
 			                                                       constraints, numConstraints, info, debugDrawer);
 		                           });
 	});
+	/* the contacts' impulses are at their points already: Bullet's finish writes back from an empty pool */
+	if (solved)
+		m_tmpSolverContactConstraintPool.resizeNoInitialize(0);
 	return 0;
 }
 

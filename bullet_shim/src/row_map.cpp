@@ -43,39 +43,6 @@ RowMap::~RowMap()
 	lk_problem_destroy(m_p);
 }
 
-/* A solver body's masses as the problem has them (fillBody, and the joints' screen before the problem's bodies
- * exist). Bullet applies the linear factor twice: m_invMass already holds it and applyImpulse scales again.
- * F I^-1 F keeps the inverse inertia symmetric; it equals Bullet's F^2 I^-1 on every row whose torque axis lies
- * in the unlocked axes (all rows of a planar scene) and whenever F is all ones. */
-static inline double problemInvMass(const btSolverBody &sb, int r)
-{
-	return sb.m_invMass[r] * sb.m_linearFactor[r];
-}
-
-static inline double problemInvInertia(const btMatrix3x3 &I, const btVector3 &F, int r, int c)
-{
-	return F[r] * (0.5 * (I[r][c] + I[c][r])) * F[c];
-}
-
-/* A solver body's factors differ from 1: a direction of it is locked. */
-static bool lockedBody(const btSolverBody &sb)
-{
-	const btVector3 &L = sb.m_linearFactor, &F = sb.m_angularFactor;
-	return L[0] != 1 || L[1] != 1 || L[2] != 1 || F[0] != 1 || F[1] != 1 || F[2] != 1;
-}
-
-/* Adds one side's part of J M^-1 J^T with the problem's masses to e. */
-static void addSideEnergy(const btSolverBody &sb, const double *J, double &e)
-{
-	const btMatrix3x3 &I = sb.m_originalBody->getInvInertiaTensorWorld();
-	const btVector3 &F = sb.m_angularFactor;
-	for (int r = 0; r < 3; ++r) {
-		e += problemInvMass(sb, r) * J[r] * J[r];
-		for (int c = 0; c < 3; ++c)
-			e += J[3 + r] * problemInvInertia(I, F, r, c) * J[3 + c];
-	}
-}
-
 /* What of a solver body's state is not finite, or nullptr: its velocity with the external impulse (u*), its
  * transform, its masses. x - x is 0 for a finite x and NaN otherwise. */
 static const char *solverBodyFault(const btSolverBody &sb)
@@ -265,8 +232,8 @@ void RowMap::beginJoints(int rows, btSolverConstraint *pool, const btAlignedObje
 {
 	if (m_defs.size() < (size_t)rows)
 		m_defs.resize((size_t)rows);
-	if (m_rows.size() < (size_t)rows) {
-		m_rows.resize((size_t)rows);
+	if (m_out.size() < (size_t)rows) {
+		m_out.resize((size_t)rows);
 		m_lambda0.resize((size_t)rows);
 	}
 	m_jointRows = rows;
@@ -422,7 +389,7 @@ void RowMap::addJoint(btTypedConstraint &con, int row0, int count, int solverBod
 		k.body[1] = b;
 		k.point[0] = point[0], k.point[1] = point[1], k.point[2] = point[2];
 		k.id = (uint64_t)m_n;
-		m_rows[(size_t)m_n] = &sc;
+		m_out[(size_t)m_n] = &sc.m_appliedImpulse;
 		m_lambda0[(size_t)m_n] = 0.0; /* Bullet starts joint rows from 0 */
 		m_kinds[k.kind]++;
 		++m_n;
@@ -431,7 +398,8 @@ void RowMap::addJoint(btTypedConstraint &con, int row0, int count, int solverBod
 
 lk_status RowMap::build(const Pools &pools, bool points, int threads)
 {
-	/* the joint rows addJoint made, if any, are the first m_n: for this build only */
+	/* the joint rows addJoint made, if any, are the first m_n, and the contact rows addManifold made follow
+	 * them: for this build only */
 	const int jointRows = m_jointRows;
 	const bool jointsMade = jointRows >= 0;
 	m_jointRows = -1;
@@ -445,6 +413,7 @@ lk_status RowMap::build(const Pools &pools, bool points, int threads)
 		std::memcpy(m_kinds, jointKinds, sizeof m_kinds);
 		st = buildOnce(pools, points, threads, jointsMade, jointRows, true);
 	}
+	m_contactsMade = false;
 	return st;
 }
 
@@ -462,7 +431,7 @@ bool RowMap::planContacts(const Pools &pools)
 			return false;
 		m_contactRow[(size_t)j] = r == ROW_MADE ? m_n : -1;
 		if (r == ROW_MADE) {
-			m_plan.push_back({a, b, -1, j, LK_ROW_NORMAL});
+			m_plan.push_back({&c, a, b, -1, j, LK_ROW_NORMAL});
 			keepRow(c, LK_ROW_NORMAL, c.m_appliedImpulse);
 		}
 	}
@@ -481,7 +450,7 @@ bool RowMap::planContacts(const Pools &pools)
 			if (r == ROW_BAD)
 				return false;
 			if (r == ROW_MADE) {
-				m_plan.push_back({a, b, m_contactRow[(size_t)f], f, LK_ROW_FRICTION});
+				m_plan.push_back({&c, a, b, m_contactRow[(size_t)f], f, LK_ROW_FRICTION});
 				keepRow(c, LK_ROW_FRICTION, c.m_appliedImpulse);
 			}
 		}
@@ -493,8 +462,8 @@ lk_status RowMap::fillContact(void *arg, int k, lk_row_def *d)
 {
 	const RowMap *m = static_cast<const RowMap *>(arg);
 	const int row = m->m_fused + k;
-	const btSolverConstraint &c = *m->m_rows[(size_t)row];
 	const Planned &pl = m->m_plan[(size_t)k];
+	const btSolverConstraint &c = *pl.row;
 	static const double unknown[3] = {0, 0, 0};
 	double point[3] = {0, 0, 0};
 	const void *mp = m->m_planPoints ? m->m_planPools->contact[pl.contact].m_originalContactPoint : nullptr;
@@ -525,7 +494,7 @@ void RowMap::screenRows()
 			d.findex = moved[(size_t)d.findex];
 		d.id = (uint64_t)kept;
 		m_defs[(size_t)kept] = d;
-		m_rows[(size_t)kept] = m_rows[(size_t)k];
+		m_out[(size_t)kept] = m_out[(size_t)k];
 		m_lambda0[(size_t)kept] = m_lambda0[(size_t)k];
 		m_kinds[d.kind]++;
 		moved[(size_t)k] = kept++;
@@ -544,10 +513,17 @@ lk_status RowMap::buildOnce(const Pools &pools, bool points, int threads, bool j
 	m_screened = screened;
 	m_leftOut = 0;
 	m_frozenSolver.clear();
+	/* contact rows made from the manifolds: Bullet's contact pool holds its split-impulse rows only */
+	const bool contactsMade = m_contactsMade && jointsMade;
+	m_contactsFromManifolds = contactsMade;
 	const int nsb = pools.bodies.size();
-	const int nnc = pools.nonContact.size(), nc = pools.contact.size(), nf = pools.friction.size(),
-	          nr = pools.rolling.size();
-	const size_t most = (size_t)nnc + (size_t)nc + (size_t)nf + (size_t)nr;
+	const int nnc = pools.nonContact.size();
+	const int nc = contactsMade ? 0 : pools.contact.size(), nf = contactsMade ? 0 : pools.friction.size(),
+	          nr = contactsMade ? 0 : pools.rolling.size();
+	size_t most = (size_t)nnc + (size_t)nc + (size_t)nf + (size_t)nr;
+	if (contactsMade)
+		for (const ContactBlock &k : m_block)
+			most += (size_t)k.n;
 	lk_status st = lk_problem_reserve(m_p, nsb, (int)std::min(most, (size_t)INT32_MAX));
 	if (st != LK_OK)
 		return st;
@@ -556,7 +532,7 @@ lk_status RowMap::buildOnce(const Pools &pools, bool points, int threads, bool j
 	const size_t defs = screened ? most : (size_t)nnc;
 	if (m_defs.size() < defs)
 		m_defs.resize(defs);
-	m_rows.resize(most);
+	m_out.resize(most);
 	m_lambda0.resize(most);
 	/* the solver bodies of rigid bodies, in Bullet's order (the others, Bullet's fixed body, are the world),
 	 * made on the solver's threads for many bodies */
@@ -582,6 +558,8 @@ lk_status RowMap::buildOnce(const Pools &pools, bool points, int threads, bool j
 	int made = st == LK_OK ? ROW_MADE : ROW_BAD;
 	if (jointsMade && (jointRows != nnc || m_jointsBad))
 		made = ROW_BAD;
+	if (contactsMade && m_contactsBad)
+		made = ROW_BAD;
 	for (int j = 0; j < nnc && made != ROW_BAD && !jointsMade; ++j) {
 		const btSolverConstraint &c = pools.nonContact[j];
 		double point[3] = {0, 0, 0};
@@ -592,27 +570,37 @@ lk_status RowMap::buildOnce(const Pools &pools, bool points, int threads, bool j
 		made = makeRow(c, LK_ROW_JOINT, -1, point, false);
 	}
 
-	/* the contacts' rows, planned here and made by the problem from Bullet's rows (fillContact) on the build's
-	 * threads; screened, in m_defs first, where screenRows leaves out what is not finite */
+	/* the contacts' rows: made from the manifolds already, or planned here and made by the problem from
+	 * Bullet's rows (fillContact) on the build's threads; screened, in m_defs first, where screenRows leaves
+	 * out what is not finite */
 	m_fused = m_n;
-	if (made != ROW_BAD && !planContacts(pools))
-		made = ROW_BAD;
-	m_planPools = &pools;
-	m_planPoints = points;
-	if (screened && made != ROW_BAD) {
-		for (int k = m_fused; k < m_n; ++k)
-			fillContact(this, k - m_fused, &m_defs[(size_t)k]);
-		screenRows();
+	if (contactsMade && made != ROW_BAD) {
+		takeContactRows(screened);
+		if (screened)
+			screenRows();
+	} else {
+		if (made != ROW_BAD && !planContacts(pools))
+			made = ROW_BAD;
+		m_planPools = &pools;
+		m_planPoints = points;
+		if (screened && made != ROW_BAD) {
+			for (int k = m_fused; k < m_n; ++k)
+				fillContact(this, k - m_fused, &m_defs[(size_t)k]);
+			screenRows();
+		}
 	}
-	m_rows.resize((size_t)m_n);
+	m_out.resize((size_t)m_n);
 	m_lambda0.resize((size_t)m_n);
 	if (st == LK_OK && made == ROW_BAD)
 		st = LK_ERR_OUT_OF_RANGE;
-	/* the problem's records: the joints' (all, screened) from the definitions in place, then the contacts';
-	 * each checked as lk_problem_add_row checks it */
+	/* the problem's records: the joints' (all, screened) from the definitions in place, then the contacts'
+	 * (from their blocks in place, or made by fillContact); each checked as lk_problem_add_row checks it */
 	if (st == LK_OK)
 		st = lk_problem_add_row_array(m_p, screened ? m_n : m_fused, m_defs.data(), nullptr, threads, nullptr);
-	if (st == LK_OK && !screened)
+	if (st == LK_OK && !screened && contactsMade)
+		for (int k = 0; k < BLOCK_COUNT && st == LK_OK; ++k)
+			st = lk_problem_add_row_array(m_p, m_block[k].n, m_block[k].defs.get(), nullptr, threads, nullptr);
+	else if (st == LK_OK && !screened)
 		st = lk_problem_add_rows(m_p, m_n - m_fused, fillContact, this, threads, nullptr);
 	m_planPools = nullptr;
 	if (st == LK_OK)
@@ -623,8 +611,9 @@ lk_status RowMap::buildOnce(const Pools &pools, bool points, int threads, bool j
 void RowMap::writeBack(const Pools &pools)
 {
 	const double *lambda = lk_problem_lambda(m_p);
-	for (size_t k = 0; k < m_rows.size(); ++k)
-		m_rows[k]->m_appliedImpulse = lambda[k];
+	for (size_t k = 0; k < m_out.size(); ++k)
+		if (btScalar *out = m_out[k])
+			*out = lambda[k];
 	for (size_t k = 0; k < m_solverOfLk.size(); ++k) {
 		double du[6];
 		if (lk_problem_delta_velocity(m_p, (int)k, du) != LK_OK)
@@ -649,11 +638,14 @@ void RowMap::writeBack(const Pools &pools)
 	}
 }
 
-void RowMap::readImpulses(std::vector<double> &out) const
+bool RowMap::readImpulses(std::vector<double> &out) const
 {
-	out.resize(m_rows.size());
-	for (size_t k = 0; k < m_rows.size(); ++k)
-		out[k] = m_rows[k]->m_appliedImpulse;
+	if (m_contactsFromManifolds)
+		return false;
+	out.resize(m_out.size());
+	for (size_t k = 0; k < m_out.size(); ++k)
+		out[k] = *m_out[k];
+	return true;
 }
 
 } // namespace detail

@@ -6,8 +6,10 @@
 #include "lcpkit/engine.h"
 #include "lcpkit/lcpkit.h"
 
+#include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
 #include <BulletDynamics/ConstraintSolver/btSequentialImpulseConstraintSolver.h>
 
+#include <memory>
 #include <vector>
 
 namespace lk {
@@ -27,6 +29,39 @@ struct RowMotion {
 	double u[6], inv_mass[3];
 	bool locked; /* a linear or angular factor other than 1 */
 };
+
+/* A solver body's masses as the problem has them (fillBody, and the joints' screen before the problem's bodies
+ * exist). Bullet applies the linear factor twice: m_invMass already holds it and applyImpulse scales again.
+ * F I^-1 F keeps the inverse inertia symmetric; it equals Bullet's F^2 I^-1 on every row whose torque axis lies
+ * in the unlocked axes (all rows of a planar scene) and whenever F is all ones. */
+inline double problemInvMass(const btSolverBody &sb, int r)
+{
+	return sb.m_invMass[r] * sb.m_linearFactor[r];
+}
+
+inline double problemInvInertia(const btMatrix3x3 &I, const btVector3 &F, int r, int c)
+{
+	return F[r] * (0.5 * (I[r][c] + I[c][r])) * F[c];
+}
+
+/* A solver body's factors differ from 1: a direction of it is locked. */
+inline bool lockedBody(const btSolverBody &sb)
+{
+	const btVector3 &L = sb.m_linearFactor, &F = sb.m_angularFactor;
+	return L[0] != 1 || L[1] != 1 || L[2] != 1 || F[0] != 1 || F[1] != 1 || F[2] != 1;
+}
+
+/* Adds one side's part of J M^-1 J^T with the problem's masses to e. */
+inline void addSideEnergy(const btSolverBody &sb, const double *J, double &e)
+{
+	const btMatrix3x3 &I = sb.m_originalBody->getInvInertiaTensorWorld();
+	const btVector3 &F = sb.m_angularFactor;
+	for (int r = 0; r < 3; ++r) {
+		e += problemInvMass(sb, r) * J[r] * J[r];
+		for (int c = 0; c < 3; ++c)
+			e += J[3 + r] * problemInvInertia(I, F, r, c) * J[3 + c];
+	}
+}
 
 /*
  * One island's rows as an lk_problem (docs/maths.md), in Bullet's sweep order: joint rows, contact
@@ -56,7 +91,7 @@ public:
 	 * to that many threads (lk_problem_add_bodies; the problem's lent scheduler, if any). */
 	lk_status build(const Pools &pools, bool points = true, int threads = 1);
 	lk_problem *problem() { return m_p; }
-	int rows() const { return (int)m_rows.size(); }
+	int rows() const { return (int)m_out.size(); }
 	/* What the last build left out because it is not finite, looked for only where the core refused a body
 	 * or a row as not finite (a sound step pays nothing for the look): rows whose J or target is not finite
 	 * (and the friction rows on such a normal), and the bodies whose state is not finite (velocity, external
@@ -81,11 +116,26 @@ public:
 	void addJoint(btTypedConstraint &constraint, int row0, int count, int solverBodyA, int solverBodyB,
 	              const btSolverBody &bodyA, const btSolverBody &bodyB, const btContactSolverInfo &info);
 
-	/* lambda -> m_appliedImpulse, du -> the solver bodies' delta velocities; a frozen body's velocities all
-	 * zero, so that Bullet's finish leaves it where it is. */
+	/* Bullet's convertContacts for a solve by lcpkit (lk::BulletSolver), as beginJoints and addJoint are its
+	 * convertJoints: each manifold point's normal, friction and rolling friction rows defined straight from
+	 * the point (contact_rows.cpp), as Bullet's setup defines them (btSequentialImpulseConstraintSolver::
+	 * convertContact and the setup functions it calls: the same friction directions, written to the point as
+	 * Bullet writes them, the same warm start), without Bullet's per-row data for its own iterations. A point
+	 * deep enough for Bullet's split impulse also gets the btSolverConstraint Bullet's position pass reads, in
+	 * `split` (Bullet's contact pool, which then holds those rows only). beginContacts after beginJoints;
+	 * addManifold for each manifold, in Bullet's order, with its bodies' solver body ids. The next build takes
+	 * these rows as its contact rows (in Bullet's order: normals, friction, rolling friction), and writeBack
+	 * writes their impulses to the points as Bullet's finish does (SOLVER_USE_WARMSTARTING). */
+	void beginContacts(const btAlignedObjectArray<btSolverBody> &bodies, const btContactSolverInfo &info);
+	void addManifold(btPersistentManifold &manifold, int solverBodyA, int solverBodyB, btConstraintArray &split);
+
+	/* lambda -> the rows' impulses (Bullet's m_appliedImpulse of a pool row, a contact point's impulses), du ->
+	 * the solver bodies' delta velocities; a frozen body's velocities all zero, so that Bullet's finish leaves
+	 * it where it is. */
 	void writeBack(const Pools &pools);
-	/* The rows' current m_appliedImpulse (after Bullet's own solver). */
-	void readImpulses(std::vector<double> &out) const;
+	/* The rows' current m_appliedImpulse (after Bullet's own solver); false, with nothing read, where the
+	 * contact rows were made from the manifolds (Bullet's own solver then solves rows of its own making). */
+	bool readImpulses(std::vector<double> &out) const;
 
 private:
 	/* lk_body_fill_fn: the definition of the problem's body k, from its solver body (m_pools). */
@@ -100,7 +150,7 @@ private:
 	/* Row m_n is Bullet's row c, of that kind, starting from impulse: counted. */
 	void keepRow(const btSolverConstraint &c, lk_row_kind kind, double impulse)
 	{
-		m_rows[(size_t)m_n] = &c;
+		m_out[(size_t)m_n] = &c.m_appliedImpulse; /* mutable in btSolverConstraint: Bullet's sweeps write it */
 		m_lambda0[(size_t)m_n] = impulse;
 		m_kinds[kind]++;
 		++m_n;
@@ -110,13 +160,46 @@ private:
 		static const RowMotion still = {{0, 0, 0, 0, 0, 0}, {0, 0, 0}, false};
 		return body != LK_STATIC ? m_motion[(size_t)body] : still;
 	}
-	/* The contact pools' rows, planned (planContacts: m_rows from m_fused on, each one's findex and point in
+	/* The contact pools' rows, planned (planContacts: m_out from m_fused on, each one's findex and point in
 	 * m_plan) and made by lk_problem_add_rows on the build's threads with fillContact, without a definition
 	 * array in between; false where a row is refused. */
 	bool planContacts(const Pools &pools);
 	static lk_status fillContact(void *arg, int k, lk_row_def *d);
 	/* The lcpkit index of each solver body of a rigid body, in Bullet's order (m_lkOfSolver, m_solverOfLk). */
 	void mapBodies(const btAlignedObjectArray<btSolverBody> &bodies);
+	/* The contact rows made from the manifolds (beginContacts .. addManifold) for the next build, by block in
+	 * Bullet's order, each row's definition, impulse destination and warm start; storage that only grows and
+	 * is not cleared (every field of a definition is written where the row is made). */
+	struct ContactBlock {
+		std::unique_ptr<lk_row_def[]> defs;
+		std::unique_ptr<btScalar *[]> out;
+		std::unique_ptr<double[]> warm;
+		int n = 0, cap = 0;
+		/* A new row with its destination and warm start: its definition, to write whole. */
+		lk_row_def &add(btScalar *o, double w)
+		{
+			if (n == cap)
+				grow();
+			out[n] = o;
+			warm[n] = w;
+			return defs[n++];
+		}
+		void grow();
+	};
+	enum { BLOCK_NORMAL, BLOCK_FRICTION, BLOCK_ROLLING, BLOCK_COUNT };
+	ContactBlock m_block[BLOCK_COUNT];
+	bool m_contactsMade = false;       /* the next build's contact rows are in m_block */
+	bool m_contactsFromManifolds = false; /* the last build's were */
+	bool m_contactsBad = false;        /* addManifold met a solver body out of range */
+	int m_contactBase = 0;             /* the first contact row's index (the joint rows made before) */
+	const btContactSolverInfo *m_info = nullptr; /* the solve's settings, while contacts are added */
+	/* One manifold point's rows (contact_rows.cpp), on the problem's bodies a and b of solver bodies A and B
+	 * (ia, ib), one of which has a locked direction if `locked`. */
+	void addPoint(btManifoldPoint &cp, const btPersistentManifold &m, const btSolverBody &A, const btSolverBody &B,
+	              int ia, int ib, int a, int b, bool locked, btConstraintArray &split);
+	/* Moves the blocks' rows into the build (m_out, m_lambda0, the ids of the friction blocks), or into
+	 * m_defs as well (a screened build). Returns the rows. */
+	int takeContactRows(bool intoDefs);
 	/* One build (build): screened, with what is not finite left out. */
 	lk_status buildOnce(const Pools &pools, bool points, int threads, bool jointsMade, int jointRows,
 	               bool screened);
@@ -136,11 +219,14 @@ private:
 	int m_jointRows = -1;              /* joint rows Bullet has for the next build, made by addJoint (the first
 	                                    * m_n rows: those that move something), or -1: none */
 	bool m_jointsBad = false;          /* addJoint met a solver body out of range */
-	const btAlignedObjectArray<btSolverBody> *m_jointBodies = nullptr; /* Bullet's solver bodies (beginJoints) */
+	const btAlignedObjectArray<btSolverBody> *m_jointBodies = nullptr; /* Bullet's solver bodies (beginJoints,
+	                                                                    * beginContacts) */
 	btSolverConstraint *m_jointPool = nullptr; /* Bullet's rows of those joint rows */
-	std::vector<const btSolverConstraint *> m_rows;
-	/* a planned contact row (planContacts): its final findex, its contact (whose point it reads) and kind */
+	std::vector<btScalar *> m_out;     /* where each row's impulse goes (writeBack), or nullptr: nowhere */
+	/* a planned contact row (planContacts): Bullet's row, its final findex, its contact (whose point it
+	 * reads) and kind */
 	struct Planned {
+		const btSolverConstraint *row;
 		int a, b, findex, contact;
 		lk_row_kind kind;
 	};

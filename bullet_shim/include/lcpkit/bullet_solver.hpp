@@ -136,11 +136,20 @@ protected:
 	 * per-row setup, for its iterations, is made only if they run: a fallback). */
 	void convertJoints(btTypedConstraint **constraints, int numConstraints,
 	                   const btContactSolverInfo &infoGlobal) override;
+	/* The contacts' rows made by lcpkit from the manifold points, as Bullet's setup defines them (Bullet's
+	 * per-row setup is made only for its split-impulse pass and its own iterations in a fallback). */
+	void convertContacts(btPersistentManifold **manifoldPtr, int numManifolds,
+	                     const btContactSolverInfo &infoGlobal) override;
 	btScalar solveGroupCacheFriendlyIterations(btCollisionObject **bodies, int numBodies,
 	                                           btPersistentManifold **manifoldPtr, int numManifolds,
 	                                           btTypedConstraint **constraints, int numConstraints,
 	                                           const btContactSolverInfo &infoGlobal,
 	                                           btIDebugDraw *debugDrawer) override;
+
+private:
+	/* Bullet's own rows and sweep order for its iterations (a fallback). */
+	void convertForBullet(btPersistentManifold **manifolds, int numManifolds, btTypedConstraint **constraints,
+	                      int numConstraints, const btContactSolverInfo &info);
 };
 
 } // namespace lk
