@@ -79,6 +79,7 @@ void RowMap::beginContacts(const btAlignedObjectArray<btSolverBody> &bodies, con
 	m_contactsBad = false;
 	for (ContactBlock &k : m_block)
 		k.n = 0;
+	m_keep.clear();
 }
 
 void RowMap::addManifold(btPersistentManifold &manifold, int solverBodyA, int solverBodyB, btConstraintArray &split)
@@ -242,9 +243,10 @@ void RowMap::addPoint(btManifoldPoint &cp, const btPersistentManifold &m, const 
 			d.point[0] = point[0], d.point[1] = point[1], d.point[2] = point[2];
 		}
 	}
-	/* a row left out keeps its impulse, as Bullet's finish writes it: the normal's warm start */
+	/* a row left out keeps its impulse, which Bullet's finish writes to the point: the normal's warm start (written
+	 * with the solve's impulses, so that a fallback's own setup reads the point as it was) */
 	if (!normalKept && warm)
-		cp.m_appliedImpulse = warmImpulse;
+		m_keep.push_back({&cp.m_appliedImpulse, warmImpulse});
 
 	/* what Bullet's relative velocity of a friction row leaves out of J u*: the angular parts of its J (ang0,
 	 * ang1) times the external torque impulse of each side */
@@ -268,7 +270,7 @@ void RowMap::addPoint(btManifoldPoint &cp, const btPersistentManifold &m, const 
 	const auto friction = [&](const btVector3 &dir, btScalar desired, btScalar cfmSlip, btScalar *out) {
 		if (!normalKept) {
 			if (warm)
-				*out = 0.0;
+				m_keep.push_back({out, 0.0});
 			return;
 		}
 		const btVector3 back = -dir;
@@ -286,7 +288,7 @@ void RowMap::addPoint(btManifoldPoint &cp, const btPersistentManifold &m, const 
 		if (locked && screened(d, s, diag)) {
 			m_block[BLOCK_FRICTION].n--;
 			if (warm)
-				*out = 0.0;
+				m_keep.push_back({out, 0.0});
 			return;
 		}
 		double target = desired + torqueTerm(f0, f1);

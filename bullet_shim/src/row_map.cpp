@@ -614,6 +614,9 @@ void RowMap::writeBack(const Pools &pools)
 	for (size_t k = 0; k < m_out.size(); ++k)
 		if (btScalar *out = m_out[k])
 			*out = lambda[k];
+	if (m_contactsFromManifolds)
+		for (const Keep &k : m_keep)
+			*k.to = k.impulse;
 	for (size_t k = 0; k < m_solverOfLk.size(); ++k) {
 		double du[6];
 		if (lk_problem_delta_velocity(m_p, (int)k, du) != LK_OK)

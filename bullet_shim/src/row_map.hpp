@@ -188,6 +188,12 @@ private:
 	};
 	enum { BLOCK_NORMAL, BLOCK_FRICTION, BLOCK_ROLLING, BLOCK_COUNT };
 	ContactBlock m_block[BLOCK_COUNT];
+	/* the impulses of contact rows left out, for writeBack to write to their points */
+	struct Keep {
+		btScalar *to;
+		double impulse;
+	};
+	std::vector<Keep> m_keep;
 	bool m_contactsMade = false;       /* the next build's contact rows are in m_block */
 	bool m_contactsFromManifolds = false; /* the last build's were */
 	bool m_contactsBad = false;        /* addManifold met a solver body out of range */
