@@ -442,6 +442,184 @@ struct ContactScene : World {
 	}
 };
 
+/* Bullet's own solver that also maps its contact rows, as Bullet's setup made them for its iterations, to the
+ * problem's terms by hand (J from the row; c = J u* + rhs / jacDiagABInv, s = cfm / jacDiagABInv, so that
+ * Bullet's update of the row is lcpkit's; the friction and rolling rows' findex the contact's normal row),
+ * before its iterations run: the reference the adapter's rows made from the manifold points must equal. */
+struct RowProbe : btSequentialImpulseConstraintSolver {
+	struct Row {
+		double J[2][6], c, s, lo, hi, mu, warm;
+		int body[2], findex;
+	};
+	std::vector<Row> rows;
+	btScalar solveGroupCacheFriendlyIterations(btCollisionObject **bodies, int numBodies, btPersistentManifold **m,
+	                                           int numManifolds, btTypedConstraint **constraints, int numConstraints,
+	                                           const btContactSolverInfo &info, btIDebugDraw *dd) override
+	{
+		rows.clear();
+		std::vector<int> lk(m_tmpSolverBodyPool.size(), -1);
+		for (int i = 0, n = 0; i < m_tmpSolverBodyPool.size(); ++i)
+			if (m_tmpSolverBodyPool[i].m_originalBody)
+				lk[i] = n++;
+		const btConstraintArray *pools[3] = {&m_tmpSolverContactConstraintPool, &m_tmpSolverContactFrictionConstraintPool,
+		                                     &m_tmpSolverContactRollingFrictionConstraintPool};
+		for (int k = 0; k < 3; ++k)
+			for (int j = 0; j < pools[k]->size(); ++j) {
+				const btSolverConstraint &b = (*pools[k])[j];
+				Row r;
+				const int ids[2] = {b.m_solverBodyIdA, b.m_solverBodyIdB};
+				const btVector3 *lin[2] = {&b.m_contactNormal1, &b.m_contactNormal2},
+				                *ang[2] = {&b.m_relpos1CrossNormal, &b.m_relpos2CrossNormal};
+				double ju = 0.0, energy = 0.0;
+				for (int side = 0; side < 2; ++side) {
+					const btSolverBody &sb = m_tmpSolverBodyPool[ids[side]];
+					r.body[side] = lk[ids[side]];
+					const btVector3 v = sb.m_linearVelocity + sb.m_externalForceImpulse,
+					                w = sb.m_angularVelocity + sb.m_externalTorqueImpulse;
+					for (int c = 0; c < 3; ++c) {
+						r.J[side][c] = (*lin[side])[c];
+						r.J[side][3 + c] = (*ang[side])[c];
+					}
+					if (!sb.m_originalBody)
+						continue;
+					ju += lin[side]->dot(v) + ang[side]->dot(w);
+					/* J M^-1 J^T with the problem's masses (the factors applied: docs/bullet.md) */
+					const btVector3 F = sb.m_angularFactor, L = sb.m_linearFactor;
+					const btVector3 a = (*ang[side]) * F;
+					energy += ((*lin[side]) * L * sb.m_invMass).dot(*lin[side]) +
+					          (sb.m_originalBody->getInvInertiaTensorWorld() * a).dot(a);
+				}
+				/* a row no side can move along (a direction its factors lock) moves nothing: left out */
+				if (!(energy + b.m_cfm / b.m_jacDiagABInv > 1e-9 / b.m_jacDiagABInv))
+					continue;
+				r.c = ju + b.m_rhs / b.m_jacDiagABInv;
+				r.s = b.m_cfm / b.m_jacDiagABInv;
+				r.findex = k == 0 ? -1 : b.m_frictionIndex;
+				r.lo = k == 0 ? 0.0 : -INFINITY;
+				r.hi = INFINITY;
+				r.mu = k == 0 ? 0.0 : b.m_friction;
+				r.warm = b.m_appliedImpulse;
+				rows.push_back(r);
+			}
+		return btSequentialImpulseConstraintSolver::solveGroupCacheFriendlyIterations(bodies, numBodies, m, numManifolds,
+		                                                                               constraints, numConstraints, info, dd);
+	}
+};
+
+/* Bodies of every contact feature Bullet's setup reads of a point or an object, on the ground: a capsule with
+ * rolling and spinning friction, a bouncing cylinder and sphere (restitution), a box with contact stiffness and
+ * damping (the point's own CFM and ERP), a box with a friction anchor, a slow-friction box sliding, a ball with
+ * anisotropic rolling friction, a spinning bar (implicit gyroscopic torque), a box locked to a plane by its
+ * factors, a box under an applied torque and force. */
+void addFeatureBodies(World &w, std::vector<std::unique_ptr<btCollisionShape>> &shapes,
+                      std::vector<std::unique_ptr<btRigidBody>> &bodies)
+{
+	auto add = [&](btCollisionShape *shape, double mass, const btVector3 &at) {
+		shapes.emplace_back(shape);
+		addBody(w.world, bodies, shape, mass, at);
+		return bodies.back().get();
+	};
+	add(new btStaticPlaneShape(btVector3(0, 0, 1), 0), 0.0, btVector3(0, 0, 0));
+	btRigidBody *b = add(new btCapsuleShapeZ(0.2, 0.6), 1.0, btVector3(0, 3, 0.2));
+	b->getWorldTransform().setRotation(btQuaternion(btVector3(1, 0, 0), 1.5));
+	b->setRollingFriction(0.05);
+	b->setSpinningFriction(0.02);
+	b->setAngularVelocity(btVector3(0, 0, 2));
+	b = add(new btCylinderShapeZ(btVector3(0.3, 0.3, 0.2)), 2.0, btVector3(2, 3, 0.2));
+	b->setLinearVelocity(btVector3(1, 0.5, -2));
+	b->setRestitution(0.5);
+	b = add(new btSphereShape(0.25), 0.5, btVector3(-2, 3, 0.25));
+	b->setLinearVelocity(btVector3(0, 2, -2));
+	b->setRestitution(0.7);
+	b = add(new btBoxShape(btVector3(0.5, 0.5, 0.5)), 1.0, btVector3(0, 0, 0.5));
+	b->setContactStiffnessAndDamping(3000, 100);
+	b = add(new btBoxShape(btVector3(0.3, 0.3, 0.3)), 1.0, btVector3(2, 0, 0.3));
+	b->setCollisionFlags(b->getCollisionFlags() | btCollisionObject::CF_HAS_FRICTION_ANCHOR);
+	b->setLinearVelocity(btVector3(0.5, 0, 0));
+	b = add(new btBoxShape(btVector3(0.3, 0.3, 0.3)), 1.0, btVector3(-2, 0, 0.3));
+	b->setFriction(0.1);
+	b->setLinearVelocity(btVector3(1, 1, 0));
+	b = add(new btSphereShape(0.3), 1.0, btVector3(-4, 0, 0.3));
+	b->setAnisotropicFriction(btVector3(1, 0.1, 1), btCollisionObject::CF_ANISOTROPIC_ROLLING_FRICTION);
+	b->setRollingFriction(0.1);
+	b->setAngularVelocity(btVector3(3, 3, 0));
+	b = add(new btBoxShape(btVector3(0.5, 0.2, 0.1)), 1.0, btVector3(0, -3, 0.1));
+	b->setAngularVelocity(btVector3(0, 0, 20));
+	b = add(new btBoxShape(btVector3(0.3, 0.3, 0.3)), 1.0, btVector3(2, -3, 0.3));
+	b->setLinearFactor(btVector3(1, 0, 1));
+	b->setAngularFactor(btVector3(0, 1, 0));
+	b->setLinearVelocity(btVector3(1, 0, 0));
+	b = add(new btBoxShape(btVector3(0.2, 0.2, 0.2)), 1.0, btVector3(-2, -3, 0.2));
+	b->applyTorqueImpulse(btVector3(0.1, 0.2, 0.3));
+	b->applyCentralForce(btVector3(5, 0, 0));
+}
+
+/* The adapter's contact rows are the ones Bullet's own setup makes, mapped (RowProbe), for every feature of
+ * addFeatureBodies, with one friction direction along the sliding, two, and two cached ones, at the first, fifth
+ * and fifteenth step of worlds that stepped alike on Bullet's own solver before: J, bounds, friction index and
+ * coefficient and warm start to the bit (the sides with a body), targets and CFM to 1e-12. */
+void test_contact_rows_of_every_feature(void **)
+{
+	const int modes[3] = {0, SOLVER_USE_2_FRICTION_DIRECTIONS,
+	                      SOLVER_USE_2_FRICTION_DIRECTIONS | SOLVER_ENABLE_FRICTION_DIRECTION_CACHING |
+	                              SOLVER_DISABLE_VELOCITY_DEPENDENT_FRICTION_DIRECTION};
+	const int at[3] = {1, 5, 15};
+	int compared = 0, rolling = 0;
+	double dc = 0.0, ds = 0.0;
+	for (int m = 0; m < 3; ++m)
+		for (int t = 0; t < 3; ++t) {
+			World a, b;
+			RowProbe probe;
+			lk::BulletSolver lk("pgs");
+			lk.setRecording(true);
+			std::vector<std::unique_ptr<btCollisionShape>> shapes[2];
+			std::vector<std::unique_ptr<btRigidBody>> bodies[2];
+			World *w[2] = {&a, &b};
+			for (int k = 0; k < 2; ++k) {
+				w[k]->world.setGravity(btVector3(0, 0, -9.81));
+				w[k]->world.getSolverInfo().m_solverMode |= modes[m];
+				addFeatureBodies(*w[k], shapes[k], bodies[k]);
+			}
+			a.world.setConstraintSolver(&probe);
+			for (int k = 0; k < at[t]; ++k) {
+				if (k + 1 == at[t])
+					b.world.setConstraintSolver(&lk);
+				a.world.stepSimulation(1.0 / 60.0, 1, 1.0 / 60.0);
+				b.world.stepSimulation(1.0 / 60.0, 1, 1.0 / 60.0);
+			}
+			lk_problem *p = nullptr;
+			assert_int_equal(lk.recordedProblem(&p), LK_OK);
+			const int n = lk_problem_row_count(p);
+			assert_int_equal(n, (int)probe.rows.size());
+			for (int i = 0; i < n; ++i) {
+				lk_row_def d;
+				assert_int_equal(lk_problem_get_row(p, i, &d), LK_OK);
+				const RowProbe::Row &r = probe.rows[(size_t)i];
+				for (int side = 0; side < 2; ++side) {
+					assert_int_equal(d.body[side] < 0 ? -1 : d.body[side], r.body[side] < 0 ? -1 : r.body[side]);
+					for (int c = 0; side < 2 && r.body[side] >= 0 && c < 6; ++c)
+						assert_true(d.J[side][c] == r.J[side][c]);
+				}
+				assert_int_equal(d.findex, r.findex);
+				assert_true(d.lo == r.lo && d.hi == r.hi && d.mu == r.mu);
+				assert_true(lk_problem_lambda(p)[i] == r.warm);
+				dc = std::fmax(dc, std::fabs(d.c - r.c) / (1.0 + std::fabs(r.c)));
+				ds = std::fmax(ds, std::fabs(d.s - r.s) / (1e-12 + std::fabs(r.s)));
+				rolling += r.findex >= 0 && r.J[0][0] == 0 && r.J[0][1] == 0 && r.J[0][2] == 0;
+			}
+			compared += n;
+			lk_problem_destroy(p);
+			a.world.setConstraintSolver(&a.own);
+			for (int k = 0; k < 2; ++k)
+				for (auto &body : bodies[k])
+					w[k]->world.removeRigidBody(body.get());
+		}
+	std::printf("%d rows compared (%d of rolling and spinning friction): targets apart by %.1e, CFM by %.1e\n", compared,
+	            rolling, dc, ds);
+	assert_true(compared > 300 && rolling > 20);
+	assert_true(dc < 1e-12 && ds < 1e-12);
+}
+
 /* lk::BulletSolver makes the contacts' rows from the manifold points. With lcpkit's PGS in Bullet's order (no
  * relaxation, Bullet's iteration count, its warm start) it is Bullet's own solver, so a world stepping with it
  * moves as one stepping with Bullet's, step after step: the rows, the split impulse's rows, and the impulses
@@ -772,6 +950,7 @@ int main()
 		cmocka_unit_test(test_unmapped_settings_noted_once),
 		cmocka_unit_test(test_joint_rows_made_by_lcpkit),
 		cmocka_unit_test(test_contact_rows_made_by_lcpkit),
+		cmocka_unit_test(test_contact_rows_of_every_feature),
 		cmocka_unit_test(test_kinematic_anchor),
 		cmocka_unit_test(test_rigid_rows_to_lcpkit_multibody_to_bullet),
 		cmocka_unit_test(test_bullet_solver_in_multibody_world_says_so),
