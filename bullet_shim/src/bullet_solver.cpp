@@ -333,7 +333,9 @@ bool BulletSolverCore::Impl::solveIsland(const detail::Pools &pools, const btCon
 		if (st != LK_OK) {
 			reason = std::string("rows could not be converted: ") + lk_problem_error(p);
 		} else if (ins.map.rows() == 0 && ins.map.leftOut() == 0 && ins.map.frozen() == 0) {
-			/* an island of bodies without rows (every row left out): nothing to solve */
+			/* an island of bodies without rows (every row left out): nothing to solve; the impulses of the
+			 * contact rows left out still go to their points */
+			ins.map.writeKept();
 			built = solved = true;
 			g.stop_reason = LK_STOP_ABSOLUTE;
 		} else {

@@ -614,9 +614,7 @@ void RowMap::writeBack(const Pools &pools)
 	for (size_t k = 0; k < m_out.size(); ++k)
 		if (btScalar *out = m_out[k])
 			*out = lambda[k];
-	if (m_contactsFromManifolds)
-		for (const Keep &k : m_keep)
-			*k.to = k.impulse;
+	writeKept();
 	for (size_t k = 0; k < m_solverOfLk.size(); ++k) {
 		double du[6];
 		if (lk_problem_delta_velocity(m_p, (int)k, du) != LK_OK)
@@ -639,6 +637,13 @@ void RowMap::writeBack(const Pools &pools)
 		sb.m_pushVelocity.setZero();
 		sb.m_turnVelocity.setZero();
 	}
+}
+
+void RowMap::writeKept()
+{
+	if (m_contactsFromManifolds)
+		for (const Keep &k : m_keep)
+			*k.to = k.impulse;
 }
 
 bool RowMap::readImpulses(std::vector<double> &out) const

@@ -133,6 +133,9 @@ public:
 	 * the solver bodies' delta velocities; a frozen body's velocities all zero, so that Bullet's finish leaves
 	 * it where it is. */
 	void writeBack(const Pools &pools);
+	/* The impulses of the contact rows the last build left out (made from the manifolds) to their points, as
+	 * writeBack writes them: for an island whose rows were all left out, which is not solved. */
+	void writeKept();
 	/* The rows' current m_appliedImpulse (after Bullet's own solver); false, with nothing read, where the
 	 * contact rows were made from the manifolds (Bullet's own solver then solves rows of its own making). */
 	bool readImpulses(std::vector<double> &out) const;
