@@ -382,7 +382,7 @@ void RowMap::addPoint(btManifoldPoint &cp, const btPersistentManifold &m, const 
 	}
 }
 
-int RowMap::takeContactRows(bool intoDefs)
+void RowMap::takeContactRows(bool intoDefs)
 {
 	int row = m_n;
 	for (ContactBlock &bl : m_block) {
@@ -397,7 +397,6 @@ int RowMap::takeContactRows(bool intoDefs)
 		row += bl.n;
 	}
 	m_n = row;
-	return row;
 }
 
 } // namespace detail

@@ -207,8 +207,8 @@ private:
 	void addPoint(btManifoldPoint &cp, const btPersistentManifold &m, const btSolverBody &A, const btSolverBody &B,
 	              int ia, int ib, int a, int b, bool locked, btConstraintArray &split);
 	/* Moves the blocks' rows into the build (m_out, m_lambda0, the ids of the friction blocks), or into
-	 * m_defs as well (a screened build). Returns the rows. */
-	int takeContactRows(bool intoDefs);
+	 * m_defs as well (a screened build); m_n counts them. */
+	void takeContactRows(bool intoDefs);
 	/* One build (build): screened, with what is not finite left out. */
 	lk_status buildOnce(const Pools &pools, bool points, int threads, bool jointsMade, int jointRows,
 	               bool screened);
