@@ -1,6 +1,7 @@
 /* auto (common/src/auto.c, docs/solvers.md "auto"), and the rule that a check never changes what a Gauss-Seidel
  * solve returns: the mean budget and its bounds, the stopping rule's independence of units, the face warm start
- * that makes a face's wrench whole, the two-level correction on stacks and not elsewhere, and the same lambda
+ * that makes a face's wrench whole, the two-level correction on stacks and not elsewhere (and its level kept
+ * from one solve to the next), and the same lambda
  * to the bit with and without a tolerance, a history or the statistics on a recorded warm-started step. */
 #include "test_util.h"
 
@@ -272,6 +273,123 @@ static void test_stack_and_no_stack(void **state)
 	lk_problem_destroy(p);
 }
 
+/* Fills dst with src's bodies and rows (dst cleared first), the bodies' inverse masses and inertias times
+ * inv_mass_scale, and each contact's two friction directions turned by `turn` radians within its tangent
+ * plane (a friction row's J and target are linear in its direction). */
+static void refill(lk_problem *dst, const lk_problem *src, double inv_mass_scale, double turn)
+{
+	lk_problem_clear(dst);
+	for (int b = 0; b < lk_problem_body_count(src); ++b) {
+		lk_body_def d = *lk_problem_body(src, b);
+		for (int k = 0; k < 3; ++k)
+			d.inv_mass[k] *= inv_mass_scale;
+		for (int k = 0; k < 9; ++k)
+			d.inv_inertia[k] *= inv_mass_scale;
+		assert_int_equal(lk_problem_add_body(dst, &d, NULL), LK_OK);
+	}
+	const int n = lk_problem_row_count(src);
+	int turned = 0;
+	for (int i = 0; i < n; ++i) {
+		lk_row_def d, e;
+		assert_int_equal(lk_problem_get_row(src, i, &d), LK_OK);
+		if (d.findex >= 0 && i + 1 < n) {
+			assert_int_equal(lk_problem_get_row(src, i + 1, &e), LK_OK);
+			if (e.findex == d.findex) {
+				const double cs = cos(turn), sn = sin(turn);
+				lk_row_def r1 = d, r2 = e;
+				for (int k = 0; k < 12; ++k) {
+					r1.J[k / 6][k % 6] = cs * d.J[k / 6][k % 6] + sn * e.J[k / 6][k % 6];
+					r2.J[k / 6][k % 6] = -sn * d.J[k / 6][k % 6] + cs * e.J[k / 6][k % 6];
+				}
+				r1.c = cs * d.c + sn * e.c;
+				r2.c = -sn * d.c + cs * e.c;
+				assert_int_equal(lk_problem_add_row(dst, &r1, NULL), LK_OK);
+				assert_int_equal(lk_problem_add_row(dst, &r2, NULL), LK_OK);
+				++i;
+				++turned;
+				continue;
+			}
+		}
+		assert_int_equal(lk_problem_add_row(dst, &d, NULL), LK_OK);
+	}
+	assert_true(turned > 0);
+	assert_int_equal(lk_problem_validate(dst), LK_OK);
+}
+
+/* Solves a new problem holding src's content (refill) from `start` with spec; the impulses into out. */
+static lk_stats solve_fresh(const lk_problem *src, double inv_mass_scale, double turn, const char *spec,
+                            const double *start, double *out)
+{
+	lk_problem *q = lk_problem_create(LK_FORM_ROWS);
+	assert_non_null(q);
+	refill(q, src, inv_mass_scale, turn);
+	lk_stats st = solve_from(q, spec, start, out);
+	lk_problem_destroy(q);
+	return st;
+}
+
+/* auto keeps a stack's coarse level (its basis and factor) for the problem's next solve and makes it again
+ * only where the faces changed (coarse.c, kept_fits). A 20-box stack solved, then solved again from its
+ * impulses damped to 0.85 (an engine's next step): the second solve takes the kept level and returns what a
+ * new problem of the same rows returns from the same start, to the bit, for less work (the making is not
+ * counted again). Its contacts' friction directions turned by 0.5 rad within their planes (an engine's
+ * friction directions follow the sliding velocity): the level still serves, as the face's span and coarse
+ * problem do not depend on where the pair of directions points, and the impulses are a new problem's to
+ * rounding. The boxes made twice as heavy: the level does not fit (A_ii changed), is made again, and the
+ * solve is a new problem's to the bit, work included. */
+static void test_kept_coarse_level(void **state)
+{
+	(void)state;
+	/* every solve may spend `cap` budgets, and none restores the faces' load (carry=1), which depends on how
+	 * the solve before ended */
+	const char *spec = "auto:budget=10,bank=1000,carry=1";
+	lk_problem *src = tu_generate("boxstack", 20, 0.5);
+	lk_problem *p = tu_generate("boxstack", 20, 0.5);
+	const int n = lk_problem_row_count(p);
+	double *zero = calloc((size_t)n, sizeof(double)), *start = malloc((size_t)n * sizeof(double)),
+	       *l1 = malloc((size_t)n * sizeof(double)), *l2 = malloc((size_t)n * sizeof(double));
+	lk_stats s0 = solve_from(p, spec, zero, start);
+	assert_int_equal(s0.stop_reason, LK_STOP_ABSOLUTE);
+	double top = 0.0;
+	for (int i = 0; i < n; ++i) {
+		top = fmax(top, fabs(start[i]));
+		start[i] *= 0.85;
+	}
+	assert_true(top > 0.1);
+
+	lk_stats sk = solve_from(p, spec, start, l2);
+	lk_stats sf = solve_fresh(src, 1.0, 0.0, spec, start, l1);
+	assert_int_equal(sf.stop_reason, LK_STOP_ABSOLUTE);
+	assert_int_equal(sk.stop_reason, LK_STOP_ABSOLUTE);
+	assert_int_equal(sk.iterations, sf.iterations);
+	assert_memory_equal(l1, l2, (size_t)n * sizeof(double));
+	assert_true(sk.work < sf.work - 1.0);
+
+	/* the friction directions turned: the kept level serves */
+	refill(p, src, 1.0, 0.5);
+	sk = solve_from(p, spec, start, l2);
+	sf = solve_fresh(src, 1.0, 0.5, spec, start, l1);
+	assert_int_equal(sk.stop_reason, LK_STOP_ABSOLUTE);
+	assert_int_equal(sk.iterations, sf.iterations);
+	assert_true(sk.work < sf.work - 1.0);
+	assert_true(tu_max_diff(l1, l2, n) <= 1e-9 * top);
+
+	/* heavier boxes: made again */
+	refill(p, src, 0.5, 0.5);
+	sk = solve_from(p, spec, start, l2);
+	sf = solve_fresh(src, 0.5, 0.5, spec, start, l1);
+	assert_int_equal(sk.stop_reason, LK_STOP_ABSOLUTE);
+	assert_int_equal(sk.iterations, sf.iterations);
+	assert_memory_equal(l1, l2, (size_t)n * sizeof(double));
+	assert_double_equal(sk.work, sf.work, 0.0);
+	free(zero);
+	free(start);
+	free(l1);
+	free(l2);
+	lk_problem_destroy(src);
+	lk_problem_destroy(p);
+}
+
 /* A problem with joints spends its budget as PGS does, whatever the tolerance: on ODE's universal joint of
  * demo_joints (test 741 asks its rate to 1e-10 rad/s; tests/data/ode-universal-step20.lkp) auto at 20 is PGS
  * at 20 sweeps to the bit, RES near rounding, where auto's tolerance once stopped it after a few sweeps and
@@ -305,7 +423,7 @@ int main(void)
 		cmocka_unit_test(test_checks_change_nothing), cmocka_unit_test(test_mean_budget),
 		cmocka_unit_test(test_savings_spent),         cmocka_unit_test(test_stop_rule_units),
 		cmocka_unit_test(test_face_warm_start),       cmocka_unit_test(test_stack_and_no_stack),
-		cmocka_unit_test(test_joints_spend_the_budget),
+		cmocka_unit_test(test_joints_spend_the_budget), cmocka_unit_test(test_kept_coarse_level),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -395,8 +395,11 @@ lk_status lk__solve_auto(lk__ctx *c)
 		/* the correction's faces are found at its first use that the work left can pay for, as priced before
 		 * they are found: a normal with its two friction rows each */
 		if (stack && ++since >= interval && isfinite(change) && coarse_made == 0 &&
-		    lk__work_left(c) >= lk__coarse_cost_of(3 * fs.normals) + AUTO_COARSE_CALL)
+		    lk__work_left(c) >= lk__coarse_cost_kept(p->coarse_keep, p, 3 * fs.normals) + AUTO_COARSE_CALL) {
 			coarse_made = lk__coarse_setup(&coarse, p) == LK_OK && coarse.nfaces > 0 ? 1 : -1;
+			coarse.keep = &p->coarse_keep;
+			coarse.keep_arena = &p->coarse_arena;
+		}
 		if (stack && since >= interval && isfinite(change) && coarse_made > 0 &&
 		    lk__work_left(c) >= lk__coarse_cost(&coarse) + AUTO_COARSE_CALL) {
 			since = 0;

@@ -33,6 +33,7 @@
 #include "kernel.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* coarse unknowns per face */
@@ -46,6 +47,131 @@
 #define LK_COARSE_MISFIT 2
 /* the weakest coarse mode kept, relative to the strongest of its face (prepare) */
 #define LK_COARSE_WEAK_MODE 1e-4
+/* a coarse level kept from the problem's last solve serves while every normal row of its faces is within this
+ * share of what it was made from (kept_fits) */
+#define LK_COARSE_KEEP_TOL 1e-2
+/* what a kept level records of each normal row: J, A_ii and the CFM */
+#define KEEP_SIG 14
+/* the work of a correction on a kept level, per face row, before its first one (lk__coarse_cost_kept): the
+ * check and the prolongation's columns, the right-hand side, the apply and the w after it */
+#define LK_COARSE_KEPT_WORK 3.0
+
+/* The coarse level of a problem's last solve (auto): the faces it was made for and, per face, what its
+ * prolongation is made from (the span's permutation and inverse factor, the basis columns kept), the factor
+ * of the coarse problem, and each normal row as it was. A resting stack's next step has the same faces with
+ * rows that moved by rounding; its basis and factor would come out the same, and making them is most of a
+ * correction's cost on a small stack (the basis, the coarse rows and the factor: 70 % of the corrections'
+ * instructions on Bullet's heavy box on a light one). Friction rows are not compared: an engine may turn a
+ * contact's two friction directions within its tangent plane from step to step (Bullet's follow the sliding
+ * velocity), which changes neither the face's span nor the coarse problem (both depend on the pair's
+ * directions through t1 t1^T + t2 t2^T = I - n n^T), only the prolongation's entries, which are made again
+ * from the current rows at every use. Where a kept level is not exactly the current one (a row within the
+ * tolerance, a contact with one friction direction that turned) the correction is a slightly wrong step,
+ * which the line search of lk__coarse_correct shortens as it does any other: it never raises the
+ * objective. */
+struct lk__coarse_keep {
+	int valid;        /* the arrays below (in lk__coarse.keep_arena, reset when the level is made again) */
+	int nrows, nbodies, nfaces, nentries;
+	int *rows, *face_start, *face_in, *face_modes, *pair;
+	int *mode, *perm; /* per face, WRENCH each: the basis columns kept; the span's permutation */
+	double *Li;       /* per face, WRENCH x WRENCH: the inverse of the span's factor */
+	double *sig;      /* per face row, KEEP_SIG each (normal rows only): the row as the level was made */
+	lk__fblock fb;
+};
+
+/* The keep of k made ready for a new level (its arena reset, its arrays for k's faces), or NULL where k keeps
+ * none or there is no memory for it. */
+static lk__coarse_keep *keep_begin(lk__coarse *k)
+{
+	if (!k->keep)
+		return NULL;
+	if (!*k->keep)
+		*k->keep = calloc(1, sizeof **k->keep);
+	lk__coarse_keep *kp = *k->keep;
+	if (!kp)
+		return NULL;
+	lk__arena *a = k->keep_arena;
+	lk__arena_reset(a);
+	kp->valid = 0;
+	const size_t nf = (size_t)k->nfaces + 1, ne = (size_t)k->nentries + 1;
+	kp->rows = lk__arena_alloc(a, ne * sizeof(int));
+	kp->face_start = lk__arena_alloc(a, nf * sizeof(int));
+	kp->face_in = lk__arena_alloc(a, nf * sizeof(int));
+	kp->face_modes = lk__arena_alloc(a, nf * sizeof(int));
+	kp->pair = lk__arena_alloc(a, 2 * nf * sizeof(int));
+	kp->mode = lk__arena_alloc(a, WRENCH * nf * sizeof(int));
+	kp->perm = lk__arena_alloc(a, WRENCH * nf * sizeof(int));
+	kp->Li = lk__arena_alloc(a, WRENCH * WRENCH * nf * sizeof(double));
+	kp->sig = lk__arena_alloc(a, KEEP_SIG * ne * sizeof(double));
+	if (!kp->rows || !kp->face_start || !kp->face_in || !kp->face_modes || !kp->pair || !kp->mode || !kp->perm ||
+	    !kp->Li || !kp->sig)
+		return NULL;
+	return kp;
+}
+
+/* Records in kp the level prepare has just made for k's faces in. */
+static void keep_end(lk__coarse_keep *kp, const lk__coarse *k, const lk_problem *p)
+{
+	kp->nrows = p->nrows;
+	kp->nbodies = p->nbodies;
+	kp->nfaces = k->nfaces;
+	kp->nentries = k->nentries;
+	memcpy(kp->rows, k->rows, (size_t)k->nentries * sizeof *kp->rows);
+	memcpy(kp->face_start, k->face_start, ((size_t)k->nfaces + 1) * sizeof *kp->face_start);
+	memcpy(kp->face_in, k->face_in, (size_t)k->nfaces * sizeof *kp->face_in);
+	memcpy(kp->face_modes, k->face_modes, (size_t)k->nfaces * sizeof *kp->face_modes);
+	for (int f = 0; f < k->nfaces; ++f) {
+		if (!k->face_in[f])
+			continue;
+		const lk__row *r0 = &p->rows[k->rows[k->face_start[f]]];
+		kp->pair[2 * f] = r0->a;
+		kp->pair[2 * f + 1] = r0->b;
+		for (int t = k->face_start[f]; t < k->face_start[f] + k->face_normals[f]; ++t) {
+			const lk__row *r = &p->rows[k->rows[t]];
+			double *s = kp->sig + KEEP_SIG * t;
+			memcpy(s, r->J, sizeof r->J);
+			s[12] = r->diag;
+			s[13] = r->s;
+		}
+	}
+	kp->fb = k->fb;
+	kp->valid = 1;
+}
+
+/* Whether the level kept from an earlier solve is the one k's faces in would make now: the same faces of the
+ * same rows on the same bodies, every normal row within LK_COARSE_KEEP_TOL of its record (J against its
+ * largest entry, A_ii and the CFM against A_ii). */
+static int kept_fits(const lk__coarse *k, const lk_problem *p)
+{
+	const lk__coarse_keep *kp = k->keep ? *k->keep : NULL;
+	if (!kp || !kp->valid || kp->nrows != p->nrows || kp->nbodies != p->nbodies || kp->nfaces != k->nfaces ||
+	    kp->nentries != k->nentries ||
+	    memcmp(kp->face_in, k->face_in, (size_t)k->nfaces * sizeof *k->face_in) ||
+	    memcmp(kp->face_start, k->face_start, ((size_t)k->nfaces + 1) * sizeof *k->face_start) ||
+	    memcmp(kp->rows, k->rows, (size_t)k->nentries * sizeof *k->rows))
+		return 0;
+	for (int f = 0; f < k->nfaces; ++f) {
+		if (!k->face_in[f])
+			continue;
+		const lk__row *r0 = &p->rows[k->rows[k->face_start[f]]];
+		if (r0->a != kp->pair[2 * f] || r0->b != kp->pair[2 * f + 1])
+			return 0;
+		for (int t = k->face_start[f]; t < k->face_start[f] + k->face_normals[f]; ++t) {
+			const lk__row *r = &p->rows[k->rows[t]];
+			const double *s = kp->sig + KEEP_SIG * t;
+			double top = 0.0;
+			for (int e = 0; e < 12; ++e)
+				top = fmax(top, fabs(s[e]));
+			for (int e = 0; e < 12; ++e)
+				if (!(fabs(r->J[e] - s[e]) <= LK_COARSE_KEEP_TOL * top))
+					return 0;
+			if (!(fabs(r->diag - s[12]) <= LK_COARSE_KEEP_TOL * s[12]) ||
+			    !(fabs(r->s - s[13]) <= LK_COARSE_KEEP_TOL * s[12]))
+				return 0;
+		}
+	}
+	return 1;
+}
 
 static int is_normal_row(const lk__row *r)
 {
@@ -244,6 +370,26 @@ int lk__span_factor(const lk__row *rows, const int *idx, int m, int side, int pe
 	return rank;
 }
 
+/* The columns cols[0..n) of face f's prolongation, P_t = L_r^-1 (E_r^T J_t) (face_prolongation), into
+ * k->P[WRENCH t + 0..n) for its entries t, from the inverse factor Li and the permutation of its span. */
+static void face_columns(lk__coarse *k, const lk_problem *p, int f, int side, const int perm[WRENCH],
+                         const double *Li, const int *cols, int n)
+{
+	for (int t = k->face_start[f]; t < k->face_start[f + 1]; ++t) {
+		const double *J = p->rows[k->rows[t]].J + side;
+		double Jp[WRENCH], *P = k->P + WRENCH * t;
+		for (int j = 0; j < WRENCH; ++j)
+			Jp[j] = J[perm[j]];
+		for (int u = 0; u < n; ++u) {
+			const int q = cols[u];
+			double v = 0.0;
+			for (int j = 0; j <= q; ++j)
+				v += Li[WRENCH * q + j] * Jp[j];
+			P[u] = v;
+		}
+	}
+}
+
 /* The prolongation of face f, into k->P[WRENCH t + q] for its entries t: an orthonormal basis of the span of
  * the face's rows' Jacobians on the pair's first body (side: 0 or 6 of J). With W the 6 x m matrix of those
  * Jacobians, the pivoted Cholesky factor of W W^T = E L L^T E^T stops at the rank r of W (lk__span_factor),
@@ -251,10 +397,10 @@ int lk__span_factor(const lk__row *rows, const int *idx, int m, int side, int pe
  * of what it cannot: four coplanar contacts without friction carry three wrench components, and the fourth
  * combination of their impulses, which changes no velocity, stays out of the coarse problem (it would make
  * it singular). Returns r. */
-static int face_prolongation(lk__coarse *k, const lk_problem *p, int f, int side, double basis[WRENCH][WRENCH])
+static int face_prolongation(lk__coarse *k, const lk_problem *p, int f, int side, double basis[WRENCH][WRENCH],
+                             int perm[WRENCH], double Li[WRENCH][WRENCH])
 {
 	const int t0 = k->face_start[f], t1 = k->face_start[f + 1];
-	int perm[6];
 	double L[6][6];
 	const int rank = lk__span_factor(p->rows, k->rows + t0, t1 - t0, side, perm, L);
 	/* the coarse rows' Jacobians on this side, P^T W^T = L_r^-1 E_r^T W W^T = L_r^-1 E_r^T E L L^T E^T =
@@ -267,7 +413,8 @@ static int face_prolongation(lk__coarse *k, const lk_problem *p, int f, int side
 	 * a division a pivot), then a product a row. Substituting row by row instead chains a division and a
 	 * store per entry through every row, which took more time than the rest of the coarse level's making on
 	 * Bullet's stack (docs/benchmarks.md, "The coarse level's making") */
-	double Li[WRENCH][WRENCH] = {{0}}, inv[WRENCH];
+	double inv[WRENCH];
+	memset(Li, 0, sizeof(double) * WRENCH * WRENCH);
 	for (int q = 0; q < rank; ++q)
 		inv[q] = 1.0 / L[q][q];
 	for (int j = 0; j < rank; ++j) {
@@ -279,26 +426,17 @@ static int face_prolongation(lk__coarse *k, const lk_problem *p, int f, int side
 			Li[q][j] = v * inv[q];
 		}
 	}
-	for (int t = t0; t < t1; ++t) {
-		const double *J = p->rows[k->rows[t]].J + side;
-		double Jp[WRENCH], *P = k->P + WRENCH * t;
-		for (int j = 0; j < WRENCH; ++j)
-			Jp[j] = J[perm[j]];
-		for (int q = 0; q < rank; ++q) {
-			double v = 0.0;
-			for (int j = 0; j <= q; ++j)
-				v += Li[q][j] * Jp[j];
-			P[q] = v;
-		}
-	}
+	int all[WRENCH] = {0, 1, 2, 3, 4, 5};
+	face_columns(k, p, f, side, perm, &Li[0][0], all, rank);
 	return rank;
 }
 
 int lk__coarse_face_basis(lk__coarse *k, const lk_problem *p, int f)
 {
 	const lk__row *r0 = &p->rows[k->rows[k->face_start[f]]];
-	double basis[WRENCH][WRENCH];
-	return face_prolongation(k, p, f, r0->a < p->nbodies ? 0 : 6, basis);
+	double basis[WRENCH][WRENCH], Li[WRENCH][WRENCH];
+	int perm[WRENCH];
+	return face_prolongation(k, p, f, r0->a < p->nbodies ? 0 : 6, basis, perm, Li);
 }
 
 /* The coarse rows face f has at most: a mode for each of its rows, six at most. */
@@ -344,8 +482,10 @@ static int prepare(lk__coarse *k, lk__ctx *c, double allowed, double *spent)
 		k->gsize[ng] = face_mode_bound(k, f);
 		++ng;
 	}
+	/* a level that is kept for the next solve has its factor in the keep's arena */
+	lk__coarse_keep *kp = keep_begin(k);
 	const double max_macs = LK_COARSE_MAX_FACTOR * p->nrows / LK_WORK_BLOCK_MAC;
-	const int fits = lk__fb_analyse(&k->fb, k->arena, p->nbodies, ng, k->gpair, k->gsize, max_macs);
+	const int fits = lk__fb_analyse(&k->fb, kp ? k->keep_arena : k->arena, p->nbodies, ng, k->gpair, k->gsize, max_macs);
 	double work = LK_COARSE_ANALYSIS * ng;
 	*spent = work;
 	if (fits != 0) {
@@ -361,8 +501,9 @@ static int prepare(lk__coarse *k, lk__ctx *c, double allowed, double *spent)
 		const int t0 = k->face_start[f], t1 = k->face_start[f + 1];
 		const lk__row *r0 = &p->rows[k->rows[t0]];
 		const int side = r0->a < p->nbodies ? 0 : 6, other = 6 - side;
-		double basis[WRENCH][WRENCH];
-		const int modes = face_prolongation(k, p, f, side, basis);
+		double basis[WRENCH][WRENCH], Li[WRENCH][WRENCH];
+		int perm[WRENCH];
+		const int modes = face_prolongation(k, p, f, side, basis, perm, Li);
 		/* J_c on the basis's side is the basis factor itself (face_prolongation); on the other side, and the
 		 * CFM, summed over the face's rows. In locals: the compiler cannot tell the coarse records from the
 		 * fine ones they are summed from */
@@ -403,6 +544,8 @@ static int prepare(lk__coarse *k, lk__ctx *c, double allowed, double *spent)
 				continue;
 			for (int t = t0; t < t1 && kept != q; ++t)
 				k->P[WRENCH * t + kept] = k->P[WRENCH * t + q];
+			if (kp)
+				kp->mode[WRENCH * f + kept] = q;
 			/* the record written once, field by field: a record assembled elsewhere and copied (256 bytes)
 			 * made the stores wait on each other */
 			lk__row *cr = &k->crows[m];
@@ -421,6 +564,10 @@ static int prepare(lk__coarse *k, lk__ctx *c, double allowed, double *spent)
 			++kept;
 		}
 		k->face_modes[f] = kept;
+		if (kp) {
+			memcpy(kp->perm + WRENCH * f, perm, sizeof perm);
+			memcpy(kp->Li + WRENCH * WRENCH * f, Li, sizeof Li);
+		}
 		k->fb.size[g] = kept;
 		same &= kept == k->gsize[g];
 		work += (0.5 + 0.5 * modes) * (t1 - t0) + 10.0; /* the basis and the coarse rows' other side */
@@ -432,7 +579,31 @@ static int prepare(lk__coarse *k, lk__ctx *c, double allowed, double *spent)
 	const double macs = same ? bound_macs : lk__fb_macs(&k->fb, k->gpair, p->nbodies);
 	lk__fb_factor(&k->fb, k->crows, k->gpair, p->nbodies, k->reg);
 	*spent = work + LK_WORK_BLOCK_MAC * macs;
+	if (kp)
+		keep_end(kp, k, p);
 	return 1;
+}
+
+/* Takes the level kept from an earlier solve for k's faces in (kept_fits): the factor as it is, the
+ * prolongation's columns made from the current rows. Returns the work. */
+static double adopt(lk__coarse *k, const lk_problem *p)
+{
+	const lk__coarse_keep *kp = *k->keep;
+	double work = 0.0;
+	for (int f = 0; f < k->nfaces; ++f) {
+		if (!k->face_in[f])
+			continue;
+		const int side = p->rows[k->rows[k->face_start[f]]].a < p->nbodies ? 0 : 6;
+		k->face_modes[f] = kp->face_modes[f];
+		face_columns(k, p, f, side, kp->perm + WRENCH * f, kp->Li + WRENCH * WRENCH * f, kp->mode + WRENCH * f,
+		             kp->face_modes[f]);
+		const int rows = k->face_start[f + 1] - k->face_start[f];
+		/* the check of its normal rows; the columns, (q + 1) multiply-adds each */
+		work += 0.5 * k->face_normals[f] + LK_WORK_BLOCK_MAC * 3.5 * WRENCH * rows;
+	}
+	k->fb = kp->fb;
+	++k->adopted;
+	return work;
 }
 
 double lk__coarse_correct(lk__coarse *k, lk__ctx *c)
@@ -466,7 +637,12 @@ double lk__coarse_correct(lk__coarse *k, lk__ctx *c)
 		 * for the correction after them, as bounded from their structure before any of it is spent */
 		const double left = lk__work_left(c) - work - 2.0 * k->nentries - 0.2 * k->nfriction;
 		double spent = 0.0;
-		k->prepared = prepare(k, c, left, &spent);
+		if (kept_fits(k, p)) {
+			spent = adopt(k, p);
+			k->prepared = 1;
+		} else {
+			k->prepared = prepare(k, c, left, &spent);
+		}
 		work += spent;
 		if (!k->prepared) {
 			/* the work left only shrinks: a solve that cannot pay for the coarse level now never will */
@@ -609,7 +785,15 @@ double lk__coarse_cost(const lk__coarse *k)
 {
 	/* the last correction's, or before the first the making of the coarse rows ((0.5 + WRENCH) a face row)
 	 * and the correction itself (about 2 a face row, the band's factor and solves included) */
-	return k->last_work > 0.0 ? k->last_work : lk__coarse_cost_of(k->nentries);
+	return k->last_work > 0.0 ? k->last_work
+	       : k->keep      ? lk__coarse_cost_kept(*k->keep, NULL, k->nentries)
+	                      : lk__coarse_cost_of(k->nentries);
+}
+
+double lk__coarse_cost_kept(const lk__coarse_keep *keep, const lk_problem *p, int face_rows)
+{
+	const int may_serve = keep && keep->valid && (!p || (keep->nrows == p->nrows && keep->nbodies == p->nbodies));
+	return may_serve ? LK_COARSE_KEPT_WORK * face_rows : lk__coarse_cost_of(face_rows);
 }
 
 double lk__coarse_cost_of(int face_rows)

@@ -34,7 +34,15 @@ typedef struct lk__coarse {
 	int prepared;       /* 1: basis, coarse rows and factor made for the faces in face_in */
 	int too_costly;     /* the coarse factor would cost more than LK_COARSE_MAX_FACTOR sweeps: no corrections */
 	int unaffordable;   /* the budget left could not pay for the coarse rows and factor: none in this solve */
+	struct lk__coarse_keep **keep; /* where the coarse level is kept for the problem's next solve, or NULL */
+	lk__arena *keep_arena; /* the kept level's arrays and factor (with keep) */
+	int adopted;        /* corrections of this solve on a coarse level kept from an earlier one */
 } lk__coarse;
+
+/* A coarse level kept from one solve of a problem to the next (coarse.c): a method that sets lk__coarse.keep
+ * and keep_arena to the problem's (coarse_keep, coarse_arena; a plain struct the problem frees) has its basis
+ * and factor made again only where the faces changed. */
+typedef struct lk__coarse_keep lk__coarse_keep;
 
 /* Finds the faces of p (row form). LK_OK, or LK_ERR_NO_MEMORY with k empty. */
 lk_status lk__coarse_setup(lk__coarse *k, lk_problem *p);
@@ -52,5 +60,7 @@ int lk__span_factor(const lk__row *rows, const int *idx, int m, int side, int pe
 double lk__coarse_cost(const lk__coarse *k);
 /* The same before the faces are found, from the rows they will hold. */
 double lk__coarse_cost_of(int face_rows);
+/* The same where the level kept in *keep may serve (a problem of the same size as the one it was made for). */
+double lk__coarse_cost_kept(const lk__coarse_keep *keep, const lk_problem *p, int face_rows);
 
 #endif

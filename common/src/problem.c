@@ -145,6 +145,8 @@ void lk_problem_destroy(lk_problem *p)
 	free(p->val);
 	free(p->qv);
 	lk__pool_destroy(p->pool);
+	free(p->coarse_keep);
+	lk__arena_free(&p->coarse_arena);
 	lk__arena_free(&p->arena);
 	free(p);
 }
