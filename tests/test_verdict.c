@@ -58,12 +58,17 @@ static void test_outcome_resolution(void **state)
 {
 	(void)state;
 	char err[200];
-	lk_scene *s = NULL, *half = NULL;
+	lk_scene *s = NULL, *half = NULL, *big = NULL;
 	assert_int_equal(lk_scene_create("boxstack:n=4", &s, err, sizeof err), LK_OK);
 	assert_int_equal(lk_scene_create("boxstack:n=4,size=0.5", &half, err, sizeof err), LK_OK);
+	assert_int_equal(lk_scene_create("boxstack:n=4,size=30", &big, err, sizeof err), LK_OK);
 	/* lengths scale with the boxes (1 m, then 0.5 m: the median largest dimension of the moving bodies) */
-	assert_double_equal(lk_outcome_resolution(LK_OUTCOME_MAX_PENETRATION, s, 1.0 / 60), 1e-4, 1e-15);
-	assert_double_equal(lk_outcome_resolution(LK_OUTCOME_MAX_PENETRATION, half, 1.0 / 60), 0.5e-4, 1e-15);
+	assert_double_equal(lk_outcome_resolution(LK_OUTCOME_CREEP, s, 1.0 / 60), 1e-4, 1e-15);
+	assert_double_equal(lk_outcome_resolution(LK_OUTCOME_CREEP, half, 1.0 / 60), 0.5e-4, 1e-15);
+	/* a depth: at least the contact layer (1 mm), within which no solver pushes a contact out */
+	assert_double_equal(lk_outcome_resolution(LK_OUTCOME_MAX_PENETRATION, s, 1.0 / 60), 1e-3, 1e-15);
+	assert_double_equal(lk_outcome_resolution(LK_OUTCOME_PENETRATION_REST, half, 1.0 / 60), 1e-3, 1e-15);
+	assert_double_equal(lk_outcome_resolution(LK_OUTCOME_PENETRATION_REST, big, 1.0 / 60), 30e-4, 1e-15);
 	assert_double_equal(lk_outcome_resolution(LK_OUTCOME_STANDING, s, 1.0 / 60), 1.0 / 60, 1e-15);
 	/* the energy of every moving body lowered by 1e-4 of the size: 4 boxes of mass m, g = 9.81 */
 	double m = 0;
@@ -75,6 +80,7 @@ static void test_outcome_resolution(void **state)
 	assert_string_equal(lk_outcome_key(LK_OUTCOME_DRIFT_MAX), "top_drift_max");
 	lk_scene_destroy(s);
 	lk_scene_destroy(half);
+	lk_scene_destroy(big);
 }
 
 /* seed=K moves every moving body sideways by at most 1e-4 of its size, and only sideways; seed=0 is the scene

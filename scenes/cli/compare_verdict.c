@@ -143,12 +143,12 @@ int has_verdicts(const compare_plan *p)
 const char verdict_legend[] =
 	"Each outcome against the engine's own solver at the same budget: + better, = level, - worse, . not compared\n"
 	"(the medians over the seeds differ by less than the band: the larger spread of the two solvers' runs, at\n"
-	"least the outcome's resolution); time: the ratio of the solver times over the whole run (per step: a\n"
-	"budget kept as a mean over the steps costs its mean), the median over the seeds. Where boxes slide down\n"
-	"the incline, KE end is their speed and max pen. their landing at the foot, as deep as they arrive fast: both\n"
-	"follow the slide, judged by accel err, and are not compared; where a stack fell in a run, neither are its\n"
-	"drift and KE end (when it fell is judged by standing), and where it fell in every run of both, its max pen.\n"
-	"(its boxes landing on each other).\n\n";
+	"least the outcome's resolution, for a depth the 1 mm contact layer that no solver pushes out of); time: the\n"
+	"ratio of the solver times over the whole run (per step: a budget kept as a mean over the steps costs its\n"
+	"mean), the median over the seeds. Where boxes slide down the incline, KE end is their speed and max pen.\n"
+	"their landing at the foot, as deep as they arrive fast: both follow the slide, judged by accel err, and are\n"
+	"not compared; where a stack fell in a run, neither are its drift and KE end (when it fell is judged by\n"
+	"standing), and where it fell in every run of both, its max pen. (its boxes landing on each other).\n\n";
 
 static char verdict_mark(const lk_verdict *v)
 {

@@ -7,6 +7,12 @@
 #include "scene.h"
 
 const char *lk_engine_name(lk_engine e);
+/* The penetration a resting contact keeps without being pushed out, in every engine: ODE's contact surface
+ * layer, Bullet's linear slop. Without it a face at rest hovers at zero depth, where a box-box test reports
+ * corners on one step and not the next. Within it no solver pushes a contact out: where a body rests in it
+ * is no measure of the solver (verdict.c). */
+#define LK_SIM_CONTACT_LAYER 0.001
+
 /* "ode" or "bullet" -> engine; -1 if unknown or not built. */
 int lk_engine_from_name(const char *name);
 /* 1 if the engine was built into this lcpkit. */

@@ -28,11 +28,6 @@ struct lk_sim {
 	                               * frame for the world), fixed at creation */
 };
 
-/* The penetration a resting contact keeps without being pushed out, in every engine: ODE's contact surface
- * layer, Bullet's linear slop. Without it a face at rest hovers at zero depth, where a box-box test reports
- * corners on one step and not the next. */
-#define LK_SIM_CONTACT_LAYER 0.001
-
 lk_status lk__sim_create_ode(lk_sim *s, const lk_sim_def *def, char *err, size_t err_size);
 lk_status lk__sim_create_bullet(lk_sim *s, const lk_sim_def *def, char *err, size_t err_size);
 /* The friction coefficient each backend gives a contact between two scene bodies. */
