@@ -247,15 +247,20 @@ static double body_change(const double *du, double *before, const double *reach,
 	for (int b = 0; b < nb; ++b) {
 		const double *u1 = du + LK_DU_STRIDE * b;
 		double *u0 = before + LK_DU_STRIDE * b;
-		double dv = 0.0, dw = 0.0;
-		for (int k = 0; k < 3; ++k) {
-			dv += (u1[k] - u0[k]) * (u1[k] - u0[k]);
-			dw += (u1[3 + k] - u0[3 + k]) * (u1[3 + k] - u0[3 + k]);
-		}
+		/* the six differences as three pairs of lanes, squared; the sums in the order of a plain loop */
+		const lk__v2d n01 = lk__ld2(u1), n23 = lk__ld2(u1 + 2), n45 = lk__ld2(u1 + 4);
+		const lk__v2d d01 = n01 - lk__ld2(u0), d23 = n23 - lk__ld2(u0 + 2), d45 = n45 - lk__ld2(u0 + 4);
+		const lk__v2d s01 = d01 * d01, s23 = d23 * d23, s45 = d45 * d45;
+		const double dv = s01[0] + s01[1] + s23[0], dw = s23[1] + s45[0] + s45[1];
 		/* the velocities the next sweep's change is measured from, in the same pass (a copy of du before
 		 * every sweep was a twelfth of ODE's step on a 3,000-box pile) */
-		for (int k = 0; k < 6; ++k)
-			u0[k] = u1[k];
+		lk__st2(u0, n01);
+		lk__st2(u0 + 2, n23);
+		lk__st2(u0 + 4, n45);
+		/* sqrt(dv) + r sqrt(dw) <= sqrt(2 (dv + r^2 dw)): the square roots only for a body that may pass the
+		 * largest so far */
+		if (2.0 * (dv + reach[b] * reach[b] * dw) <= m * m)
+			continue;
 		const double e = sqrt(dv) + reach[b] * sqrt(dw);
 		m = e > m ? e : m;
 	}
