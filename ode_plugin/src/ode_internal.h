@@ -86,6 +86,8 @@ typedef struct lk__ode_joint {
 	int m;
 	int row0;          /* first row in ctx->defs (extraction order) */
 	int body[2];       /* step body indices of ODE's node[0], node[1]; -1 for the world */
+	dBodyID bid[2];    /* the bodies themselves (NULL for the world): the warm start's keys, read with the joint
+	                    * rather than from the step's body array, a miss a joint on a large pile */
 	dJointFeedback *feedback;   /* the application's, or NULL */
 	int temp_feedback; /* the context attached feedback_store[...] for this step */
 } lk__ode_joint;

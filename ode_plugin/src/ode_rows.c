@@ -345,6 +345,8 @@ lk_status lk__ode_gather(lk_ode *ctx)
 			e->type = type;
 			e->body[0] = k;
 			e->body[1] = b1 ? other_index : -1;
+			e->bid[0] = b;
+			e->bid[1] = b1;
 		}
 	}
 	return LK_OK;

@@ -37,7 +37,8 @@ static unsigned warm_hash(const void *a, const void *b, int cap)
 
 static dBodyID joint_body(const lk_ode *ctx, const lk__ode_joint *j, int k)
 {
-	return j->body[k] >= 0 ? ctx->bodies[j->body[k]].id : NULL;
+	(void)ctx; /* j->bid[k] is ctx->bodies[j->body[k]].id, NULL for the world (lk__ode_gather) */
+	return j->bid[k];
 }
 
 /* The contacts of at most FACE_MAX points that make a face and whose load the warm start carries over */
@@ -279,6 +280,10 @@ void lk__ode_warm_lookup(lk_ode *ctx, double h, double *lambda)
 	dVector3 g;
 	dWorldGetGravity(ctx->world, g);
 	const double resting = sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) * h;
+	/* the chain of the last contact's pair: a collision's contacts come one after the other, and the hash's
+	 * slot, a miss to memory on a large pile, is read once a pair rather than once a contact */
+	dBodyID chain_b0 = NULL, chain_b1 = NULL;
+	int chain = -1;
 	for (int i = 0; i < ctx->njoints; ++i) {
 		const lk__ode_joint *j = &ctx->joints[i];
 		if (!j->m)
@@ -288,7 +293,12 @@ void lk__ode_warm_lookup(lk_ode *ctx, double h, double *lambda)
 		if (j->type == dJointTypeContact) {
 			const double *n = ctx->defs[j->row0].J[0], *p = ctx->defs[j->row0].point;
 			double bestd = INFINITY;
-			for (int k = ctx->warm_heads[warm_hash(b0, b1, ctx->warm_hcap)]; k >= 0; k = ctx->warm[k].next) {
+			if (chain < 0 || b0 != chain_b0 || b1 != chain_b1) {
+				chain = ctx->warm_heads[warm_hash(b0, b1, ctx->warm_hcap)];
+				chain_b0 = b0;
+				chain_b1 = b1;
+			}
+			for (int k = chain; k >= 0; k = ctx->warm[k].next) {
 				const lk__ode_warm *w = &ctx->warm[k];
 				if (w->key || w->used || w->body[0] != b0 || w->body[1] != b1)
 					continue;
