@@ -50,8 +50,8 @@
 /* a coarse level kept from the problem's last solve serves while every normal row of its faces is within this
  * share of what it was made from (kept_fits) */
 #define LK_COARSE_KEEP_TOL 1e-2
-/* what a kept level records of each normal row: J, A_ii and the CFM */
-#define KEEP_SIG 14
+/* what a kept level records of each normal row: J, A_ii, the CFM and J's largest entry */
+#define KEEP_SIG 15
 /* the work of a correction on a kept level, per face row, before its first one (lk__coarse_cost_kept): the
  * check and the prolongation's columns, the right-hand side, the apply and the w after it */
 #define LK_COARSE_KEPT_WORK 3.0
@@ -132,6 +132,9 @@ static void keep_end(lk__coarse_keep *kp, const lk__coarse *k, const lk_problem 
 			memcpy(s, r->J, sizeof r->J);
 			s[12] = r->diag;
 			s[13] = r->s;
+			s[14] = 0.0;
+			for (int e = 0; e < 12; ++e)
+				s[14] = fmax(s[14], fabs(r->J[e]));
 		}
 	}
 	kp->fb = k->fb;
@@ -159,11 +162,8 @@ static int kept_fits(const lk__coarse *k, const lk_problem *p)
 		for (int t = k->face_start[f]; t < k->face_start[f] + k->face_normals[f]; ++t) {
 			const lk__row *r = &p->rows[k->rows[t]];
 			const double *s = kp->sig + KEEP_SIG * t;
-			double top = 0.0;
 			for (int e = 0; e < 12; ++e)
-				top = fmax(top, fabs(s[e]));
-			for (int e = 0; e < 12; ++e)
-				if (!(fabs(r->J[e] - s[e]) <= LK_COARSE_KEEP_TOL * top))
+				if (!(fabs(r->J[e] - s[e]) <= LK_COARSE_KEEP_TOL * s[14]))
 					return 0;
 			if (!(fabs(r->diag - s[12]) <= LK_COARSE_KEEP_TOL * s[12]) ||
 			    !(fabs(r->s - s[13]) <= LK_COARSE_KEEP_TOL * s[12]))
@@ -602,7 +602,6 @@ static double adopt(lk__coarse *k, const lk_problem *p)
 		work += 0.5 * k->face_normals[f] + LK_WORK_BLOCK_MAC * 3.5 * WRENCH * rows;
 	}
 	k->fb = kp->fb;
-	++k->adopted;
 	return work;
 }
 

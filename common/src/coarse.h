@@ -36,7 +36,6 @@ typedef struct lk__coarse {
 	int unaffordable;   /* the budget left could not pay for the coarse rows and factor: none in this solve */
 	struct lk__coarse_keep **keep; /* where the coarse level is kept for the problem's next solve, or NULL */
 	lk__arena *keep_arena; /* the kept level's arrays and factor (with keep) */
-	int adopted;        /* corrections of this solve on a coarse level kept from an earlier one */
 } lk__coarse;
 
 /* A coarse level kept from one solve of a problem to the next (coarse.c): a method that sets lk__coarse.keep

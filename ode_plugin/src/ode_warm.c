@@ -35,12 +35,6 @@ static unsigned warm_hash(const void *a, const void *b, int cap)
 	return (unsigned)(x & (uint64_t)(cap - 1));
 }
 
-static dBodyID joint_body(const lk_ode *ctx, const lk__ode_joint *j, int k)
-{
-	(void)ctx; /* j->bid[k] is ctx->bodies[j->body[k]].id, NULL for the world (lk__ode_gather) */
-	return j->bid[k];
-}
-
 /* The contacts of at most FACE_MAX points that make a face and whose load the warm start carries over */
 #define FACE_MIN 3
 #define FACE_MAX 16
@@ -155,7 +149,7 @@ static int pairs_in_runs(const lk_ode *ctx, const int *order, int n, int *slot, 
 		const lk__ode_joint *j = &ctx->joints[order[s]];
 		for (e = s + 1; e < n && same_pair(&ctx->joints[order[e]], j); ++e)
 			;
-		for (unsigned h = warm_hash(joint_body(ctx, j, 0), joint_body(ctx, j, 1), hcap);;
+		for (unsigned h = warm_hash(j->bid[0], j->bid[1], hcap);;
 		     h = (h + 1) & (unsigned)(hcap - 1)) {
 			if (slot[h] < 0) {
 				slot[h] = order[s];
@@ -206,7 +200,7 @@ static void warm_faces(lk_ode *ctx, double scale, double *lambda)
 		    (j0->body[1] >= 0 && ctx->bodies[j0->body[1]].articulated))
 			continue;
 		/* the wrench the pair's previous contacts transmitted to the first body, about its centre now */
-		dBodyID b0 = joint_body(ctx, j0, 0), b1 = joint_body(ctx, j0, 1);
+		dBodyID b0 = j0->bid[0], b1 = j0->bid[1];
 		const dReal *x = dBodyGetPosition(b0);
 		double f[6] = {0}, nb[3] = {0}, carried = 0.0;
 		int before = 0;
@@ -288,7 +282,7 @@ void lk__ode_warm_lookup(lk_ode *ctx, double h, double *lambda)
 		const lk__ode_joint *j = &ctx->joints[i];
 		if (!j->m)
 			continue;
-		dBodyID b0 = joint_body(ctx, j, 0), b1 = joint_body(ctx, j, 1);
+		dBodyID b0 = j->bid[0], b1 = j->bid[1];
 		int best = -1;
 		if (j->type == dJointTypeContact) {
 			const double *n = ctx->defs[j->row0].J[0], *p = ctx->defs[j->row0].point;
@@ -375,8 +369,8 @@ void lk__ode_warm_store(lk_ode *ctx, double h)
 			continue;
 		lk__ode_warm *w = &ctx->warm_next[k];
 		memset(w, 0, sizeof *w);
-		w->body[0] = joint_body(ctx, j, 0);
-		w->body[1] = joint_body(ctx, j, 1);
+		w->body[0] = j->bid[0];
+		w->body[1] = j->bid[1];
 		w->type = j->type;
 		w->m = j->m;
 		w->key = j->type == dJointTypeContact ? NULL : (const void *)j->id;
