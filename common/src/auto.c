@@ -60,8 +60,7 @@
  * count alone auto's solver time on Bullet's stacks at 30 Hz and in the variants ran 1.08-1.32x Bullet's own at a
  * mean of the budget. At the whole cost (300) Bullet's 20-box stack at 10 iterations fell at 8.9 s of its minute:
  * a stack at the budget needs the corrections; at 100 every stack of the suite stands as before and the times
- * of those runs came to 0.98-1.01x (docs/benchmarks.md, "auto against the engines' own solvers").
- * pgs:coarse=K keeps the count alone: its budgets in the docs were chosen with it */
+ * of those runs came to 0.98-1.01x. pgs:coarse=K keeps the count alone: its budgets in the docs were chosen with it */
 #define AUTO_COARSE_CALL 100.0
 /* a correction that changes more than this share of the one before contracts too slowly to be taken as often */
 #define AUTO_COARSE_SLOW 0.7
@@ -372,10 +371,9 @@ lk_status lk__solve_auto(lk__ctx *c)
 		memcpy(du_before, c->du, (size_t)nb * LK_DU_STRIDE * sizeof *du_before);
 	/* the scale of a small problem of bodies before the sweeps, in the sweeps' order (the same sums): every sweep
 	 * is then the plain one, and a solve of a few microseconds between the engine's other work does not fetch a
-	 * second sweep's code as well (on Bullet's incline, 48 rows, auto took about a tenth more time than pgs for
-	 * as many instructions, with a third more instruction-cache misses a solve in callgrind's model; this takes
-	 * away a third of those). A large problem takes the scale from its first sweep, which reads the rows
-	 * anyway. */
+	 * second sweep's code as well (on Bullet's incline auto took more time than pgs for as many instructions,
+	 * with more instruction-cache misses; docs/benchmarks.md, "auto against the engines' own solvers"). A large
+	 * problem takes the scale from its first sweep, which reads the rows anyway. */
 	const int scale_first = nb && n <= AUTO_SCALE_APART;
 	if (scale_first) {
 		double q2 = 0.0, nq = 0.0;

@@ -60,8 +60,7 @@
  * prolongation is made from (the span's permutation and inverse factor, the basis columns kept), the factor
  * of the coarse problem, and each normal row as it was. A resting stack's next step has the same faces with
  * rows that moved by rounding; its basis and factor would come out the same, and making them is most of a
- * correction's cost on a small stack (the basis, the coarse rows and the factor: 70 % of the corrections'
- * instructions on Bullet's heavy box on a light one). Friction rows are not compared: an engine may turn a
+ * correction's cost on a small stack (docs/solvers.md, "auto"). Friction rows are not compared: an engine may turn a
  * contact's two friction directions within its tangent plane from step to step (Bullet's follow the sliding
  * velocity), which changes neither the face's span nor the coarse problem (both depend on the pair's
  * directions through t1 t1^T + t2 t2^T = I - n n^T), only the prolongation's entries, which are made again

@@ -61,10 +61,8 @@ static double median_known(const double *v, int n)
  * over the seeds (verdict.h), the drift of a stack and its kinetic energy at the end only where it stood in every
  * run of both (a stack that fell later than the other solver's is still tumbling at the end: when it fell is
  * judged by `standing`), its deepest contact only where it stood in a run of either (where it fell in every run
- * of both, the deepest contacts are its boxes landing on each other, as deep as they arrive fast: Bullet's
- * 20-box stack at 30 Hz falls under its own solver and auto in every seed, and its deepest contacts, 0.42-0.74 m
- * of 1 m boxes, are a box's fall speed times the step, whichever solver let it fall), and the ratio of the
- * solver times over the runs. */
+ * of both, the deepest contacts are its boxes landing on each other, as deep as they arrive fast: a box's fall
+ * speed times the step, whichever solver let it fall), and the ratio of the solver times over the runs. */
 void judge(compare_plan *p)
 {
 	const int ns = p->nseeds;

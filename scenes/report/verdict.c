@@ -111,8 +111,8 @@ double lk_outcome_resolution(lk_outcome o, const lk_scene *sc, double h)
 	switch (o) {
 	case LK_OUTCOME_MAX_PENETRATION:
 	case LK_OUTCOME_PENETRATION_REST:
-		/* a depth within the contact layer, which no solver pushes out, is where a body came to rest: ODE's
-		 * slide rested 0.5-0.7 mm deep at every budget of auto and pgs, as the seeds fell */
+		/* a depth within the contact layer, which no solver pushes out, is where a body came to rest, as the
+		 * seeds fell (docs/benchmarks.md, "More work never worse") */
 		return fmax(1e-4 * size, LK_SIM_CONTACT_LAYER);
 	case LK_OUTCOME_CREEP:
 		return 1e-4 * size;
