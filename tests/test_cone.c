@@ -3,9 +3,12 @@
 #include "test_util.h"
 #include "peer_siconos.h"
 
+#include "lcpkit/io.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* One unit-mass body on the ground with one contact at its centre of mass (no lever arm): rows n = z, t1 = x,
  * t2 = y, so A = I, q = J u* = (vz, vx, vy) and the rows decouple apart from the friction bound. */
@@ -265,8 +268,9 @@ static void test_cone_methods_by_hand(void **state)
 {
 	(void)state;
 	const char *const specs[] = {"newton-minmap:friction=cone,iters=50,warm=0,tol=1e-14",
-	                             "apgd:friction=cone,iters=5000,warm=0,tol=1e-14"};
-	for (int k = 0; k < 2; ++k) {
+	                             "apgd:friction=cone,iters=5000,warm=0,tol=1e-14",
+	                             "ipm:friction=cone,iters=400,warm=0,tol=1e-14"};
+	for (int k = 0; k < 3; ++k) {
 		lk_problem *p = one_contact(1.0, 0.5, -1.0, 0.5);
 		lk_stats st;
 		solve(p, specs[k], &st);
@@ -292,7 +296,8 @@ static void test_cone_methods_against_siconos(void **state)
 	const char *const specs[] = {"newton-minmap:friction=cone,iters=200,merit=fc3d,tol=1e-10,warm=0",
 	                             "apgd:friction=cone,iters=200000,merit=fc3d,tol=1e-10,warm=0",
 	                             "pgs:friction=cone,iters=200000,merit=fc3d,tol=1e-10,warm=0",
-	                             "pgs-sm:friction=cone,iters=200,merit=fc3d,tol=1e-10,warm=0"};
+	                             "pgs-sm:friction=cone,iters=200,merit=fc3d,tol=1e-10,warm=0",
+	                             "ipm:friction=cone,iters=400,merit=fc3d,tol=1e-10,warm=0"};
 	lk_problem *p = tu_generate("packing", 12, 0.3);
 	lk_peer_fc3d f;
 	char err[200];
@@ -303,7 +308,7 @@ static void test_cone_methods_against_siconos(void **state)
 	assert_int_equal(lk_peer_siconos_fc3d_solve(LK_PEER_FC3D_NSGS, f.nc, f.W, f.q, f.mu, r, 100000, 1e-12, &pr),
 	                 LK_OK);
 	assert_int_equal(pr.info, 0);
-	for (int k = 0; k < 4; ++k) {
+	for (int k = 0; k < 5; ++k) {
 		lk_problem *mp = lk_peer_fc3d_problem(&f);
 		lk_stats st;
 		solve(mp, specs[k], &st);
@@ -354,17 +359,21 @@ static void test_unique_velocities(void **state)
 		assert_true(pr.error < 1e-10);
 		lk_problem *mp = lk_peer_fc3d_problem(&f);
 		lk_stats st;
-		solve(mp, "newton-minmap:friction=cone,iters=200,merit=fc3d,tol=1e-12,warm=0", &st);
-		assert_true(st.fc3d_final < 1e-12);
-		assert_coulomb(mp, 1e-8, cases[k].kind);
-		assert_int_equal(lk_problem_apply(mp, r, ws, 1), LK_OK);
-		assert_int_equal(lk_problem_apply(mp, lk_problem_lambda(mp), wl, 1), LK_OK);
 		double vscale = 0.0;
 		for (int i = 0; i < n; ++i)
 			vscale = fmax(vscale, fabs(f.q[i]));
-		print_message("%s: reactions differ by %.2e, velocities by %.2e (scale %.2e)\n", cases[k].kind,
-		              tu_max_diff(lk_problem_lambda(mp), r, n), tu_max_diff(wl, ws, n), vscale);
-		assert_true(tu_max_diff(wl, ws, n) < 1e-9 * vscale);
+		assert_int_equal(lk_problem_apply(mp, r, ws, 1), LK_OK);
+		const char *const specs[] = {"newton-minmap:friction=cone,iters=200,merit=fc3d,tol=1e-12,warm=0",
+		                             "ipm:friction=cone,iters=400,merit=fc3d,tol=1e-12,warm=0"};
+		for (int m = 0; m < 2; ++m) {
+			solve(mp, specs[m], &st);
+			assert_true(st.fc3d_final < 1e-12);
+			assert_coulomb(mp, 1e-8, cases[k].kind);
+			assert_int_equal(lk_problem_apply(mp, lk_problem_lambda(mp), wl, 1), LK_OK);
+			print_message("%s, %s: reactions differ by %.2e, velocities by %.2e (scale %.2e)\n", cases[k].kind,
+			              specs[m], tu_max_diff(lk_problem_lambda(mp), r, n), tu_max_diff(wl, ws, n), vscale);
+			assert_true(tu_max_diff(wl, ws, n) < 1e-9 * vscale);
+		}
 		lk_problem_destroy(mp);
 		lk_peer_fc3d_free(&f);
 		free(r);
@@ -380,8 +389,9 @@ static void test_cone_specs(void **state)
 	(void)state;
 	lk_solver_config c;
 	char err[256], buf[80];
-	const char *const ok[] = {"newton-minmap:friction=cone", "apgd:friction=cone", "pgs:merit=fc3d,friction=cone"};
-	for (int k = 0; k < 3; ++k) {
+	const char *const ok[] = {"newton-minmap:friction=cone", "apgd:friction=cone", "pgs:merit=fc3d,friction=cone",
+	                          "ipm:friction=cone", "ipm"};
+	for (int k = 0; k < 5; ++k) {
 		assert_int_equal(lk_config_parse(ok[k], &c, err, sizeof err), LK_OK);
 		assert_int_equal(lk_config_format(&c, buf, sizeof buf), LK_OK);
 		assert_string_equal(buf, ok[k]);
@@ -391,6 +401,95 @@ static void test_cone_specs(void **state)
 	for (int k = 0; k < 5; ++k)
 		assert_int_equal(lk_config_parse(refused[k], &c, err, sizeof err), LK_ERR_PARSE);
 	assert_int_equal(lk_config_parse("pgs:merit=fc3e", &c, err, sizeof err), LK_ERR_PARSE);
+}
+
+/* A recorded step of Bullet's 20-box stack (the contacts of each face at their own depths: W singular up to the
+ * CFM): the interior point reaches Siconos's error 1e-9, with Coulomb's law contact by contact, where 20,000
+ * cone sweeps and 200 Newton iterations stay above 1e-6 (docs/benchmarks.md, "Coulomb's cone against
+ * Siconos"). */
+static void test_ipm_degenerate_stack(void **state)
+{
+	(void)state;
+	lk_problem *p = NULL;
+	char err[200];
+	assert_int_equal(lk_problem_read(tu_data_path("bullet-boxstack20-step6.lkp"), NULL, &p, NULL, err, sizeof err), LK_OK);
+	lk_peer_fc3d f;
+	assert_int_equal(lk_peer_fc3d_make(p, 3000, &f, err, sizeof err), LK_OK);
+	const char *const slow[] = {"pgs:friction=cone,iters=20000,warm=0", "newton-minmap:friction=cone,iters=200,warm=0"};
+	for (int k = 0; k < 2; ++k) {
+		lk_problem *mp = lk_peer_fc3d_problem(&f);
+		lk_stats st;
+		solve(mp, slow[k], &st);
+		print_message("%s: Siconos's error %.2e\n", slow[k], st.fc3d_final);
+		assert_true(st.fc3d_final > 1e-6);
+		lk_problem_destroy(mp);
+	}
+	lk_problem *mp = lk_peer_fc3d_problem(&f);
+	lk_stats st;
+	solve(mp, "ipm:friction=cone,iters=200,merit=fc3d,tol=1e-9,warm=0", &st);
+	print_message("ipm: Siconos's error %.2e after %d interior-point iterations\n", st.fc3d_final, st.iterations);
+	assert_int_equal(st.stop_reason, LK_STOP_ABSOLUTE);
+	assert_true(st.fc3d_final < 1e-9);
+	assert_coulomb(mp, 1e-7, "ipm on Bullet's 20-box stack");
+	lk_problem_destroy(mp);
+	lk_peer_fc3d_free(&f);
+	lk_problem_destroy(p);
+}
+
+/* Rows with bounds of their own, solved by hand: A = [2 1 0; 1 4 1; 0 1 2], q = (-4, 2, 3), row 0 in [0, 1],
+ * row 1 free, row 2 in [-0.5, 0.5]. Row 0 at its upper bound (w_0 = -2.625 <= 0), row 2 at its lower bound
+ * (w_2 = 1.375 >= 0), row 1 free with w_1 = 1 + 4 x_1 - 0.5 + 2 = 0: x = (1, -0.625, -0.5). And ODE's
+ * ragdolls (joints, limits and contacts with box friction): complementarity row by row. */
+static void test_ipm_bounds_and_joints(void **state)
+{
+	(void)state;
+	const double A[9] = {2, 1, 0, 1, 4, 1, 0, 1, 2}, q[3] = {-4, 2, 3};
+	const double lo[3] = {0, -INFINITY, -0.5}, hi[3] = {1, INFINITY, 0.5};
+	lk_problem *p = lk_problem_create(LK_FORM_MATRIX);
+	assert_int_equal(lk_problem_set_dense(p, 3, A, q, lo, hi, NULL, NULL), LK_OK);
+	lk_stats st;
+	solve(p, "ipm:iters=100,tol=1e-13,warm=0", &st);
+	const double *l = lk_problem_lambda(p);
+	assert_double_equal(l[0], 1.0, 1e-12);
+	assert_double_equal(l[1], -0.625, 1e-12);
+	assert_double_equal(l[2], -0.5, 1e-12);
+	lk_problem_destroy(p);
+	assert_int_equal(lk_problem_read(tu_data_path("ode-ragdolls2-step60.lkp"), NULL, &p, NULL, NULL, 0), LK_OK);
+	solve(p, "ipm:iters=400,tol=1e-10,warm=0", &st);
+	print_message("ipm on ODE's ragdolls: RES %.2e after %d interior-point iterations\n", st.res_final, st.iterations);
+	assert_int_equal(st.stop_reason, LK_STOP_ABSOLUTE);
+	tu_assert_complementarity(p, lk_problem_lambda(p), 1e-8);
+	lk_problem_destroy(p);
+}
+
+/* What ipm cannot do it says, and lambda stays as it was: a budget that does not pay for its first convex
+ * program (LK_ERR_LIMIT), a friction row on a row that is not a contact's normal (LK_ERR_UNSUPPORTED). */
+static void test_ipm_refusals(void **state)
+{
+	(void)state;
+	lk_problem *p = tu_generate("packing", 12, 0.3);
+	const int n = lk_problem_row_count(p);
+	double *before = malloc(sizeof(double) * n);
+	for (int i = 0; i < n; ++i)
+		before[i] = 0.01 * i;
+	assert_int_equal(lk_problem_set_lambda(p, before, n), LK_OK);
+	lk_solver_config c = tu_spec("ipm:iters=2");
+	lk_stats st;
+	assert_int_equal(lk_solve(p, &c, &st, NULL), LK_ERR_LIMIT);
+	assert_non_null(strstr(lk_problem_error(p), "budget= or iters="));
+	assert_true(tu_max_diff(lk_problem_lambda(p), before, n) == 0.0);
+	lk_problem_destroy(p);
+	/* row 1's friction bound hangs on row 0, whose bounds are [-1, 1]: no contact */
+	const double A[4] = {2, 0, 0, 2}, q[2] = {-1, 1}, lo[2] = {-1, 0}, hi[2] = {1, 0}, mu[2] = {0, 0.5};
+	const int findex[2] = {-1, 0};
+	p = lk_problem_create(LK_FORM_MATRIX);
+	assert_int_equal(lk_problem_set_dense(p, 2, A, q, lo, hi, mu, findex), LK_OK);
+	c = tu_spec("ipm");
+	assert_int_equal(lk_solve(p, &c, &st, NULL), LK_ERR_UNSUPPORTED);
+	assert_non_null(strstr(lk_problem_error(p), "not a contact's"));
+	assert_true(lk_problem_lambda(p)[0] == 0.0 && lk_problem_lambda(p)[1] == 0.0);
+	lk_problem_destroy(p);
+	free(before);
 }
 
 int main(void)
@@ -406,6 +505,9 @@ int main(void)
 		cmocka_unit_test(test_cone_methods_against_siconos),
 		cmocka_unit_test(test_unique_velocities),
 		cmocka_unit_test(test_cone_specs),
+		cmocka_unit_test(test_ipm_degenerate_stack),
+		cmocka_unit_test(test_ipm_bounds_and_joints),
+		cmocka_unit_test(test_ipm_refusals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

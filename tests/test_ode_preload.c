@@ -531,7 +531,7 @@ static void test_zero_normal_contact(void **state)
 {
 	(void)state;
 	static const char *const specs[] = {"pgs", "psor:w=1.3", "amgs", "pgs-sm", "newton-minmap", "newton-fischer",
-	                                    "nncg", "apgd", "mprgp", "gsp", "esp", "pgs:coarse=2"};
+	                                    "nncg", "apgd", "mprgp", "gsp", "esp", "pgs:coarse=2", "ipm:budget=1000"};
 	for (size_t k = 0; k < sizeof specs / sizeof specs[0]; ++k) {
 		char more[128], *err = NULL;
 		snprintf(more, sizeof more, "LCPKIT_SOLVER='%s'", specs[k]);

@@ -768,7 +768,7 @@ static void test_zero_normal_contact(void **state)
 	(void)state;
 	static const char *const specs[] = {"pgs", "psor:w=1.3", "amgs", "pgs-sm", "newton-minmap", "newton-fischer",
 	                                    "nncg", "apgd", "mprgp", "gsp", "esp", "pgs:coarse=2", "pgs:warm=1",
-	                                    "pgs:friction=cone"};
+	                                    "pgs:friction=cone", "ipm:budget=1000"};
 	for (size_t k = 0; k < sizeof specs / sizeof specs[0]; ++k) {
 		scene sc;
 		scene_init(&sc);

@@ -125,9 +125,9 @@ lk_solver_config lk_default_config(lk_method method)
 typedef enum { P_INT, P_DOUBLE, P_BOOL, P_ENUM, P_U64 } ptype;
 
 /* which methods a key belongs to */
-/* every method, the ones lk__method_add adds too (LK_METHOD_COUNT + LK__METHODS_ADDED_MAX <= 16) */
-#define M_ALL 0xffffu
-_Static_assert(LK_METHOD_COUNT + LK__METHODS_ADDED_MAX <= 16, "M_ALL holds every method's bit");
+/* every method, the ones lk__method_add adds too (LK_METHOD_COUNT + LK__METHODS_ADDED_MAX <= 32) */
+#define M_ALL 0xffffffffu
+_Static_assert(LK_METHOD_COUNT + LK__METHODS_ADDED_MAX <= 32, "M_ALL holds every method's bit");
 #define M_GS ((1u << LK_METHOD_PGS) | (1u << LK_METHOD_PSOR))
 #define M_AMGS ((1u << LK_METHOD_AMGS) | (1u << LK_METHOD_AMGS_DENSE) | (1u << LK_METHOD_AMSOR))
 #define M_SM (1u << LK_METHOD_PGS_SM)
@@ -137,7 +137,8 @@ _Static_assert(LK_METHOD_COUNT + LK__METHODS_ADDED_MAX <= 16, "M_ALL holds every
 #define M_AUTO (1u << LK_METHOD_AUTO)
 #define M_ORDERED (M_GS | M_AMGS | M_SM | M_NNCG)
 /* the methods with Coulomb's cone (docs/solvers.md, "Coulomb's cone") */
-#define M_CONE (M_GS | M_SM | (1u << LK_METHOD_NEWTON_MINMAP) | (1u << LK_METHOD_APGD))
+#define M_IPM (1u << LK_METHOD_IPM)
+#define M_CONE (M_GS | M_SM | (1u << LK_METHOD_NEWTON_MINMAP) | (1u << LK_METHOD_APGD) | M_IPM)
 
 static const char *const merit_names[] = {"res", "theta", "fischer", "modified", "fc3d", NULL};
 static const char *const friction_names[] = {"box", "cone", NULL};
@@ -554,7 +555,7 @@ lk_status lk_config_validate(const lk_solver_config *cfg, char *err, size_t err_
 	CHECK(cfg->threads == 1 || cfg->friction == LK_FRICTION_BOX, "threads > 1 sweeps with box friction only");
 	CHECK((unsigned)cfg->friction <= LK_FRICTION_CONE, "unknown friction model %d", (int)cfg->friction);
 	CHECK(cfg->friction == LK_FRICTION_BOX || ((1u << cfg->method) & M_CONE),
-	      "friction=cone is for pgs, psor, pgs-sm, newton-minmap and apgd, not %s", lk_method_name(cfg->method));
+	      "friction=cone is for pgs, psor, pgs-sm, newton-minmap, apgd and ipm, not %s", lk_method_name(cfg->method));
 	CHECK(cfg->friction == LK_FRICTION_BOX || cfg->order == LK_ORDER_NATURAL,
 	      "friction=cone sweeps in the natural order, not %s", lk_order_name(cfg->order));
 	CHECK(isfinite(cfg->gravity[0]) && isfinite(cfg->gravity[1]) && isfinite(cfg->gravity[2]),

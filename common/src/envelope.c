@@ -159,22 +159,47 @@ int lk__env_order(lk__arena *a, int nb, int n, const int *pair, int *order, int 
 	return 0;
 }
 
-int lk__env_analyse(lk__env *e, lk__arena *a, const lk_problem *p, const int *idx, int n, double max_macs)
+/* e for n items: its arrays but the values (0; -1 without memory) */
+static int env_begin(lk__env *e, lk__arena *a, int n)
 {
 	memset(e, 0, sizeof *e);
 	e->n = n;
-	if (n <= 0)
-		return 0;
-	int nb = p->nbodies;
 	e->order = lk__arena_alloc(a, (size_t)n * sizeof(int));
 	e->pos = lk__arena_alloc(a, (size_t)n * sizeof(int));
 	e->first = lk__arena_alloc(a, (size_t)n * sizeof(int));
 	e->start = lk__arena_alloc(a, ((size_t)n + 1) * sizeof(size_t));
 	e->dead = lk__arena_alloc(a, (size_t)n);
 	e->y = lk__arena_alloc(a, (size_t)n * sizeof(double));
+	return e->order && e->pos && e->first && e->start && e->dead && e->y ? 0 : -1;
+}
+
+/* The offsets of the envelope rows from first[]; returns the factor's multiply-adds */
+static double env_offsets(lk__env *e)
+{
+	double macs = 0.0;
+	size_t entries = 0;
+	for (int q = 0; q < e->n; ++q) {
+		e->start[q] = entries;
+		double h = (double)(q - e->first[q]);
+		entries += (size_t)(q - e->first[q]) + 1;
+		macs += 0.5 * h * (h + 1.0);
+	}
+	e->start[e->n] = entries;
+	e->entries = entries;
+	return macs;
+}
+
+int lk__env_analyse(lk__env *e, lk__arena *a, const lk_problem *p, const int *idx, int n, double max_macs)
+{
+	if (n <= 0) {
+		memset(e, 0, sizeof *e);
+		return 0;
+	}
+	int nb = p->nbodies;
+	int fail = env_begin(e, a, n);
 	int *pair = lk__arena_alloc(a, 2 * (size_t)n * sizeof(int));
 	int *count = lk__arena_alloc(a, ((size_t)nb + 1) * sizeof(int));
-	if (!e->order || !e->pos || !e->first || !e->start || !e->dead || !e->y || !pair || !count)
+	if (fail || !pair || !count)
 		return -1;
 	memset(count, 0, ((size_t)nb + 1) * sizeof(int));
 	for (int k = 0; k < n; ++k) {
@@ -188,25 +213,16 @@ int lk__env_analyse(lk__env *e, lk__arena *a, const lk_problem *p, const int *id
 	}
 	if (lk__env_order(a, nb, n, pair, e->order, e->pos, e->first) != 0)
 		return -1;
-	double macs = 0.0;
-	size_t entries = 0;
-	for (int q = 0; q < n; ++q) {
-		e->start[q] = entries;
-		double h = (double)(q - e->first[q]);
-		entries += (size_t)(q - e->first[q]) + 1;
-		macs += 0.5 * h * (h + 1.0);
-	}
-	e->start[n] = entries;
+	double macs = env_offsets(e);
 	/* assembly: a 6-term product for every pair of rows on one body */
 	for (int b = 0; b < nb; ++b) {
 		double m = (double)count[b];
 		macs += 3.0 * m * (m + 1.0);
 	}
-	e->entries = entries;
-	e->macs = macs + 2.0 * (double)entries; /* and the two triangular solves */
+	e->macs = macs + 2.0 * (double)e->entries; /* and the two triangular solves */
 	if (macs > max_macs)
 		return 1;
-	e->val = lk__arena_alloc(a, entries * sizeof(double));
+	e->val = lk__arena_alloc(a, e->entries * sizeof(double));
 	return e->val ? 0 : -1;
 }
 
@@ -216,7 +232,7 @@ static inline const double *side_of(const lk__row *r, int b, const double *v)
 	return r->a == b ? v : v + 6;
 }
 
-void lk__env_factor(lk__env *e, const lk_problem *p, const int *idx, const double *reg)
+void lk__env_assemble(lk__env *e, const lk_problem *p, const int *idx, const double *reg)
 {
 	int n = e->n;
 	double *val = e->val;
@@ -247,6 +263,12 @@ void lk__env_factor(lk__env *e, const lk_problem *p, const int *idx, const doubl
 			}
 		}
 	}
+}
+
+void lk__env_factor_assembled(lk__env *e, double dead_pivot)
+{
+	int n = e->n;
+	double *val = e->val;
 	/* L L^T, row by row */
 	e->ndead = 0;
 	for (int q = 0; q < n; ++q) {
@@ -267,7 +289,7 @@ void lk__env_factor(lk__env *e, const lk_problem *p, const int *idx, const doubl
 		double d0 = Lq[q], d = d0;
 		for (int m = fq; m < q; ++m)
 			d -= Lq[m] * Lq[m];
-		if (!(d > LK_ENV_DEAD_PIVOT * d0)) {
+		if (!(d > dead_pivot * d0)) {
 			e->dead[q] = 1;
 			e->ndead++;
 			Lq[q] = 1.0;
@@ -276,6 +298,124 @@ void lk__env_factor(lk__env *e, const lk_problem *p, const int *idx, const doubl
 			Lq[q] = sqrt(d);
 		}
 	}
+}
+
+void lk__env_factor(lk__env *e, const lk_problem *p, const int *idx, const double *reg)
+{
+	lk__env_assemble(e, p, idx, reg);
+	lk__env_factor_assembled(e, LK_ENV_DEAD_PIVOT);
+}
+
+/* breadth-first levels from root over the unvisited part (pos[v] < 0): level[] of the nodes reached, in
+ * queue[0 .. returned); stamp marks them for this search */
+static int graph_levels(int root, const int *ptr, const int *adj, const int *pos, int *mark, int stamp, int *queue, int *level)
+{
+	int head = 0, tail = 0;
+	queue[tail++] = root;
+	mark[root] = stamp;
+	level[root] = 0;
+	while (head < tail) {
+		const int v = queue[head++];
+		for (int k = ptr[v]; k < ptr[v + 1]; ++k) {
+			const int u = adj[k];
+			if (pos[u] < 0 && mark[u] != stamp) {
+				mark[u] = stamp;
+				level[u] = level[v] + 1;
+				queue[tail++] = u;
+			}
+		}
+	}
+	return tail;
+}
+
+int lk__env_graph(lk__env *e, lk__arena *a, int n, const int *ptr, const int *adj, double max_macs)
+{
+	if (n <= 0) {
+		memset(e, 0, sizeof *e);
+		return 0;
+	}
+	const int fail = env_begin(e, a, n);
+	int *mark = lk__arena_alloc(a, (size_t)n * sizeof(int));
+	int *level = lk__arena_alloc(a, (size_t)n * sizeof(int));
+	int *queue = lk__arena_alloc(a, (size_t)n * sizeof(int));
+	if (fail || !mark || !level || !queue)
+		return -1;
+	for (int v = 0; v < n; ++v) {
+		e->pos[v] = -1;
+		mark[v] = -1;
+	}
+	/* Cuthill-McKee per component from a pseudo-peripheral node (George & Liu ch. 4.3: the last level's node of
+	 * least degree, searched from twice), then reversed */
+	int placed = 0, stamp = 0;
+	for (int v0 = 0; v0 < n; ++v0) {
+		if (e->pos[v0] >= 0)
+			continue;
+		int root = v0;
+		for (int round = 0; round < 2; ++round) {
+			const int reached = graph_levels(root, ptr, adj, e->pos, mark, stamp++, queue, level);
+			const int last = level[queue[reached - 1]];
+			int best = queue[reached - 1];
+			for (int k = reached - 1; k >= 0 && level[queue[k]] == last; --k)
+				if (ptr[queue[k] + 1] - ptr[queue[k]] < ptr[best + 1] - ptr[best])
+					best = queue[k];
+			root = best;
+		}
+		int head = placed;
+		e->order[placed] = root;
+		e->pos[root] = placed++;
+		while (head < placed) {
+			const int v = e->order[head++];
+			const int from = placed;
+			for (int k = ptr[v]; k < ptr[v + 1]; ++k) {
+				const int u = adj[k];
+				if (e->pos[u] < 0) {
+					e->pos[u] = placed;
+					e->order[placed++] = u;
+				}
+			}
+			/* the new neighbours by increasing degree (insertion sort: a node has few) */
+			for (int i = from + 1; i < placed; ++i) {
+				const int u = e->order[i], du = ptr[u + 1] - ptr[u];
+				int j = i - 1;
+				while (j >= from && ptr[e->order[j] + 1] - ptr[e->order[j]] > du) {
+					e->order[j + 1] = e->order[j];
+					--j;
+				}
+				e->order[j + 1] = u;
+			}
+		}
+	}
+	for (int q = 0; q < n / 2; ++q) {
+		const int t = e->order[q];
+		e->order[q] = e->order[n - 1 - q];
+		e->order[n - 1 - q] = t;
+	}
+	for (int q = 0; q < n; ++q)
+		e->pos[e->order[q]] = q;
+	for (int q = 0; q < n; ++q) {
+		const int v = e->order[q];
+		int f = q;
+		for (int k = ptr[v]; k < ptr[v + 1]; ++k)
+			if (e->pos[adj[k]] < f)
+				f = e->pos[adj[k]];
+		e->first[q] = f;
+	}
+	e->macs = env_offsets(e) + 3.0 * (double)e->entries; /* the assembly and the two triangular solves */
+	if (e->macs > max_macs)
+		return 1;
+	e->val = lk__arena_alloc(a, e->entries * sizeof(double));
+	return e->val ? 0 : -1;
+}
+
+double *lk__env_at(const lk__env *e, int k1, int k2)
+{
+	int p = e->pos[k1], t = e->pos[k2];
+	if (p < t) {
+		int x = p;
+		p = t;
+		t = x;
+	}
+	return t < e->first[p] ? NULL : e->val + e->start[p] - e->first[p] + t;
 }
 
 void lk__env_solve(const lk__env *e, const double *b, double *x)

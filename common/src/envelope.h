@@ -61,6 +61,19 @@ static inline int lk__env_body(int body, int nbodies)
 int lk__env_order(lk__arena *a, int nbodies, int n, const int *pair, int *order, int *pos, int *first);
 /* Assembles A_SS + diag(reg) (reg[k] belongs to idx[k]; NULL for none) and factors it in place. */
 void lk__env_factor(lk__env *e, const lk_problem *p, const int *idx, const double *reg);
+/* lk__env_factor in two halves, for a caller that adds entries of its own in between (lk__env_at): the
+ * assembly of A_SS + diag(reg), then L L^T in place with the pivot rule of envelope.h at `dead_pivot` of the
+ * diagonal (LK_ENV_DEAD_PIVOT where A_SS is the matrix; lower where the caller's terms make it definite). */
+void lk__env_assemble(lk__env *e, const lk_problem *p, const int *idx, const double *reg);
+void lk__env_factor_assembled(lk__env *e, double dead_pivot);
+/* The envelope of a symmetric matrix given entry by entry (the matrix form), its n items ordered by reverse
+ * Cuthill-McKee on the graph ptr/adj (item v's neighbours adj[ptr[v] .. ptr[v + 1]), both directions listed):
+ * the caller writes the entries through lk__env_at into a zeroed e->val. Returns as lk__env_analyse does,
+ * max_macs against the assembly, the factor and one solve. */
+int lk__env_graph(lk__env *e, lk__arena *a, int n, const int *ptr, const int *adj, double max_macs);
+/* The stored entry (k1, k2) = (k2, k1) of the lower envelope (k1, k2 indices into the caller's items), or NULL
+ * where it lies outside the envelope. */
+double *lk__env_at(const lk__env *e, int k1, int k2);
 /* Solves (A_SS + R) x = b; b and x are indexed like idx and may be the same array. */
 void lk__env_solve(const lk__env *e, const double *b, double *x);
 

@@ -30,6 +30,7 @@ static const lk__method_desc methods[LK_METHOD_COUNT] = {
 	[LK_METHOD_APGD] = {LK_METHOD_APGD, "apgd", lk__solve_apgd, LK__M_WHOLE_PRODUCTS, NULL},
 	[LK_METHOD_MPRGP] = {LK_METHOD_MPRGP, "mprgp", lk__solve_mprgp, LK__M_WHOLE_PRODUCTS, NULL},
 	[LK_METHOD_AUTO] = {LK_METHOD_AUTO, "auto", lk__solve_auto, LK__M_GAUSS_SEIDEL, NULL},
+	[LK_METHOD_IPM] = {LK_METHOD_IPM, "ipm", lk__solve_ipm, LK__M_WHOLE_PRODUCTS | LK__M_FULL_MERITS, NULL},
 };
 
 /* the rows added at run time (lk__method_add), values LK_METHOD_COUNT on */

@@ -21,6 +21,7 @@ lk_status lk__solve_nncg(lk__ctx *c);         /* nonsmooth nonlinear conjugate g
 lk_status lk__solve_apgd(lk__ctx *c);         /* accelerated projected gradient, apgd.c */
 lk_status lk__solve_mprgp(lk__ctx *c);        /* proportioning with reduced gradient projections, mprgp.c */
 lk_status lk__solve_auto(lk__ctx *c);         /* the adapters' default, auto.c */
+lk_status lk__solve_ipm(lk__ctx *c);          /* interior point on the friction cones, ipm.c */
 
 /* The staggered schedules record each sweep of a set, for tests: the set (0 normal rows, 1 friction rows)
  * and the two sets' error measures the choice was made from (GSP; 0 for ESP). */

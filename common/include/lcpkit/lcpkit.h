@@ -214,6 +214,8 @@ typedef enum lk_method {
 	LK_METHOD_MPRGP,          /* proportioning with reduced gradient projections (Dostal & Schoberl 2005) */
 	LK_METHOD_AUTO,           /* the adapters' default: Gauss-Seidel that decides per solve how much to spend and
 	                           * how (docs/solvers.md, "auto") */
+	LK_METHOD_IPM,            /* interior point on the friction cones with the De Saxce fixed point (Acary,
+	                           * Cadoux, Lemarechal & Malick 2011; docs/solvers.md, "ipm") */
 	LK_METHOD_COUNT
 } lk_method;
 
