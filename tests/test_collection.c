@@ -41,6 +41,9 @@ static const char *const methods[] = {
 	/* Coulomb's cone (docs/solvers.md, "Coulomb's cone"): the bounds of a contact's pair are a disc */
 	"pgs:friction=cone,iters=3000", "newton-minmap:friction=cone,iters=60", "apgd:friction=cone,iters=20000",
 	"pgs-sm:friction=cone,iters=30",
+	/* the interior point on the cones (docs/solvers.md, "Interior point"): the box's two-dimensional ones, and
+	 * Coulomb's */
+	"ipm:iters=400", "ipm:friction=cone,iters=400",
 };
 #define N_METHODS (int)(sizeof methods / sizeof methods[0])
 
