@@ -563,7 +563,8 @@ static int solve_program(lk__ctx *c, ipm_state *s, int max_iter, int *done, int 
 		for (int m = 0; m < s->ns; ++m)
 			gap_a += (s->s[m] + aa * s->dsa[m]) * (s->z[m] + aa * s->dza[m]);
 		/* Mehrotra's centring, (mu_affine / mu)^3 */
-		const double sigma = fmin(1.0, pow(fmax(gap_a, 0.0) / gap, 3.0)), mu = gap / s->nb;
+		const double sigma = gap > 0.0 ? fmin(1.0, pow(fmax(gap_a, 0.0) / gap, 3.0)) : 0.0;
+		const double mu = s->nb > 0 ? gap / s->nb : 0.0; /* no block: an equality-constrained QP, one Newton step */
 		/* the corrector: rc = sigma mu e - lambda o lambda - (W^-1 ds_a) o (W dz_a) */
 		w_all(s, s->dsa, s->u, 1);
 		w_all(s, s->dza, s->t, 0);
