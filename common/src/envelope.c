@@ -265,6 +265,24 @@ void lk__env_assemble(lk__env *e, const lk_problem *p, const int *idx, const dou
 	}
 }
 
+/* sum of a[m] b[m] over m in [from, to), in four running sums: the factor's inner loops are these dot products,
+ * and one running sum makes each multiply-add wait for the last (the four take a third of the time on a
+ * 447-row envelope; the sum's rounding differs from one sum's in the last bits) */
+static inline double dot(const double *a, const double *b, int from, int to)
+{
+	double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+	int m = from;
+	for (; m + 4 <= to; m += 4) {
+		s0 += a[m] * b[m];
+		s1 += a[m + 1] * b[m + 1];
+		s2 += a[m + 2] * b[m + 2];
+		s3 += a[m + 3] * b[m + 3];
+	}
+	for (; m < to; ++m)
+		s0 += a[m] * b[m];
+	return (s0 + s1) + (s2 + s3);
+}
+
 void lk__env_factor_assembled(lk__env *e, double dead_pivot)
 {
 	int n = e->n;
@@ -281,14 +299,9 @@ void lk__env_factor_assembled(lk__env *e, double dead_pivot)
 			}
 			int ft = e->first[t];
 			const double *Lt = val + e->start[t] - ft;
-			double v = Lq[t];
-			for (int m = ft > fq ? ft : fq; m < t; ++m)
-				v -= Lq[m] * Lt[m];
-			Lq[t] = v / Lt[t];
+			Lq[t] = (Lq[t] - dot(Lq, Lt, ft > fq ? ft : fq, t)) / Lt[t];
 		}
-		double d0 = Lq[q], d = d0;
-		for (int m = fq; m < q; ++m)
-			d -= Lq[m] * Lq[m];
+		double d0 = Lq[q], d = d0 - dot(Lq, Lq, fq, q);
 		if (!(d > dead_pivot * d0)) {
 			e->dead[q] = 1;
 			e->ndead++;
@@ -426,9 +439,7 @@ void lk__env_solve(const lk__env *e, const double *b, double *x)
 	for (int q = 0; q < n; ++q) {
 		int fq = e->first[q];
 		const double *Lq = val + e->start[q] - fq;
-		double v = b[e->order[q]];
-		for (int m = fq; m < q; ++m)
-			v -= Lq[m] * y[m];
+		const double v = b[e->order[q]] - dot(Lq, y, fq, q);
 		y[q] = e->dead[q] ? 0.0 : v / Lq[q];
 	}
 	for (int q = n - 1; q >= 0; --q) {

@@ -76,6 +76,7 @@ typedef struct ipm_state {
 	double *aw, *res;     /* n: a product A x; nv: the residual of a solve (the refinement) */
 	double *bdu;          /* the products' M^-1 J^T x, a slot a body */
 	lk__env env;
+	double *aval;         /* A_FF in the envelope, once assembled (NULL before, or without the memory) */
 	int dense_profile;    /* the matrix form: natural order, profile from the entries */
 	double zscale, sscale;
 } ipm_state;
@@ -342,7 +343,10 @@ static void factor(lk__ctx *c, ipm_state *s)
 {
 	const lk_problem *p = c->p;
 	lk__env *e = &s->env;
-	if (p->form == LK_FORM_ROWS) {
+	if (s->aval) {
+		/* A_FF as assembled at the first iteration: only the cones' terms change */
+		memcpy(e->val, s->aval, e->entries * sizeof(double));
+	} else if (p->form == LK_FORM_ROWS) {
 		lk__env_assemble(e, p, s->idx, NULL);
 	} else {
 		memset(e->val, 0, e->entries * sizeof(double));
@@ -356,6 +360,8 @@ static void factor(lk__ctx *c, ipm_state *s)
 			}
 		}
 	}
+	if (!s->aval && (s->aval = lk__arena_alloc(&c->p->arena, (e->entries + 1) * sizeof(double))))
+		memcpy(s->aval, e->val, e->entries * sizeof(double));
 	for (int k = 0; k < s->nb; ++k) {
 		const ipm_block *b = &s->blk[k];
 		const int d = b->dim;
