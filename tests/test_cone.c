@@ -454,6 +454,23 @@ static void test_ipm_bounds_and_joints(void **state)
 	assert_double_equal(l[1], -0.625, 1e-12);
 	assert_double_equal(l[2], -0.5, 1e-12);
 	lk_problem_destroy(p);
+	/* a diagonal slide in the matrix form, A = I (no entry joins a contact's rows: its cones alone do), v_t =
+	 * (1, 0.8): the box clamps each friction row at -mu lambda_n = -0.5, the cone puts the pair on the rim
+	 * against v_t */
+	const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, qs[3] = {-1.0, 1.0, 0.8};
+	const double clo[3] = {0, -INFINITY, -INFINITY}, chi[3] = {INFINITY, INFINITY, INFINITY}, cmu[3] = {0, 0.5, 0.5};
+	const int cf[3] = {-1, 0, 0};
+	for (int cone = 0; cone < 2; ++cone) {
+		p = lk_problem_create(LK_FORM_MATRIX);
+		assert_int_equal(lk_problem_set_dense(p, 3, I3, qs, clo, chi, cmu, cf), LK_OK);
+		solve(p, cone ? "ipm:friction=cone,iters=200,tol=1e-14,warm=0" : "ipm:iters=200,tol=1e-14,warm=0", &st);
+		l = lk_problem_lambda(p);
+		const double r = 0.5 / sqrt(1.64);
+		assert_double_equal(l[0], 1.0, 1e-12);
+		assert_double_equal(l[1], cone ? -1.0 * r : -0.5, 1e-12);
+		assert_double_equal(l[2], cone ? -0.8 * r : -0.5, 1e-12);
+		lk_problem_destroy(p);
+	}
 	assert_int_equal(lk_problem_read(tu_data_path("ode-ragdolls2-step60.lkp"), NULL, &p, NULL, NULL, 0), LK_OK);
 	solve(p, "ipm:iters=400,tol=1e-10,warm=0", &st);
 	print_message("ipm on ODE's ragdolls: RES %.2e after %d interior-point iterations\n", st.res_final, st.iterations);

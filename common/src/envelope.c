@@ -321,7 +321,8 @@ void lk__env_factor(lk__env *e, const lk_problem *p, const int *idx, const doubl
 
 /* breadth-first levels from root over the unvisited part (pos[v] < 0): level[] of the nodes reached, in
  * queue[0 .. returned); stamp marks them for this search */
-static int graph_levels(int root, const int *ptr, const int *adj, const int *pos, int *mark, int stamp, int *queue, int *level)
+static int graph_levels(int root, const int *ptr, const int *adj, const int *pos, int *mark, int stamp, int *queue,
+                        int *level)
 {
 	int head = 0, tail = 0;
 	queue[tail++] = root;

@@ -77,7 +77,6 @@ typedef struct ipm_state {
 	double *bdu;          /* the products' M^-1 J^T x, a slot a body */
 	lk__env env;
 	double *aval;         /* A_FF in the envelope, once assembled (NULL before, or without the memory) */
-	int dense_profile;    /* the matrix form: natural order, profile from the entries */
 	double zscale, sscale;
 } ipm_state;
 
@@ -241,8 +240,11 @@ static lk_status build_blocks(lk__ctx *c, ipm_state *s)
 			s->con_row[s->ncon++] = r->findex;
 		}
 		ipm_block *b = &s->blk[s->nb++];
-		*b = (ipm_block){.dim = pair ? 3 : 2, .off = s->ns, .var = {s->var[r->findex], s->var[i], pair ? s->var[i + 1] : 0},
-		                 .g = r->mu, .con = s->con_of[r->findex]};
+		*b = (ipm_block){.dim = pair ? 3 : 2,
+		                 .off = s->ns,
+		                 .var = {s->var[r->findex], s->var[i], pair ? s->var[i + 1] : 0},
+		                 .g = r->mu,
+		                 .con = s->con_of[r->findex]};
 		s->ns += b->dim;
 		i += pair;
 	}
@@ -251,9 +253,11 @@ static lk_status build_blocks(lk__ctx *c, ipm_state *s)
 		if (s->var[i] < 0 || lk__is_friction(r) || s->con_of[i] >= 0)
 			continue; /* a normal row with friction lies in its cones */
 		if (isfinite(r->lo))
-			s->blk[s->nb++] = (ipm_block){.dim = 1, .off = s->ns++, .var = {s->var[i]}, .g = 1.0, .h = r->lo, .con = -1};
+			s->blk[s->nb++] =
+			    (ipm_block){.dim = 1, .off = s->ns++, .var = {s->var[i]}, .g = 1.0, .h = r->lo, .con = -1};
 		if (isfinite(r->hi))
-			s->blk[s->nb++] = (ipm_block){.dim = 1, .off = s->ns++, .var = {s->var[i]}, .g = -1.0, .h = -r->hi, .con = -1};
+			s->blk[s->nb++] =
+			    (ipm_block){.dim = 1, .off = s->ns++, .var = {s->var[i]}, .g = -1.0, .h = -r->hi, .con = -1};
 	}
 	return LK_OK;
 }
@@ -303,36 +307,35 @@ static lk_status make_envelope(lk__ctx *c, ipm_state *s)
 	if (p->form == LK_FORM_ROWS) {
 		rc = lk__env_analyse(&s->env, a, p, s->idx, s->nv, INFINITY);
 	} else {
-		/* the graph: each free row's free columns, then its block partners (3 a row at most) */
-		size_t edges = 0;
-		for (int v = 0; v < s->nv; ++v)
-			edges += (size_t)(p->row_ptr[s->idx[v] + 1] - p->row_ptr[s->idx[v]]) + 3;
-		int *ptr = lk__arena_alloc(a, ((size_t)s->nv + 1) * sizeof(int));
-		int *adj = lk__arena_alloc(a, (edges + 1) * sizeof(int));
-		int *blk_of = lk__arena_alloc(a, ((size_t)s->nv + 1) * sizeof(int));
-		if (!ptr || !adj || !blk_of)
+		/* the graph: each free row's free columns, then its partners in every cone it lies in (a normal row's
+		 * friction rows may be in several, and A may hold an exact 0 between them) */
+		int *ptr = lk__arena_alloc(a, ((size_t)s->nv + 2) * sizeof(int));
+		if (!ptr)
 			return lk__fail(c->p, LK_ERR_NO_MEMORY, "ipm: out of memory for %d rows", c->n);
+		memset(ptr, 0, ((size_t)s->nv + 2) * sizeof(int));
 		for (int v = 0; v < s->nv; ++v)
-			blk_of[v] = -1;
+			ptr[v + 2] = p->row_ptr[s->idx[v] + 1] - p->row_ptr[s->idx[v]];
 		for (int k = 0; k < s->nb; ++k)
-			if (s->blk[k].dim > 1)
-				for (int m = 0; m < s->blk[k].dim; ++m)
-					blk_of[s->blk[k].var[m]] = k;
-		int e = 0;
+			for (int m = 0; m < s->blk[k].dim; ++m)
+				ptr[s->blk[k].var[m] + 2] += s->blk[k].dim - 1;
+		for (int v = 0; v < s->nv; ++v)
+			ptr[v + 2] += ptr[v + 1];
+		int *adj = lk__arena_alloc(a, ((size_t)ptr[s->nv + 1] + 1) * sizeof(int));
+		if (!adj)
+			return lk__fail(c->p, LK_ERR_NO_MEMORY, "ipm: out of memory for %d rows", c->n);
+		/* ptr[v + 1] is v's fill position, and ends as the start of v + 1 */
 		for (int v = 0; v < s->nv; ++v) {
-			ptr[v] = e;
 			const int i = s->idx[v];
 			for (int k = p->row_ptr[i]; k < p->row_ptr[i + 1]; ++k) {
 				const int u = s->var[p->col[k]];
-				if (u >= 0 && u != v)
-					adj[e++] = u;
+				adj[ptr[v + 1]++] = u >= 0 ? u : v; /* a fixed column or the diagonal: v itself, no edge */
 			}
-			if (blk_of[v] >= 0)
-				for (int m = 0; m < s->blk[blk_of[v]].dim; ++m)
-					if (s->blk[blk_of[v]].var[m] != v)
-						adj[e++] = s->blk[blk_of[v]].var[m];
 		}
-		ptr[s->nv] = e;
+		for (int k = 0; k < s->nb; ++k)
+			for (int m = 0; m < s->blk[k].dim; ++m)
+				for (int l = 0; l < s->blk[k].dim; ++l)
+					if (l != m)
+						adj[ptr[s->blk[k].var[m] + 1]++] = s->blk[k].var[l];
 		rc = lk__env_graph(&s->env, a, s->nv, ptr, adj, INFINITY);
 	}
 	return rc < 0 ? lk__fail(c->p, LK_ERR_NO_MEMORY, "ipm: out of memory for the factor of %d rows", c->n) : LK_OK;
@@ -609,7 +612,8 @@ static lk_status prepare(lk__ctx *c, ipm_state *s)
 	lk__arena *a = &c->p->arena;
 	const size_t nv = (size_t)s->nv + 1, ns = (size_t)s->ns + 1, n = (size_t)c->n + 1;
 	double **vecs_v[] = {&s->x, &s->dx, &s->dxa, &s->rx, &s->rhs};
-	double **vecs_s[] = {&s->s, &s->z, &s->ds, &s->dz, &s->dsa, &s->dza, &s->rs, &s->lam, &s->t, &s->u, &s->wbar, &s->ll, &s->rc};
+	double **vecs_s[] = {&s->s,   &s->z, &s->ds, &s->dz,   &s->dsa, &s->dza, &s->rs,
+	                     &s->lam, &s->t, &s->u,  &s->wbar, &s->ll,  &s->rc};
 	for (size_t k = 0; k < sizeof vecs_v / sizeof vecs_v[0]; ++k)
 		if (!(*vecs_v[k] = lk__arena_alloc(a, nv * sizeof(double))))
 			return lk__fail(c->p, LK_ERR_NO_MEMORY, "ipm: out of memory for %d rows", c->n);
