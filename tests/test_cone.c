@@ -480,7 +480,8 @@ static void test_ipm_bounds_and_joints(void **state)
 }
 
 /* What ipm cannot do it says, and lambda stays as it was: a budget that does not pay for its first convex
- * program (LK_ERR_LIMIT), a friction row on a row that is not a contact's normal (LK_ERR_UNSUPPORTED). */
+ * program (LK_ERR_LIMIT), a friction row on a row that is not a contact's normal and a matrix that is not
+ * symmetric (LK_ERR_UNSUPPORTED). */
 static void test_ipm_refusals(void **state)
 {
 	(void)state;
@@ -505,6 +506,13 @@ static void test_ipm_refusals(void **state)
 	assert_int_equal(lk_solve(p, &c, &st, NULL), LK_ERR_UNSUPPORTED);
 	assert_non_null(strstr(lk_problem_error(p), "not a contact's"));
 	assert_true(lk_problem_lambda(p)[0] == 0.0 && lk_problem_lambda(p)[1] == 0.0);
+	lk_problem_destroy(p);
+	/* a matrix-form A that is not symmetric is no program's Hessian */
+	const double N[4] = {2, 1, 0, 2}, nq[2] = {-1, -1};
+	p = lk_problem_create(LK_FORM_MATRIX);
+	assert_int_equal(lk_problem_set_dense(p, 2, N, nq, NULL, NULL, NULL, NULL), LK_OK);
+	assert_int_equal(lk_solve(p, &c, &st, NULL), LK_ERR_UNSUPPORTED);
+	assert_non_null(strstr(lk_problem_error(p), "not symmetric (A[0][1] = 1, A[1][0] = 0)"));
 	lk_problem_destroy(p);
 	free(before);
 }

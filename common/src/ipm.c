@@ -50,6 +50,8 @@
 #define IPM_WARM_MARGIN 1e-3
 /* the differences Anderson's mixing of the De Saxce terms keeps */
 #define IPM_ANDERSON 5
+/* the largest difference of A_ij and A_ji a matrix-form problem may have (check_symmetric) */
+#define IPM_ASYMMETRY 1e-2
 
 typedef struct ipm_block {
 	int dim;     /* 1: a bound; 2 or 3: a contact's cone */
@@ -356,10 +358,11 @@ static void factor(lk__ctx *c, ipm_state *s)
 		for (int v = 0; v < s->nv; ++v) {
 			const int i = s->idx[v];
 			for (int k = p->row_ptr[i]; k < p->row_ptr[i + 1]; ++k) {
+				/* the symmetric part: each off-diagonal entry half from its row, half from its transpose's */
 				const int u = s->var[p->col[k]];
-				double *at = u >= 0 && e->pos[u] <= e->pos[v] ? lk__env_at(e, v, u) : NULL;
+				double *at = u >= 0 ? lk__env_at(e, v, u) : NULL;
 				if (at)
-					*at += p->val[k];
+					*at += u == v ? p->val[k] : 0.5 * p->val[k];
 			}
 		}
 	}
@@ -603,10 +606,42 @@ static int solve_program(lk__ctx *c, ipm_state *s, int max_iter, int *done, int 
 	return it;
 }
 
+/* The matrix form's A is the Hessian of the program: it must be symmetric (the row form's J M^-1 J^T + S is).
+ * The Newton steps use its symmetric part and the residuals A itself, so an A symmetric to its data's precision
+ * is solved (FCLIB's problems written with six digits differ from their transposes by up to 1e-3 of an entry);
+ * LK_ERR_UNSUPPORTED for the first entry that differs from its transpose's by more than IPM_ASYMMETRY of the
+ * larger of the two and sqrt(A_ii A_jj). */
+static lk_status check_symmetric(lk__ctx *c)
+{
+	const lk_problem *p = c->p;
+	if (p->form != LK_FORM_MATRIX)
+		return LK_OK;
+	for (int i = 0; i < c->n; ++i)
+		for (int k = p->row_ptr[i]; k < p->row_ptr[i + 1]; ++k) {
+			const int j = p->col[k];
+			if (j <= i)
+				continue;
+			double aji = 0.0;
+			for (int l = p->row_ptr[j]; l < p->row_ptr[j + 1]; ++l)
+				if (p->col[l] == i)
+					aji = p->val[l];
+			const double aij = p->val[k];
+			const double scale = fmax(fmax(fabs(aij), fabs(aji)), sqrt(fabs(lk__a_entry(p, i, i) * lk__a_entry(p, j, j))));
+			if (!(fabs(aij - aji) <= IPM_ASYMMETRY * scale))
+				return lk__fail(c->p, LK_ERR_UNSUPPORTED,
+				                "ipm: A is not symmetric (A[%d][%d] = %g, A[%d][%d] = %g): the interior point "
+				                "solves the program whose Hessian A is",
+				                i, j, aij, j, i, aji);
+		}
+	return LK_OK;
+}
+
 static lk_status prepare(lk__ctx *c, ipm_state *s)
 {
 	memset(s, 0, sizeof *s);
-	lk_status st = build_blocks(c, s);
+	lk_status st = check_symmetric(c);
+	if (st == LK_OK)
+		st = build_blocks(c, s);
 	if (st != LK_OK)
 		return st;
 	lk__arena *a = &c->p->arena;
