@@ -121,6 +121,8 @@ static void peer_line(const lk_solve_args *a, const char *file, const char *name
 		printf(", \"verdict\": ");
 		lk_cli_json_string(stdout, verdict);
 		printf("}\n");
+	} else if (!(seconds >= 0)) {
+		printf("    %-44s %10s  %-9s  %10s  %6s  %s\n", name, "-", "-", "-", "-", verdict); /* a solver that failed */
 	} else {
 		printf("    %-44s %10d  %.3e  %10.6f  %5.1f%%  %s\n", name, iterations, error, seconds, 100.0 * spread,
 		       verdict);
@@ -153,7 +155,9 @@ static int peer_compare(const lk_solve_args *a, const char *file, lk_problem *p,
 		peer_line(a, file, name, st->iterations, st->fc3d_final, st->seconds, lk_spread,
 		          st->fc3d_final < tol ? "solved" : lk_stop_reason_name(st->stop_reason));
 	}
-	/* the further lcpkit solvers, each from zero on the same problem */
+	/* the further lcpkit solvers, each from zero on the same problem; one that fails (a method that refuses the
+	 * problem) has its row with the reason, the others theirs, and the exit status says so */
+	int failed = 0;
 	for (int k = 0; rc == LK_EXIT_OK && k < a->nmore; ++k) {
 		lk_stats sk;
 		lk_status s = LK_OK;
@@ -161,14 +165,17 @@ static int peer_compare(const lk_solve_args *a, const char *file, lk_problem *p,
 			s = lk_solve(p, &a->more_cfg[k], &sk, NULL);
 			t[rep] = sk.seconds;
 		}
-		if (s != LK_OK) {
-			lk_cli_error("solve", "%s: %s: %s", file, a->more_spec[k], lk_problem_error(p));
-			rc = LK_EXIT_FAIL;
-			break;
-		}
 		char name[300];
-		double tmin, sp = spread_of(t, a->repeat, &tmin);
 		snprintf(name, sizeof name, "lcpkit %s", a->more_spec[k]);
+		if (s != LK_OK) {
+			char why[600];
+			snprintf(why, sizeof why, "failed: %s", lk_problem_error(p));
+			lk_cli_error("solve", "%s: %s: %s", file, a->more_spec[k], lk_problem_error(p));
+			peer_line(a, file, name, 0, NAN, NAN, NAN, why);
+			failed = 1;
+			continue;
+		}
+		double tmin, sp = spread_of(t, a->repeat, &tmin);
 		peer_line(a, file, name, sk.iterations, sk.fc3d_final, tmin, sp,
 		          sk.fc3d_final < tol ? "solved" : lk_stop_reason_name(sk.stop_reason));
 	}
@@ -189,7 +196,7 @@ static int peer_compare(const lk_solve_args *a, const char *file, lk_problem *p,
 	free(r);
 	free(t);
 	lk_peer_fc3d_free(&f);
-	return rc;
+	return failed && rc == LK_EXIT_OK ? LK_EXIT_FAIL : rc;
 }
 
 int lk_cmd_solve(int argc, char **argv)

@@ -1,0 +1,25 @@
+#!/bin/sh
+# lcpkit solve --peer siconos: every solver's row beside Siconos's, judged by Siconos's error; a solver that
+# refuses the problem has its row with the reason and the others keep theirs, and the exit status is 1.
+#
+#   solve_peer_test.sh LCPKIT
+set -eu
+lcpkit=$1
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/lcpkit-peer.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+fail() { echo "solve_peer_test: $*" >&2; cat "$tmp/out.txt" "$tmp/err.txt" >&2; exit 1; }
+
+"$lcpkit" gen packing --n 12 --friction 0.3 --out "$tmp/p.lkp"
+rc=0
+"$lcpkit" solve "$tmp/p.lkp" --peer siconos --tol 1e-8 --solver pgs:friction=cone,iters=2000 \
+  --solver ipm:friction=cone,iters=3 --solver ipm:friction=cone,iters=400 >"$tmp/out.txt" 2>"$tmp/err.txt" || rc=$?
+[ "$rc" = 1 ] || fail "exit status $rc, not 1 (one solver failed)"
+row() { grep -E "^ +$1 " "$tmp/out.txt" || fail "no row for $1"; }
+row "lcpkit pgs:friction=cone,iters=2000" | grep -q " solved$" || fail "the cone sweep's row does not say solved"
+row "lcpkit ipm:friction=cone,iters=3" | grep -q "failed: ipm: the iteration limit ran out after 3 interior-point" ||
+  fail "the refused solver's row does not give its reason"
+row "lcpkit ipm:friction=cone,iters=400" | grep -q " solved$" || fail "the solver after the refused one has no result"
+row "siconos-nsgs" | grep -q " solved$" || fail "Siconos's nsgs has no row"
+row "siconos-nsn-ac" | grep -q " solved$" || fail "Siconos's Newton has no row"
+grep -q "ipm:friction=cone,iters=3: ipm: the iteration limit ran out" "$tmp/err.txt" || fail "nothing on stderr"
+echo "solve_peer_test: ok"
