@@ -425,7 +425,7 @@ static int face_prolongation(lk__coarse *k, const lk_problem *p, int f, int side
 			Li[q][j] = v * inv[q];
 		}
 	}
-	int all[WRENCH] = {0, 1, 2, 3, 4, 5};
+	static const int all[WRENCH] = {0, 1, 2, 3, 4, 5};
 	face_columns(k, p, f, side, perm, &Li[0][0], all, rank);
 	return rank;
 }

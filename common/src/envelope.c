@@ -265,9 +265,9 @@ void lk__env_assemble(lk__env *e, const lk_problem *p, const int *idx, const dou
 	}
 }
 
-/* sum of a[m] b[m] over m in [from, to), in four running sums: the factor's inner loops are these dot products,
- * and one running sum makes each multiply-add wait for the last (the four take a third of the time on a
- * 447-row envelope; the sum's rounding differs from one sum's in the last bits) */
+/* sum of a[m] b[m] over m in [from, to), in four running sums: the factor's and the solves' inner loops are
+ * these dot products, and one running sum makes each multiply-add wait for the last (the sum's rounding differs
+ * from one sum's in the last bits) */
 static inline double dot(const double *a, const double *b, int from, int to)
 {
 	double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;

@@ -76,6 +76,7 @@ typedef struct ipm_state {
 	double *full;         /* n: lambda with the fixed rows, for the products */
 	double *w;            /* n: A lambda + q */
 	double *aw, *res;     /* n: a product A x; nv: the residual of a solve (the refinement) */
+	double *rs_g, *rv_g;  /* the refinement's scratch: ns (G dx, W^-2 G dx), nv (G^T W^-2 G dx) */
 	double *bdu;          /* the products' M^-1 J^T x, a slot a body */
 	lk__env env;
 	double *aval;         /* A_FF in the envelope, once assembled (NULL before, or without the memory) */
@@ -390,32 +391,37 @@ static void factor(lk__ctx *c, ipm_state *s)
 	lk__count(c, 1, e->macs * LK_WORK_FACTOR_MAC);
 }
 
-/* The Newton direction for the complementarity right-hand side rc (per block lambda o (W dz + W^-1 ds) = rc):
- * dx from the factored system, then ds = G dx - r_s and dz = W^-1 (lambda \ rc) - W^-2 ds. */
+/* out[i] for every row from the variables x: a free row's variable, a fixed row its bound (a friction row of mu =
+ * 0 its 0), or 0 where `fixed` is 0 (a direction, which moves no fixed row) */
+static void to_rows(const lk__ctx *c, const ipm_state *s, const double *x, int fixed, double *out)
+{
+	const lk_problem *p = c->p;
+	for (int i = 0; i < c->n; ++i)
+		out[i] = s->var[i] >= 0 ? x[s->var[i]] : !fixed || lk__is_friction(&p->rows[i]) ? 0.0 : p->rows[i].lo;
+}
+
 /* One step of iterative refinement of K dx = rhs, K = A_FF + G^T W^-2 G (Golub & Van Loan sec. 3.5.3): near
  * the cone's boundary K's terms span many orders of magnitude and the factor alone leaves the dual residual
  * r_x stalled well above the rounding of the program. */
 static void refine(lk__ctx *c, ipm_state *s, double *dx)
 {
-	for (int i = 0; i < c->n; ++i)
-		s->full[i] = s->var[i] >= 0 ? dx[s->var[i]] : 0.0;
+	to_rows(c, s, dx, 0, s->full);
 	lk__product(c, c->body_rows, s->full, s->aw, 0, s->bdu);
 	lk__count(c, c->n, LK_WORK_PRODUCT_ROW);
-	g_apply(s, dx, s->t, 0.0);
-	w_all(s, s->t, s->u, 1);
-	w_all(s, s->u, s->t, 1);
+	g_apply(s, dx, s->rs_g, 0.0);
+	w_all(s, s->rs_g, s->u, 1);
+	w_all(s, s->u, s->rs_g, 1);
+	memset(s->rv_g, 0, (size_t)s->nv * sizeof(double));
+	gt_add(s, s->rs_g, s->rv_g);
 	for (int v = 0; v < s->nv; ++v)
-		s->res[v] = -s->aw[s->idx[v]];
-	double *gt = s->dxa == dx ? s->dx : s->dxa; /* the other direction's buffer is free here */
-	memset(gt, 0, (size_t)s->nv * sizeof(double));
-	gt_add(s, s->t, gt);
-	for (int v = 0; v < s->nv; ++v)
-		s->res[v] += s->rhs[v] - gt[v];
+		s->res[v] = -s->aw[s->idx[v]] + (s->rhs[v] - s->rv_g[v]);
 	lk__env_solve(&s->env, s->res, s->res);
 	for (int v = 0; v < s->nv; ++v)
 		dx[v] += s->res[v];
 }
 
+/* The Newton direction for the complementarity right-hand side rc (per block lambda o (W dz + W^-1 ds) = rc):
+ * dx from the factored system, then ds = G dx - r_s and dz = W^-1 (lambda \ rc) - W^-2 ds. */
 static void direction(lk__ctx *c, ipm_state *s, const double *rc, double *dx, double *ds, double *dz)
 {
 	for (int k = 0; k < s->nb; ++k) {
@@ -433,11 +439,6 @@ static void direction(lk__ctx *c, ipm_state *s, const double *rc, double *dx, do
 	gt_add(s, s->u, s->rhs);
 	lk__env_solve(&s->env, s->rhs, dx);
 	refine(c, s, dx);
-	/* t is the refinement's scratch: lambda \ rc again */
-	for (int k = 0; k < s->nb; ++k) {
-		const ipm_block *b = &s->blk[k];
-		jdiv(s->lam + b->off, rc + b->off, s->t + b->off, b->dim);
-	}
 	g_apply(s, dx, ds, 0.0);
 	for (int m = 0; m < s->ns; ++m)
 		ds[m] -= s->rs[m];
@@ -464,9 +465,9 @@ static double step_to_boundary(const ipm_state *s, const double *ds, const doubl
 static void to_lambda(const lk__ctx *c, const ipm_state *s, const double *x, double *out)
 {
 	const lk_problem *p = c->p;
+	to_rows(c, s, x, 1, out);
 	for (int i = 0; i < c->n; ++i) {
 		const lk__row *r = &p->rows[i];
-		out[i] = s->var[i] >= 0 ? x[s->var[i]] : lk__is_friction(r) ? 0.0 : r->lo;
 		if (!lk__is_friction(r))
 			out[i] = lk__clamp(out[i], r->lo, r->hi);
 	}
@@ -488,8 +489,7 @@ static void to_lambda(const lk__ctx *c, const ipm_state *s, const double *x, dou
 /* r_x = A x + q + sigma - G^T z over the free rows (one product), r_s = s - G x + h */
 static void residuals(lk__ctx *c, ipm_state *s)
 {
-	for (int i = 0; i < c->n; ++i)
-		s->full[i] = s->var[i] >= 0 ? s->x[s->var[i]] : lk__is_friction(&c->p->rows[i]) ? 0.0 : c->p->rows[i].lo;
+	to_rows(c, s, s->x, 1, s->full);
 	lk__product(c, c->body_rows, s->full, s->w, 1, s->bdu);
 	lk__count(c, c->n, LK_WORK_PRODUCT_ROW);
 	for (int v = 0; v < s->nv; ++v)
@@ -646,9 +646,9 @@ static lk_status prepare(lk__ctx *c, ipm_state *s)
 		return st;
 	lk__arena *a = &c->p->arena;
 	const size_t nv = (size_t)s->nv + 1, ns = (size_t)s->ns + 1, n = (size_t)c->n + 1;
-	double **vecs_v[] = {&s->x, &s->dx, &s->dxa, &s->rx, &s->rhs};
+	double **vecs_v[] = {&s->x, &s->dx, &s->dxa, &s->rx, &s->rhs, &s->rv_g};
 	double **vecs_s[] = {&s->s,   &s->z, &s->ds, &s->dz,   &s->dsa, &s->dza, &s->rs,
-	                     &s->lam, &s->t, &s->u,  &s->wbar, &s->ll,  &s->rc};
+	                     &s->lam, &s->t, &s->u,  &s->wbar, &s->ll,  &s->rc, &s->rs_g};
 	for (size_t k = 0; k < sizeof vecs_v / sizeof vecs_v[0]; ++k)
 		if (!(*vecs_v[k] = lk__arena_alloc(a, nv * sizeof(double))))
 			return lk__fail(c->p, LK_ERR_NO_MEMORY, "ipm: out of memory for %d rows", c->n);
