@@ -22,7 +22,7 @@
  *     a row with lo = hi (a friction row of mu = 0 too) is fixed at its bound and leaves the program.
  *
  * Why: on a stack's recorded steps, four contacts a face at their own depths make A singular up to the CFM and
- * the sweeps, the Newton methods and Siconos's solvers all stop between 1e-7 and 1e-4 of Siconos's error; an
+ * the sweeps, the Newton methods and Siconos's solvers all stop short of Siconos's error 1e-8; an
  * interior point's iterations do not depend on A's conditioning the way theirs do (docs/solvers.md, "ipm").
  *
  * Work: an iteration is two products with A (the residual and a step of iterative refinement, LK_WORK_PRODUCT_ROW
@@ -46,7 +46,8 @@
 #define IPM_STEP_FRACTION 0.99
 /* A program after the first starts from the last one's point, s and z moved into the cones' interior by this
  * much of their scales: the De Saxce terms change little from one program to the next, and the warm start
- * takes a third to a half fewer iterations than a start at the scales' identity (docs/solvers.md, "ipm") */
+ * takes fewer iterations than a start at the scales' identity (docs/benchmarks.md, "Coulomb's cone against
+ * Siconos") */
 #define IPM_WARM_MARGIN 1e-3
 /* the differences Anderson's mixing of the De Saxce terms keeps */
 #define IPM_ANDERSON 5
@@ -608,7 +609,7 @@ static int solve_program(lk__ctx *c, ipm_state *s, int max_iter, int *done, int 
 
 /* The matrix form's A is the Hessian of the program: it must be symmetric (the row form's J M^-1 J^T + S is).
  * The Newton steps use its symmetric part and the residuals A itself, so an A symmetric to its data's precision
- * is solved (FCLIB's problems written with six digits differ from their transposes by up to 1e-3 of an entry);
+ * is solved (FCLIB's problems written with six digits are symmetric to those digits only);
  * LK_ERR_UNSUPPORTED for the first entry that differs from its transpose's by more than IPM_ASYMMETRY of the
  * larger of the two and sqrt(A_ii A_jj). */
 static lk_status check_symmetric(lk__ctx *c)
