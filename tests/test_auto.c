@@ -394,6 +394,61 @@ static void test_kept_coarse_level(void **state)
  * demo_joints (test 741 asks its rate to 1e-10 rad/s; tests/data/ode-universal-step20.lkp) auto at 20 is PGS
  * at 20 sweeps to the bit, RES near rounding, where auto's tolerance once stopped it after a few sweeps and
  * the demo failed at 258 times its limit. */
+/* shuffle=K sweeps a random order drawn anew every K sweeps, from a seed of each solve's own: the same
+ * problem solved twice from the same start in two runs gives the same lambda to the bit (the solves counted from
+ * the problem's creation), its second solve another order than its first, shuffle=0 the problem's own order
+ * (pgs's sweeps to the bit); shuffled every sweep it solves a packing to RES 1e-12. */
+static void test_shuffled_orders(void **state)
+{
+	(void)state;
+	lk_problem *a = tu_generate("boxstack", 6, 0.5), *b = tu_generate("boxstack", 6, 0.5);
+	const int n = lk_problem_row_count(a);
+	double *zero = calloc((size_t)n, sizeof(double));
+	double *a1 = malloc((size_t)n * sizeof(double)), *a2 = malloc((size_t)n * sizeof(double));
+	double *b1 = malloc((size_t)n * sizeof(double)), *plain = malloc((size_t)n * sizeof(double));
+	const char *spec = "auto:budget=3,vtol=0,coarse=0,bank=0,shuffle=2";
+	solve_from(a, spec, zero, a1);
+	solve_from(a, spec, zero, a2);
+	solve_from(b, spec, zero, b1);
+	assert_memory_equal(a1, b1, (size_t)n * sizeof(double)); /* run after run */
+	int differ = 0;
+	for (int i = 0; i < n; ++i)
+		differ += a1[i] != a2[i];
+	assert_true(differ > n / 2); /* each solve its own orders */
+	lk_problem *c = tu_generate("boxstack", 6, 0.5);
+	solve_from(c, "auto:budget=3,vtol=0,coarse=0,bank=0", zero, plain);
+	lk_problem *d = tu_generate("boxstack", 6, 0.5);
+	lk_stats st = solve_from(d, "pgs:iters=3", zero, NULL);
+	assert_int_equal(st.iterations, 3);
+	assert_memory_equal(plain, lk_problem_lambda(d), (size_t)n * sizeof(double)); /* shuffle=0: pgs's order */
+	differ = 0;
+	for (int i = 0; i < n; ++i)
+		differ += a1[i] != plain[i];
+	assert_true(differ > n / 2);
+	/* to the solution in any order */
+	lk_problem *e = tu_generate("packing", 6, 0.5);
+	const int ne = lk_problem_row_count(e);
+	double *ze = calloc((size_t)ne, sizeof(double));
+	st = solve_from(e, "auto:budget=300,vtol=0,coarse=0,bank=0,shuffle=1,measure=1", ze, NULL);
+	assert_true(st.res_initial > 0.1 && st.res_final < 1e-12);
+	free(ze);
+	lk_solver_config bad = lk_default_config(LK_METHOD_AUTO);
+	bad.adapt.shuffle = -2;
+	char err[200];
+	assert_int_equal(lk_config_validate(&bad, err, sizeof err), LK_ERR_INVALID_ARGUMENT);
+	assert_non_null(strstr(err, "shuffle"));
+	free(zero);
+	free(a1);
+	free(a2);
+	free(b1);
+	free(plain);
+	lk_problem_destroy(a);
+	lk_problem_destroy(b);
+	lk_problem_destroy(c);
+	lk_problem_destroy(d);
+	lk_problem_destroy(e);
+}
+
 static void test_joints_spend_the_budget(void **state)
 {
 	(void)state;
@@ -424,6 +479,7 @@ int main(void)
 		cmocka_unit_test(test_savings_spent),         cmocka_unit_test(test_stop_rule_units),
 		cmocka_unit_test(test_face_warm_start),       cmocka_unit_test(test_stack_and_no_stack),
 		cmocka_unit_test(test_joints_spend_the_budget), cmocka_unit_test(test_kept_coarse_level),
+		cmocka_unit_test(test_shuffled_orders),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -183,6 +183,22 @@ void test_order_and_relaxation_from_solver_info(void **)
 		assert_int_equal(st.lastStepStats().notes_total, 2);
 		sc.world.setConstraintSolver(&solver);
 	}
+
+	/* auto draws a new random order every sweep, as Bullet's iterations do, unless its spec sets shuffle= */
+	lk::BulletSolver a("auto");
+	sc.world.setConstraintSolver(&a);
+	sc.step(5);
+	assert_int_equal(a.lastConfig().adapt.shuffle, 1);
+	assert_int_equal(a.config().adapt.shuffle, 0);
+	assert_int_equal(a.setSpec("auto:shuffle=4"), LK_OK);
+	sc.step(5);
+	assert_int_equal(a.lastConfig().adapt.shuffle, 4);
+	assert_int_equal(count(a.notes(), "SOLVER_RANDMIZE_ORDER not applied: the spec sets its shuffle="), 1);
+	info.m_solverMode &= ~SOLVER_RANDMIZE_ORDER;
+	assert_int_equal(a.setSpec("auto"), LK_OK);
+	sc.step(5);
+	assert_int_equal(a.lastConfig().adapt.shuffle, 0);
+	sc.world.setConstraintSolver(&solver);
 }
 
 /* stderr into a file while f runs; returns what was written. */

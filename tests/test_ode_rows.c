@@ -949,6 +949,14 @@ static void test_create_and_spec_errors(void **state)
 	assert_true(lk_ode_get_config(ctx).budget == 5.0);
 	assert_int_equal(lk_ode_set_solver(ctx, "psor:w=1.3"), LK_OK);
 	assert_double_equal(lk_ode_get_config(ctx).sor_w, 1.3, 0);
+	/* auto reorders its rows every eight sweeps, as quickstep does, unless the spec says otherwise */
+	assert_int_equal(lk_ode_set_solver(ctx, "auto"), LK_OK);
+	assert_int_equal(lk_ode_get_config(ctx).adapt.shuffle, 8);
+	assert_int_equal(lk_ode_set_solver(ctx, "auto:shuffle=0"), LK_OK);
+	assert_int_equal(lk_ode_get_config(ctx).adapt.shuffle, 0);
+	assert_int_not_equal(lk_ode_set_solver(ctx, "auto:shuffle=-1"), LK_OK);
+	assert_non_null(strstr(lk_ode_error(ctx), "shuffle"));
+	assert_int_equal(lk_ode_get_config(ctx).adapt.shuffle, 0); /* unchanged */
 	assert_int_equal(lk_ode_set_solver(ctx, "pgs:iters=7"), LK_OK);
 	assert_int_equal(lk_ode_get_config(ctx).max_iterations, 7);
 	assert_int_equal(lk_ode_set_solver(ctx, "pgs:bogus=1"), LK_ERR_PARSE);

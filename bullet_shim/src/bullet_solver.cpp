@@ -92,9 +92,12 @@ lk_solver_config BulletSolverCore::Impl::effective(const btContactSolverInfo &in
 		/* a spec's own order stays, gsp's and esp's (schedules of their own) as much as an order= */
 		if (fromSpec && !specSetsOrder && sweepsInOrder(m))
 			cfg.order = LK_ORDER_RANDOM;
+		else if (fromSpec && m == LK_METHOD_AUTO && !specSetsShuffle)
+			cfg.adapt.shuffle = 1; /* a new random order every sweep, as Bullet's solver draws one every iteration */
 		else
 			note(NOTE_RANDOM_ORDER, "SOLVER_RANDMIZE_ORDER not applied: %s%s%s",
-			     !sweepsInOrder(m) ? "the method has no sweep order"
+			     m == LK_METHOD_AUTO ? (fromSpec ? "the spec sets its shuffle=" : "a configuration is taken as given")
+			     : !sweepsInOrder(m) ? "the method has no sweep order"
 			     : fromSpec        ? "the spec sets its order, "
 			                       : "a configuration is taken as given",
 			     sweepsInOrder(m) && fromSpec ? lk_order_name(cfg.order) : "",
@@ -191,6 +194,7 @@ lk_status BulletSolverCore::setSpec(const char *spec)
 	m_impl->specSetsOrder = lk_config_spec_sets(spec, "order") != 0;
 	m_impl->specSetsW = lk_config_spec_sets(spec, "w") != 0;
 	m_impl->specSetsCarry = lk_config_spec_sets(spec, "carry") != 0;
+	m_impl->specSetsShuffle = lk_config_spec_sets(spec, "shuffle") != 0;
 	m_impl->specSetsMeasure = lk_config_spec_sets(spec, "measure") != 0;
 	return LK_OK;
 }

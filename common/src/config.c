@@ -117,6 +117,7 @@ lk_solver_config lk_default_config(lk_method method)
 	c.adapt.cap = 4.0;
 	c.adapt.bank = 30.0;
 	c.adapt.carry = 0.85;
+	c.adapt.shuffle = 0;
 	return c;
 }
 
@@ -217,6 +218,7 @@ static const param params[] = {
 	{"cap", P_DOUBLE, OFF(adapt.cap), M_AUTO, NULL, "most work of one solve, in budgets"},
 	{"bank", P_DOUBLE, OFF(adapt.bank), M_AUTO, NULL, "most work the account holds, saved or owed, in budgets"},
 	{"carry", P_DOUBLE, OFF(adapt.carry), M_AUTO, NULL, "share of the previous impulses the warm start holds"},
+	{"shuffle", P_INT, OFF(adapt.shuffle), M_AUTO, NULL, "sweeps between new random orders (0: the problem's order)"},
 };
 #define NPARAMS ((int)(sizeof params / sizeof params[0]))
 
@@ -596,5 +598,6 @@ lk_status lk_config_validate(const lk_solver_config *cfg, char *err, size_t err_
 	CHECK(isfinite(cfg->adapt.cap) && cfg->adapt.cap >= 1, "cap = %g must be at least 1", cfg->adapt.cap);
 	CHECK(finite_nonneg(cfg->adapt.bank), "bank must be finite and non-negative");
 	CHECK(cfg->adapt.carry >= 0 && cfg->adapt.carry <= 1, "carry = %g must lie in [0, 1]", cfg->adapt.carry);
+	CHECK(cfg->adapt.shuffle >= 0, "shuffle = %d must be 0 or more", cfg->adapt.shuffle);
 	return LK_OK;
 }

@@ -62,6 +62,10 @@ static lk_status parse_solver(const char *spec, double warm_factor, lk_ode_stepp
 	/* auto makes the wrench of a stack's faces whole from the warm start damped by warm_factor (auto.c) */
 	if (cfg->method == LK_METHOD_AUTO && !lk_config_spec_sets(spec, "carry"))
 		cfg->adapt.carry = warm_factor;
+	/* auto sweeps in a random order drawn anew every eight sweeps, as quickstep reorders its rows
+	 * (RANDOM_CONSTRAINTS_REORDERING_FREQUENCY in ODE's quickstep.cpp; auto.c) */
+	if (cfg->method == LK_METHOD_AUTO && !lk_config_spec_sets(spec, "shuffle"))
+		cfg->adapt.shuffle = 8;
 	return LK_OK;
 }
 

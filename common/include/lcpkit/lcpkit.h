@@ -330,6 +330,9 @@ typedef struct lk_auto_config {
 	double carry;           /* the share of the previous step's impulses that the incoming lambda holds (an engine's
 	                         * damped warm start: ODE's warm_factor, Bullet's m_warmstartingFactor; the adapters set
 	                         * it), in [0, 1]: auto makes the faces of a stack whole again (docs/solvers.md) */
+	int shuffle;            /* sweep the rows in a random order drawn anew every `shuffle` sweeps (and at every
+	                         * solve); 0: in the problem's own order. The ODE adapter sets 8, the reordering of
+	                         * ODE's quickstep; the Bullet adapter 1 under SOLVER_RANDMIZE_ORDER */
 } lk_auto_config;
 
 typedef struct lk_solver_config {
