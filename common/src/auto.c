@@ -45,6 +45,9 @@
 
 /* faces in a chain from a static body up that make a stack */
 #define AUTO_STACK_DEPTH 3
+/* the sweep-equivalents a stack's landing may need per face of its chain: the load travels the chain down and
+ * back (Bullet's 40-box stack settled its landing in 75) */
+#define AUTO_LANDING 2.0
 /* contacts between two bodies that make a face of area */
 #define AUTO_AREA_CONTACTS 3
 /* the budget at which `tol` (vtol=) holds as given */
@@ -117,9 +120,10 @@ static void find_faces(lk_problem *p, faces *fs)
 	fs->stack = fs->n > 0 && !joints && between_moving >= (AUTO_STACK_DEPTH - 1) * AUTO_AREA_CONTACTS;
 }
 
-/* Whether the faces make a stack (module comment): breadth-first from the static world over their body pairs,
- * in the problem's arena. */
-static int is_stack(const faces *fs, lk_problem *p)
+/* The longest chain of faces from the static world up (a stack where it is AUTO_STACK_DEPTH or more; module
+ * comment): breadth-first from the static world over the faces' body pairs, in the problem's arena; 0 where
+ * the arena has no room. */
+static int stack_depth(const faces *fs, lk_problem *p)
 {
 	const int nb = p->nbodies + 1, ne = 2 * fs->n; /* slot nbodies: the static world */
 	int *head = lk__arena_alloc(&p->arena, (size_t)nb * sizeof *head);
@@ -140,20 +144,18 @@ static int is_stack(const faces *fs, lk_problem *p)
 			head[ends[side]] = e;
 		}
 	}
-	int qh = 0, qt = 0;
+	int qh = 0, qt = 0, depth = 0;
 	level[p->nbodies] = 0;
 	queue[qt++] = p->nbodies;
 	while (qh < qt) {
 		const int v = queue[qh++];
 		for (int e = head[v]; e >= 0; e = next[e])
 			if (level[to[e]] < 0) {
-				level[to[e]] = level[v] + 1;
-				if (level[to[e]] >= AUTO_STACK_DEPTH)
-					return 1;
+				level[to[e]] = depth = level[v] + 1;
 				queue[qt++] = to[e];
 			}
 	}
-	return 0;
+	return depth;
 }
 
 /* The largest face whose normal rows the warm start splits (below); a larger one is damped whole. */
@@ -287,7 +289,8 @@ lk_status lk__solve_auto(lk__ctx *c)
 	faces fs = {0, NULL, NULL, 0, 0, 0};
 	if (p->form == LK_FORM_ROWS)
 		find_faces(p, &fs);
-	const int stack = cfg->coarse > 0 && fs.stack && is_stack(&fs, p);
+	const int depth = cfg->coarse > 0 && fs.stack ? stack_depth(&fs, p) : 0;
+	const int stack = depth >= AUTO_STACK_DEPTH;
 	/* what this solve may spend: the budget, plus the savings, plus the debt it may still take on, shared as
 	 * sweeps (every island of a step gets as many more), never less than the budget and at most `cap`
 	 * budgets. The debt is for every problem of bodies (the row form), not only stacks: the impacts of a pile
@@ -300,14 +303,16 @@ lk_status lk__solve_auto(lk__ctx *c)
 	 * every seed, against 2 mm at the budget */
 	const double debt = p->form != LK_FORM_ROWS ? 0.0 : stack ? bank : AUTO_IMPACT_DEBT * bank;
 	double allow = fs.joints ? mean : mean + (account + debt) / p->auto_rows;
-	/* a stack may spend twice the cap: its faces carry their load over only from a solve that settled
-	 * (restore_face_warm_start), and a landing that no solve settles leaves each step to find the load again
-	 * from the damped start (Bullet's 40-box stack at 10 iterations: its landing settled at 7.5 budgets; cut at
-	 * 4 it sank half a box within 0.6 s, where Bullet's own solver held it 3.6 s; at twice the cap it stands,
-	 * at 0.6 budgets a step over the run). Elsewhere the cap stays: Bullet's pools, given the larger cap, spent
-	 * their debt on the first impacts and landed deeper on the later ones */
-	const double cap = stack ? 2.0 * cfg->adapt.cap : cfg->adapt.cap;
-	allow = allow > cap * mean ? cap * mean : allow < mean ? mean : allow;
+	/* a tall stack may spend up to AUTO_LANDING sweeps a face of its chain, at most twice the cap: its faces
+	 * carry their load over only from a solve that settled (restore_face_warm_start), and a landing that no
+	 * solve settles leaves each step to find the load again from the damped start (Bullet's 40-box stack at 10
+	 * iterations settled its landing at 7.5 budgets; cut at 4 it sank half a box within 0.6 s, where Bullet's
+	 * own solver held it 3.6 s). Elsewhere the cap stays, also on the short chains of a pile: given twice the
+	 * cap, Bullet's pools and pile spent their debt on the first impacts and landed deeper on the later ones */
+	double cap = cfg->adapt.cap * mean;
+	if (stack && AUTO_LANDING * depth > cap)
+		cap = AUTO_LANDING * depth < 2.0 * cap ? AUTO_LANDING * depth : 2.0 * cap;
+	allow = allow > cap ? cap : allow < mean ? mean : allow;
 	/* the solve runs under this allowance: the monitor's budget rule and the correction's pricing read it */
 	lk_solver_config local = *cfg;
 	local.budget = allow;
@@ -338,16 +343,24 @@ lk_status lk__solve_auto(lk__ctx *c)
 	 * (ODE's pyramid of 120 boxes at 20 iterations drifted 6.8 cm at the top in 10 s in the problem's order,
 	 * 0.2 cm shuffled every eight sweeps, quickstep's 4.5; docs/solvers.md, "auto"). Each solve draws from a
 	 * seed of its own, the solves of a problem counted, so that a run is the same run after run. Not with the
-	 * threads' orders, whose parts are the threads' work. */
-	const int shuffle = cfg->adapt.shuffle > 0 && !perm ? cfg->adapt.shuffle : 0;
+	 * threads' orders, whose parts are the threads' work. The contacts' rows only: they trade places among
+	 * the contacts' places, and a joint's rows, its limits and its motors keep theirs (shuffled with them, ODE's
+	 * motors driving against their limits ended at 30 Hz with a quarter more kinetic energy than under
+	 * quickstep, where in their own order they end as under it). */
+	const int shuffle = cfg->adapt.shuffle > 0 && !perm && p->form == LK_FORM_ROWS ? cfg->adapt.shuffle : 0;
+	int *contact = NULL, ncontact = 0; /* the contacts' rows, shuffled, then written to their places in perm */
 	if (shuffle) {
 		perm = lk__arena_alloc(&p->arena, (size_t)n * sizeof *perm);
-		if (!perm) {
+		contact = lk__arena_alloc(&p->arena, (size_t)n * sizeof *contact);
+		if (!perm || !contact) {
 			c->cfg = cfg;
 			return LK_ERR_NO_MEMORY;
 		}
-		for (int i = 0; i < n; ++i)
+		for (int i = 0; i < n; ++i) {
 			perm[i] = i;
+			if (p->link[i].kind == LK_ROW_NORMAL || p->link[i].kind == LK_ROW_FRICTION)
+				contact[ncontact++] = i;
+		}
 		c->rng.s = cfg->seed + 0x9E3779B97F4A7C15ull * ++p->auto_solves;
 	}
 	lk__coarse coarse = {0};
@@ -414,8 +427,14 @@ lk_status lk__solve_auto(lk__ctx *c)
 		/* the scale from the first sweep (q does not change); the change from the bodies' velocities (row form) or
 		 * from each row's correction (the matrix form, which has no bodies), the plain sweep where neither needs
 		 * the sums */
-		if (shuffle && (it - 1) % shuffle == 0)
-			lk__shuffle(&c->rng, perm, n);
+		if (shuffle && (it - 1) % shuffle == 0) {
+			/* contact[] holds the contacts' places in increasing order at the start; each reshuffle permutes
+			 * the rows those places get */
+			lk__shuffle(&c->rng, contact, ncontact);
+			for (int k = 0, at = 0; k < n; ++k)
+				if (p->link[k].kind == LK_ROW_NORMAL || p->link[k].kind == LK_ROW_FRICTION)
+					perm[k] = contact[at++];
+		}
 		lk__sweep_sums sums = {.want_scale = it == 1};
 		const int plain = fs.joints || (nb && (it > 1 || scale_first));
 		double change = plain ? lk__pgs_sweep(c, perm, n, 1.0) : lk__pgs_sweep_sums(c, perm, &sums);
