@@ -1,6 +1,7 @@
-/* auto: the adapters' default. Projected Gauss-Seidel in the problem's own order (the engines' order: joints,
- * contact normals, friction; Erleben 2013 sec. 5.2) that decides per solve where to start, how much work to
- * spend and how:
+/* auto: the adapters' default. Projected Gauss-Seidel (Erleben 2013 sec. 5.2) in the engine's order policy
+ * (`shuffle`: the contacts' rows in a random order drawn anew every few sweeps, as ODE's quickstep reorders
+ * its rows; else the problem's own order, the engines': joints, contact normals, friction) that decides per
+ * solve where to start, how much work to spend and how:
  *
  *  - where to start: the incoming lambda is taken as the previous step's impulses damped by `carry` (the
  *    adapters' warm start, 0.85 by default, the factor both engines damp by: Bullet's m_warmstartingFactor).
@@ -12,8 +13,9 @@
  *  - the work: the budget is a mean over the solves of one problem, not a cap on each. An account kept with
  *    the problem (lk_problem.auto_account) holds what earlier solves left unspent, up to `bank` budgets, and
  *    may run as far into debt on a stack, a third as far elsewhere; a solve may spend the budget plus the
- *    account plus the debt it may still take on, at most `cap` budgets; a problem with joints spends its
- *    budget and no more. A step that settles quickly saves; a hard one (an impact, a stack finding its load)
+ *    account plus the debt it may still take on, at most `cap` budgets (a tall stack's landing up to
+ *    AUTO_LANDING sweeps a face of its chain, at most twice that); a problem with joints spends its budget and
+ *    no more. A step that settles quickly saves; a hard one (an impact, a stack finding its load)
  *    borrows. Over any run of solves the work is at most the budget times their number plus `bank` budgets.
  *  - when to stop: when what a sweep changed of the bodies' velocities (|dv| + r |dw|, r a body's radius of
  *    gyration), times rho / (1 - rho) at the rate rho of the last sweeps (after a two-level correction: the
