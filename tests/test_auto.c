@@ -400,7 +400,8 @@ static void test_kept_coarse_level(void **state)
  * demo_joints (test 741 asks its rate to 1e-10 rad/s; tests/data/ode-universal-step20.lkp) auto at 20 is PGS
  * at 20 sweeps to the bit, RES near rounding, where auto's tolerance once stopped it after a few sweeps and
  * the demo failed at 258 times its limit. */
-/* shuffle=K sweeps a random order drawn anew every K sweeps, from a seed of each solve's own: the same
+/* shuffle=K sweeps the first K sweeps in the problem's order (pgs's to the bit), then a random order drawn anew
+ * every K sweeps, from a seed of each solve's own: the same
  * problem solved twice from the same start in two runs gives the same lambda to the bit (the solves counted from
  * the problem's creation), its second solve another order than its first, shuffle=0 the problem's own order
  * (pgs's sweeps to the bit), as has a problem without faces; shuffled every sweep it solves a two-box stack to
@@ -432,6 +433,13 @@ static void test_shuffled_orders(void **state)
 	for (int i = 0; i < n; ++i)
 		differ += a1[i] != plain[i];
 	assert_true(differ > n / 2);
+	/* the first two sweeps in the problem's order */
+	lk_problem *h = tu_generate("boxstack", 6, 0.5), *k = tu_generate("boxstack", 6, 0.5);
+	solve_from(h, "auto:budget=2,vtol=0,coarse=0,bank=0,shuffle=2", zero, plain);
+	solve_from(k, "pgs:iters=2", zero, NULL);
+	assert_memory_equal(plain, lk_problem_lambda(k), (size_t)n * sizeof(double));
+	lk_problem_destroy(h);
+	lk_problem_destroy(k);
 	/* to the solution in any order */
 	lk_problem *e = tu_generate("boxstack", 2, 0.5);
 	const int ne = lk_problem_row_count(e);

@@ -339,12 +339,16 @@ lk_status lk__solve_auto(lk__ctx *c)
 		c->cfg = cfg;
 		return st;
 	}
-	/* a random order drawn anew every `shuffle` sweeps, as ODE's quickstep reorders its rows every eight
-	 * iterations: an order that is the same every step (the engine's, contact by contact) corrects the
-	 * impulses in the same sequence every step, and what it leaves over drifts the same way step after step
+	/* after the first `shuffle` sweeps in the problem's order, a random order drawn anew every `shuffle`
+	 * sweeps, as ODE's quickstep reorders its rows every eight iterations: an order that is the same every step
+	 * (the engine's, contact by contact) corrects the impulses in the same sequence every step, and what a
+	 * solve that runs long leaves over drifts the same way step after step
 	 * (ODE's pyramid of 120 boxes at 20 iterations drifted 6.8 cm at the top in 10 s in the problem's order,
 	 * 0.2 cm shuffled every eight sweeps, quickstep's 4.5; docs/solvers.md, "auto"). Each solve draws from a
-	 * seed of its own, the solves of a problem counted, so that a run is the same run after run. Not with the
+	 * seed of its own, the solves of a problem counted, so that a run is the same run after run. A solve that
+	 * settles within its first sweeps leaves next to nothing over, and keeps the order in which the faces' load
+	 * carried over from the last step settles fastest (shuffled from the first sweep, ODE's resting 20-box stack
+	 * spent its whole budget every step, where it spends half in its order). Not with the
 	 * threads' orders, whose parts are the threads' work. Only where there are faces: what a fixed order
 	 * resolves the same way every step is how a face's redundant contacts share its load and its friction; a
 	 * contact between two spheres has one way (shuffled, ODE's pool of heavy circles at 30 Hz landed deeper than
@@ -432,7 +436,7 @@ lk_status lk__solve_auto(lk__ctx *c)
 		/* the scale from the first sweep (q does not change); the change from the bodies' velocities (row form) or
 		 * from each row's correction (the matrix form, which has no bodies), the plain sweep where neither needs
 		 * the sums */
-		if (shuffle && (it - 1) % shuffle == 0) {
+		if (shuffle && it > 1 && (it - 1) % shuffle == 0) {
 			/* contact[] holds the contacts' places in increasing order at the start; each reshuffle permutes
 			 * the rows those places get */
 			lk__shuffle(&c->rng, contact, ncontact);
