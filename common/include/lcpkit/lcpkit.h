@@ -330,9 +330,10 @@ typedef struct lk_auto_config {
 	double carry;           /* the share of the previous step's impulses that the incoming lambda holds (an engine's
 	                         * damped warm start: ODE's warm_factor, Bullet's m_warmstartingFactor; the adapters set
 	                         * it), in [0, 1]: auto makes the faces of a stack whole again (docs/solvers.md) */
-	int shuffle;            /* sweep the rows in a random order drawn anew every `shuffle` sweeps (and at every
-	                         * solve); 0: in the problem's own order. The ODE adapter sets 8, the reordering of
-	                         * ODE's quickstep; the Bullet adapter 1 under SOLVER_RANDMIZE_ORDER */
+	int shuffle;            /* after a solve's first `shuffle` sweeps in the problem's order, sweep the rows of
+	                         * the contacts of a problem with faces in a random order drawn anew every `shuffle`
+	                         * sweeps; 0: the problem's own order throughout. The ODE adapter sets 8, the
+	                         * reordering of ODE's quickstep; the Bullet adapter 1 under SOLVER_RANDMIZE_ORDER */
 } lk_auto_config;
 
 typedef struct lk_solver_config {
