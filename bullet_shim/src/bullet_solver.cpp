@@ -93,7 +93,7 @@ lk_solver_config BulletSolverCore::Impl::effective(const btContactSolverInfo &in
 		if (fromSpec && !specSetsOrder && sweepsInOrder(m))
 			cfg.order = LK_ORDER_RANDOM;
 		else if (fromSpec && m == LK_METHOD_AUTO && !specSetsShuffle)
-			cfg.adapt.shuffle = 1; /* a new random order every sweep, as Bullet's solver draws one every iteration */
+			cfg.adapt.shuffle = 1; /* after its first sweep a new random order every sweep, as Bullet draws one */
 		else
 			note(NOTE_RANDOM_ORDER, "SOLVER_RANDMIZE_ORDER not applied: %s%s%s",
 			     m == LK_METHOD_AUTO ? (fromSpec ? "the spec sets its shuffle=" : "a configuration is taken as given")

@@ -307,10 +307,9 @@ lk_status lk__solve_auto(lk__ctx *c)
 	double allow = fs.joints ? mean : mean + (account + debt) / p->auto_rows;
 	/* a tall stack may spend up to AUTO_LANDING sweeps a face of its chain, at most twice the cap: its faces
 	 * carry their load over only from a solve that settled (restore_face_warm_start), and a landing that no
-	 * solve settles leaves each step to find the load again from the damped start (Bullet's 40-box stack at 10
-	 * iterations settled its landing at 7.5 budgets; cut at 4 it sank half a box within 0.6 s, where Bullet's
-	 * own solver held it 3.6 s). Elsewhere the cap stays, also on the short chains of a pile: given twice the
-	 * cap, Bullet's pools and pile spent their debt on the first impacts and landed deeper on the later ones */
+	 * solve settles leaves each step to find the load again from the damped start, where a tall stack sinks.
+	 * Elsewhere the cap stays, also on the short chains of a pile: given more, the impacts of pools and piles
+	 * spent their debt on the first ones and landed deeper on the later ones (docs/solvers.md, "auto") */
 	double cap = cfg->adapt.cap * mean;
 	if (stack && AUTO_LANDING * depth > cap)
 		cap = AUTO_LANDING * depth < 2.0 * cap ? AUTO_LANDING * depth : 2.0 * cap;
@@ -339,24 +338,18 @@ lk_status lk__solve_auto(lk__ctx *c)
 		c->cfg = cfg;
 		return st;
 	}
-	/* after the first `shuffle` sweeps in the problem's order, a random order drawn anew every `shuffle`
-	 * sweeps, as ODE's quickstep reorders its rows every eight iterations: an order that is the same every step
-	 * (the engine's, contact by contact) corrects the impulses in the same sequence every step, and what a
-	 * solve that runs long leaves over drifts the same way step after step
-	 * (ODE's pyramid of 120 boxes at 20 iterations drifted 6.8 cm at the top in 10 s in the problem's order,
-	 * 0.2 cm shuffled every eight sweeps, quickstep's 4.5; docs/solvers.md, "auto"). Each solve draws from a
-	 * seed of its own, the solves of a problem counted, so that a run is the same run after run. A solve that
-	 * settles within its first sweeps leaves next to nothing over, and keeps the order in which the faces' load
-	 * carried over from the last step settles fastest (shuffled from the first sweep, ODE's resting 20-box stack
-	 * spent its whole budget every step, where it spends half in its order). Not with the
-	 * threads' orders, whose parts are the threads' work. Only where there are faces: what a fixed order
-	 * resolves the same way every step is how a face's redundant contacts share its load and its friction; a
-	 * contact between two spheres has one way (shuffled, ODE's pool of heavy circles at 30 Hz landed deeper than
-	 * under quickstep; in its own order, shallower). The contacts' rows only: they trade places among
-	 * the contacts' places, and a joint's rows, its limits and its motors keep theirs (shuffled with them, ODE's
-	 * motors driving against their limits ended at 30 Hz with a quarter more kinetic energy than under
-	 * quickstep, where in their own order they end as under it). */
-	const int shuffle = cfg->adapt.shuffle > 0 && !perm && p->form == LK_FORM_ROWS && fs.n > 0 ? cfg->adapt.shuffle : 0;
+	/* after the first `shuffle` sweeps in the problem's order, the contacts' rows in a random order drawn anew
+	 * every `shuffle` sweeps, as ODE's quickstep reorders its rows every eight iterations (docs/solvers.md,
+	 * "auto", has the measurements). An order that is the same every step resolves what a face's redundant
+	 * contacts leave open, how they share its load and its friction, the same way every step, and what a solve
+	 * that runs long leaves over pushes the same way step after step: a pyramid drifts. A solve that settles
+	 * within its first sweeps leaves next to nothing over and keeps the order in which the load its faces
+	 * carried over settles fastest. Only where there are faces: a contact between two spheres has one way to
+	 * carry its load. Only the contacts' rows, among the contacts' places: a joint's rows, its limits and its
+	 * motors keep theirs. Each solve draws from a seed of its own, the solves of a problem counted, so that a
+	 * run is the same run after run. Not with the threads' orders, whose parts are the threads' work. */
+	const int shuffle =
+	    cfg->adapt.shuffle > 0 && !perm && p->form == LK_FORM_ROWS && fs.n > 0 ? cfg->adapt.shuffle : 0;
 	int *contact = NULL, ncontact = 0; /* the contacts' rows, shuffled, then written to their places in perm */
 	if (shuffle) {
 		perm = lk__arena_alloc(&p->arena, (size_t)n * sizeof *perm);

@@ -218,7 +218,8 @@ static const param params[] = {
 	{"cap", P_DOUBLE, OFF(adapt.cap), M_AUTO, NULL, "most work of one solve, in budgets"},
 	{"bank", P_DOUBLE, OFF(adapt.bank), M_AUTO, NULL, "most work the account holds, saved or owed, in budgets"},
 	{"carry", P_DOUBLE, OFF(adapt.carry), M_AUTO, NULL, "share of the previous impulses the warm start holds"},
-	{"shuffle", P_INT, OFF(adapt.shuffle), M_AUTO, NULL, "sweeps in order, then between new random orders of the contacts (0: in order)"},
+	{"shuffle", P_INT, OFF(adapt.shuffle), M_AUTO, NULL,
+	 "sweeps in order, then between new random orders of the contacts (0: in order)"},
 };
 #define NPARAMS ((int)(sizeof params / sizeof params[0]))
 
