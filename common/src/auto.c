@@ -83,9 +83,15 @@ typedef struct faces {
 	int n;
 	int *start, *count; /* each run's first row and its rows */
 	int normals;        /* normal rows in the runs */
-	int stack;          /* the runs make a stack (is_stack) */
+	int stack;          /* the runs can make a stack (stack_depth measures their chain) */
 	int joints;         /* the problem has joint, limit or motor rows */
 } faces;
+
+/* A contact's row: its normal or one of its friction rows. */
+static inline int contact_row(const lk__row_link *r)
+{
+	return r->kind == LK_ROW_NORMAL || r->kind == LK_ROW_FRICTION;
+}
 
 /* The runs of the problem (in its arena), and whether they can make a stack at all: no joint rows, and enough
  * normals between two moving bodies for two faces. One pass over the rows. */
@@ -100,15 +106,13 @@ static void find_faces(lk_problem *p, faces *fs)
 	const lk__row_link *link = p->link; /* 16 bytes a row, not a record's cache line */
 	for (int i = 0; i < p->nrows;) {
 		const lk__row_link *r = &link[i];
-		if (r->kind != LK_ROW_NORMAL && r->kind != LK_ROW_FRICTION) {
+		if (!contact_row(r)) {
 			joints |= r->kind == LK_ROW_JOINT || r->kind == LK_ROW_LIMIT || r->kind == LK_ROW_MOTOR;
 			++i;
 			continue;
 		}
 		int e = i, normals = 0;
-		for (; e < p->nrows && (link[e].kind == LK_ROW_NORMAL || link[e].kind == LK_ROW_FRICTION) &&
-		       link[e].a == r->a && link[e].b == r->b;
-		     ++e)
+		for (; e < p->nrows && contact_row(&link[e]) && link[e].a == r->a && link[e].b == r->b; ++e)
 			normals += link[e].kind == LK_ROW_NORMAL;
 		if (normals >= AUTO_AREA_CONTACTS) {
 			fs->start[fs->n] = i;
@@ -350,18 +354,22 @@ lk_status lk__solve_auto(lk__ctx *c)
 	 * run is the same run after run. Not with the threads' orders, whose parts are the threads' work. */
 	const int shuffle =
 	    cfg->adapt.shuffle > 0 && !perm && p->form == LK_FORM_ROWS && fs.n > 0 ? cfg->adapt.shuffle : 0;
-	int *contact = NULL, ncontact = 0; /* the contacts' rows, shuffled, then written to their places in perm */
+	/* place[]: the contacts' places in perm, in increasing order; contact[]: the rows they get, shuffled */
+	int *place = NULL, *contact = NULL, ncontact = 0;
 	if (shuffle) {
 		perm = lk__arena_alloc(&p->arena, (size_t)n * sizeof *perm);
+		place = lk__arena_alloc(&p->arena, (size_t)n * sizeof *place);
 		contact = lk__arena_alloc(&p->arena, (size_t)n * sizeof *contact);
-		if (!perm || !contact) {
+		if (!perm || !place || !contact) {
 			c->cfg = cfg;
 			return LK_ERR_NO_MEMORY;
 		}
 		for (int i = 0; i < n; ++i) {
 			perm[i] = i;
-			if (p->link[i].kind == LK_ROW_NORMAL || p->link[i].kind == LK_ROW_FRICTION)
-				contact[ncontact++] = i;
+			if (contact_row(&p->link[i])) {
+				place[ncontact] = contact[ncontact] = i;
+				++ncontact;
+			}
 		}
 		c->rng.s = cfg->seed + 0x9E3779B97F4A7C15ull * ++p->auto_solves;
 	}
@@ -430,12 +438,9 @@ lk_status lk__solve_auto(lk__ctx *c)
 		 * from each row's correction (the matrix form, which has no bodies), the plain sweep where neither needs
 		 * the sums */
 		if (shuffle && it > 1 && (it - 1) % shuffle == 0) {
-			/* contact[] holds the contacts' places in increasing order at the start; each reshuffle permutes
-			 * the rows those places get */
 			lk__shuffle(&c->rng, contact, ncontact);
-			for (int k = 0, at = 0; k < n; ++k)
-				if (p->link[k].kind == LK_ROW_NORMAL || p->link[k].kind == LK_ROW_FRICTION)
-					perm[k] = contact[at++];
+			for (int k = 0; k < ncontact; ++k)
+				perm[place[k]] = contact[k];
 		}
 		lk__sweep_sums sums = {.want_scale = it == 1};
 		const int plain = fs.joints || (nb && (it > 1 || scale_first));
