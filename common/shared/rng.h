@@ -26,7 +26,7 @@ static inline double lk__rng_uniform(lk__rng *r)
 
 /* Fisher-Yates shuffle of perm[0..n), n < 2^31. j in [0, i] from the high 32 bits by a multiplication and a
  * shift (Lemire, "Fast random integer generation in an interval", ACM TOMACS 2019) rather than a division:
- * the sweeps that reshuffle their rows pay a few cycles a row for it, not a division's tens. */
+ * the sweeps that reshuffle their rows pay a multiplication a row for it, not a division. */
 static inline void lk__shuffle(lk__rng *r, int *perm, int n)
 {
 	for (int i = n - 1; i > 0; --i) {

@@ -48,7 +48,7 @@
 /* faces in a chain from a static body up that make a stack */
 #define AUTO_STACK_DEPTH 3
 /* the sweep-equivalents a stack's landing may need per face of its chain: the load travels the chain down and
- * back (Bullet's 40-box stack settled its landing in 75) */
+ * back (docs/solvers.md, "auto", has the tall stack that chose it) */
 #define AUTO_LANDING 2.0
 /* contacts between two bodies that make a face of area */
 #define AUTO_AREA_CONTACTS 3
