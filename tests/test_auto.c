@@ -475,6 +475,46 @@ static void test_shuffled_orders(void **state)
 	lk_problem_destroy(e);
 }
 
+/* lk__shuffle_local, auto's reshuffle: up to w items it is lk__shuffle draw for draw; beyond, a permutation in
+ * which every item stays less than w places from where it was, whose windows' edges move from call to call
+ * (each neighbouring pair is found in both orders over the calls), and which moves most items. */
+static void test_local_shuffle(void **state)
+{
+	(void)state;
+	enum { N = 1000, W = 64, CALLS = 200 };
+	int a[N], b[N], seen[N];
+	for (int i = 0; i < W; ++i)
+		a[i] = b[i] = i;
+	lk__rng r1 = {7}, r2 = {7};
+	lk__shuffle_local(&r1, a, W, W);
+	lk__shuffle(&r2, b, W);
+	assert_memory_equal(a, b, sizeof(int) * W);
+	assert_int_equal(r1.s, r2.s);
+	static unsigned char before[N], after[N];
+	lk__rng r = {11};
+	for (int c = 0; c < CALLS; ++c) {
+		for (int i = 0; i < N; ++i)
+			a[i] = i;
+		lk__shuffle_local(&r, a, N, W);
+		memset(seen, 0, sizeof seen);
+		int moved = 0;
+		for (int k = 0; k < N; ++k) {
+			assert_true(a[k] >= 0 && a[k] < N && !seen[a[k]]++);
+			assert_true(abs(a[k] - k) < W);
+			moved += a[k] != k;
+		}
+		assert_true(moved > N * 9 / 10);
+		for (int k = 0; k < N; ++k)
+			b[a[k]] = k; /* b: the place of item i */
+		for (int i = 0; i + 1 < N; ++i) {
+			before[i] |= b[i] < b[i + 1];
+			after[i] |= b[i] > b[i + 1];
+		}
+	}
+	for (int i = 0; i + 1 < N; ++i)
+		assert_true(before[i] && after[i]);
+}
+
 static void test_joints_spend_the_budget(void **state)
 {
 	(void)state;
@@ -505,7 +545,7 @@ int main(void)
 		cmocka_unit_test(test_savings_spent),         cmocka_unit_test(test_stop_rule_units),
 		cmocka_unit_test(test_face_warm_start),       cmocka_unit_test(test_stack_and_no_stack),
 		cmocka_unit_test(test_joints_spend_the_budget), cmocka_unit_test(test_kept_coarse_level),
-		cmocka_unit_test(test_shuffled_orders),
+		cmocka_unit_test(test_shuffled_orders),       cmocka_unit_test(test_local_shuffle),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

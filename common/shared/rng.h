@@ -37,4 +37,20 @@ static inline void lk__shuffle(lk__rng *r, int *perm, int n)
 	}
 }
 
+/* A shuffle that keeps the order's locality: perm[0..n) cut into windows of w items at an offset drawn anew
+ * each call, each window shuffled in place (lk__shuffle), the windows kept in their order. Every item stays
+ * within its window, less than w places from where it was; n <= w is lk__shuffle itself, draw for draw. The
+ * offset moves the windows' edges from call to call, so that no two neighbours keep their order for good. */
+static inline void lk__shuffle_local(lk__rng *r, int *perm, int n, int w)
+{
+	if (n <= w) {
+		lk__shuffle(r, perm, n);
+		return;
+	}
+	const int o = (int)(((lk__rng_next(r) >> 32) * (uint64_t)w) >> 32);
+	lk__shuffle(r, perm, o);
+	for (int b = o; b < n; b += w)
+		lk__shuffle(r, perm + b, n - b < w ? n - b : w);
+}
+
 #endif

@@ -1,6 +1,6 @@
 /* auto: the adapters' default. Projected Gauss-Seidel (Erleben 2013 sec. 5.2) in the engine's order policy
- * (`shuffle`: the contacts' rows in a random order drawn anew every few sweeps, as ODE's quickstep reorders
- * its rows; else the problem's own order, the engines': joints, contact normals, friction) that decides per
+ * (`shuffle`: the contacts' rows in a random order, local to windows of the problem, drawn anew every few
+ * sweeps, as ODE's quickstep reorders its rows; else the problem's own order, the engines': joints, contact normals, friction) that decides per
  * solve where to start, how much work to spend and how:
  *
  *  - where to start: the incoming lambda is taken as the previous step's impulses damped by `carry` (the
@@ -56,6 +56,13 @@
 #define AUTO_TOL_BUDGET 10.0
 /* the most rows whose step scale auto finds before the sweeps rather than in the first one */
 #define AUTO_SCALE_APART 4096
+/* the contacts' places within which a reshuffle moves a row (lk__shuffle_local): the order stays random where
+ * it acts, between a face's contacts and its neighbours', and local across the problem. Drawn over a large
+ * pile's whole problem, each shuffled sweep read its records and bodies from all over memory and cost about
+ * twice a sweep in the problem's order; within windows of this many places it costs about as much as one.
+ * The suite and its variants came out as often worse than the engines' own solvers as when drawn whole, the
+ * piles resting a little deeper (docs/solvers.md, "auto"). A problem of fewer contacts' rows is drawn whole */
+#define AUTO_SHUFFLE_WINDOW 256
 /* the share of the bank a problem that is no stack may owe: the debt of its impacts */
 #define AUTO_IMPACT_DEBT (1.0 / 3.0)
 /* the work auto adds to each two-level correction it takes, in row updates: part of what the correction's own
@@ -441,7 +448,7 @@ lk_status lk__solve_auto(lk__ctx *c)
 		 * from each row's correction (the matrix form, which has no bodies), the plain sweep where neither needs
 		 * the sums */
 		if (shuffle && it > 1 && (it - 1) % shuffle == 0) {
-			lk__shuffle(&c->rng, contact, ncontact);
+			lk__shuffle_local(&c->rng, contact, ncontact, AUTO_SHUFFLE_WINDOW);
 			for (int k = 0; k < ncontact; ++k)
 				shuffled[place[k]] = contact[k];
 			perm = shuffled;
