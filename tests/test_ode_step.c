@@ -249,6 +249,55 @@ static void test_warm_start_faces(void **state)
 	scene_done(&sc);
 }
 
+/* The warm start of an articulated body that recovers from a penetration (ode_warm.c): boxes A and B on the
+ * ground, tied by a ball joint, C resting on A and D on C. Once the ground is raised by 5 cm, into A and B,
+ * their contacts with it ask to separate faster than gravity adds in a step, and every contact of A and B
+ * starts from zero, A's resting one with C too; C's with D (no joint ties C or D) keeps its impulses. */
+static void test_recovering_body_starts_cold(void **state)
+{
+	(void)state;
+	scene sc;
+	scene_init(&sc);
+	dBodyID a = scene_box(&sc, 0, 0, 0.5), b = scene_box(&sc, 2, 0, 0.5);
+	scene_box(&sc, 0, 0, 1.5);
+	scene_box(&sc, 0, 0, 2.5);
+	dJointID ball = dJointCreateBall(sc.w, 0);
+	dJointAttach(ball, a, b);
+	dJointSetBallAnchor(ball, 1, 0, 0.5);
+	assert_int_equal(scene_solver(&sc, "pgs:warm=1,iters=100"), LK_OK);
+	for (int i = 0; i < 50; ++i)
+		assert_int_equal(scene_step(&sc), LK_OK);
+	lk_problem *p = lk_problem_create(LK_FORM_ROWS);
+	assert_non_null(p);
+	/* the normal impulses the warm start gives each pair, told apart by where their points are: A and B on
+	 * the ground, A and C, C and D; before the ground is raised and after */
+	double load[2][4] = {{0}};
+	for (int raised = 0; raised < 2; ++raised) {
+		for (int g = 0; raised && g < dSpaceGetNumGeoms(sc.s); ++g)
+			if (dGeomGetClass(dSpaceGetGeom(sc.s, g)) == dPlaneClass)
+				dGeomPlaneSetParams(dSpaceGetGeom(sc.s, g), 0, 0, 1, 0.05);
+		scene_collide(&sc);
+		assert_int_equal(lk_ode_extract(sc.ctx, H, p), LK_OK);
+		const double *l = lk_problem_lambda(p);
+		for (int r = 0; r < lk_problem_row_count(p); ++r) {
+			lk_row_def def;
+			assert_int_equal(lk_problem_get_row(p, r, &def), LK_OK);
+			if (def.kind == LK_ROW_NORMAL) {
+				const double x = def.point[0], z = def.point[2];
+				load[raised][z < 0.5 ? (x < 1 ? 0 : 1) : z < 1.5 ? 2 : 3] += l[r];
+			}
+		}
+	}
+	const double w = 9.81 * H; /* a box's weight over a step, m g h */
+	for (int k = 0; k < 4; ++k)
+		assert_true(load[0][k] > 0.3 * w); /* every pair carries a load before */
+	for (int k = 0; k < 3; ++k)
+		assert_true(load[1][k] == 0.0); /* A's and B's contacts: from zero */
+	assert_double_equal(load[1][3], load[0][3], 1e-12 * load[0][3]); /* C's with D: as before */
+	lk_problem_destroy(p);
+	scene_done(&sc);
+}
+
 static int run_stack(const char *spec)
 {
 	scene sc;
@@ -1198,6 +1247,7 @@ int main(void)
 		cmocka_unit_test(test_resting_box),
 		cmocka_unit_test(test_sink_to_layer),
 		cmocka_unit_test(test_warm_start_faces),
+		cmocka_unit_test(test_recovering_body_starts_cold),
 		cmocka_unit_test(test_points_when_used),
 		cmocka_unit_test(test_stack_pgs),
 		cmocka_unit_test(test_stack_amgs),

@@ -104,6 +104,7 @@ typedef struct lk__ode_body {
 	double saved_force[6];  /* the accumulators before the last read (lk__ode_state_save) */
 	double force[6];        /* constraint force and torque the step applies: (J^T lambda) / h */
 	int articulated;        /* a joint (not a contact) ties it to another moving body (lk__ode_warm_lookup) */
+	int recovering;         /* articulated, with a contact that is not resting (lk__ode_warm_lookup) */
 } lk__ode_body;
 
 /* Warm-start memory: one record per joint of the previous step. */

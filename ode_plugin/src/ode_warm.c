@@ -2,14 +2,15 @@
  *
  * Contacts are new joints every step (and a joint group hands out the same addresses again), so they are
  * matched by body pair, contact point and normal; other joints by handle, type, bodies and row count. A contact
- * of an articulated body (one a joint ties to another moving body) whose normal row asks for more separating
- * velocity than gravity adds in a step (|g| h) is not resting but recovering from a penetration (a limb
- * wedged against a joint of a ragdoll) or bouncing, and starts from zero, as in ODE's own steppers:
- * warm-started, such a contact's impulse and the friction it allows hold the bodies where the joint pulls
- * against it, and they never slide apart (ODE's piled ragdolls at 20 iterations stayed 6 cm deep;
- * docs/ode.md, "Warm starting"). A heap of free bodies keeps its deep contacts' impulses: its bottom needs
- * its load from the first sweep. Impulses scale with the step and the warm start's share: lambda_prev * h /
- * h_prev * warm_factor.
+ * whose normal row asks for more separating velocity than gravity adds in a step (|g| h) is not resting but
+ * recovering from a penetration or bouncing; where it is made with an articulated body (one a joint ties to
+ * another moving body), every contact of that body starts from zero, as in ODE's own steppers: warm-started,
+ * the contacts of a limb wedged against a joint of its ragdoll, or into another ragdoll, and the friction they
+ * allow hold the bodies where the joints pull against them, and they never slide apart (ODE's piled ragdolls
+ * at 20 iterations stayed 6 cm deep; a limb wedged between two limbs of another ragdoll, held by the warm
+ * start of its other contacts with them, 4 cm; docs/ode.md, "Warm starting"). A heap of free bodies keeps
+ * its deep contacts' impulses: its bottom needs its load from the first sweep. Impulses scale with the step
+ * and the warm start's share: lambda_prev * h / h_prev * warm_factor.
  *
  * A face (three contacts or more between two bodies: a box on a box) starts from the load it carried, whatever
  * its contact points now. ODE's box-box collider gives a face four to eight points, a different set from one
@@ -264,7 +265,7 @@ void lk__ode_warm_lookup(lk_ode *ctx, double h, double *lambda)
 	for (int i = 0; i < ctx->nwarm; ++i)
 		ctx->warm[i].used = 0;
 	for (int i = 0; i < ctx->nbodies; ++i)
-		ctx->bodies[i].articulated = 0;
+		ctx->bodies[i].articulated = ctx->bodies[i].recovering = 0;
 	for (int i = 0; i < ctx->njoints; ++i) {
 		const lk__ode_joint *j = &ctx->joints[i];
 		if (j->type != dJointTypeContact && j->m > 0 && j->body[0] >= 0 && j->body[1] >= 0)
@@ -274,6 +275,15 @@ void lk__ode_warm_lookup(lk_ode *ctx, double h, double *lambda)
 	dVector3 g;
 	dWorldGetGravity(ctx->world, g);
 	const double resting = sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) * h;
+	/* the articulated bodies with a contact that is not resting: every contact of these starts from zero
+	 * (module comment) */
+	for (int i = 0; i < ctx->njoints; ++i) {
+		const lk__ode_joint *j = &ctx->joints[i];
+		if (j->type == dJointTypeContact && j->m > 0 && ctx->defs[j->row0].c > resting)
+			for (int k = 0; k < 2; ++k)
+				if (j->body[k] >= 0 && ctx->bodies[j->body[k]].articulated)
+					ctx->bodies[j->body[k]].recovering = 1;
+	}
 	/* the chain of the last contact's pair: a collision's contacts come one after the other, and the hash's
 	 * slot, a miss to memory on a large pile, is read once a pair rather than once a contact */
 	dBodyID chain_b0 = NULL, chain_b1 = NULL;
@@ -319,10 +329,10 @@ void lk__ode_warm_lookup(lk_ode *ctx, double h, double *lambda)
 		lk__ode_warm *w = &ctx->warm[best];
 		w->used = 1;
 		int m = j->m < w->m ? j->m : w->m;
-		/* a contact of an articulated body that is not resting starts from zero (module comment) */
-		if (j->type == dJointTypeContact && ctx->defs[j->row0].c > resting &&
-		    ((j->body[0] >= 0 && ctx->bodies[j->body[0]].articulated) ||
-		     (j->body[1] >= 0 && ctx->bodies[j->body[1]].articulated)))
+		/* every contact of an articulated body that is recovering from a penetration starts from zero
+		 * (module comment) */
+		if (j->type == dJointTypeContact && ((j->body[0] >= 0 && ctx->bodies[j->body[0]].recovering) ||
+		                                     (j->body[1] >= 0 && ctx->bodies[j->body[1]].recovering)))
 			continue;
 		for (int r = 0; r < m; ++r)
 			lambda[j->row0 + r] = w->lambda[r] * scale;
