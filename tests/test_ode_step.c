@@ -1104,8 +1104,8 @@ static void test_whole_world(void **state)
 }
 
 /* ODE's threading implementation lent to the sweeps (lk_ode_set_threading): the calls go to it, a colour's
- * tasks but the caller's and the joining call, and the world ends bit for bit where lcpkit's own threads and the part order on
- * one thread leave it (the same sweeps: docs/solvers.md, "Threads"). */
+ * tasks but the caller's and the joining call, and the world ends bit for bit where lcpkit's own threads and
+ * the part order on one thread leave it (the same sweeps: docs/solvers.md, "Threads"). */
 static void test_lent_threading(void **state)
 {
 	(void)state;

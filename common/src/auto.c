@@ -1,7 +1,7 @@
 /* auto: the adapters' default. Projected Gauss-Seidel (Erleben 2013 sec. 5.2) in the engine's order policy
  * (`shuffle`: the contacts' rows in a random order, local to windows of the problem, drawn anew every few
- * sweeps, as ODE's quickstep reorders its rows; else the problem's own order, the engines': joints, contact normals, friction) that decides per
- * solve where to start, how much work to spend and how:
+ * sweeps, as ODE's quickstep reorders its rows; else the problem's own order, the engines': joints, contact
+ * normals, friction) that decides per solve where to start, how much work to spend and how:
  *
  *  - where to start: the incoming lambda is taken as the previous step's impulses damped by `carry` (the
  *    adapters' warm start, 0.85 by default, the factor both engines damp by: Bullet's m_warmstartingFactor).
