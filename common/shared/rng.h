@@ -24,13 +24,19 @@ static inline double lk__rng_uniform(lk__rng *r)
 	return (double)(lk__rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
 }
 
-/* Fisher-Yates shuffle of perm[0..n), n < 2^31. j in [0, i] from the high 32 bits by a multiplication and a
- * shift (Lemire, "Fast random integer generation in an interval", ACM TOMACS 2019) rather than a division:
- * the sweeps that reshuffle their rows pay a multiplication a row for it, not a division. */
+/* An integer in [0, bound), 0 < bound < 2^31, from the high 32 bits by a multiplication and a shift (Lemire,
+ * "Fast random integer generation in an interval", ACM TOMACS 2019) rather than a division: the sweeps that
+ * reshuffle their rows pay a multiplication a row for it, not a division. */
+static inline int lk__rng_below(lk__rng *r, int bound)
+{
+	return (int)(((lk__rng_next(r) >> 32) * (uint64_t)bound) >> 32);
+}
+
+/* Fisher-Yates shuffle of perm[0..n), n < 2^31. */
 static inline void lk__shuffle(lk__rng *r, int *perm, int n)
 {
 	for (int i = n - 1; i > 0; --i) {
-		int j = (int)(((lk__rng_next(r) >> 32) * (uint64_t)(i + 1)) >> 32);
+		int j = lk__rng_below(r, i + 1);
 		int t = perm[i];
 		perm[i] = perm[j];
 		perm[j] = t;
@@ -47,7 +53,7 @@ static inline void lk__shuffle_local(lk__rng *r, int *perm, int n, int w)
 		lk__shuffle(r, perm, n);
 		return;
 	}
-	const int o = (int)(((lk__rng_next(r) >> 32) * (uint64_t)w) >> 32);
+	const int o = lk__rng_below(r, w);
 	lk__shuffle(r, perm, o);
 	for (int b = o; b < n; b += w)
 		lk__shuffle(r, perm + b, n - b < w ? n - b : w);
