@@ -1,8 +1,8 @@
 /* auto (common/src/auto.c, docs/solvers.md "auto"), and the rule that a check never changes what a Gauss-Seidel
  * solve returns: the mean budget and its bounds, the stopping rule's independence of units, the face warm start
- * that makes a face's wrench whole, the two-level correction on stacks and not elsewhere (and its level kept
- * from one solve to the next), and the same lambda
- * to the bit with and without a tolerance, a history or the statistics on a recorded warm-started step. */
+ * that makes a face's wrench whole (and a settled face's friction, off a stack), the two-level correction on
+ * stacks and not elsewhere (and its level kept from one solve to the next), and the same lambda to the bit with
+ * and without a tolerance, a history or the statistics on a recorded warm-started step. */
 #include "test_util.h"
 
 #include "lcpkit/io.h"
@@ -199,6 +199,17 @@ static void test_stop_rule_units(void **state)
 	lk_problem_destroy(p);
 }
 
+/* p's solution from zero (to 1e-13) into sol, and 0.85 of it (an engine's damped warm start) into damped. */
+static void solution_and_damped(lk_problem *p, double *sol, double *damped)
+{
+	const int n = lk_problem_row_count(p);
+	double *zero = calloc((size_t)n, sizeof(double));
+	solve_from(p, "pgs:iters=5000,tol=1e-13", zero, sol);
+	for (int i = 0; i < n; ++i)
+		damped[i] = 0.85 * sol[i];
+	free(zero);
+}
+
 /* The load a box's contacts carry: the sum of its normal impulses. */
 static double face_load(const lk_problem *p, const double *lambda)
 {
@@ -221,11 +232,9 @@ static void test_face_warm_start(void **state)
 	(void)state;
 	lk_problem *p = tu_generate("boxstack", 4, 0.5);
 	const int n = lk_problem_row_count(p);
-	double *zero = calloc((size_t)n, sizeof(double)), *sol = malloc((size_t)n * sizeof(double)),
-	       *damped = malloc((size_t)n * sizeof(double)), *got = malloc((size_t)n * sizeof(double));
-	solve_from(p, "pgs:iters=5000,tol=1e-13", zero, sol);
-	for (int i = 0; i < n; ++i)
-		damped[i] = 0.85 * sol[i];
+	double *sol = malloc((size_t)n * sizeof(double)), *damped = malloc((size_t)n * sizeof(double)),
+	       *got = malloc((size_t)n * sizeof(double));
+	solution_and_damped(p, sol, damped);
 	lk_stats st = solve_from(p, "auto:budget=10", damped, got);
 	assert_int_equal(st.stop_reason, LK_STOP_ABSOLUTE);
 	assert_true(st.iterations <= 2);
@@ -238,7 +247,55 @@ static void test_face_warm_start(void **state)
 	st = solve_from(p, "auto:budget=1,cap=1,bank=0,carry=1", damped, got);
 	assert_int_equal(st.iterations, 1);
 	assert_true(fabs(face_load(p, got) - load_sol) > 2e-2 * load_sol);
-	free(zero);
+	free(sol);
+	free(damped);
+	free(got);
+	lk_problem_destroy(p);
+}
+
+/* The friction force the rows of a problem of one moving body (body 0) apply to it: sum lambda_i J_i (linear). */
+static void friction_force(const lk_problem *p, const double *lambda, double f[3])
+{
+	f[0] = f[1] = f[2] = 0.0;
+	for (int i = 0; i < lk_problem_row_count(p); ++i) {
+		lk_row_def d;
+		assert_int_equal(lk_problem_get_row(p, i, &d), LK_OK);
+		for (int k = 0; d.kind == LK_ROW_FRICTION && k < 3; ++k)
+			f[k] += lambda[i] * d.J[0][k];
+	}
+}
+
+/* A face that is no part of a stack (a box at rest on an incline): given 0.85 of its impulses, the first solve
+ * has nothing to go by and sweeps the friction's load back in several sweeps; once a solve settled, the next
+ * makes the face's friction whole (and its normals' wrench), starts at the solution and stops after one sweep
+ * with the friction that holds the box. Told that its start is whole (carry=1), it does not. */
+static void test_settled_face_friction_whole(void **state)
+{
+	(void)state;
+	lk_problem *p = tu_generate("incline", 1, 0.8);
+	const int n = lk_problem_row_count(p);
+	double *sol = malloc((size_t)n * sizeof(double)), *damped = malloc((size_t)n * sizeof(double)),
+	       *got = malloc((size_t)n * sizeof(double));
+	solution_and_damped(p, sol, damped);
+	double f_sol[3], f_got[3];
+	friction_force(p, sol, f_sol);
+	const double hold = sqrt(f_sol[0] * f_sol[0] + f_sol[1] * f_sol[1] + f_sol[2] * f_sol[2]);
+	/* m g sin(theta) h: the incline's J carries its slope, sin(theta) = 0.2955 */
+	assert_double_equal(hold, 1.0 * 9.81 * 0.29552020666133955 / 60.0, 1e-9);
+	lk_stats first = solve_from(p, "auto:budget=10", damped, NULL);
+	assert_int_equal(first.stop_reason, LK_STOP_ABSOLUTE);
+	assert_true(first.iterations >= 4);
+	lk_stats next = solve_from(p, "auto:budget=10", damped, got);
+	assert_int_equal(next.stop_reason, LK_STOP_ABSOLUTE);
+	assert_int_equal(next.iterations, 1);
+	friction_force(p, got, f_got);
+	for (int k = 0; k < 3; ++k)
+		assert_double_equal(f_got[k], f_sol[k], 1e-6 * hold);
+	tu_assert_complementarity(p, got, 1e-3 * 9.81 / 60);
+	lk_stats whole = solve_from(p, "auto:budget=10,carry=1", damped, NULL);
+	assert_true(whole.iterations >= 4);
+	print_message("from 0.85 of the solution: %d sweeps, then %d once settled (%d told the start is whole)\n",
+	              first.iterations, next.iterations, whole.iterations);
 	free(sol);
 	free(damped);
 	free(got);
@@ -543,7 +600,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_checks_change_nothing), cmocka_unit_test(test_mean_budget),
 		cmocka_unit_test(test_savings_spent),         cmocka_unit_test(test_stop_rule_units),
-		cmocka_unit_test(test_face_warm_start),       cmocka_unit_test(test_stack_and_no_stack),
+		cmocka_unit_test(test_face_warm_start),       cmocka_unit_test(test_settled_face_friction_whole),
+		cmocka_unit_test(test_stack_and_no_stack),
 		cmocka_unit_test(test_joints_spend_the_budget), cmocka_unit_test(test_kept_coarse_level),
 		cmocka_unit_test(test_shuffled_orders),       cmocka_unit_test(test_local_shuffle),
 	};

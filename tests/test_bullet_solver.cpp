@@ -769,6 +769,109 @@ struct Towed : JointWorld {
 	btVector3 box() const { return bodies[1]->getWorldTransform().getOrigin(); }
 };
 
+/* A 1 kg box at rest on a 20-degree incline (the ground a plane, gravity tilted towards +x, mu 1): the friction
+ * load of a step that holds it is m g sin(20) h down the slope. */
+struct Incline : World {
+	btStaticPlaneShape groundShape{btVector3(0, 0, 1), 0};
+	btBoxShape boxShape{btVector3(0.5, 0.5, 0.5)};
+	std::vector<std::unique_ptr<btRigidBody>> bodies;
+	static constexpr double angle = 20.0 * M_PI / 180.0, g = 9.81, h = 1.0 / 60.0;
+
+	explicit Incline(int mode)
+	{
+		world.setGravity(btVector3(g * std::sin(angle), 0, -g * std::cos(angle)));
+		world.getSolverInfo().m_solverMode |= mode;
+		addBody(world, bodies, &groundShape, 0.0, btVector3(0, 0, 0));
+		addBody(world, bodies, &boxShape, 1.0, btVector3(0, 0, 0.5));
+		for (auto &b : bodies)
+			b->setFriction(1.0);
+	}
+	~Incline()
+	{
+		world.setConstraintSolver(&own);
+		for (auto &b : bodies)
+			world.removeRigidBody(b.get());
+	}
+	/* The friction rows' impulses lambda[] (a warm start or a solution) as one force on the box, summed over
+	 * its points: sum lambda_i t_i, t_i the row's direction on the box's side */
+	static btVector3 frictionOnBox(const lk_problem *p, const double *lambda)
+	{
+		btVector3 f(0, 0, 0);
+		for (int i = 0; i < lk_problem_row_count(p); ++i) {
+			lk_row_def d;
+			assert_int_equal(lk_problem_get_row(p, i, &d), LK_OK);
+			if (d.kind != LK_ROW_FRICTION)
+				continue;
+			const int side = d.body[0] >= 0 ? 0 : 1;
+			f += btVector3(d.J[side][0], d.J[side][1], d.J[side][2]) * lambda[i];
+		}
+		return f;
+	}
+};
+
+/* Under auto the adapter warm-starts the friction rows as well as the normals (Bullet's own solver, and
+ * lcpkit under any other spec, start them from zero): each point's friction impulse of the last step, a vector
+ * in its contact plane, along this step's directions, damped by m_warmstartingFactor as the normal's warm
+ * start is. At rest on the incline, with one friction direction (Bullet's default) and with two, the warm
+ * start holds 0.85 of the load m g sin(20) h against the slope, and each point keeps its impulse along its
+ * normal's plane axes (btPlaneSpace1): the basis a point Bullet's collision replaces comes with, whose
+ * impulses it keeps. With this warm start auto's solve of a resting step stops within a few sweeps. */
+void test_friction_warm_start(void **)
+{
+	const int modes[2] = {0, SOLVER_USE_2_FRICTION_DIRECTIONS};
+	const double load = 1.0 * Incline::g * std::sin(Incline::angle) * Incline::h;
+	for (int m = 0; m < 2; ++m) {
+		for (const char *spec : {"auto", "pgs"}) {
+			Incline w(modes[m]);
+			lk::BulletSolver solver(spec);
+			solver.setRecording(true);
+			w.world.setConstraintSolver(&solver);
+			for (int k = 0; k < 120; ++k)
+				w.world.stepSimulation(Incline::h, 1, Incline::h);
+			lk_problem *p = nullptr;
+			assert_int_equal(solver.recordedProblem(&p), LK_OK);
+			int n = 0;
+			const double *solution = solver.recordedSolution(&n);
+			assert_int_equal(n, lk_problem_row_count(p));
+			const btVector3 warm = Incline::frictionOnBox(p, lk_problem_lambda(p));
+			const btVector3 solved = Incline::frictionOnBox(p, solution);
+			const btVector3 &v = w.bodies[1]->getLinearVelocity();
+			print_message("%s, friction mode %d: friction warm start (%.6f, %.6f, %.6f), solved (%.6f, %.6f, %.6f) "
+			              "N s against m g sin(20) h = %.6f; the box at %.1e m/s, %.2f sweeps\n",
+			              spec, modes[m], warm.x(), warm.y(), warm.z(), solved.x(), solved.y(), solved.z(), load,
+			              v.length(), solver.lastStepStats().work);
+			/* the box rests: friction holds the load */
+			assert_true(v.length() < 1e-3);
+			assert_true(std::fabs(solved.x() + load) < 1e-3 * load && std::fabs(solved.y()) < 1e-3 * load);
+			if (std::strcmp(spec, "pgs") == 0) {
+				assert_true(warm.length() == 0.0);
+			} else {
+				assert_true(std::fabs(warm.x() + 0.85 * load) < 2e-3 * load);
+				assert_true(std::fabs(warm.y()) < 2e-3 * load && std::fabs(warm.z()) < 2e-3 * load);
+				/* the points' impulses along their normals' plane axes, summing to what the solve applied */
+				btDispatcher &d = *w.world.getDispatcher();
+				assert_int_equal(d.getNumManifolds(), 1);
+				const btPersistentManifold &man = *d.getManifoldByIndexInternal(0);
+				btVector3 stored(0, 0, 0);
+				for (int j = 0; j < man.getNumContacts(); ++j) {
+					const btManifoldPoint &cp = man.getContactPoint(j);
+					btVector3 e1, e2;
+					btPlaneSpace1(cp.m_normalWorldOnB, e1, e2);
+					assert_true((cp.m_lateralFrictionDir1 - e1).length() < 1e-12);
+					assert_true((cp.m_lateralFrictionDir2 - e2).length() < 1e-12);
+					stored += cp.m_lateralFrictionDir1 * cp.m_appliedImpulseLateral1 +
+					          cp.m_lateralFrictionDir2 * cp.m_appliedImpulseLateral2;
+				}
+				/* the manifold's body 0 is the box or the ground: its points' impulses act on body 0 */
+				const double sign = man.getBody0() == w.bodies[1].get() ? 1.0 : -1.0;
+				assert_true((stored * sign - solved).length() < 1e-9);
+				assert_true(solver.lastStepStats().work <= 3.0);
+			}
+			lk_problem_destroy(p);
+		}
+	}
+}
+
 /* A kinematic body gets its solver body only when a row first needs it (here the joint's, as convertJoints
  * sets up its rows): lk::BulletSolver maps it then, as a body of infinite mass that moves. The towed box
  * follows the anchor under lcpkit as under Bullet's own solver. */
@@ -967,6 +1070,7 @@ int main()
 		cmocka_unit_test(test_joint_rows_made_by_lcpkit),
 		cmocka_unit_test(test_contact_rows_made_by_lcpkit),
 		cmocka_unit_test(test_contact_rows_of_every_feature),
+		cmocka_unit_test(test_friction_warm_start),
 		cmocka_unit_test(test_kinematic_anchor),
 		cmocka_unit_test(test_rigid_rows_to_lcpkit_multibody_to_bullet),
 		cmocka_unit_test(test_bullet_solver_in_multibody_world_says_so),

@@ -504,7 +504,10 @@ void BulletSolver::convertContacts(btPersistentManifold **manifolds, int numMani
 	/* Bullet's convertContacts up to its per-row setup: the manifolds' bodies made solver bodies, each point's
 	 * rows made by lcpkit (contact_rows.cpp); Bullet's contact pool gets the rows of its split impulse only */
 	detail::RowMap &map = m_impl->ins.map;
-	map.beginContacts(m_tmpSolverBodyPool, info);
+	/* auto starts the friction rows from the last step's friction too (contact_rows.cpp), as it makes the
+	 * faces' load whole where Bullet damped it (auto.c); every other method starts them from zero, as Bullet's
+	 * own solver does */
+	map.beginContacts(m_tmpSolverBodyPool, info, m_impl->config.method == LK_METHOD_AUTO);
 	for (int i = 0; i < numManifolds; ++i) {
 		btPersistentManifold &m = *manifolds[i];
 		const int a = getOrInitSolverBody(*const_cast<btCollisionObject *>(m.getBody0()), info.m_timeStep);

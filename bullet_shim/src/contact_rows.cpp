@@ -68,12 +68,15 @@ inline double bulletDenominator(const btRigidBody *rb, const btVector3 &r, const
 
 } // namespace
 
-void RowMap::beginContacts(const btAlignedObjectArray<btSolverBody> &bodies, const btContactSolverInfo &info)
+void RowMap::beginContacts(const btAlignedObjectArray<btSolverBody> &bodies, const btContactSolverInfo &info,
+                           bool frictionWarm)
 {
 	if (m_jointRows < 0)
 		beginJoints(0, nullptr, bodies); /* no joint conversion before: none made */
 	m_jointBodies = &bodies;
 	m_info = &info;
+	m_frictionWarm = frictionWarm && (info.m_solverMode & SOLVER_USE_WARMSTARTING);
+	m_frictionPoints.clear();
 	m_contactBase = m_n;
 	m_contactsMade = true;
 	m_contactsBad = false;
@@ -189,6 +192,22 @@ void RowMap::addPoint(btManifoldPoint &cp, const btPersistentManifold &m, const 
 			deep = true; /* the split impulse's position pass takes it */
 	}
 	const double warmImpulse = warm ? cp.m_appliedImpulse * info.m_warmstartingFactor : 0.0;
+	/* the friction impulse the point's rows applied last step, as a vector in the contact plane (writeKept
+	 * left it along the normal's plane axes, the directions a point Bullet's collision replaces comes with):
+	 * the directions are chosen again below, and each new row starts from the vector's component along its
+	 * own, damped as the normal's warm start is */
+	const bool two = (mode & SOLVER_USE_2_FRICTION_DIRECTIONS) != 0;
+	btVector3 tangent(0, 0, 0);
+	if (m_frictionWarm) {
+		tangent = cp.m_lateralFrictionDir1 * cp.m_appliedImpulseLateral1 +
+		          cp.m_lateralFrictionDir2 * cp.m_appliedImpulseLateral2;
+		tangent -= n * n.dot(tangent);
+		if (!(std::isfinite(tangent[0]) && std::isfinite(tangent[1]) && std::isfinite(tangent[2])))
+			tangent.setZero();
+		/* with one friction direction no row writes the second impulse: it is 0 in this step's vector */
+		if (!two)
+			cp.m_appliedImpulseLateral2 = 0;
+	}
 	/* Bullet's estimate of the row's J M^-1 J^T, where a split row or the screen needs it */
 	btVector3 angA, angB;
 	double bulletDiag = 0.0;
@@ -282,7 +301,8 @@ void RowMap::addPoint(btManifoldPoint &cp, const btPersistentManifold &m, const 
 			       relaxation;
 			s = cfmSlip * diag;
 		}
-		lk_row_def &d = m_block[BLOCK_FRICTION].add(warm ? out : nullptr, 0.0);
+		const double start = m_frictionWarm ? tangent.dot(dir) * info.m_warmstartingFactor : 0.0;
+		lk_row_def &d = m_block[BLOCK_FRICTION].add(warm ? out : nullptr, start);
 		setSide(d, 0, rb0, dir, f0);
 		setSide(d, 1, rb1, back, f1);
 		if (locked && screened(d, s, diag)) {
@@ -340,7 +360,6 @@ void RowMap::addPoint(btManifoldPoint &cp, const btPersistentManifold &m, const 
 
 	/* the friction directions, as Bullet chooses them: along the sliding velocity, else the normal's plane
 	 * axes, or the point's own (a callback's, cached) with their target velocities and CFM */
-	const bool two = (mode & SOLVER_USE_2_FRICTION_DIRECTIONS) != 0;
 	if (!(mode & SOLVER_ENABLE_FRICTION_DIRECTION_CACHING) ||
 	    !(cp.m_contactPointFlags & BT_CONTACT_FLAG_LATERAL_FRICTION_INITIALIZED)) {
 		btVector3 v1, v2;
@@ -379,6 +398,20 @@ void RowMap::addPoint(btManifoldPoint &cp, const btPersistentManifold &m, const 
 		friction(cp.m_lateralFrictionDir1, cp.m_contactMotion1, cp.m_frictionCFM, &cp.m_appliedImpulseLateral1);
 		if (two)
 			friction(cp.m_lateralFrictionDir2, cp.m_contactMotion2, cp.m_frictionCFM, &cp.m_appliedImpulseLateral2);
+	}
+	/* cached directions stay with the point from step to step, and its impulses along them */
+	if (m_frictionWarm && !(mode & SOLVER_ENABLE_FRICTION_DIRECTION_CACHING))
+		m_frictionPoints.push_back(&cp);
+}
+
+void RowMap::frictionToPlaneAxes()
+{
+	for (btManifoldPoint *cp : m_frictionPoints) {
+		const btVector3 t = cp->m_lateralFrictionDir1 * cp->m_appliedImpulseLateral1 +
+		                    cp->m_lateralFrictionDir2 * cp->m_appliedImpulseLateral2;
+		btPlaneSpace1(cp->m_normalWorldOnB, cp->m_lateralFrictionDir1, cp->m_lateralFrictionDir2);
+		cp->m_appliedImpulseLateral1 = t.dot(cp->m_lateralFrictionDir1);
+		cp->m_appliedImpulseLateral2 = t.dot(cp->m_lateralFrictionDir2);
 	}
 }
 

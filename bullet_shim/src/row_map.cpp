@@ -641,9 +641,11 @@ void RowMap::writeBack(const Pools &pools)
 
 void RowMap::writeKept()
 {
-	if (m_contactsFromManifolds)
+	if (m_contactsFromManifolds) {
 		for (const Keep &k : m_keep)
 			*k.to = k.impulse;
+		frictionToPlaneAxes();
+	}
 }
 
 bool RowMap::readImpulses(std::vector<double> &out) const

@@ -126,7 +126,8 @@ public:
 	 * addManifold for each manifold, in Bullet's order, with its bodies' solver body ids. The next build takes
 	 * these rows as its contact rows (in Bullet's order: normals, friction, rolling friction), and writeBack
 	 * writes their impulses to the points as Bullet's finish does (SOLVER_USE_WARMSTARTING). */
-	void beginContacts(const btAlignedObjectArray<btSolverBody> &bodies, const btContactSolverInfo &info);
+	void beginContacts(const btAlignedObjectArray<btSolverBody> &bodies, const btContactSolverInfo &info,
+	                   bool frictionWarm = false);
 	void addManifold(btPersistentManifold &manifold, int solverBodyA, int solverBodyB, btConstraintArray &split);
 
 	/* lambda -> the rows' impulses (Bullet's m_appliedImpulse of a pool row, a contact point's impulses), du ->
@@ -202,6 +203,15 @@ private:
 	bool m_contactsBad = false;        /* addManifold met a solver body out of range */
 	int m_contactBase = 0;             /* the first contact row's index (the joint rows made before) */
 	const btContactSolverInfo *m_info = nullptr; /* the solve's settings, while contacts are added */
+	bool m_frictionWarm = false;                 /* friction rows warm-started (beginContacts) */
+	/* the points whose friction impulses writeKept turns to the normal's plane axes (m_frictionWarm) */
+	std::vector<btManifoldPoint *> m_frictionPoints;
+	/* Each point's friction impulse, a vector in its contact plane, written as its components along the
+	 * normal's plane axes (btPlaneSpace1), which become the point's friction directions: the basis that a
+	 * point Bullet's collision replaces between steps comes with (btManifoldResult::addContactPoint), where
+	 * the replaced point's impulses stay. Along the directions the rows were solved in, a replaced point's
+	 * impulses would be read along other axes the next step. */
+	void frictionToPlaneAxes();
 	/* One manifold point's rows (contact_rows.cpp), on the problem's bodies a and b of solver bodies A and B
 	 * (ia, ib), one of which has a locked direction if `locked`. */
 	void addPoint(btManifoldPoint &cp, const btPersistentManifold &m, const btSolverBody &A, const btSolverBody &B,

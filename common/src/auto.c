@@ -9,7 +9,10 @@
  *    from step to step; in a stack it is a hole: each step the sweeps would have to carry 15% of every box's
  *    weight down the stack again, which they do not in a budget of ten, and the stack rocks and falls. So the
  *    faces of a stack (below) get the wrench part of their load whole again, where the last solve settled or
- *    took a two-level correction and ended near the tolerance (restore_face_warm_start).
+ *    took a two-level correction and ended near the tolerance (restore_face_warm_start). A face that is no
+ *    part of a stack (a box resting or sliding on the ground, a pile's faces), in a problem without joints,
+ *    gets its friction whole as well, where the last solve settled: each step the sweeps would otherwise have
+ *    to find 15% of a resting box's friction again, and on an incline spent the budget doing so.
  *  - the work: the budget is a mean over the solves of one problem, not a cap on each. An account kept with
  *    the problem (lk_problem.auto_account) holds what earlier solves left unspent, up to `bank` budgets, and
  *    may run as far into debt on a stack, a third as far elsewhere; a solve may spend the budget plus the
@@ -217,13 +220,25 @@ static void range_part(const lk__row *rows, const int *idx, int m, int side, con
  * their part in the span of the rows' Jacobians, K K^+ lambda_F (range_part), which sets the force and torques
  * the face transmits, and the rest, which only trades load between the face's contacts (four contacts of a
  * box face carry three wrench components). The first is made whole, the second stays damped: lambda_F +=
- * (1 - carry) / carry K K^+ lambda_F, and du follows the change row by row. */
-static void restore_face_warm_start(lk__ctx *c, const faces *fs, double carry)
+ * (1 - carry) / carry K K^+ lambda_F, and du follows the change row by row.
+ * With `friction`, the friction rows of the faces' normals are made whole too (lambda /= carry): a face that
+ * held a box on an incline the step before holds it again at once. The friction rows' part in the span of
+ * the face's rows together with the normals' was tried instead: that least-norm share moves load between a
+ * contact's normal and its friction, away from the cone the contact's own normal bounds, and the sweeps on
+ * Bullet's resting incline still ran seven or eight a step where with the friction whole they stop after one.
+ * Not on a stack, whose faces' friction stays damped: there it cost the sweeps of Bullet's 20-box stack more
+ * and left a wall of twelve bricks a row shaking (docs/solvers.md, "auto"). */
+static void restore_face_warm_start(lk__ctx *c, const faces *fs, double carry, int friction)
 {
 	if (!(carry > 0.0) || carry >= 1.0)
 		return;
-	const lk_problem *p = c->p;
+	lk_problem *p = c->p;
 	const double up = (1.0 - carry) / carry;
+	/* the faces' normal rows, marked for their friction rows (any order: Bullet writes the normals of all
+	 * contacts before their friction rows, ODE a contact's rows together) */
+	unsigned char *in_face = friction ? lk__arena_alloc(&p->arena, (size_t)p->nrows) : NULL;
+	if (in_face)
+		memset(in_face, 0, (size_t)p->nrows);
 	for (int f = 0; f < fs->n; ++f) {
 		/* the face's normal rows */
 		int idx[AUTO_FACE_MAX], m = 0;
@@ -245,11 +260,26 @@ static void restore_face_warm_start(lk__ctx *c, const faces *fs, double carry)
 			const double d = up * v[a];
 			c->lambda[idx[a]] += d;
 			lk__row_apply(&p->rows[idx[a]], c->du, d);
+			if (in_face)
+				in_face[idx[a]] = 1;
 		}
 		/* the Gram matrix, its factor and the projection, in multiply-adds; the changes as row updates */
 		lk__count(c, 0, LK_WORK_BLOCK_MAC * (33.0 * m + 60.0));
 		lk__count(c, m, LK_WORK_SWEEP_ROW);
 	}
+	if (!in_face)
+		return;
+	int restored = 0;
+	for (int i = 0; i < p->nrows; ++i) {
+		const lk__row_link *r = &p->link[i];
+		if (r->kind == LK_ROW_FRICTION && r->findex >= 0 && in_face[r->findex]) {
+			const double d = up * c->lambda[i];
+			c->lambda[i] += d;
+			lk__row_apply(&p->rows[i], c->du, d);
+			++restored;
+		}
+	}
+	lk__count(c, restored, LK_WORK_SWEEP_ROW);
 }
 
 /* What a sweep changed of the bodies' velocities: the largest over the bodies of |dv| + r |dw|, r the body's
@@ -341,7 +371,13 @@ lk_status lk__solve_auto(lk__ctx *c)
 	 * correction then sets the faces' load, and the wall, restored after the steps the sweeps settled, rested
 	 * 6.1 cm deep at 30 Hz against Bullet's 5.3 (4.9 without) */
 	if (cfg->warm_start && stack && p->auto_settled && !p->auto_coarse_costly)
-		restore_face_warm_start(c, &fs, cfg->adapt.carry);
+		restore_face_warm_start(c, &fs, cfg->adapt.carry, 0);
+	/* faces that make no stack, in a problem without joints: their normals' wrench and their friction whole
+	 * where the last solve settled (restore_face_warm_start). Not with joints, which spend their budget
+	 * whatever the start, and where a warm start that held a limb wedged between others did harm before
+	 * (ODE's piled ragdolls, docs/ode.md, "Warm starting") */
+	else if (cfg->warm_start && !stack && !fs.joints && fs.n > 0 && p->auto_settled)
+		restore_face_warm_start(c, &fs, cfg->adapt.carry, 1);
 
 	int *perm = NULL;
 	lk_status st = lk__sweep_order(c, 0, &perm);
