@@ -239,6 +239,7 @@ void RowMap::beginJoints(int rows, btSolverConstraint *pool, const btAlignedObje
 	m_jointRows = rows;
 	m_jointPool = pool;
 	m_jointsBad = false;
+	m_jointed.assign((size_t)bodies.size(), 0);
 	m_n = 0;
 	std::memset(m_kinds, 0, sizeof m_kinds);
 	/* the solver bodies' lcpkit indices, as build makes them: bodies Bullet adds later (its fixed body, made
@@ -290,6 +291,11 @@ void RowMap::addJoint(btTypedConstraint &con, int row0, int count, int solverBod
 		m_jointsBad = true;
 		return;
 	}
+	/* the moving bodies a joint holds (not the fixed body every static object shares) */
+	if (m_jointed.size() < nsb)
+		m_jointed.resize(nsb, 0);
+	m_jointed[(size_t)solverBodyA] |= bodyA.m_originalBody && !bodyA.m_invMass.isZero();
+	m_jointed[(size_t)solverBodyB] |= bodyB.m_originalBody && !bodyB.m_invMass.isZero();
 	/* the rows as Bullet's convertJoint hands them to getInfo2: J and targets 0, bounds infinite, the first
 	 * row's CFM the world's (the others' 0); written from the next row of the problem on, so that the rows
 	 * kept stay where getInfo2 put them */

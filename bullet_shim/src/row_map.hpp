@@ -238,6 +238,7 @@ private:
 	int m_jointRows = -1;              /* joint rows Bullet has for the next build, made by addJoint (the first
 	                                    * m_n rows: those that move something), or -1: none */
 	bool m_jointsBad = false;          /* addJoint met a solver body out of range */
+	std::vector<char> m_jointed;       /* by solver body: a moving body one of this step's joints holds */
 	const btAlignedObjectArray<btSolverBody> *m_jointBodies = nullptr; /* Bullet's solver bodies (beginJoints,
 	                                                                    * beginContacts) */
 	btSolverConstraint *m_jointPool = nullptr; /* Bullet's rows of those joint rows */
