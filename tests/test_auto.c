@@ -391,6 +391,40 @@ static lk_stats solve_fresh(const lk_problem *src, double inv_mass_scale, double
 	return st;
 }
 
+/* An engine solves its islands one by one through one problem, and they share its account: a 10-box stack
+ * landing (cold every time: it borrows and never settles) and a box on its own, solved in turn. Over the stack's
+ * solves the work is at most the budget times their number plus `bank` budgets and a correction's overshoot
+ * each, as without the box between them: the box's solves do not forgive the stack's debt. */
+static void test_islands_share_the_account(void **state)
+{
+	(void)state;
+	lk_problem *stack = tu_generate("boxstack", 10, 0.5), *box = tu_generate("boxstack", 1, 0.5);
+	lk_problem *q = lk_problem_create(LK_FORM_ROWS);
+	assert_non_null(q);
+	const int m = lk_problem_row_count(stack);
+	double *zero = calloc((size_t)m, sizeof(double));
+	const char *spec = "auto:budget=10,vtol=0,cap=4,bank=30";
+	const int solves = 200;
+	double total = 0.0, first = 0.0;
+	for (int k = 0; k < solves; ++k) {
+		refill(q, stack, 1.0, 0.0);
+		lk_stats st = solve_from(q, spec, zero, NULL);
+		if (k == 0)
+			first = st.work;
+		total += st.work;
+		refill(q, box, 1.0, 0.0);
+		solve_from(q, spec, zero, NULL);
+	}
+	print_message("the stack's solves: %.1f sweep-equivalents the first, %.1f a solve over %d\n", first,
+	              total / solves, solves);
+	assert_true(first > 30.0); /* the stack borrowed */
+	assert_true(total <= solves * 10.0 + 30 * 10.0 + solves * 0.5);
+	free(zero);
+	lk_problem_destroy(q);
+	lk_problem_destroy(stack);
+	lk_problem_destroy(box);
+}
+
 /* auto keeps a stack's coarse level (its basis and factor) for the problem's next solve and makes it again
  * only where the faces changed (coarse.c, kept_fits). A 20-box stack solved, then solved again from its
  * impulses damped to 0.85 (an engine's next step): the second solve takes the kept level and returns what a
@@ -601,7 +635,7 @@ int main(void)
 		cmocka_unit_test(test_checks_change_nothing), cmocka_unit_test(test_mean_budget),
 		cmocka_unit_test(test_savings_spent),         cmocka_unit_test(test_stop_rule_units),
 		cmocka_unit_test(test_face_warm_start),       cmocka_unit_test(test_settled_face_friction_whole),
-		cmocka_unit_test(test_stack_and_no_stack),
+		cmocka_unit_test(test_stack_and_no_stack),    cmocka_unit_test(test_islands_share_the_account),
 		cmocka_unit_test(test_joints_spend_the_budget), cmocka_unit_test(test_kept_coarse_level),
 		cmocka_unit_test(test_shuffled_orders),       cmocka_unit_test(test_local_shuffle),
 	};
