@@ -125,7 +125,10 @@ public:
 	 * `split` (Bullet's contact pool, which then holds those rows only). beginContacts after beginJoints;
 	 * addManifold for each manifold, in Bullet's order, with its bodies' solver body ids. The next build takes
 	 * these rows as its contact rows (in Bullet's order: normals, friction, rolling friction), and writeBack
-	 * writes their impulses to the points as Bullet's finish does (SOLVER_USE_WARMSTARTING). */
+	 * writes their impulses to the points as Bullet's finish does (SOLVER_USE_WARMSTARTING). `frictionWarm`
+	 * (auto's): the friction rows start from the point's last friction impulse too, except on a body one of the
+	 * step's joints holds, and writeBack leaves each point's friction along its normal's plane axes
+	 * (frictionToPlaneAxes). */
 	void beginContacts(const btAlignedObjectArray<btSolverBody> &bodies, const btContactSolverInfo &info,
 	                   bool frictionWarm = false);
 	void addManifold(btPersistentManifold &manifold, int solverBodyA, int solverBodyB, btConstraintArray &split);
