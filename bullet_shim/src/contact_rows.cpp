@@ -66,6 +66,13 @@ inline double bulletDenominator(const btRigidBody *rb, const btVector3 &r, const
 	return rb->getInvMass() + dir.dot(angular.cross(r));
 }
 
+/* The friction impulse a point's rows applied, a vector: its two impulses along its two directions. */
+inline btVector3 pointFriction(const btManifoldPoint &cp)
+{
+	return cp.m_lateralFrictionDir1 * cp.m_appliedImpulseLateral1 +
+	       cp.m_lateralFrictionDir2 * cp.m_appliedImpulseLateral2;
+}
+
 } // namespace
 
 void RowMap::beginContacts(const btAlignedObjectArray<btSolverBody> &bodies, const btContactSolverInfo &info,
@@ -200,11 +207,9 @@ void RowMap::addPoint(btManifoldPoint &cp, const btPersistentManifold &m, const 
 	 * ten times the joint error they had at 5 and at 20, docs/bullet.md), as in ODE (ode_warm.c) */
 	const bool two = (mode & SOLVER_USE_2_FRICTION_DIRECTIONS) != 0;
 	btVector3 tangent(0, 0, 0);
-	const bool jointed = ((size_t)ia < m_jointed.size() && m_jointed[(size_t)ia]) ||
-	                     ((size_t)ib < m_jointed.size() && m_jointed[(size_t)ib]);
-	if (m_frictionWarm && !jointed) {
-		tangent = cp.m_lateralFrictionDir1 * cp.m_appliedImpulseLateral1 +
-		          cp.m_lateralFrictionDir2 * cp.m_appliedImpulseLateral2;
+	const auto jointed = [&](int i) { return (size_t)i < m_jointed.size() && m_jointed[(size_t)i]; };
+	if (m_frictionWarm && !jointed(ia) && !jointed(ib)) {
+		tangent = pointFriction(cp);
 		tangent -= n * n.dot(tangent);
 		if (!(std::isfinite(tangent[0]) && std::isfinite(tangent[1]) && std::isfinite(tangent[2])))
 			tangent.setZero();
@@ -411,8 +416,7 @@ void RowMap::addPoint(btManifoldPoint &cp, const btPersistentManifold &m, const 
 void RowMap::frictionToPlaneAxes()
 {
 	for (btManifoldPoint *cp : m_frictionPoints) {
-		const btVector3 t = cp->m_lateralFrictionDir1 * cp->m_appliedImpulseLateral1 +
-		                    cp->m_lateralFrictionDir2 * cp->m_appliedImpulseLateral2;
+		const btVector3 t = pointFriction(*cp);
 		btPlaneSpace1(cp->m_normalWorldOnB, cp->m_lateralFrictionDir1, cp->m_lateralFrictionDir2);
 		cp->m_appliedImpulseLateral1 = t.dot(cp->m_lateralFrictionDir1);
 		cp->m_appliedImpulseLateral2 = t.dot(cp->m_lateralFrictionDir2);
