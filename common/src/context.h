@@ -20,13 +20,11 @@ enum {
 	/* makes whole products A x (APGD, MPRGP, PGS-SM's subspace, Newton's Krylov products): each body's rows
 	 * are made once a solve for the threads (product.c) */
 	LK__M_WHOLE_PRODUCTS = 1u << 1,
-	/* works with the Fischer and modified merits, whatever the configured merit */
-	LK__M_FULL_MERITS = 1u << 2,
 	/* a projected Gauss-Seidel sweep that cannot run away on the row form: no growth guard, its last iterate
 	 * kept, no merit measured unless something asks (lk__cannot_run_away) */
-	LK__M_GAUSS_SEIDEL = 1u << 3,
+	LK__M_GAUSS_SEIDEL = 1u << 2,
 	/* under tolerances alone measures no start: the merit of its result is that of the check that stopped it */
-	LK__M_PLAIN_SWEEPS = 1u << 4,
+	LK__M_PLAIN_SWEEPS = 1u << 3,
 };
 
 struct lk__ctx;
@@ -80,7 +78,7 @@ typedef struct lk__ctx {
 	                                        * it runs `tasks` tasks a colour, pool is NULL */
 	int tasks;
 	lk__merit_sums *blocks;                /* colour order: metrics summed by blocks of rows (parallel.h) */
-	int full_metrics;                      /* 0: the metrics skip the Fischer and modified merits (NaN) */
+	unsigned sums;                         /* the merits' sums beyond RES's that the metrics make (LK__SUMS_...) */
 	int nblocks;
 	const struct lk__body_rows *body_rows; /* threads > 1, APGD, MPRGP, PGS-SM: each body's rows (product.c) */
 } lk__ctx;

@@ -69,8 +69,26 @@ static int second_of_pair(const lk_problem *p, int i)
 	return i > 0 && lk__cone_pair(p, i - 1) && !(i > 1 && lk__cone_pair(p, i - 2));
 }
 
+unsigned lk__merit_sums_for(lk_merit m)
+{
+	switch (m) {
+	case LK_MERIT_FISCHER: return LK__SUMS_FISCHER;
+	case LK_MERIT_MODIFIED: return LK__SUMS_MODIFIED;
+	case LK_MERIT_FC3D: return LK__SUMS_FC3D;
+	case LK_MERIT_RES:
+	case LK_MERIT_THETA:
+	default: return 0;
+	}
+}
+
+/* fmax without libm's call (the evaluations are hot in small solves); a NaN in b is ignored, as by fmax */
+static inline double max2(double a, double b)
+{
+	return b > a ? b : a;
+}
+
 void lk__merit_sums_rows(const lk_problem *p, const double *lambda, const double *w, const double *du,
-                         lk_friction friction, int begin, int end, int full, lk__merit_sums *s)
+                         lk_friction friction, int begin, int end, unsigned sums, lk__merit_sums *s)
 {
 	double hh = 0, ff = 0, mod = 0, maxh = 0, viol = 0, ee = 0, nq = 0, nl = 0, nw = 0;
 	for (int i = begin; i < end; ++i) {
@@ -90,13 +108,13 @@ void lk__merit_sums_rows(const lk_problem *p, const double *lambda, const double
 			lk__disc_project(&x, &y, hi);
 			h[0] = l[0] - x;
 			h[1] = l[1] - y;
-			v = hypot(l[0], l[1]) - hi;
+			v = sqrt(l[0] * l[0] + l[1] * l[1]) - hi;
 		} else {
 			/* a pair's two rows have the same box, their normal row's */
 			v = -INFINITY;
 			for (int k = 0; k < m; ++k) {
 				h[k] = lk_natural_residual(l[k], wr[k], lo, hi);
-				v = fmax(v, fmax(lo - l[k], l[k] - hi));
+				v = max2(v, max2(lo - l[k], l[k] - hi));
 			}
 		}
 		for (int k = 0; k < m; ++k) {
@@ -106,11 +124,18 @@ void lk__merit_sums_rows(const lk_problem *p, const double *lambda, const double
 		}
 		if (v > viol)
 			viol = v;
-		if (full) {
+		if (sums & LK__SUMS_FISCHER) {
 			for (int k = 0; k < m; ++k) {
 				const double f = lk_fischer_boxed(l[k], wr[k], lo, hi);
 				ff += f * f;
+			}
+		}
+		if (sums & LK__SUMS_MODIFIED) {
+			for (int k = 0; k < m; ++k)
 				mod += fabs(l[k]) * fabs(wr[k]);
+		}
+		if (sums & LK__SUMS_FC3D) {
+			for (int k = 0; k < m; ++k) {
 				nq += p->rows[i + k].q * p->rows[i + k].q;
 				nl += l[k] * l[k];
 				nw += wr[k] * wr[k];
@@ -138,28 +163,28 @@ void lk__merit_sums_rows(const lk_problem *p, const double *lambda, const double
 	s->nq = nq;
 	s->nl = nl;
 	s->nw = nw;
-	s->full = full;
+	s->sums = sums;
 }
 
 void lk__merit_sums_finish(const lk__merit_sums *s, lk_metrics *m)
 {
 	m->res = sqrt(s->hh);
 	m->theta = 0.5 * s->hh;
-	m->fischer = s->full ? 0.5 * s->ff : NAN;
-	m->modified = s->full ? s->mod : NAN;
+	m->fischer = s->sums & LK__SUMS_FISCHER ? 0.5 * s->ff : NAN;
+	m->modified = s->sums & LK__SUMS_MODIFIED ? s->mod : NAN;
 	m->max_h = s->maxh;
 	m->max_bound_violation = s->viol;
 	/* Siconos's scale: the largest of ||q||, ||r||, ||u|| (fc3d_compute_error), none when it is rounding */
 	double scale = sqrt(fmax(s->nq, fmax(s->nl, s->nw)));
 	double e = sqrt(fmax(s->ee, 0.0));
-	m->fc3d = !s->full ? NAN : scale > DBL_EPSILON ? e / scale : e;
+	m->fc3d = !(s->sums & LK__SUMS_FC3D) ? NAN : scale > DBL_EPSILON ? e / scale : e;
 }
 
 void lk__metrics_from_w(const lk_problem *p, const double *lambda, const double *w, lk_friction friction,
                         lk_metrics *m)
 {
 	lk__merit_sums s;
-	lk__merit_sums_rows(p, lambda, w, NULL, friction, 0, p->nrows, 1, &s);
+	lk__merit_sums_rows(p, lambda, w, NULL, friction, 0, p->nrows, LK__SUMS_ALL, &s);
 	lk__merit_sums_finish(&s, m);
 }
 

@@ -14,7 +14,7 @@ static int pgs_sm_keeps_last(const lk_solver_config *cfg)
 }
 
 #define GS (LK__M_GAUSS_SEIDEL | LK__M_PLAIN_SWEEPS)
-#define NEWTON (LK__M_ZERO_DIAGONAL_MATRIX | LK__M_WHOLE_PRODUCTS | LK__M_FULL_MERITS)
+#define NEWTON (LK__M_ZERO_DIAGONAL_MATRIX | LK__M_WHOLE_PRODUCTS)
 
 static const lk__method_desc methods[LK_METHOD_COUNT] = {
 	[LK_METHOD_PGS] = {LK_METHOD_PGS, "pgs", lk__solve_gauss_seidel, GS, NULL},
@@ -22,7 +22,7 @@ static const lk__method_desc methods[LK_METHOD_COUNT] = {
 	[LK_METHOD_AMGS] = {LK_METHOD_AMGS, "amgs", lk__solve_amgs, 0, NULL},
 	[LK_METHOD_AMGS_DENSE] = {LK_METHOD_AMGS_DENSE, "amgs-dense", lk__solve_amgs_dense, 0, NULL},
 	[LK_METHOD_AMSOR] = {LK_METHOD_AMSOR, "amsor", lk__solve_amgs, 0, NULL},
-	[LK_METHOD_PGS_SM] = {LK_METHOD_PGS_SM, "pgs-sm", lk__solve_pgs_sm, LK__M_WHOLE_PRODUCTS | LK__M_FULL_MERITS,
+	[LK_METHOD_PGS_SM] = {LK_METHOD_PGS_SM, "pgs-sm", lk__solve_pgs_sm, LK__M_WHOLE_PRODUCTS,
 	                      pgs_sm_keeps_last},
 	[LK_METHOD_NEWTON_MINMAP] = {LK_METHOD_NEWTON_MINMAP, "newton-minmap", lk__solve_newton, NEWTON, NULL},
 	[LK_METHOD_NEWTON_FISCHER] = {LK_METHOD_NEWTON_FISCHER, "newton-fischer", lk__solve_newton, NEWTON, NULL},
@@ -30,7 +30,7 @@ static const lk__method_desc methods[LK_METHOD_COUNT] = {
 	[LK_METHOD_APGD] = {LK_METHOD_APGD, "apgd", lk__solve_apgd, LK__M_WHOLE_PRODUCTS, NULL},
 	[LK_METHOD_MPRGP] = {LK_METHOD_MPRGP, "mprgp", lk__solve_mprgp, LK__M_WHOLE_PRODUCTS, NULL},
 	[LK_METHOD_AUTO] = {LK_METHOD_AUTO, "auto", lk__solve_auto, LK__M_GAUSS_SEIDEL, NULL},
-	[LK_METHOD_IPM] = {LK_METHOD_IPM, "ipm", lk__solve_ipm, LK__M_WHOLE_PRODUCTS | LK__M_FULL_MERITS, NULL},
+	[LK_METHOD_IPM] = {LK_METHOD_IPM, "ipm", lk__solve_ipm, LK__M_WHOLE_PRODUCTS, NULL},
 };
 
 /* the rows added at run time (lk__method_add), values LK_METHOD_COUNT on */

@@ -18,7 +18,7 @@ static void metric_blocks(void *arg, int t, int nt)
 		const int lo = b * LK_METRIC_BLOCK, hi = lo + LK_METRIC_BLOCK < c->n ? lo + LK_METRIC_BLOCK : c->n;
 		for (int i = lo; i < hi; ++i)
 			c->w[i] = lk__w(p, i, c->lambda, c->du);
-		lk__merit_sums_rows(p, c->lambda, c->w, c->du, c->cfg->friction, lo, hi, c->full_metrics, &c->blocks[b]);
+		lk__merit_sums_rows(p, c->lambda, c->w, c->du, c->cfg->friction, lo, hi, c->sums, &c->blocks[b]);
 	}
 }
 
@@ -40,7 +40,7 @@ void lk__current_metrics(lk__ctx *c, lk_metrics *m)
 			lk__pool_run(c->pool, metric_blocks, c);
 		else
 			metric_blocks(c, 0, 1);
-		lk__merit_sums s = {0, 0, 0, 0, 0, 0, 0, 0, 0, c->full_metrics};
+		lk__merit_sums s = {0, 0, 0, 0, 0, 0, 0, 0, 0, c->sums};
 		for (int b = 0; b < c->nblocks; ++b) {
 			const lk__merit_sums *k = &c->blocks[b];
 			s.hh += k->hh;
@@ -61,7 +61,7 @@ void lk__current_metrics(lk__ctx *c, lk_metrics *m)
 	for (int i = 0; i < c->n; ++i)
 		c->w[i] = lk__w(p, i, c->lambda, c->du);
 	lk__merit_sums s;
-	lk__merit_sums_rows(p, c->lambda, c->w, c->du, c->cfg->friction, 0, c->n, c->full_metrics, &s);
+	lk__merit_sums_rows(p, c->lambda, c->w, c->du, c->cfg->friction, 0, c->n, c->sums, &s);
 	lk__merit_sums_finish(&s, m);
 }
 
@@ -138,7 +138,7 @@ void lk__cold_metrics(lk__ctx *c, lk_metrics *m)
 		c->w[i] = p->rows[i].q;
 	}
 	lk__merit_sums s;
-	lk__merit_sums_rows(p, zero, c->w, NULL, c->cfg->friction, 0, c->n, c->full_metrics, &s);
+	lk__merit_sums_rows(p, zero, c->w, NULL, c->cfg->friction, 0, c->n, c->sums, &s);
 	lk__merit_sums_finish(&s, m);
 }
 

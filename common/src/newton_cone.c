@@ -298,7 +298,7 @@ static void metrics_of(const cone_state *s, lk_metrics *m)
 {
 	const lk__ctx *c = s->c;
 	lk__merit_sums sums;
-	lk__merit_sums_rows(c->p, c->lambda, s->w, c->du, c->cfg->friction, 0, c->n, c->full_metrics, &sums);
+	lk__merit_sums_rows(c->p, c->lambda, s->w, c->du, c->cfg->friction, 0, c->n, c->sums, &sums);
 	lk__merit_sums_finish(&sums, m);
 }
 

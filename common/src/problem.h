@@ -151,10 +151,19 @@ typedef struct lk__merit_sums {
 	double hh, ff, mod, maxh, viol;
 	double ee;         /* the fc3d merit's squared sum (every contact against the cone) */
 	double nq, nl, nw; /* ||q||^2, ||lambda||^2, ||w||^2: its scale */
-	int full; /* ff, mod and the fc3d sums were summed; without, the Fischer, modified and fc3d merits are NaN */
+	unsigned sums; /* which of ff, mod and the fc3d sums were summed (LK__SUMS_...); a merit not summed is NaN */
 } lk__merit_sums;
+/* The sums beyond RES's that an evaluation makes: each costs a square root or two a row, so only what is read */
+enum {
+	LK__SUMS_FISCHER = 1u << 0,  /* ff: the Fischer merit */
+	LK__SUMS_MODIFIED = 1u << 1, /* mod: the merit "modified" */
+	LK__SUMS_FC3D = 1u << 2,     /* ee, nq, nl, nw: Siconos's relative error */
+	LK__SUMS_ALL = (1u << 3) - 1,
+};
+/* The sums the merit m needs (none for RES and theta) */
+unsigned lk__merit_sums_for(lk_merit m);
 void lk__merit_sums_rows(const lk_problem *p, const double *lambda, const double *w, const double *du,
-                         lk_friction friction, int begin, int end, int full, lk__merit_sums *s);
+                         lk_friction friction, int begin, int end, unsigned sums, lk__merit_sums *s);
 void lk__merit_sums_finish(const lk__merit_sums *s, lk_metrics *m);
 /* The configured merit's value in the metrics (merit.c). */
 double lk__merit_value(const lk_metrics *m, lk_merit merit);

@@ -184,10 +184,10 @@ lk_status lk__solve_with(lk_problem *p, const lk_solver_config *cfg, const lk__m
 			return lk__fail(p, LK_ERR_NO_MEMORY, "solve: out of memory for the metrics of %d rows", n);
 	}
 
-	/* the Fischer and modified merits cost a square root or two a row: only where something reads them (the
-	 * configured merit, the history, the methods that work with them, the final statistics) */
-	c.full_metrics = !(cfg->merit == LK_MERIT_RES || cfg->merit == LK_MERIT_THETA) || history ||
-	                 (method->traits & LK__M_FULL_MERITS);
+	/* the Fischer, modified and fc3d merits cost a square root or two a row: each only where something reads
+	 * it (the configured merit, which every method's checks read; the history, which records the Fischer merit;
+	 * the final statistics) */
+	c.sums = lk__merit_sums_for(cfg->merit) | (history ? LK__SUMS_FISCHER : 0u);
 	/* RES of the start and of the result: the statistics, and the end guard of the methods that can run away,
 	 * which therefore always measure (the guard is part of the method: with the statistics off it must act as
 	 * with them on). measure=0 leaves them out of the Gauss-Seidel family, which evaluates no merit without a
@@ -221,7 +221,7 @@ lk_status lk__solve_with(lk_problem *p, const lk_solver_config *cfg, const lk__m
 	}
 
 	lk_metrics m1;
-	c.full_metrics = 1;
+	c.sums = LK__SUMS_ALL;
 	const int measured = measure || !result_finite(&c);
 	if (measured && sweeps_only && c.stop == LK_STOP_ABSOLUTE)
 		m1 = c.checked; /* the iterate the check evaluated: without the Fischer and modified merits (NaN) */
