@@ -158,6 +158,49 @@ static void test_matrix_form_matches_row_form(void **state)
 	lk_problem_destroy(m);
 }
 
+/* The statistics of a solve from lambda = 0 stopped by its tolerance, made without a product where the start's w
+ * is q and the check's w is the result's: the merits of those iterates as lk_problem_metrics makes them, every one
+ * of them at the end (Fischer's too, which the check did not sum), in both forms. */
+static void test_statistics_of_start_and_result(void **state)
+{
+	(void)state;
+	lk_problem *p = tu_random_rows(20, 50, 3, 0.3);
+	const int n = 50;
+	double *q, *A = dense_of(p, &q);
+	double lo[50], hi[50], mu[50], zero[50] = {0};
+	int f[50];
+	for (int i = 0; i < n; ++i)
+		assert_int_equal(lk_problem_get_bounds(p, i, &lo[i], &hi[i], &mu[i], &f[i], NULL), LK_OK);
+	lk_problem *m = lk_problem_create(LK_FORM_MATRIX);
+	assert_int_equal(lk_problem_set_dense(m, n, A, q, lo, hi, mu, f), LK_OK);
+	lk_problem *forms[2] = {p, m};
+	for (int k = 0; k < 2; ++k) {
+		lk_solver_config cfg = lk_default_config(LK_METHOD_PGS);
+		cfg.warm_start = 0;
+		cfg.max_iterations = 100000;
+		cfg.tol_abs = 1e-7;
+		lk_stats st;
+		lk_metrics m0, m1;
+		assert_int_equal(lk_problem_metrics(forms[k], zero, &m0), LK_OK);
+		assert_int_equal(lk_solve(forms[k], &cfg, &st, NULL), LK_OK);
+		assert_int_equal(st.stop_reason, LK_STOP_ABSOLUTE);
+		assert_true(st.iterations > 1);
+		assert_int_equal(lk_problem_metrics(forms[k], NULL, &m1), LK_OK);
+		print_message("form %d: RES %.3e -> %.3e in %d sweeps, Fischer %.3e\n", k, st.res_initial, st.res_final,
+		              st.iterations, st.fischer_final);
+		assert_double_equal(st.res_initial, m0.res, 1e-12 * m0.res);
+		assert_double_equal(st.theta_initial, m0.theta, 1e-12 * m0.theta);
+		assert_true(st.res_final < 1e-7);
+		assert_double_equal(st.res_final, m1.res, 1e-9 * m0.res);
+		assert_double_equal(st.fischer_final, m1.fischer, 1e-9 * m0.res * m0.res);
+		assert_double_equal(st.modified_final, m1.modified, 1e-9 * m0.res * m0.res);
+	}
+	free(A);
+	free(q);
+	lk_problem_destroy(p);
+	lk_problem_destroy(m);
+}
+
 static void test_determinism(void **state)
 {
 	(void)state;
@@ -297,6 +340,7 @@ int main(void)
 		cmocka_unit_test(test_friction_complementarity),
 		cmocka_unit_test(test_boxstack_converges),
 		cmocka_unit_test(test_matrix_form_matches_row_form),
+		cmocka_unit_test(test_statistics_of_start_and_result),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_stopping_rules),
 		cmocka_unit_test(test_bad_diagonal_guard),

@@ -192,6 +192,10 @@ void lk__record(lk__ctx *c, int iter, const lk_metrics *m);
 
 /* Evaluates the current iterate's metrics (w from du or CSR). */
 void lk__current_metrics(lk__ctx *c, lk_metrics *m);
+/* The metrics of the current iterate from the w in c->w, which the caller knows to be its w (no product) */
+void lk__metrics_of_w(lk__ctx *c, lk_metrics *m);
+/* The start's metrics: as lk__current_metrics, without the product where the start is lambda = 0 (w = q) */
+void lk__start_metrics(lk__ctx *c, lk_metrics *m);
 /* Restores the best iterate seen; keeps du consistent. */
 void lk__restore_best(lk__ctx *c);
 /* Saves the current iterate as best if its merit is lower. */

@@ -65,6 +65,28 @@ void lk__current_metrics(lk__ctx *c, lk_metrics *m)
 	lk__merit_sums_finish(&s, m);
 }
 
+void lk__metrics_of_w(lk__ctx *c, lk_metrics *m)
+{
+	lk__merit_sums s;
+	lk__merit_sums_rows(c->p, c->lambda, c->w, c->du, c->cfg->friction, 0, c->n, c->sums, &s);
+	lk__merit_sums_finish(&s, m);
+}
+
+void lk__start_metrics(lk__ctx *c, lk_metrics *m)
+{
+	int zero = !c->blocks;
+	for (int i = 0; i < c->n && zero; ++i)
+		zero = c->lambda[i] == 0.0;
+	if (!zero) {
+		lk__current_metrics(c, m);
+		return;
+	}
+	/* lambda = 0 (and so du = 0): w is q, to the bit of the product's w */
+	for (int i = 0; i < c->n; ++i)
+		c->w[i] = c->p->rows[i].q;
+	lk__metrics_of_w(c, m);
+}
+
 void lk__set_lambda(lk__ctx *c, const double *x)
 {
 	if (x != c->lambda)

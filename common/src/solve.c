@@ -204,7 +204,7 @@ lk_status lk__solve_with(lk_problem *p, const lk_solver_config *cfg, const lk__m
 	const int sweeps_only = !cfg->measure && !history && (method->traits & LK__M_PLAIN_SWEEPS);
 	lk_metrics m0;
 	if (measure && !sweeps_only)
-		lk__current_metrics(&c, &m0);
+		lk__start_metrics(&c, &m0);
 	else
 		unmeasured(&m0);
 	c.t0 = lk__now();
@@ -223,8 +223,13 @@ lk_status lk__solve_with(lk_problem *p, const lk_solver_config *cfg, const lk__m
 	lk_metrics m1;
 	c.sums = LK__SUMS_ALL;
 	const int measured = measure || !result_finite(&c);
+	/* a sweep method stopped by its check's merit stops on the iterate the check evaluated, whose w is in c.w */
+	const int checked_last = c.evaluated && (method->traits & LK__M_PLAIN_SWEEPS) && !c.blocks &&
+	                         (c.stop == LK_STOP_ABSOLUTE || c.stop == LK_STOP_RELATIVE);
 	if (measured && sweeps_only && c.stop == LK_STOP_ABSOLUTE)
 		m1 = c.checked; /* the iterate the check evaluated: without the Fischer and modified merits (NaN) */
+	else if (measured && checked_last)
+		lk__metrics_of_w(&c, &m1); /* every merit of it, without a second product */
 	else if (measured)
 		lk__current_metrics(&c, &m1);
 	else
