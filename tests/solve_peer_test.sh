@@ -23,3 +23,14 @@ row "siconos-nsgs" | grep -q " solved$" || fail "Siconos's nsgs has no row"
 row "siconos-nsn-ac" | grep -q " solved$" || fail "Siconos's Newton has no row"
 grep -q "ipm:friction=cone,iters=3: ipm: the iteration limit ran out" "$tmp/err.txt" || fail "nothing on stderr"
 echo "solve_peer_test: ok"
+
+# Siconos's solvers run in a process of their own under a memory limit: its Newton (and the sparse solver it
+# calls) cannot work in 1 MB, and its row says so while the others keep theirs; the exit status is 1
+rc=0
+"$lcpkit" solve "$tmp/p.lkp" --peer siconos --peer-memory 1 --tol 1e-8 --solver pgs:friction=cone,iters=2000 \
+  >"$tmp/out.txt" 2>"$tmp/err.txt" || rc=$?
+[ "$rc" = 1 ] || fail "exit status $rc under --peer-memory 1, not 1"
+row "lcpkit pgs:friction=cone,iters=2000" | grep -q " solved$" || fail "the cone sweep's row does not say solved"
+row "siconos-nsn-ac" | grep -q "failed: Siconos's process ended without a result" ||
+  fail "Siconos's Newton's row does not say that its process ended without a result"
+echo "solve_peer_test: memory limit ok"

@@ -21,6 +21,7 @@ typedef struct lk_solve_args {
 	int json;
 	int peer;               /* --peer siconos */
 	int peer_iters;         /* --peer-iters: Siconos's iteration limit */
+	size_t peer_memory;     /* --peer-memory in bytes, 0 if not given */
 	int repeat;             /* --repeat: runs of every solver (the minimum time is reported, and the spread) */
 	lk_solver_config cfg;
 	char canon[256];

@@ -12,7 +12,7 @@ static void usage(FILE *f)
 	fprintf(f,
 	        "usage: lcpkit solve FILE... [--solver SPEC] [--iters N] [--budget B] [--tol X] [--merit M] [--cold]\n"
 	        "                            [--threads N] [--history FILE.csv] [--out FILE.csv [--out-w]] [--json]\n"
-	        "                            [--peer siconos [--peer-iters N]] [--repeat N] [--clock cpu|wall]\n\n"
+	        "                            [--peer siconos [--peer-iters N] [--peer-memory MB]] [--repeat N] [--clock cpu|wall]\n\n"
 	        "Solves each problem file (docs/problem-format.md) and prints rows, bodies, iterations, RES and\n"
 	        "theta at start and end, time and the stop reason.\n\n"
 	        "  --solver SPEC   NAME[:key=value,...]: pgs, psor[:w=1.3], amgs[:alpha=A,gamma=G,omega=D|E],\n"
@@ -39,6 +39,9 @@ static void usage(FILE *f)
 	        "                  beside lcpkit's: iterations, Siconos's error of each answer, time. The merit is\n"
 	        "                  fc3d and the tolerance --tol (default 1e-8) for every solver\n"
 	        "  --peer-iters N  Siconos's iteration limit (default 10000)\n"
+	        "  --peer-memory MB  the most memory Siconos's solvers may take (default half the machine's): each\n"
+	        "                  runs in a process of its own, which gives back what they keep (its Newton keeps\n"
+	        "                  memory every iteration); one that needs more fails with its row saying so\n"
 	        "                  With --peer, --solver may be given up to 8 times: each lcpkit solver in the table\n"
 	        "  --repeat N      run every solver N times; the time is the minimum, with the spread of the runs\n"
 	        "  --clock C       the clock of the times: wall (default) or cpu (the thread's CPU time)\n\n"
@@ -111,7 +114,7 @@ static int add_file(void *arg, const char *v)
 int lk_solve_parse_args(int argc, char **argv, lk_solve_args *out)
 {
 	int iters = 0, cold = 0, threads = 0, merit = -1, peer = -1, clock = -1;
-	double tol = 0, budget = 0;
+	double tol = 0, budget = 0, peer_memory = 0;
 	memset(out, 0, sizeof *out);
 	const char **files = calloc((size_t)argc + 1, sizeof *files);
 	if (!files)
@@ -134,6 +137,7 @@ int lk_solve_parse_args(int argc, char **argv, lk_solve_args *out)
 		LK_CLI_OPT_CHOICE("--merit", &merit, merits),
 		LK_CLI_OPT_CHOICE("--peer", &peer, peers),
 		LK_CLI_OPT_INT("--peer-iters", &out->peer_iters, 1, 100000000),
+		LK_CLI_OPT_DOUBLE("--peer-memory", &peer_memory, 1, 1e9, "a number of megabytes, at least 1"),
 		LK_CLI_OPT_INT("--repeat", &out->repeat, 1, 1000),
 		LK_CLI_OPT_CHOICE("--clock", &clock, clocks),
 		LK_CLI_OPT_END};
@@ -157,10 +161,11 @@ int lk_solve_parse_args(int argc, char **argv, lk_solve_args *out)
 		lk_cli_error("solve", "--out takes one problem file");
 		return LK_EXIT_USAGE;
 	}
-	if (out->peer_iters && !out->peer) {
-		lk_cli_error("solve", "--peer-iters goes with --peer");
+	if ((out->peer_iters || peer_memory > 0) && !out->peer) {
+		lk_cli_error("solve", "--peer-iters and --peer-memory go with --peer");
 		return LK_EXIT_USAGE;
 	}
+	out->peer_memory = peer_memory > 0 ? (size_t)(peer_memory * 1048576.0) : 0;
 	if (merit >= 0 && !(tol > 0) && !out->peer) {
 		lk_cli_error("solve", "--merit goes with --tol or --peer");
 		return LK_EXIT_USAGE;

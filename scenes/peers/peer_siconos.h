@@ -18,11 +18,17 @@ typedef enum lk_peer_solver {
 } lk_peer_solver;
 
 typedef struct lk_peer_result {
-	int info;            /* 0: Siconos reports success */
+	int info;            /* 0: Siconos reports success; LK_PEER_ABNORMAL: its process ended without a result */
 	int iterations;
 	double error;        /* Siconos's own error measure */
 	double seconds;
 } lk_peer_result;
+
+/* lk_peer_result.info of a solve whose process ended without handing back a result (out of the memory it may
+ * use, a crash, an exit of Siconos's own): error and seconds are NaN */
+#define LK_PEER_ABNORMAL (-1000)
+/* The most memory (bytes of data) the process of a Siconos solve may take; 0 (the default): half the machine's */
+void lk_peer_set_memory_limit(size_t bytes);
 
 const char *lk_peer_name(lk_peer_solver s);
 /* Solves LCP(q, A) (lambda >= 0, A lambda + q >= 0, complementary) for dense row-major A (n x n) with a
@@ -67,7 +73,9 @@ const char *lk_peer_fc3d_name(lk_peer_fc3d_solver s);
 
 /* Solves the 3D frictional contact problem as lk_peer_siconos_fc3d, with solver s on W in Siconos's sparse block
  * storage (3 x 3 blocks, the storage its own readers give these solvers), from r = 0; res.error is Siconos's error
- * of the reactions it returns (fc3d_compute_error), res.seconds the call's time on lcpkit's statistics clock. */
+ * of the reactions it returns (fc3d_compute_error), res.seconds the call's time on lcpkit's statistics clock. The
+ * solver runs in a child process (peer_siconos.c says why): one that ends abnormally gives res.info
+ * LK_PEER_ABNORMAL. */
 lk_status lk_peer_siconos_fc3d_solve(lk_peer_fc3d_solver s, int nc, const double *W, const double *q, const double *mu,
                                      double *r, int max_iter, double tol, lk_peer_result *res);
 
