@@ -14,14 +14,18 @@
 #include <siconos/numerics/SolverOptions.h>
 #include <siconos/numerics/SparseBlockMatrix.h>
 #include <siconos/numerics/lcp_cst.h>
+#include <suitesparse/cs.h> /* CSparseMatrix whole: W's entries of a .dat file */
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -341,6 +345,18 @@ void lk_peer_set_memory_limit(size_t bytes)
 	memory_limit = bytes;
 }
 
+/* In a child process: its data limited to lk_peer_set_memory_limit's, or half the machine's memory */
+static void limit_memory(void)
+{
+	const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+	rlim_t limit = memory_limit ? (rlim_t)memory_limit : pages > 0 && page > 0 ? (rlim_t)pages / 2 * (rlim_t)page : 0;
+	if (limit) {
+		struct rlimit lim;
+		lim.rlim_cur = lim.rlim_max = limit;
+		setrlimit(RLIMIT_DATA, &lim);
+	}
+}
+
 /* all of n bytes of buf written to fd (writing) or read from it (1: done) */
 static int move_all(int fd, void *buf, size_t n, int writing)
 {
@@ -381,13 +397,7 @@ lk_status lk_peer_siconos_fc3d_solve(lk_peer_fc3d_solver s, int nc, const double
 	}
 	if (pid == 0) {
 		close(fd[0]);
-		const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-		rlim_t limit = memory_limit ? (rlim_t)memory_limit : pages > 0 && page > 0 ? (rlim_t)pages / 2 * (rlim_t)page : 0;
-		if (limit) {
-			struct rlimit lim;
-			lim.rlim_cur = lim.rlim_max = limit;
-			setrlimit(RLIMIT_DATA, &lim);
-		}
+		limit_memory();
 		/* a first call of one iteration, not timed, makes the process's memory and caches what repeated calls in
 		 * one process had: timed cold, a new process's first call paid its page faults (NESpheres, 44
 		 * contacts: nsgs 175 us against 11) */
@@ -465,5 +475,257 @@ lk_status lk_peer_siconos_gfc3d(int n, int nc, const double *M, const double *H,
 	free(mm);
 	free(u);
 	free(v);
+	return st;
+}
+
+/* ------------------------------------------------------------------------------------ Siconos's .dat files */
+
+void lk_peer_dat_free(lk_peer_dat *d)
+{
+	if (!d)
+		return;
+	free(d->row);
+	free(d->col);
+	free(d->val);
+	free(d->q);
+	free(d->mu);
+	memset(d, 0, sizeof *d);
+}
+
+/* What the reader's process hands back first: whether it read a problem, its sizes, or why not */
+typedef struct dat_header {
+	int ok, dim, nc, n, count;
+	char why[200];
+} dat_header;
+
+/* The next whitespace-separated token of f as a number; 0 at the end or on a token that is none */
+static int next_number(FILE *f, double *x)
+{
+	char tok[128];
+	if (fscanf(f, "%127s", tok) != 1)
+		return 0;
+	char *end;
+	*x = strtod(tok, &end);
+	return end != tok && *end == '\0';
+}
+
+/* Whether the file at path holds what Siconos's reader made of it: Siconos's writer prints the problem it read
+ * (frictionContact_printInFile, the form of its .dat files) and every number it prints is the file's, in order.
+ * The reader does not say when a file ends too soon (its check of each fscanf lets EOF through) and goes on with
+ * what its memory held: a file cut short is otherwise read without a word. Returns how many numbers the file holds
+ * after the problem (Siconos's local files: none or one, a line of their own), -1 where a number differs. */
+static long read_as_written(const char *path, FrictionContactProblem *pr)
+{
+	FILE *printed = tmpfile(), *orig = fopen(path, "r");
+	int same = printed && orig && frictionContact_printInFile(pr, printed) == 0;
+	if (same) {
+		rewind(printed);
+		double a, b;
+		long k = 0;
+		while (same && next_number(printed, &a)) {
+			same = next_number(orig, &b) && (a == b || (isnan(a) && isnan(b)));
+			++k;
+		}
+		same = same && k > 0;
+	}
+	long extra = 0;
+	double x;
+	while (same && next_number(orig, &x))
+		++extra;
+	if (printed)
+		fclose(printed);
+	if (orig)
+		fclose(orig);
+	return same ? extra : -1;
+}
+
+int lk_peer_siconos_dat_like(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	double x;
+	const int yes = next_number(f, &x);
+	fclose(f);
+	return yes;
+}
+
+/* Whether the file's W, where it is dense (storage 0 after the dimension and the number of contacts), fits in the
+ * numbers the file holds */
+static int dense_fits(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	double head[5];
+	int k = 0;
+	while (k < 5 && next_number(f, &head[k]))
+		++k;
+	int fits = 1;
+	if (k == 5 && head[2] == 0.0) {
+		double x, count = 0;
+		while (next_number(f, &x))
+			++count;
+		fits = head[3] >= 0 && head[4] >= 0 && head[3] * head[4] <= count;
+	}
+	fclose(f);
+	return fits;
+}
+
+/* The reader's process: reads path with Siconos's reader and writes the header, then W's nonzero entries (rows,
+ * columns, values), q and mu to fd. */
+static void dat_child(const char *path, int fd)
+{
+	int quiet = open("/dev/null", O_WRONLY);
+	if (quiet >= 0) {
+		dup2(quiet, STDOUT_FILENO);
+		dup2(quiet, STDERR_FILENO);
+	}
+	limit_memory();
+	dat_header h;
+	memset(&h, 0, sizeof h);
+	/* the reader also goes on past the end of a file as long as the sizes it read say (a dense W of 2e9 rows is
+	 * 4e18 reads of nothing): a dense W must fit in the numbers the file holds, and the process has CPU time for
+	 * a reading of the file (10 s and a second a megabyte; Siconos's 4 MB KaplasTower reads in well under one) */
+	struct stat sb;
+	const double megabytes = stat(path, &sb) == 0 ? (double)sb.st_size / 1048576.0 : 0.0;
+	struct rlimit cpu;
+	cpu.rlim_cur = cpu.rlim_max = (rlim_t)(10.0 + megabytes);
+	setrlimit(RLIMIT_CPU, &cpu);
+	if (!dense_fits(path)) {
+		snprintf(h.why, sizeof h.why, "its dense W has more entries than the file holds numbers");
+		_exit(move_all(fd, &h, sizeof h, 1) ? 0 : 1);
+	}
+	FrictionContactProblem *pr = frictionContact_new_from_filename(path);
+	CSparseMatrix *T = NULL;
+	long extra = 0;
+	if (!pr || !pr->M || !pr->q || !pr->mu) {
+		snprintf(h.why, sizeof h.why, "Siconos's reader found no friction-contact problem in it");
+	} else if ((extra = read_as_written(path, pr)) < 0) {
+		snprintf(h.why, sizeof h.why, "Siconos's reader made of it something else than it holds (it is cut short, "
+		         "or no friction-contact problem in Siconos's .dat form)");
+	} else if (extra > 1) {
+		/* a global problem's file (M, H, q, b, mu) read as a local one takes its M for W and what follows for q
+		 * and mu, and leaves the rest */
+		snprintf(h.why, sizeof h.why, "%ld numbers follow the local problem Siconos's reader takes from it: a global "
+		         "problem? (a global problem's .dat is not read: its FCLIB file is)", extra);
+	} else if (pr->dimension != 2 && pr->dimension != 3) {
+		snprintf(h.why, sizeof h.why, "space dimension %d: friction-contact problems are 2D or 3D", pr->dimension);
+	} else if (pr->numberOfContacts < 1 || pr->M->size0 != pr->M->size1 ||
+	           (long)pr->M->size0 != (long)pr->dimension * pr->numberOfContacts) {
+		snprintf(h.why, sizeof h.why, "%d contacts in %d dimensions but W is %d x %d (a global problem's .dat is "
+		         "not read: its FCLIB file is)", pr->numberOfContacts, pr->dimension, pr->M->size0, pr->M->size1);
+	} else if (!(T = NM_triplet(pr->M)) || T->nz < 0) {
+		snprintf(h.why, sizeof h.why, "Siconos could not give W's entries");
+	} else {
+		long count = 0;
+		for (long k = 0; k < T->nz; ++k)
+			count += T->x[k] != 0.0;
+		if (count > INT_MAX) {
+			snprintf(h.why, sizeof h.why, "W has %ld nonzero entries: too many", count);
+		} else {
+			h.ok = 1;
+			h.dim = pr->dimension;
+			h.nc = pr->numberOfContacts;
+			h.n = pr->M->size0;
+			h.count = (int)count;
+		}
+	}
+	int sent = move_all(fd, &h, sizeof h, 1);
+	if (sent && h.ok) {
+		int *idx = malloc(sizeof(int) * ((size_t)h.count + 1));
+		double *val = malloc(sizeof(double) * ((size_t)h.count + 1));
+		sent = idx && val;
+		for (int pass = 0; sent && pass < 3; ++pass) {
+			int k = 0;
+			for (long e = 0; e < T->nz; ++e)
+				if (T->x[e] != 0.0) {
+					idx[k] = pass == 0 ? (int)T->i[e] : (int)T->p[e];
+					val[k] = T->x[e];
+					++k;
+				}
+			sent = pass < 2 ? move_all(fd, idx, sizeof(int) * (size_t)k, 1) : move_all(fd, val, sizeof(double) * (size_t)k, 1);
+		}
+		sent = sent && move_all(fd, pr->q, sizeof(double) * (size_t)h.n, 1) &&
+		       move_all(fd, pr->mu, sizeof(double) * (size_t)h.nc, 1);
+		free(idx);
+		free(val);
+	}
+	_exit(sent ? 0 : 1);
+}
+
+lk_status lk_peer_siconos_read_dat(const char *path, lk_peer_dat *out, char *err, size_t esz)
+{
+	if (!out)
+		return LK_ERR_INVALID_ARGUMENT;
+	memset(out, 0, sizeof *out);
+	if (!path || access(path, R_OK) != 0) {
+		snprintf(err, esz, "%s: cannot open", path ? path : "(null)");
+		return LK_ERR_IO;
+	}
+	int fd[2];
+	if (pipe(fd) != 0) {
+		snprintf(err, esz, "%s: no pipe for Siconos's reader", path);
+		return LK_ERR_NO_MEMORY;
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fd[0]);
+		close(fd[1]);
+		snprintf(err, esz, "%s: no process for Siconos's reader", path);
+		return LK_ERR_NO_MEMORY;
+	}
+	if (pid == 0) {
+		close(fd[0]);
+		dat_child(path, fd[1]);
+	}
+	close(fd[1]);
+	dat_header h;
+	lk_status st = LK_OK;
+	if (!move_all(fd[0], &h, sizeof h, 0)) {
+		snprintf(err, esz, "%s: Siconos's reader ended without a problem (it is no friction-contact problem Siconos "
+		         "reads, or needed more memory than it may use)", path);
+		st = LK_ERR_PARSE;
+	} else if (!h.ok) {
+		h.why[sizeof h.why - 1] = '\0';
+		snprintf(err, esz, "%s: %s", path, h.why);
+		st = LK_ERR_PARSE;
+	} else if ((h.dim != 2 && h.dim != 3) || h.nc < 1 || h.n != h.dim * h.nc || h.count < 0 ||
+	           (double)h.count > (double)h.n * h.n) {
+		snprintf(err, esz, "%s: Siconos's reader gave sizes that disagree", path);
+		st = LK_ERR_PARSE;
+	} else {
+		out->dim = h.dim;
+		out->nc = h.nc;
+		out->n = h.n;
+		out->count = h.count;
+		out->row = malloc(sizeof(int) * ((size_t)h.count + 1));
+		out->col = malloc(sizeof(int) * ((size_t)h.count + 1));
+		out->val = malloc(sizeof(double) * ((size_t)h.count + 1));
+		out->q = malloc(sizeof(double) * (size_t)h.n);
+		out->mu = malloc(sizeof(double) * (size_t)h.nc);
+		if (!out->row || !out->col || !out->val || !out->q || !out->mu) {
+			snprintf(err, esz, "%s: out of memory for %d entries", path, h.count);
+			st = LK_ERR_NO_MEMORY;
+		} else if (!move_all(fd[0], out->row, sizeof(int) * (size_t)h.count, 0) ||
+		           !move_all(fd[0], out->col, sizeof(int) * (size_t)h.count, 0) ||
+		           !move_all(fd[0], out->val, sizeof(double) * (size_t)h.count, 0) ||
+		           !move_all(fd[0], out->q, sizeof(double) * (size_t)h.n, 0) ||
+		           !move_all(fd[0], out->mu, sizeof(double) * (size_t)h.nc, 0)) {
+			snprintf(err, esz, "%s: Siconos's reader ended before it handed the whole problem back", path);
+			st = LK_ERR_PARSE;
+		}
+	}
+	close(fd[0]);
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (st == LK_OK && (!WIFEXITED(status) || WEXITSTATUS(status) != 0)) {
+		snprintf(err, esz, "%s: Siconos's reader ended abnormally", path);
+		st = LK_ERR_PARSE;
+	}
+	if (st != LK_OK)
+		lk_peer_dat_free(out);
 	return st;
 }

@@ -79,6 +79,23 @@ const char *lk_peer_fc3d_name(lk_peer_fc3d_solver s);
 lk_status lk_peer_siconos_fc3d_solve(lk_peer_fc3d_solver s, int nc, const double *W, const double *q, const double *mu,
                                      double *r, int max_iter, double tol, lk_peer_result *res);
 
+/* A local frictional contact problem as Siconos's .dat files hold it (the test problems in Siconos's
+ * numerics/src/FrictionContact/test/data), read by Siconos's own reader (frictionContact_new_from_filename):
+ * dim (2 or 3) rows a contact, W's nonzero entries, q and each contact's mu. */
+typedef struct lk_peer_dat {
+	int dim, nc, n, count;
+	int *row, *col;
+	double *val, *q, *mu;
+} lk_peer_dat;
+/* Reads path into *out. Siconos's reader trusts the file (it allocates what the file states and ends the process on
+ * a read it cannot make), so it runs in a process of its own under the memory limit of lk_peer_set_memory_limit,
+ * its output silenced: a file it cannot read is refused (LK_ERR_PARSE) with err saying so, and nothing else is
+ * lost. LK_ERR_IO for a file that cannot be opened. Free with lk_peer_dat_free. */
+lk_status lk_peer_siconos_read_dat(const char *path, lk_peer_dat *out, char *err, size_t err_size);
+/* Whether path begins with a number, as a .dat file does (its space dimension): one worth handing to the reader */
+int lk_peer_siconos_dat_like(const char *path);
+void lk_peer_dat_free(lk_peer_dat *d);
+
 /* The global frictional contact problem of nc contacts, M v = f + H r, u = H^T v + w (FCLIB's global form;
  * dense row-major M: n x n, H: n x 3nc), solved with Siconos's gfc3d NSGS (SICONOS_GLOBAL_FRICTION_3D_NSGS_WR,
  * its own reduction to local form); r receives the reactions (3nc). */

@@ -558,6 +558,45 @@ static lk_status import_local(const char *path, const fclib_shape *shape, lk_pro
 	return st;
 }
 
+lk_status lk_fclib_local_from_entries(int n, int d, int count, const int *row, const int *col, const double *val,
+                                      const double *q, const double *contact_mu, lk_problem **out, char *err,
+                                      size_t esz)
+{
+	*out = NULL;
+	if (n < 1 || (d != 2 && d != 3) || n % d != 0 || count < 0 || (count > 0 && (!row || !col || !val)) || !q ||
+	    !contact_mu) {
+		snprintf(err, esz, "no local problem of %d rows in %d dimensions with %d entries", n, d, count);
+		return LK_ERR_INVALID_ARGUMENT;
+	}
+	for (int k = 0; k < count; ++k)
+		if (row[k] < 0 || row[k] >= n || col[k] < 0 || col[k] >= n || !isfinite(val[k])) {
+			snprintf(err, esz, "W entry %d at (%d, %d) %s", k, row[k], col[k],
+			         isfinite(val[k]) ? "lies outside the matrix" : "is not finite");
+			return LK_ERR_PARSE;
+		}
+	for (int i = 0; i < n; ++i)
+		if (!isfinite(q[i])) {
+			snprintf(err, esz, "q[%d] is not finite", i);
+			return LK_ERR_PARSE;
+		}
+	/* entries_free frees what it holds: the caller's arrays are lent, not given */
+	entries e = {count, (int *)row, (int *)col, (double *)val};
+	cholmod_common cc;
+	cholmod_start(&cc);
+	cc.print = 0;
+	lk_status st;
+	cholmod_sparse *Wt = to_sparse(&e, n, n, 1, &cc);
+	if (!Wt) {
+		st = LK_ERR_NO_MEMORY;
+		snprintf(err, esz, "out of memory");
+	} else {
+		st = make_problem(n, d, Wt->p, Wt->i, Wt->x, q, contact_mu, out, err, esz);
+	}
+	cholmod_free_sparse(&Wt, &cc);
+	cholmod_finish(&cc);
+	return st;
+}
+
 /* M's symmetry, as the reduction needs to know it. */
 typedef enum m_symmetry { M_SYMMETRIC, M_UPPER, M_LOWER, M_UNSYMMETRIC } m_symmetry;
 
@@ -799,6 +838,17 @@ static lk_status import_global(const char *path, const fclib_shape *shape_m, con
 	free(q);
 	free_global(g);
 	return st;
+}
+
+int lk_fclib_is_hdf5(const char *path)
+{
+	H5E_auto2_t old_func;
+	void *old_data;
+	H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data);
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	const int yes = H5Fis_hdf5(path) > 0;
+	H5Eset_auto2(H5E_DEFAULT, old_func, old_data);
+	return yes;
 }
 
 lk_status lk_fclib_import(const char *path, lk_problem **out, char *err, size_t esz)

@@ -22,4 +22,15 @@ lk_status lk_fclib_export(lk_problem *p, int max_rows, const char *path, char *e
  * show. */
 lk_status lk_fclib_import(const char *path, lk_problem **out, char *err, size_t err_size);
 
+/* Whether path is an HDF5 file (FCLIB's container) */
+int lk_fclib_is_hdf5(const char *path);
+
+/* The matrix form of a local problem given by W's entries (count of them, at (row, col); duplicates add up),
+ * q (n) and each contact's mu (n / d contacts of d rows: a normal row and its d - 1 friction rows), as
+ * lk_fclib_import makes it from a file: for problems read by other readers (Siconos's .dat files). An index
+ * outside W, a value that is not finite or a mu below 0 is refused (LK_ERR_PARSE) with what in err. */
+lk_status lk_fclib_local_from_entries(int n, int d, int count, const int *row, const int *col, const double *val,
+                                      const double *q, const double *contact_mu, lk_problem **out, char *err,
+                                      size_t err_size);
+
 #endif
