@@ -552,24 +552,36 @@ int lk_peer_siconos_dat_like(const char *path)
 
 /* Whether the file's W, where it is dense (storage 0 after the dimension and the number of contacts), fits in the
  * numbers the file holds */
-static int dense_fits(const char *path)
+/* The head of a .dat file, before Siconos's reader sees it: the space dimension, the number of contacts and W's
+ * storage (0 dense, 1 sparse block, 2 sparse) and sizes must be whole numbers in range, or the reader, which
+ * checks none of them, wanders through the file (or past its end) reading them as it goes; and a dense W must
+ * fit in the numbers the file holds. "" when they are, else why not. */
+static const char *head_fault(const char *path, char *why, size_t wsz)
 {
 	FILE *f = fopen(path, "r");
 	if (!f)
-		return 0;
+		return "it cannot be opened";
 	double head[5];
 	int k = 0;
 	while (k < 5 && next_number(f, &head[k]))
 		++k;
-	int fits = 1;
-	if (k == 5 && head[2] == 0.0) {
+	why[0] = '\0';
+	if (k < 5 || head[0] != floor(head[0]) || head[1] != floor(head[1]) || head[2] != floor(head[2]) ||
+	    head[3] != floor(head[3]) || head[4] != floor(head[4]) || head[1] < 1 || head[1] > INT_MAX ||
+	    head[2] < 0 || head[2] > 2 || head[3] < 0 || head[3] > INT_MAX || head[4] < 0 || head[4] > INT_MAX) {
+		snprintf(why, wsz, "it does not begin as Siconos's .dat form of a friction-contact problem (dimension, "
+		         "contacts, W's storage and sizes)");
+	} else if (head[0] != 2 && head[0] != 3) {
+		snprintf(why, wsz, "space dimension %g: friction-contact problems are 2D or 3D", head[0]);
+	} else if (head[2] == 0.0) {
 		double x, count = 0;
 		while (next_number(f, &x))
 			++count;
-		fits = head[3] >= 0 && head[4] >= 0 && head[3] * head[4] <= count;
+		if (head[3] * head[4] > count)
+			snprintf(why, wsz, "its dense W has more entries than the file holds numbers");
 	}
 	fclose(f);
-	return fits;
+	return why;
 }
 
 /* The reader's process: reads path with Siconos's reader and writes the header, then W's nonzero entries (rows,
@@ -585,17 +597,15 @@ static void dat_child(const char *path, int fd)
 	dat_header h;
 	memset(&h, 0, sizeof h);
 	/* the reader also goes on past the end of a file as long as the sizes it read say (a dense W of 2e9 rows is
-	 * 4e18 reads of nothing): a dense W must fit in the numbers the file holds, and the process has CPU time for
-	 * a reading of the file (10 s and a second a megabyte; Siconos's 4 MB KaplasTower reads in well under one) */
+	 * 4e18 reads of nothing): the head is checked first (head_fault), and the process has CPU time for a
+	 * reading of the file, 2 s and 2 s a megabyte (Siconos's 4 MB KaplasTower reads in well under one) */
 	struct stat sb;
 	const double megabytes = stat(path, &sb) == 0 ? (double)sb.st_size / 1048576.0 : 0.0;
 	struct rlimit cpu;
-	cpu.rlim_cur = cpu.rlim_max = (rlim_t)(10.0 + megabytes);
+	cpu.rlim_cur = cpu.rlim_max = (rlim_t)(2.0 + 2.0 * megabytes);
 	setrlimit(RLIMIT_CPU, &cpu);
-	if (!dense_fits(path)) {
-		snprintf(h.why, sizeof h.why, "its dense W has more entries than the file holds numbers");
+	if (head_fault(path, h.why, sizeof h.why)[0])
 		_exit(move_all(fd, &h, sizeof h, 1) ? 0 : 1);
-	}
 	FrictionContactProblem *pr = frictionContact_new_from_filename(path);
 	CSparseMatrix *T = NULL;
 	long extra = 0;
