@@ -345,9 +345,23 @@ void lk_peer_set_memory_limit(size_t bytes)
 	memory_limit = bytes;
 }
 
+/* A sanitizer reserves its shadow memory as the process's data: under one only a limit that was asked for is set */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define LK_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#define LK_SANITIZED 1
+#endif
+#endif
+#ifndef LK_SANITIZED
+#define LK_SANITIZED 0
+#endif
+
 /* In a child process: its data limited to lk_peer_set_memory_limit's, or half the machine's memory */
 static void limit_memory(void)
 {
+	if (LK_SANITIZED && !memory_limit)
+		return;
 	const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
 	rlim_t limit = memory_limit ? (rlim_t)memory_limit : pages > 0 && page > 0 ? (rlim_t)pages / 2 * (rlim_t)page : 0;
 	if (limit) {
