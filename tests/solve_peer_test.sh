@@ -34,3 +34,35 @@ row "lcpkit pgs:friction=cone,iters=2000" | grep -q " solved$" || fail "the cone
 row "siconos-nsn-ac" | grep -q "failed: Siconos's process ended without a result" ||
   fail "Siconos's Newton's row does not say that its process ended without a result"
 echo "solve_peer_test: memory limit ok"
+
+# a 2D problem (a normal row and one friction row a contact) is said to be one, exit status 1
+cat >"$tmp/planar.lkp" <<'PLANAR'
+lcpkit-problem 1
+form matrix
+rows 4
+# index q lo hi mu findex
+0 -1 0 inf 0 -1
+1 0.5 -inf inf 0.3 0
+2 -2 0 inf 0 -1
+3 -0.5 -inf inf 0.3 2
+entries 6
+# row column value (sorted by row)
+0 0 2
+0 2 0.5
+1 1 1
+2 0 0.5
+2 2 2
+3 3 1
+lambda 4
+0
+0
+0
+0
+end
+PLANAR
+rc=0
+"$lcpkit" solve "$tmp/planar.lkp" --peer siconos --solver pgs:friction=cone,iters=100 >"$tmp/out.txt" 2>"$tmp/err.txt" || rc=$?
+[ "$rc" = 1 ] || fail "exit status $rc for a 2D problem, not 1"
+grep -q "a 2D problem (2 contacts, a normal row and one friction row each)" "$tmp/err.txt" ||
+  fail "the 2D problem is not said to be one"
+echo "solve_peer_test: 2D ok"

@@ -176,10 +176,36 @@ void lk_peer_fc3d_free(lk_peer_fc3d *f)
 	memset(f, 0, sizeof *f);
 }
 
+/* Whether every row of p is a contact of two dimensions: a normal row and one friction row on it */
+static int planar_contacts(lk_problem *p, int n)
+{
+	int *on = calloc((size_t)n + 1, sizeof(int)), normals = 0, planar = on != NULL && n % 2 == 0;
+	for (int i = 0; planar && i < n; ++i) {
+		int f;
+		lk_problem_get_bounds(p, i, NULL, NULL, NULL, &f, NULL);
+		if (f < 0)
+			++normals;
+		else
+			planar = ++on[f] == 1;
+	}
+	for (int i = 0; planar && i < n; ++i) {
+		int f;
+		lk_problem_get_bounds(p, i, NULL, NULL, NULL, &f, NULL);
+		planar = f >= 0 || on[i] == 1;
+	}
+	free(on);
+	return planar && 2 * normals == n;
+}
+
 lk_status lk_peer_fc3d_make(lk_problem *p, int max_rows, lk_peer_fc3d *out, char *err, size_t esz)
 {
 	memset(out, 0, sizeof *out);
 	const int n = p ? lk_problem_row_count(p) : 0;
+	if (n > 0 && planar_contacts(p, n)) {
+		snprintf(err, esz, "a 2D problem (%d contacts, a normal row and one friction row each): Siconos's solvers "
+		         "here take 3D contacts", n / 2);
+		return LK_ERR_UNSUPPORTED;
+	}
 	if (n == 0 || n % 3 != 0) {
 		snprintf(err, esz, "%d rows are no set of contacts (a normal row and two friction rows each)", n);
 		return LK_ERR_UNSUPPORTED;
