@@ -20,7 +20,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -413,6 +412,64 @@ static int move_all(int fd, void *buf, size_t n, int writing)
 	return 1;
 }
 
+/* Starts fn(arg, fd) in a child process, which writes its result to fd and ends there (_exit); the parent gets
+ * the pipe's read end in *rfd and the child in *pid. 0 where no pipe or process could be made. */
+static int start_child(void (*fn)(void *arg, int fd), void *arg, int *rfd, pid_t *pid)
+{
+	int fd[2];
+	if (pipe(fd) != 0)
+		return 0;
+	fflush(NULL); /* nothing buffered is written twice */
+	*pid = fork();
+	if (*pid < 0) {
+		close(fd[0]);
+		close(fd[1]);
+		return 0;
+	}
+	if (*pid == 0) {
+		close(fd[0]);
+		fn(arg, fd[1]);
+		_exit(1);
+	}
+	close(fd[1]);
+	*rfd = fd[0];
+	return 1;
+}
+
+/* Closes the read end and waits for the child: 1 when it ended of itself with status 0 */
+static int end_child(int rfd, pid_t pid)
+{
+	close(rfd);
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* A Siconos solve's arguments, in the child */
+typedef struct fc3d_call {
+	lk_peer_fc3d_solver s;
+	int nc, max_iter;
+	const double *W, *q, *mu;
+	double tol, *r;
+	lk_peer_result *res;
+} fc3d_call;
+
+static void fc3d_child(void *arg, int fd)
+{
+	const fc3d_call *a = arg;
+	limit_memory();
+	/* a first call of one iteration, not timed, makes the process's memory and caches what repeated calls in one
+	 * process had: timed cold, a new process's first call paid its page faults (NESpheres, 44 contacts: nsgs
+	 * 175 us against 11) */
+	lk_peer_result warm;
+	fc3d_solve_here(a->s, a->nc, a->W, a->q, a->mu, a->r, 1, a->tol, &warm);
+	lk_status st = fc3d_solve_here(a->s, a->nc, a->W, a->q, a->mu, a->r, a->max_iter, a->tol, a->res);
+	const int ok = move_all(fd, &st, sizeof st, 1) && move_all(fd, a->res, sizeof *a->res, 1) &&
+	               move_all(fd, a->r, 3 * (size_t)a->nc * sizeof(double), 1);
+	_exit(ok ? 0 : 1);
+}
+
 /* Siconos's solver runs in a child process, which hands back its result and reactions through a pipe. Its
  * semismooth Newton, fc3d_nonsmooth_Newton_AlartCurnier, keeps memory it never frees, about 0.6 MB an iteration
  * on FCLIB's RockPile (463 contacts): 6 GB in its 10,000 iterations, three times that for --repeat 3, which
@@ -425,38 +482,15 @@ lk_status lk_peer_siconos_fc3d_solve(lk_peer_fc3d_solver s, int nc, const double
 	if ((unsigned)s >= LK_PEER_FC3D_COUNT || nc < 1 || !W || !q || !mu || !r || !res)
 		return LK_ERR_INVALID_ARGUMENT;
 	const size_t bytes = 3 * (size_t)nc * sizeof(double);
-	int fd[2];
-	if (pipe(fd) != 0)
+	fc3d_call call = {s, nc, max_iter, W, q, mu, tol, r, res};
+	int rfd;
+	pid_t pid;
+	if (!start_child(fc3d_child, &call, &rfd, &pid))
 		return LK_ERR_NO_MEMORY;
-	fflush(NULL); /* nothing buffered is written twice */
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(fd[0]);
-		close(fd[1]);
-		return LK_ERR_NO_MEMORY;
-	}
-	if (pid == 0) {
-		close(fd[0]);
-		limit_memory();
-		/* a first call of one iteration, not timed, makes the process's memory and caches what repeated calls in
-		 * one process had: timed cold, a new process's first call paid its page faults (NESpheres, 44
-		 * contacts: nsgs 175 us against 11) */
-		lk_peer_result warm;
-		fc3d_solve_here(s, nc, W, q, mu, r, 1, tol, &warm);
-		lk_status st = fc3d_solve_here(s, nc, W, q, mu, r, max_iter, tol, res);
-		const int ok = move_all(fd[1], &st, sizeof st, 1) && move_all(fd[1], res, sizeof *res, 1) &&
-		               move_all(fd[1], r, bytes, 1);
-		_exit(ok ? 0 : 1);
-	}
-	close(fd[1]);
 	lk_status st = LK_OK;
 	const int got =
-	    move_all(fd[0], &st, sizeof st, 0) && move_all(fd[0], res, sizeof *res, 0) && move_all(fd[0], r, bytes, 0);
-	close(fd[0]);
-	int status = 0;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (!got || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+	    move_all(rfd, &st, sizeof st, 0) && move_all(rfd, res, sizeof *res, 0) && move_all(rfd, r, bytes, 0);
+	if (!end_child(rfd, pid) || !got) {
 		res->info = LK_PEER_ABNORMAL;
 		res->iterations = 0;
 		res->error = res->seconds = NAN;
@@ -590,8 +624,6 @@ int lk_peer_siconos_dat_like(const char *path)
 	return yes;
 }
 
-/* Whether the file's W, where it is dense (storage 0 after the dimension and the number of contacts), fits in the
- * numbers the file holds */
 /* The head of a .dat file, before Siconos's reader sees it: the space dimension, the number of contacts and W's
  * storage (0 dense, 1 sparse block, 2 sparse) and sizes must be whole numbers in range, or the reader, which
  * checks none of them, wanders through the file (or past its end) reading them as it goes; and a dense W must
@@ -626,8 +658,9 @@ static const char *head_fault(const char *path, char *why, size_t wsz)
 
 /* The reader's process: reads path with Siconos's reader and writes the header, then W's nonzero entries (rows,
  * columns, values), q and mu to fd. */
-static void dat_child(const char *path, int fd)
+static void dat_child(void *arg, int fd)
 {
+	const char *path = arg;
 	int quiet = open("/dev/null", O_WRONLY);
 	if (quiet >= 0) {
 		dup2(quiet, STDOUT_FILENO);
@@ -713,27 +746,15 @@ lk_status lk_peer_siconos_read_dat(const char *path, lk_peer_dat *out, char *err
 		snprintf(err, esz, "%s: cannot open", path ? path : "(null)");
 		return LK_ERR_IO;
 	}
-	int fd[2];
-	if (pipe(fd) != 0) {
-		snprintf(err, esz, "%s: no pipe for Siconos's reader", path);
-		return LK_ERR_NO_MEMORY;
-	}
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(fd[0]);
-		close(fd[1]);
+	int rfd;
+	pid_t pid;
+	if (!start_child(dat_child, (void *)path, &rfd, &pid)) {
 		snprintf(err, esz, "%s: no process for Siconos's reader", path);
 		return LK_ERR_NO_MEMORY;
 	}
-	if (pid == 0) {
-		close(fd[0]);
-		dat_child(path, fd[1]);
-	}
-	close(fd[1]);
 	dat_header h;
 	lk_status st = LK_OK;
-	if (!move_all(fd[0], &h, sizeof h, 0)) {
+	if (!move_all(rfd, &h, sizeof h, 0)) {
 		snprintf(err, esz, "%s: Siconos's reader ended without a problem (it is no friction-contact problem Siconos "
 		         "reads, or needed more memory than it may use)", path);
 		st = LK_ERR_PARSE;
@@ -758,20 +779,16 @@ lk_status lk_peer_siconos_read_dat(const char *path, lk_peer_dat *out, char *err
 		if (!out->row || !out->col || !out->val || !out->q || !out->mu) {
 			snprintf(err, esz, "%s: out of memory for %d entries", path, h.count);
 			st = LK_ERR_NO_MEMORY;
-		} else if (!move_all(fd[0], out->row, sizeof(int) * (size_t)h.count, 0) ||
-		           !move_all(fd[0], out->col, sizeof(int) * (size_t)h.count, 0) ||
-		           !move_all(fd[0], out->val, sizeof(double) * (size_t)h.count, 0) ||
-		           !move_all(fd[0], out->q, sizeof(double) * (size_t)h.n, 0) ||
-		           !move_all(fd[0], out->mu, sizeof(double) * (size_t)h.nc, 0)) {
+		} else if (!move_all(rfd, out->row, sizeof(int) * (size_t)h.count, 0) ||
+		           !move_all(rfd, out->col, sizeof(int) * (size_t)h.count, 0) ||
+		           !move_all(rfd, out->val, sizeof(double) * (size_t)h.count, 0) ||
+		           !move_all(rfd, out->q, sizeof(double) * (size_t)h.n, 0) ||
+		           !move_all(rfd, out->mu, sizeof(double) * (size_t)h.nc, 0)) {
 			snprintf(err, esz, "%s: Siconos's reader ended before it handed the whole problem back", path);
 			st = LK_ERR_PARSE;
 		}
 	}
-	close(fd[0]);
-	int status = 0;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (st == LK_OK && (!WIFEXITED(status) || WEXITSTATUS(status) != 0)) {
+	if (!end_child(rfd, pid) && st == LK_OK) {
 		snprintf(err, esz, "%s: Siconos's reader ended abnormally", path);
 		st = LK_ERR_PARSE;
 	}
