@@ -381,6 +381,19 @@ static void entries_free(entries *e)
 	memset(e, 0, sizeof *e);
 }
 
+/* Whether every entry lies inside a rows x cols matrix and is finite; 0 with a message naming the first that
+ * does not */
+static int entries_inside(const entries *e, int rows, int cols, const char *name, char *why, size_t wsz)
+{
+	for (int k = 0; k < e->count; ++k)
+		if (e->row[k] < 0 || e->row[k] >= rows || e->col[k] < 0 || e->col[k] >= cols || !isfinite(e->val[k])) {
+			snprintf(why, wsz, "%s entry %d at (%d, %d) %s", name, k, e->row[k], e->col[k],
+			         isfinite(e->val[k]) ? "lies outside the matrix" : "is not finite");
+			return 0;
+		}
+	return 1;
+}
+
 /* The entries of FCLIB matrix A, whose shape fclib_check has checked, as the files are written: a triplet's
  * i is the row and p the column (CSparse's triplet, which Siconos's writer and reader use; fclib.h's comment
  * says the opposite, and the public files follow Siconos), compressed columns p the column pointers and i the
@@ -427,13 +440,7 @@ static int matrix_entries(const struct fclib_matrix *A, const fclib_shape *shape
 			}
 	}
 	memcpy(e->val, A->x, sizeof(double) * (size_t)nnz);
-	for (int k = 0; k < nnz; ++k)
-		if (e->row[k] < 0 || e->row[k] >= A->m || e->col[k] < 0 || e->col[k] >= A->n || !isfinite(e->val[k])) {
-			snprintf(why, wsz, "%s entry %d at (%d, %d) %s", name, k, e->row[k], e->col[k],
-			         isfinite(e->val[k]) ? "lies outside the matrix" : "is not finite");
-			return 0;
-		}
-	return 1;
+	return entries_inside(e, A->m, A->n, name, why, wsz);
 }
 
 /* The entries as a CHOLMOD matrix of rows x cols (or of its transpose) in compressed columns, sorted, duplicate
@@ -568,19 +575,15 @@ lk_status lk_fclib_local_from_entries(int n, int d, int count, const int *row, c
 		snprintf(err, esz, "no local problem of %d rows in %d dimensions with %d entries", n, d, count);
 		return LK_ERR_INVALID_ARGUMENT;
 	}
-	for (int k = 0; k < count; ++k)
-		if (row[k] < 0 || row[k] >= n || col[k] < 0 || col[k] >= n || !isfinite(val[k])) {
-			snprintf(err, esz, "W entry %d at (%d, %d) %s", k, row[k], col[k],
-			         isfinite(val[k]) ? "lies outside the matrix" : "is not finite");
-			return LK_ERR_PARSE;
-		}
+	/* the caller's arrays, lent: never entries_free'd here */
+	const entries e = {count, (int *)row, (int *)col, (double *)val};
+	if (!entries_inside(&e, n, n, "W", err, esz))
+		return LK_ERR_PARSE;
 	for (int i = 0; i < n; ++i)
 		if (!isfinite(q[i])) {
 			snprintf(err, esz, "q[%d] is not finite", i);
 			return LK_ERR_PARSE;
 		}
-	/* entries_free frees what it holds: the caller's arrays are lent, not given */
-	entries e = {count, (int *)row, (int *)col, (double *)val};
 	cholmod_common cc;
 	cholmod_start(&cc);
 	cc.print = 0;
