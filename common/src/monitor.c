@@ -72,19 +72,25 @@ void lk__metrics_of_w(lk__ctx *c, lk_metrics *m)
 	lk__merit_sums_finish(&s, m);
 }
 
+/* The metrics of lambda = 0, given as `zero`: w is q, to the bit of the product's w (du = 0) */
+static void metrics_at_zero(lk__ctx *c, const double *zero, lk_metrics *m)
+{
+	for (int i = 0; i < c->n; ++i)
+		c->w[i] = c->p->rows[i].q;
+	lk__merit_sums s;
+	lk__merit_sums_rows(c->p, zero, c->w, NULL, c->cfg->friction, 0, c->n, c->sums, &s);
+	lk__merit_sums_finish(&s, m);
+}
+
 void lk__start_metrics(lk__ctx *c, lk_metrics *m)
 {
 	int zero = !c->blocks;
 	for (int i = 0; i < c->n && zero; ++i)
 		zero = c->lambda[i] == 0.0;
-	if (!zero) {
+	if (zero)
+		metrics_at_zero(c, c->lambda, m);
+	else
 		lk__current_metrics(c, m);
-		return;
-	}
-	/* lambda = 0 (and so du = 0): w is q, to the bit of the product's w */
-	for (int i = 0; i < c->n; ++i)
-		c->w[i] = c->p->rows[i].q;
-	lk__metrics_of_w(c, m);
 }
 
 void lk__set_lambda(lk__ctx *c, const double *x)
@@ -149,19 +155,13 @@ int lk__cannot_run_away(const lk__ctx *c)
 
 void lk__cold_metrics(lk__ctx *c, lk_metrics *m)
 {
-	const lk_problem *p = c->p;
 	double *zero = lk__arena_alloc(&c->p->arena, ((size_t)c->n + 1) * sizeof *zero);
 	if (!zero) {
 		m->res = m->theta = m->fischer = m->modified = m->max_h = m->max_bound_violation = INFINITY;
 		return;
 	}
-	for (int i = 0; i < c->n; ++i) {
-		zero[i] = 0.0;
-		c->w[i] = p->rows[i].q;
-	}
-	lk__merit_sums s;
-	lk__merit_sums_rows(p, zero, c->w, NULL, c->cfg->friction, 0, c->n, c->sums, &s);
-	lk__merit_sums_finish(&s, m);
+	memset(zero, 0, (size_t)c->n * sizeof *zero);
+	metrics_at_zero(c, zero, m);
 }
 
 /* The configured merit of the cold start, made once a solve and only when a growth guard asks for it. */
