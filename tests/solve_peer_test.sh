@@ -35,7 +35,9 @@ row "siconos-nsn-ac" | grep -q "failed: Siconos's process ended without a result
   fail "Siconos's Newton's row does not say that its process ended without a result"
 echo "solve_peer_test: memory limit ok"
 
-# a 2D problem (a normal row and one friction row a contact) is said to be one, exit status 1
+# a problem of the plane (a normal row and one friction row a contact) goes to Siconos's fc2d solvers, judged by
+# fc2d_compute_error. By hand: the normals solve [2 0.5; 0.5 2] l = (1, 2), l = (4/15, 14/15); contact 0 slides
+# (sticking would take 0.5 > 0.3 * 4/15), its friction -0.08; contact 1 sticks at 0.2 (< 0.3 * 14/15)
 cat >"$tmp/planar.lkp" <<'PLANAR'
 lcpkit-problem 1
 form matrix
@@ -44,7 +46,7 @@ rows 4
 0 -1 0 inf 0 -1
 1 0.5 -inf inf 0.3 0
 2 -2 0 inf 0 -1
-3 -0.5 -inf inf 0.3 2
+3 -0.2 -inf inf 0.3 2
 entries 6
 # row column value (sorted by row)
 0 0 2
@@ -60,9 +62,12 @@ lambda 4
 0
 end
 PLANAR
-rc=0
-"$lcpkit" solve "$tmp/planar.lkp" --peer siconos --solver pgs:friction=cone,iters=100 >"$tmp/out.txt" 2>"$tmp/err.txt" || rc=$?
-[ "$rc" = 1 ] || fail "exit status $rc for a 2D problem, not 1"
-grep -q "a 2D problem (2 contacts, a normal row and one friction row each)" "$tmp/err.txt" ||
-  fail "the 2D problem is not said to be one"
+"$lcpkit" solve "$tmp/planar.lkp" --peer siconos --tol 1e-10 --solver pgs:iters=100,merit=fc3d,tol=1e-10 \
+  --out "$tmp/l.csv" >"$tmp/out.txt" 2>"$tmp/err.txt" || fail "exit status $? for a problem of the plane"
+awk -F, 'NR > 1 { e = $2 - (NR == 2 ? 4 / 15 : NR == 3 ? -0.08 : NR == 4 ? 14 / 15 : 0.2); if (e * e > 1e-16) bad = 1 }
+  END { exit bad }' "$tmp/l.csv" || fail "lcpkit's impulses are not (4/15, -0.08, 14/15, 0.2): $(cat "$tmp/l.csv")"
+grep -q "peer siconos: 2 contacts of the plane, .*(fc2d_compute_error)" "$tmp/out.txt" || fail "no fc2d header"
+row "lcpkit pgs:iters=100,merit=fc3d,tol=1e-10" | grep -q " solved$" || fail "lcpkit's row does not say solved"
+row "siconos-fc2d-nsgs" | grep -q " solved$" || fail "Siconos's fc2d nsgs has no row"
+row "siconos-fc2d-cpg" | grep -q " solved$" || fail "Siconos's fc2d cpg has no row"
 echo "solve_peer_test: 2D ok"

@@ -245,6 +245,81 @@ static void test_fc3d_merit_is_siconos(void **state)
 	lk_problem_destroy(p);
 }
 
+/* Contacts of the plane (a normal row and one friction row each, Siconos's fc2d): the fc3d merit is Siconos's
+ * fc2d_compute_error, to rounding, on an iterate that solves nothing yet and on a solution, and lcpkit's answer is
+ * Siconos's fc2d_nsgs's (W strictly diagonally dominant and mu 0.3: the solution is unique). W = 4 I + B B^T / 4
+ * with B of pseudo-random entries, q of both signs. */
+static void test_fc2d_merit_is_siconos(void **state)
+{
+	(void)state;
+	enum { NC = 12, N = 2 * NC };
+	lk_peer_fc3d g = {2, NC, NULL, NULL, NULL, NULL};
+	g.perm = malloc(sizeof(int) * N);
+	g.W = calloc((size_t)N * N, sizeof(double));
+	g.q = malloc(sizeof(double) * N);
+	g.mu = malloc(sizeof(double) * NC);
+	double B[N][4];
+	unsigned x = 12345;
+	for (int i = 0; i < N; ++i)
+		for (int k = 0; k < 4; ++k) {
+			x = x * 1103515245u + 12345u;
+			B[i][k] = (double)((x >> 8) % 2001) / 1000.0 - 1.0;
+		}
+	for (int i = 0; i < N; ++i) {
+		g.perm[i] = i;
+		g.q[i] = i % 2 == 0 ? (i % 4 == 0 ? -1.0 - 0.1 * i : 0.3) : 0.8 - 0.07 * i;
+		for (int j = 0; j < N; ++j) {
+			for (int k = 0; k < 4; ++k)
+				g.W[(size_t)i * N + j] += 0.25 * B[i][k] * B[j][k];
+			g.W[(size_t)i * N + j] += i == j ? 4.0 : 0.0;
+		}
+	}
+	for (int c = 0; c < NC; ++c)
+		g.mu[c] = 0.3;
+	lk_problem *p = lk_peer_fc3d_problem(&g);
+	assert_non_null(p);
+	/* the problem is seen as one of the plane again */
+	lk_peer_fc3d f;
+	char err[200];
+	assert_int_equal(lk_peer_fc3d_make(p, 3000, &f, err, sizeof err), LK_OK);
+	assert_int_equal(f.dim, 2);
+	assert_int_equal(f.nc, NC);
+	lk_stats st;
+	solve(p, "pgs:iters=2,warm=0", &st);
+	double siconos = NAN;
+	assert_int_equal(lk_peer_siconos_error(&f, lk_problem_lambda(p), 1e-8, &siconos), LK_OK);
+	lk_metrics m;
+	assert_int_equal(lk_problem_metrics(p, NULL, &m), LK_OK);
+	print_message("fc2d error: lcpkit %.15e, Siconos %.15e\n", m.fc3d, siconos);
+	assert_true(siconos > 1e-4);
+	assert_double_equal(m.fc3d, siconos, 1e-10 * siconos);
+	/* solved to 1e-10 of the merit: Siconos's error agrees, and so does its own solver's answer */
+	solve(p, "pgs:iters=100000,merit=fc3d,tol=1e-10,warm=0", &st);
+	assert_int_equal(st.stop_reason, LK_STOP_ABSOLUTE);
+	assert_int_equal(lk_peer_siconos_error(&f, lk_problem_lambda(p), 1e-8, &siconos), LK_OK);
+	assert_true(siconos < 1e-10);
+	/* near rounding (w of order 1, the error 1e-11) the two products of W differ in the last bits of w */
+	assert_double_equal(st.fc3d_final, siconos, 1e-3 * siconos);
+	double r[N];
+	lk_peer_result pr;
+	assert_int_equal(lk_peer_siconos_fc3d_solve(LK_PEER_FC3D_NSGS, 2, NC, f.W, f.q, f.mu, r, 10000, 1e-12, &pr), LK_OK);
+	assert_true(pr.error < 1e-12);
+	int sticking = 0, sliding = 0, apart = 0;
+	for (int i = 0; i < N; ++i) {
+		assert_double_equal(lk_problem_lambda(p)[i], r[i], 1e-8);
+		if (i % 2 == 1 && r[i - 1] > 1e-9)
+			fabs(r[i]) < 0.3 * r[i - 1] - 1e-9 ? ++sticking : ++sliding;
+		else if (i % 2 == 0 && r[i] == 0.0)
+			++apart;
+	}
+	/* the problem holds every case of the law */
+	print_message("fc2d: %d sticking, %d sliding, %d apart\n", sticking, sliding, apart);
+	assert_true(sticking > 0 && sliding > 0 && apart > 0);
+	lk_peer_fc3d_free(&f);
+	lk_peer_fc3d_free(&g);
+	lk_problem_destroy(p);
+}
+
 /* The merit evaluated by blocks of rows (the colour order of a problem of LK_PARALLEL_MIN_ROWS rows and more,
  * where a contact's normal row can lie in another block than its pair) is the one of the whole problem. */
 static void test_fc3d_merit_by_blocks(void **state)
@@ -305,7 +380,7 @@ static void test_cone_methods_against_siconos(void **state)
 	const int n = 3 * f.nc;
 	double *r = malloc(sizeof(double) * n);
 	lk_peer_result pr;
-	assert_int_equal(lk_peer_siconos_fc3d_solve(LK_PEER_FC3D_NSGS, f.nc, f.W, f.q, f.mu, r, 100000, 1e-12, &pr),
+	assert_int_equal(lk_peer_siconos_fc3d_solve(LK_PEER_FC3D_NSGS, f.dim, f.nc, f.W, f.q, f.mu, r, 100000, 1e-12, &pr),
 	                 LK_OK);
 	assert_int_equal(pr.info, 0);
 	for (int k = 0; k < 5; ++k) {
@@ -354,7 +429,7 @@ static void test_unique_velocities(void **state)
 		const int n = 3 * f.nc;
 		double *r = malloc(sizeof(double) * n), *ws = malloc(sizeof(double) * n), *wl = malloc(sizeof(double) * n);
 		lk_peer_result pr;
-		assert_int_equal(lk_peer_siconos_fc3d_solve(LK_PEER_FC3D_NSN_AC, f.nc, f.W, f.q, f.mu, r, 1000, 1e-12, &pr),
+		assert_int_equal(lk_peer_siconos_fc3d_solve(LK_PEER_FC3D_NSN_AC, f.dim, f.nc, f.W, f.q, f.mu, r, 1000, 1e-12, &pr),
 		                 LK_OK);
 		assert_true(pr.error < 1e-10);
 		lk_problem *mp = lk_peer_fc3d_problem(&f);
@@ -526,6 +601,7 @@ int main(void)
 		cmocka_unit_test(test_against_siconos_nsgs),
 		cmocka_unit_test(test_fc3d_merit_is_siconos),
 		cmocka_unit_test(test_fc3d_merit_by_blocks),
+		cmocka_unit_test(test_fc2d_merit_is_siconos),
 		cmocka_unit_test(test_cone_methods_by_hand),
 		cmocka_unit_test(test_cone_methods_against_siconos),
 		cmocka_unit_test(test_unique_velocities),

@@ -8,6 +8,7 @@
 #include <siconos/numerics/GlobalFrictionContactProblem.h>
 #include <siconos/numerics/LCP_Solvers.h>
 #include <siconos/numerics/NonSmoothDrivers.h>
+#include <siconos/numerics/fc2d_compute_error.h>
 #include <siconos/numerics/fc3d_compute_error.h>
 #include <siconos/numerics/LinearComplementarityProblem.h>
 #include <siconos/numerics/NumericsMatrix.h>
@@ -91,36 +92,51 @@ lk_status lk_peer_siconos_lcp(lk_peer_solver s, int n, const double *A, const do
 	return LK_OK;
 }
 
-/* Siconos's fc3d driver on the problem (M, q, mu) of nc contacts from r = 0, through its own copies qq, mm; u
- * receives its velocities, *prob the problem for its error measure */
-static void fc3d_run(FrictionContactProblem *prob, NumericsMatrix *M, int nc, const double *q, const double *mu,
-                     double *qq, double *mm, double *r, double *u, SolverOptions *opt, lk_peer_result *res)
+/* Siconos's fc3d driver (fc2d's for dim 2) on the problem (M, q, mu) of nc contacts from r = 0, through its own
+ * copies qq, mm; u receives its velocities, *prob the problem for its error measure */
+static void fc3d_run(FrictionContactProblem *prob, int dim, NumericsMatrix *M, int nc, const double *q,
+                     const double *mu, double *qq, double *mm, double *r, double *u, SolverOptions *opt,
+                     lk_peer_result *res)
 {
-	const size_t n = 3 * (size_t)nc;
+	const size_t n = (size_t)dim * nc;
 	memcpy(qq, q, n * sizeof(double));
 	memcpy(mm, mu, (size_t)nc * sizeof(double));
 	memset(r, 0, n * sizeof(double));
-	prob->dimension = 3;
+	prob->dimension = dim;
 	prob->numberOfContacts = nc;
 	prob->M = M;
 	prob->q = qq;
 	prob->mu = mm;
 	double t0 = lk_stats_now();
-	res->info = fc3d_driver(prob, r, u, opt);
+	res->info = dim == 2 ? fc2d_driver(prob, r, u, opt) : fc3d_driver(prob, r, u, opt);
 	res->seconds = lk_stats_now() - t0;
 	res->iterations = opt->iparam[SICONOS_IPARAM_ITER_DONE];
 }
 
-/* Siconos's relative error (fc3d_compute_error) of the reactions r with velocities u on prob, q its vector of
- * n entries, at tolerance tol (1e-12 where none is given) */
+/* Siconos's relative error (fc3d_compute_error; fc2d_compute_error where prob is of the plane) of the reactions r
+ * with velocities u on prob, q its vector of n entries, at tolerance tol (1e-12 where none is given) */
 static double fc3d_error(FrictionContactProblem *prob, double *r, double *u, const double *q, int n, double tol,
                          SolverOptions *opt)
 {
 	double norm_q = 0.0, error = 0.0;
 	for (int i = 0; i < n; ++i)
 		norm_q += q[i] * q[i];
-	fc3d_compute_error(prob, r, u, tol > 0 ? tol : 1e-12, opt, sqrt(norm_q), &error);
+	if (prob->dimension == 2)
+		fc2d_compute_error(prob, r, u, tol > 0 ? tol : 1e-12, sqrt(norm_q), &error);
+	else
+		fc3d_compute_error(prob, r, u, tol > 0 ? tol : 1e-12, opt, sqrt(norm_q), &error);
 	return error;
+}
+
+/* u = W z + q for dense row-major W (n x n): the velocity Siconos's error measure reads beside the reactions z */
+static void velocity_of(const double *W, const double *q, const double *z, int n, double *u)
+{
+	for (int i = 0; i < n; ++i) {
+		double s = q[i];
+		for (int j = 0; j < n; ++j)
+			s += W[(size_t)i * n + j] * z[j];
+		u[i] = s;
+	}
 }
 
 lk_status lk_peer_siconos_fc3d(int nc, const double *W, const double *q, const double *mu, double *r, int max_iter,
@@ -139,17 +155,11 @@ lk_status lk_peer_siconos_fc3d(int nc, const double *W, const double *q, const d
 	} else {
 		siconos_setup(M, W, n, opt, max_iter, tol);
 		FrictionContactProblem prob;
-		fc3d_run(&prob, M, nc, q, mu, qq, mm, r, u, opt, res);
+		fc3d_run(&prob, 3, M, nc, q, mu, qq, mm, r, u, opt, res);
 		res->error = opt->dparam[SICONOS_DPARAM_RESIDU];
 		if (error_of && error_out) {
-			/* Siconos's measure needs the velocity of the reactions given: u = W r + q */
 			memcpy(z, error_of, (size_t)n * sizeof(double));
-			for (int i = 0; i < n; ++i) {
-				double s = q[i];
-				for (int j = 0; j < n; ++j)
-					s += W[(size_t)i * n + j] * z[j];
-				u[i] = s;
-			}
+			velocity_of(W, q, z, n, u);
 			*error_out = fc3d_error(&prob, z, u, q, n, tol, opt);
 		}
 	}
@@ -161,6 +171,44 @@ lk_status lk_peer_siconos_fc3d(int nc, const double *W, const double *q, const d
 	free(mm);
 	free(u);
 	free(z);
+	return st;
+}
+
+lk_status lk_peer_siconos_error(const lk_peer_fc3d *f, const double *lambda, double tol, double *error)
+{
+	if (!f || f->nc < 1 || (f->dim != 2 && f->dim != 3) || !f->W || !f->perm || !lambda || !error)
+		return LK_ERR_INVALID_ARGUMENT;
+	const int n = f->dim * f->nc;
+	NumericsMatrix *M = NM_create(NM_DENSE, n, n);
+	double *z = malloc((size_t)n * sizeof(double)), *u = malloc((size_t)n * sizeof(double));
+	double *qq = malloc((size_t)n * sizeof(double)), *mm = malloc((size_t)f->nc * sizeof(double));
+	SolverOptions *opt = solver_options_create(f->dim == 2 ? SICONOS_FRICTION_2D_NSGS : SICONOS_FRICTION_3D_NSGS);
+	lk_status st = LK_OK;
+	if (!M || !z || !u || !qq || !mm || !opt) {
+		st = LK_ERR_NO_MEMORY;
+	} else {
+		siconos_setup(M, f->W, n, opt, 0, 0.0);
+		memcpy(qq, f->q, (size_t)n * sizeof(double));
+		memcpy(mm, f->mu, (size_t)f->nc * sizeof(double));
+		for (int a = 0; a < n; ++a)
+			z[a] = lambda[f->perm[a]];
+		velocity_of(f->W, f->q, z, n, u);
+		FrictionContactProblem prob;
+		prob.dimension = f->dim;
+		prob.numberOfContacts = f->nc;
+		prob.M = M;
+		prob.q = qq;
+		prob.mu = mm;
+		*error = fc3d_error(&prob, z, u, f->q, n, tol, opt);
+	}
+	if (opt)
+		solver_options_delete(opt);
+	if (M)
+		NM_free(M);
+	free(z);
+	free(u);
+	free(qq);
+	free(mm);
 	return st;
 }
 
@@ -200,20 +248,18 @@ lk_status lk_peer_fc3d_make(lk_problem *p, int max_rows, lk_peer_fc3d *out, char
 {
 	memset(out, 0, sizeof *out);
 	const int n = p ? lk_problem_row_count(p) : 0;
-	if (n > 0 && planar_contacts(p, n)) {
-		snprintf(err, esz, "a 2D problem (%d contacts, a normal row and one friction row each): Siconos's solvers "
-		         "here take 3D contacts", n / 2);
-		return LK_ERR_UNSUPPORTED;
-	}
-	if (n == 0 || n % 3 != 0) {
-		snprintf(err, esz, "%d rows are no set of contacts (a normal row and two friction rows each)", n);
+	/* a problem of the plane (a normal row and one friction row a contact) is Siconos's fc2d, else fc3d */
+	const int dim = n > 0 && planar_contacts(p, n) ? 2 : 3;
+	if (n == 0 || n % dim != 0) {
+		snprintf(err, esz, "%d rows are no set of contacts (a normal row and two friction rows each, or one in "
+		         "the plane)", n);
 		return LK_ERR_UNSUPPORTED;
 	}
 	if (n > max_rows) {
 		snprintf(err, esz, "%d rows exceed the %d of a dense W for Siconos", n, max_rows);
 		return LK_ERR_LIMIT;
 	}
-	const int nc = n / 3;
+	const int nc = n / dim;
 	int *seen = calloc((size_t)n, sizeof(int));
 	double *A = malloc(sizeof(double) * (size_t)n * n), *q = malloc(sizeof(double) * (size_t)n);
 	out->perm = malloc(sizeof(int) * (size_t)n);
@@ -225,7 +271,7 @@ lk_status lk_peer_fc3d_make(lk_problem *p, int max_rows, lk_peer_fc3d *out, char
 		snprintf(err, esz, "out of memory for %d rows", n);
 		st = LK_ERR_NO_MEMORY;
 	}
-	/* contacts: each friction pair (i, i + 1) on one normal row with one mu */
+	/* contacts: each friction row (a pair (i, i + 1) in 3D) on one normal row with one mu */
 	int c = 0;
 	for (int i = 0; st == LK_OK && i < n; ++i) {
 		double m1, m2 = 0.0, lo, hi;
@@ -233,24 +279,31 @@ lk_status lk_peer_fc3d_make(lk_problem *p, int max_rows, lk_peer_fc3d *out, char
 		lk_problem_get_bounds(p, i, NULL, NULL, &m1, &f1, NULL);
 		if (f1 < 0)
 			continue;
-		if (i + 1 < n)
+		if (dim == 2) {
+			f2 = f1;
+			m2 = m1;
+		} else if (i + 1 < n) {
 			lk_problem_get_bounds(p, i + 1, NULL, NULL, &m2, &f2, NULL);
+		}
 		lk_problem_get_bounds(p, f1, &lo, &hi, NULL, NULL, NULL);
 		if (f2 != f1 || m1 != m2 || lo != 0 || hi != INFINITY || seen[f1] || c >= nc) {
-			snprintf(err, esz, "row %d is no friction row of a contact with its pair and its normal row", i);
+			snprintf(err, esz, "row %d is no friction row of a contact with its %snormal row", i,
+			         dim == 3 ? "pair and its " : "");
 			st = LK_ERR_UNSUPPORTED;
 			break;
 		}
-		out->perm[3 * c] = f1;
-		out->perm[3 * c + 1] = i;
-		out->perm[3 * c + 2] = i + 1;
+		out->perm[dim * c] = f1;
+		for (int k = 1; k < dim; ++k) {
+			out->perm[dim * c + k] = i + k - 1;
+			seen[i + k - 1] = 1;
+		}
 		out->mu[c++] = m1;
-		seen[f1] = seen[i] = seen[i + 1] = 1;
-		++i;
+		seen[f1] = 1;
+		i += dim - 2;
 	}
 	if (st == LK_OK && c != nc) {
 		snprintf(err, esz, "%d of %d rows are no contact rows (a joint row, or a normal row without friction)",
-		         n - 3 * c, n);
+		         n - dim * c, n);
 		st = LK_ERR_UNSUPPORTED;
 	}
 	if (st == LK_OK && lk_problem_assemble_dense(p, n, A, q) != LK_OK) {
@@ -259,6 +312,7 @@ lk_status lk_peer_fc3d_make(lk_problem *p, int max_rows, lk_peer_fc3d *out, char
 	}
 	if (st == LK_OK) {
 		out->nc = nc;
+		out->dim = dim;
 		for (int a = 0; a < n; ++a) {
 			out->q[a] = q[out->perm[a]];
 			for (int b = 0; b < n; ++b)
@@ -275,18 +329,18 @@ lk_status lk_peer_fc3d_make(lk_problem *p, int max_rows, lk_peer_fc3d *out, char
 
 lk_problem *lk_peer_fc3d_problem(const lk_peer_fc3d *f)
 {
-	const int n = 3 * f->nc;
+	const int dim = f->dim, n = dim * f->nc;
 	double *lo = malloc(sizeof(double) * (size_t)n), *hi = malloc(sizeof(double) * (size_t)n);
 	double *mu = malloc(sizeof(double) * (size_t)n);
 	int *fi = malloc(sizeof(int) * (size_t)n);
 	lk_problem *p = lo && hi && mu && fi ? lk_problem_create(LK_FORM_MATRIX) : NULL;
 	if (p) {
 		for (int i = 0; i < n; ++i) {
-			const int normal = i % 3 == 0;
+			const int normal = i % dim == 0;
 			lo[i] = normal ? 0.0 : -INFINITY;
 			hi[i] = INFINITY;
-			mu[i] = normal ? 0.0 : f->mu[i / 3];
-			fi[i] = normal ? -1 : i - i % 3;
+			mu[i] = normal ? 0.0 : f->mu[i / dim];
+			fi[i] = normal ? -1 : i - i % dim;
 		}
 		if (lk_problem_set_dense(p, n, f->W, f->q, lo, hi, mu, fi) != LK_OK) {
 			lk_problem_destroy(p);
@@ -300,15 +354,16 @@ lk_problem *lk_peer_fc3d_problem(const lk_peer_fc3d *f)
 	return p;
 }
 
-const char *lk_peer_fc3d_name(lk_peer_fc3d_solver s)
+const char *lk_peer_fc3d_name(int dim, lk_peer_fc3d_solver s)
 {
-	static const char *const fc3d_names[LK_PEER_FC3D_COUNT] = {"siconos-nsgs", "siconos-nsn-ac"};
-	return (unsigned)s < LK_PEER_FC3D_COUNT ? fc3d_names[s] : "unknown";
+	static const char *const names3[LK_PEER_FC3D_COUNT] = {"siconos-nsgs", "siconos-nsn-ac"};
+	static const char *const names2[LK_PEER_FC3D_COUNT] = {"siconos-fc2d-nsgs", "siconos-fc2d-cpg"};
+	return (unsigned)s >= LK_PEER_FC3D_COUNT || (dim != 2 && dim != 3) ? "unknown" : dim == 2 ? names2[s] : names3[s];
 }
 
-/* W (dense row-major, n x n) in Siconos's sparse block storage of 3 x 3 blocks, by way of its compressed
+/* W (dense row-major, n x n) in Siconos's sparse block storage of dim x dim blocks, by way of its compressed
  * columns; NULL without memory */
-static NumericsMatrix *sparse_block_of(const double *W, int n)
+static NumericsMatrix *sparse_block_of(const double *W, int n, int dim)
 {
 	size_t nnz = 0;
 	for (size_t k = 0; k < (size_t)n * n; ++k)
@@ -324,23 +379,24 @@ static NumericsMatrix *sparse_block_of(const double *W, int n)
 				NM_entry(S, i, j, W[(size_t)i * n + j]);
 	NumericsMatrix *out = NULL;
 	SparseBlockStructuredMatrix *sbm = SBM_new();
-	if (sbm && SBM_from_csparse(3, NM_csc(S), sbm) == 0)
+	if (sbm && SBM_from_csparse(dim, NM_csc(S), sbm) == 0)
 		out = NM_create_from_data(NM_SPARSE_BLOCK, n, n, sbm);
 	NM_free(S);
 	return out;
 }
 
-static lk_status fc3d_solve_here(lk_peer_fc3d_solver s, int nc, const double *W, const double *q, const double *mu,
-                                 double *r, int max_iter, double tol, lk_peer_result *res)
+static lk_status fc3d_solve_here(lk_peer_fc3d_solver s, int dim, int nc, const double *W, const double *q,
+                                 const double *mu, double *r, int max_iter, double tol, lk_peer_result *res)
 {
-	static const int ids[LK_PEER_FC3D_COUNT] = {SICONOS_FRICTION_3D_NSGS, SICONOS_FRICTION_3D_NSN_AC};
-	if ((unsigned)s >= LK_PEER_FC3D_COUNT || nc < 1 || !W || !q || !mu || !r || !res)
+	static const int ids3[LK_PEER_FC3D_COUNT] = {SICONOS_FRICTION_3D_NSGS, SICONOS_FRICTION_3D_NSN_AC};
+	static const int ids2[LK_PEER_FC3D_COUNT] = {SICONOS_FRICTION_2D_NSGS, SICONOS_FRICTION_2D_CPG};
+	if ((unsigned)s >= LK_PEER_FC3D_COUNT || (dim != 2 && dim != 3) || nc < 1 || !W || !q || !mu || !r || !res)
 		return LK_ERR_INVALID_ARGUMENT;
-	const int n = 3 * nc;
-	NumericsMatrix *M = sparse_block_of(W, n);
+	const int n = dim * nc;
+	NumericsMatrix *M = sparse_block_of(W, n, dim);
 	double *qq = malloc((size_t)n * sizeof(double)), *mm = malloc((size_t)nc * sizeof(double));
 	double *u = calloc((size_t)n, sizeof(double));
-	SolverOptions *opt = solver_options_create(ids[s]);
+	SolverOptions *opt = solver_options_create(dim == 2 ? ids2[s] : ids3[s]);
 	lk_status st = LK_OK;
 	if (!M || !qq || !mm || !u || !opt) {
 		st = LK_ERR_NO_MEMORY;
@@ -350,7 +406,7 @@ static lk_status fc3d_solve_here(lk_peer_fc3d_solver s, int nc, const double *W,
 		if (tol > 0)
 			opt->dparam[SICONOS_DPARAM_TOL] = tol;
 		FrictionContactProblem prob;
-		fc3d_run(&prob, M, nc, q, mu, qq, mm, r, u, opt, res);
+		fc3d_run(&prob, dim, M, nc, q, mu, qq, mm, r, u, opt, res);
 		res->error = fc3d_error(&prob, r, u, q, n, tol, opt);
 	}
 	if (opt)
@@ -449,7 +505,7 @@ static int end_child(int rfd, pid_t pid)
 /* A Siconos solve's arguments, in the child */
 typedef struct fc3d_call {
 	lk_peer_fc3d_solver s;
-	int nc, max_iter;
+	int dim, nc, max_iter;
 	const double *W, *q, *mu;
 	double tol, *r;
 	lk_peer_result *res;
@@ -463,10 +519,10 @@ static void fc3d_child(void *arg, int fd)
 	 * process had: timed cold, a new process's first call paid its page faults (NESpheres, 44 contacts: nsgs
 	 * 175 us against 11) */
 	lk_peer_result warm;
-	fc3d_solve_here(a->s, a->nc, a->W, a->q, a->mu, a->r, 1, a->tol, &warm);
-	lk_status st = fc3d_solve_here(a->s, a->nc, a->W, a->q, a->mu, a->r, a->max_iter, a->tol, a->res);
+	fc3d_solve_here(a->s, a->dim, a->nc, a->W, a->q, a->mu, a->r, 1, a->tol, &warm);
+	lk_status st = fc3d_solve_here(a->s, a->dim, a->nc, a->W, a->q, a->mu, a->r, a->max_iter, a->tol, a->res);
 	const int ok = move_all(fd, &st, sizeof st, 1) && move_all(fd, a->res, sizeof *a->res, 1) &&
-	               move_all(fd, a->r, 3 * (size_t)a->nc * sizeof(double), 1);
+	               move_all(fd, a->r, (size_t)a->dim * a->nc * sizeof(double), 1);
 	_exit(ok ? 0 : 1);
 }
 
@@ -476,13 +532,13 @@ static void fc3d_child(void *arg, int fd)
  * swapped the machine. A child's memory is given back when it ends, and a limit on its data (half the machine's
  * memory) turns a runaway into a failed call (res.info LK_PEER_ABNORMAL) instead. The time is the child's own
  * call's, on the statistics clock, after a call of one iteration (below). */
-lk_status lk_peer_siconos_fc3d_solve(lk_peer_fc3d_solver s, int nc, const double *W, const double *q, const double *mu,
-                                     double *r, int max_iter, double tol, lk_peer_result *res)
+lk_status lk_peer_siconos_fc3d_solve(lk_peer_fc3d_solver s, int dim, int nc, const double *W, const double *q,
+                                     const double *mu, double *r, int max_iter, double tol, lk_peer_result *res)
 {
-	if ((unsigned)s >= LK_PEER_FC3D_COUNT || nc < 1 || !W || !q || !mu || !r || !res)
+	if ((unsigned)s >= LK_PEER_FC3D_COUNT || (dim != 2 && dim != 3) || nc < 1 || !W || !q || !mu || !r || !res)
 		return LK_ERR_INVALID_ARGUMENT;
-	const size_t bytes = 3 * (size_t)nc * sizeof(double);
-	fc3d_call call = {s, nc, max_iter, W, q, mu, tol, r, res};
+	const size_t bytes = (size_t)dim * nc * sizeof(double);
+	fc3d_call call = {s, dim, nc, max_iter, W, q, mu, tol, r, res};
 	int rfd;
 	pid_t pid;
 	if (!start_child(fc3d_child, &call, &rfd, &pid))

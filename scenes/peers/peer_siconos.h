@@ -45,10 +45,12 @@ lk_status lk_peer_siconos_lcp(lk_peer_solver s, int n, const double *A, const do
 lk_status lk_peer_siconos_fc3d(int nc, const double *W, const double *q, const double *mu, double *r, int max_iter,
                                double tol, lk_peer_result *res, const double *error_of, double *error_out);
 
-/* A problem's contacts as Siconos's local 3D frictional contact problem: contact c is the normal row perm[3c]
- * (lo = 0, hi = inf) and its pair of friction rows perm[3c + 1], perm[3c + 2] (findex to it, one mu); W (dense
- * row-major) and q in that order. */
+/* A problem's contacts as Siconos's local frictional contact problem: in 3D (fc3d) contact c is the normal row
+ * perm[3c] (lo = 0, hi = inf) and its pair of friction rows perm[3c + 1], perm[3c + 2] (findex to it, one mu); in
+ * the plane (fc2d: every normal row has one friction row) the normal row perm[2c] and its friction row
+ * perm[2c + 1]; W (dense row-major) and q in that order. */
 typedef struct lk_peer_fc3d {
+	int dim; /* 2 or 3: rows a contact */
 	int nc;
 	int *perm;
 	double *W, *q, *mu;
@@ -59,25 +61,32 @@ struct lk_problem;
  * LK_ERR_NO_MEMORY; *out is then empty. Free with lk_peer_fc3d_free. */
 lk_status lk_peer_fc3d_make(struct lk_problem *p, int max_rows, lk_peer_fc3d *out, char *err, size_t err_size);
 void lk_peer_fc3d_free(lk_peer_fc3d *f);
-/* The local problem f as an lcpkit problem of the matrix form in Siconos's row order (contact c: normal row 3c,
- * friction rows 3c + 1, 3c + 2); NULL without memory. */
+/* The local problem f as an lcpkit problem of the matrix form in Siconos's row order (contact c: normal row dim c,
+ * its friction rows after it); NULL without memory. */
 struct lk_problem *lk_peer_fc3d_problem(const lk_peer_fc3d *f);
+/* Siconos's relative error (fc3d_compute_error, or fc2d_compute_error in the plane) of the impulses lambda of the
+ * problem f was made from (its row order), in *error, computed in this process: its tolerance tol only sets
+ * what Siconos would print. */
+lk_status lk_peer_siconos_error(const lk_peer_fc3d *f, const double *lambda, double tol, double *error);
 
-/* Siconos's solvers of the 3D frictional contact problem that `lcpkit solve --peer siconos` runs. */
+/* Siconos's solvers of the frictional contact problem that `lcpkit solve --peer siconos` runs. */
 typedef enum lk_peer_fc3d_solver {
-	LK_PEER_FC3D_NSGS = 0, /* fc3d_nsgs: nonsmooth Gauss-Seidel, a local Newton (Alart-Curnier) per contact */
-	LK_PEER_FC3D_NSN_AC,   /* fc3d_nonsmooth_Newton_AlartCurnier: semismooth Newton with a sparse direct solve */
+	LK_PEER_FC3D_NSGS = 0, /* fc3d_nsgs: nonsmooth Gauss-Seidel, a local Newton (Alart-Curnier) per contact; in
+	                        * the plane fc2d_nsgs, each contact solved exactly */
+	LK_PEER_FC3D_NSN_AC,   /* fc3d_nonsmooth_Newton_AlartCurnier: semismooth Newton with a sparse direct solve;
+	                        * in the plane fc2d_cpg, conjugate projected gradients (Siconos has no fc2d Newton) */
 	LK_PEER_FC3D_COUNT
 } lk_peer_fc3d_solver;
-const char *lk_peer_fc3d_name(lk_peer_fc3d_solver s);
+/* The solver's name for a problem of dim (2 or 3) rows a contact */
+const char *lk_peer_fc3d_name(int dim, lk_peer_fc3d_solver s);
 
-/* Solves the 3D frictional contact problem as lk_peer_siconos_fc3d, with solver s on W in Siconos's sparse block
- * storage (3 x 3 blocks, the storage its own readers give these solvers), from r = 0; res.error is Siconos's error
- * of the reactions it returns (fc3d_compute_error), res.seconds the call's time on lcpkit's statistics clock. The
- * solver runs in a child process (peer_siconos.c says why): one that ends abnormally gives res.info
- * LK_PEER_ABNORMAL. */
-lk_status lk_peer_siconos_fc3d_solve(lk_peer_fc3d_solver s, int nc, const double *W, const double *q, const double *mu,
-                                     double *r, int max_iter, double tol, lk_peer_result *res);
+/* Solves the frictional contact problem of nc contacts of dim rows (2: Siconos's fc2d, 3: fc3d, as
+ * lk_peer_siconos_fc3d), with solver s on W in Siconos's sparse block storage (dim x dim blocks, the storage its own
+ * readers give these solvers), from r = 0; res.error is Siconos's error of the reactions it returns
+ * (fc3d_compute_error, fc2d_compute_error), res.seconds the call's time on lcpkit's statistics clock. The solver
+ * runs in a child process (peer_siconos.c says why): one that ends abnormally gives res.info LK_PEER_ABNORMAL. */
+lk_status lk_peer_siconos_fc3d_solve(lk_peer_fc3d_solver s, int dim, int nc, const double *W, const double *q,
+                                     const double *mu, double *r, int max_iter, double tol, lk_peer_result *res);
 
 /* A local frictional contact problem as Siconos's .dat files hold it (the test problems in Siconos's
  * numerics/src/FrictionContact/test/data), read by Siconos's own reader (frictionContact_new_from_filename):

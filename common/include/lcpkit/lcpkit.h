@@ -174,9 +174,10 @@ typedef enum lk_merit {
 	LK_MERIT_THETA,     /* 1/2 ||H||^2 (Poulsen et al. 2010 eq. 23) */
 	LK_MERIT_FISCHER,   /* 1/2 ||phi_FB||^2, boxed form (Erleben 2013 eq. 103) */
 	LK_MERIT_MODIFIED,  /* sum |lambda_i| |w_i| (Erleben 2013 eq. 106; meaningful for lo = 0, hi = inf rows) */
-	LK_MERIT_FC3D       /* Siconos's relative error of the 3D frictional contact problem (fc3d_compute_error):
-	                     * sqrt(sum of |r - P_K(r - u_hat)|^2) / max(||q||, ||lambda||, ||w||), a tolerance on it
-	                     * means what Siconos's does (docs/solvers.md, "Siconos's error") */
+	LK_MERIT_FC3D       /* Siconos's relative error of the frictional contact problem (fc3d_compute_error; of a
+	                     * contact of the plane, fc2d_compute_error's): sqrt(sum of |r - P_K(r - u_hat)|^2) /
+	                     * max(||q||, ||lambda||, ||w||), a tolerance on it means what Siconos's does
+	                     * (docs/solvers.md, "Siconos's error") */
 } lk_merit;
 
 typedef struct lk_metrics {
@@ -187,8 +188,10 @@ typedef struct lk_metrics {
 	double max_h;          /* max |H_i| */
 	double max_bound_violation; /* max amount by which lambda leaves [lo, hi] */
 	double fc3d;           /* Siconos's relative error (LK_MERIT_FC3D): each contact (a normal row and its pair
-	                        * of friction rows) against Coulomb's cone whatever the friction model, every other
-	                        * row by its natural residual; NaN where the metrics leave the full merits out */
+	                        * of friction rows) against Coulomb's cone whatever the friction model, a contact of
+	                        * the plane (a normal row and the one friction row right after it) against the 2D
+	                        * cone, every other row by its natural residual; NaN where the metrics leave the full
+	                        * merits out */
 } lk_metrics;
 
 /* The metrics of a given lambda (NULL: the problem's own lambda). */
