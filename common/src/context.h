@@ -55,6 +55,7 @@ typedef struct lk__ctx {
 	int have_best;
 	int evaluated;        /* the monitor evaluated the merit at the last check */
 	lk_metrics checked;   /* the metrics of the latest check that evaluated them */
+	lk__merit_sums last_sums; /* the sums of the latest lk__current_metrics over every row (not by blocks) */
 	int grew;             /* a check under LK__RULE_SOFT_GROWTH found the growth guard tripped */
 	lk_stats *stats;
 	lk_history *hist;
@@ -192,7 +193,9 @@ void lk__record(lk__ctx *c, int iter, const lk_metrics *m);
 
 /* Evaluates the current iterate's metrics (w from du or CSR). */
 void lk__current_metrics(lk__ctx *c, lk_metrics *m);
-/* The metrics of the current iterate from the w in c->w, which the caller knows to be its w (no product) */
+/* The metrics of the current iterate from the w in c->w and the sums in c->last_sums, which the caller knows to be
+ * its w and its sums (the check that stopped a sweep method made both): no product, and only the sums c->sums
+ * asks for beyond those */
 void lk__metrics_of_w(lk__ctx *c, lk_metrics *m);
 /* The start's metrics: as lk__current_metrics, without the product where the start is lambda = 0 (w = q) */
 void lk__start_metrics(lk__ctx *c, lk_metrics *m);

@@ -109,6 +109,7 @@ void lk__merit_sums_rows(const lk_problem *p, const double *lambda, const double
                          lk_friction friction, int begin, int end, unsigned sums, lk__merit_sums *s)
 {
 	double hh = 0, ff = 0, mod = 0, maxh = 0, viol = 0, ee = 0, nq = 0, nl = 0, nw = 0;
+	const int base = !(sums & LK__SUMS_NO_BASE);
 	for (int i = begin; i < end; ++i) {
 		/* a pair is summed whole with its first row, in the range (block) that row is in; w of a row outside
 		 * the range is another block's to write, and is made here from du */
@@ -118,9 +119,11 @@ void lk__merit_sums_rows(const lk_problem *p, const double *lambda, const double
 		const int pair = lk__cone_pair(p, i), m = pair ? 2 : 1;
 		const double wr[2] = {w[i], !pair ? 0.0 : i + 1 < end ? w[i + 1] : lk__w(p, i + 1, lambda, du)};
 		const double *l = lambda + i;
-		double lo, hi, h[2] = {0.0, 0.0}, v;
+		double lo, hi, h[2] = {0.0, 0.0}, v = -INFINITY;
 		lk__bounds(r, lambda, &lo, &hi);
-		if (pair && friction == LK_FRICTION_CONE) {
+		if (!base) {
+			/* RES's sums made already */
+		} else if (pair && friction == LK_FRICTION_CONE) {
 			/* Coulomb's cone: H_T = lambda_T - P_disc(lambda_T - w_T) over the contact's two rows */
 			double x = l[0] - wr[0], y = l[1] - wr[1];
 			lk__disc_project(&x, &y, hi);
@@ -129,7 +132,6 @@ void lk__merit_sums_rows(const lk_problem *p, const double *lambda, const double
 			v = sqrt(l[0] * l[0] + l[1] * l[1]) - hi;
 		} else {
 			/* a pair's two rows have the same box, their normal row's */
-			v = -INFINITY;
 			for (int k = 0; k < m; ++k) {
 				h[k] = lk_natural_residual(l[k], wr[k], lo, hi);
 				v = max2(v, max2(lo - l[k], l[k] - hi));
@@ -174,7 +176,8 @@ void lk__merit_sums_rows(const lk_problem *p, const double *lambda, const double
 				const double rc[2] = {lambda[fi], l[0]}, uc[2] = {wf, wr[0]};
 				ee += contact_error2_2d(rc, uc, r->mu) - hf * hf;
 			} else {
-				ee += h[0] * h[0];
+				const double h0 = base ? h[0] : lk_natural_residual(l[0], wr[0], lo, hi);
+				ee += h0 * h0;
 			}
 		}
 		i += m - 1;
@@ -188,7 +191,7 @@ void lk__merit_sums_rows(const lk_problem *p, const double *lambda, const double
 	s->nq = nq;
 	s->nl = nl;
 	s->nw = nw;
-	s->sums = sums;
+	s->sums = sums & LK__SUMS_ALL;
 }
 
 void lk__merit_sums_finish(const lk__merit_sums *s, lk_metrics *m)

@@ -60,15 +60,31 @@ void lk__current_metrics(lk__ctx *c, lk_metrics *m)
 	}
 	for (int i = 0; i < c->n; ++i)
 		c->w[i] = lk__w(p, i, c->lambda, c->du);
-	lk__merit_sums s;
-	lk__merit_sums_rows(p, c->lambda, c->w, c->du, c->cfg->friction, 0, c->n, c->sums, &s);
-	lk__merit_sums_finish(&s, m);
+	lk__merit_sums_rows(p, c->lambda, c->w, c->du, c->cfg->friction, 0, c->n, c->sums, &c->last_sums);
+	lk__merit_sums_finish(&c->last_sums, m);
 }
 
 void lk__metrics_of_w(lk__ctx *c, lk_metrics *m)
 {
-	lk__merit_sums s;
-	lk__merit_sums_rows(c->p, c->lambda, c->w, c->du, c->cfg->friction, 0, c->n, c->sums, &s);
+	/* the check made RES's sums of this lambda and w and the merits it read (c->last_sums): only the merits it
+	 * did not sum are added, without RES's (on a problem of a few contacts, whose solve is a sweep or two, the
+	 * statistics of the result were a third of the call) */
+	lk__merit_sums s = c->last_sums, more;
+	const unsigned need = c->sums & ~s.sums;
+	if (need) {
+		lk__merit_sums_rows(c->p, c->lambda, c->w, c->du, c->cfg->friction, 0, c->n, need | LK__SUMS_NO_BASE, &more);
+		if (need & LK__SUMS_FISCHER)
+			s.ff = more.ff;
+		if (need & LK__SUMS_MODIFIED)
+			s.mod = more.mod;
+		if (need & LK__SUMS_FC3D) {
+			s.ee = more.ee;
+			s.nq = more.nq;
+			s.nl = more.nl;
+			s.nw = more.nw;
+		}
+		s.sums |= need;
+	}
 	lk__merit_sums_finish(&s, m);
 }
 

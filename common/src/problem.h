@@ -159,6 +159,8 @@ enum {
 	LK__SUMS_MODIFIED = 1u << 1, /* mod: the merit "modified" */
 	LK__SUMS_FC3D = 1u << 2,     /* ee, nq, nl, nw: Siconos's relative error */
 	LK__SUMS_ALL = (1u << 3) - 1,
+	/* a flag, not a sum: leave out RES's sums (hh, maxh, viol), which an earlier evaluation of the same lambda made */
+	LK__SUMS_NO_BASE = 1u << 3,
 };
 /* The sums the merit m needs (none for RES and theta) */
 unsigned lk__merit_sums_for(lk_merit m);
