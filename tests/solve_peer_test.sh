@@ -24,6 +24,15 @@ row "siconos-nsn-ac" | grep -q " solved$" || fail "Siconos's Newton has no row"
 grep -q "ipm:friction=cone,iters=3: ipm: the iteration limit ran out" "$tmp/err.txt" || fail "nothing on stderr"
 echo "solve_peer_test: ok"
 
+# W goes to Siconos sparse, whatever its size: 600 boxes on an incline, 7,200 rows (beyond a dense W's 6,000 once)
+"$lcpkit" gen incline --n 600 --friction 0.5 --out "$tmp/big.lkp"
+"$lcpkit" solve "$tmp/big.lkp" --peer siconos --tol 1e-8 --peer-iters 2000 \
+  --solver newton-minmap:friction=cone,iters=200 >"$tmp/out.txt" 2>"$tmp/err.txt" || fail "exit status $? for 7,200 rows"
+grep -q "peer siconos: 2400 contacts" "$tmp/out.txt" || fail "not 2,400 contacts"
+row "lcpkit newton-minmap:friction=cone,iters=200" | grep -q " solved$" || fail "lcpkit's row does not say solved"
+row "siconos-nsgs" | grep -q " solved$" || fail "Siconos's nsgs does not solve the 7,200 rows"
+echo "solve_peer_test: sparse W ok"
+
 # Siconos's solvers run in a process of their own under a memory limit: its Newton (and the sparse solver it
 # calls) cannot work in 1 MB, and its row says so while the others keep theirs; the exit status is 1
 rc=0

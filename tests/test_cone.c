@@ -253,11 +253,8 @@ static void test_fc2d_merit_is_siconos(void **state)
 {
 	(void)state;
 	enum { NC = 12, N = 2 * NC };
-	lk_peer_fc3d g = {2, NC, NULL, NULL, NULL, NULL};
-	g.perm = malloc(sizeof(int) * N);
-	g.W = calloc((size_t)N * N, sizeof(double));
-	g.q = malloc(sizeof(double) * N);
-	g.mu = malloc(sizeof(double) * NC);
+	double *W = calloc((size_t)N * N, sizeof(double)), q[N], lo[N], hi[N], mu[N];
+	int fi[N];
 	double B[N][4];
 	unsigned x = 12345;
 	for (int i = 0; i < N; ++i)
@@ -266,24 +263,30 @@ static void test_fc2d_merit_is_siconos(void **state)
 			B[i][k] = (double)((x >> 8) % 2001) / 1000.0 - 1.0;
 		}
 	for (int i = 0; i < N; ++i) {
-		g.perm[i] = i;
-		g.q[i] = i % 2 == 0 ? (i % 4 == 0 ? -1.0 - 0.1 * i : 0.3) : 0.8 - 0.07 * i;
+		const int normal = i % 2 == 0;
+		q[i] = normal ? (i % 4 == 0 ? -1.0 - 0.1 * i : 0.3) : 0.8 - 0.07 * i;
+		lo[i] = normal ? 0.0 : -INFINITY;
+		hi[i] = INFINITY;
+		mu[i] = normal ? 0.0 : 0.3;
+		fi[i] = normal ? -1 : i - 1;
 		for (int j = 0; j < N; ++j) {
 			for (int k = 0; k < 4; ++k)
-				g.W[(size_t)i * N + j] += 0.25 * B[i][k] * B[j][k];
-			g.W[(size_t)i * N + j] += i == j ? 4.0 : 0.0;
+				W[(size_t)i * N + j] += 0.25 * B[i][k] * B[j][k];
+			W[(size_t)i * N + j] += i == j ? 4.0 : 0.0;
 		}
 	}
-	for (int c = 0; c < NC; ++c)
-		g.mu[c] = 0.3;
-	lk_problem *p = lk_peer_fc3d_problem(&g);
-	assert_non_null(p);
-	/* the problem is seen as one of the plane again */
+	lk_problem *p = lk_problem_create(LK_FORM_MATRIX);
+	assert_int_equal(lk_problem_set_dense(p, N, W, q, lo, hi, mu, fi), LK_OK);
+	/* the problem is seen as one of the plane, in its own order */
 	lk_peer_fc3d f;
 	char err[200];
 	assert_int_equal(lk_peer_fc3d_make(p, 3000, &f, err, sizeof err), LK_OK);
 	assert_int_equal(f.dim, 2);
 	assert_int_equal(f.nc, NC);
+	assert_non_null(f.W);
+	for (int i = 0; i < N; ++i)
+		assert_int_equal(f.perm[i], i);
+	assert_memory_equal(f.W, W, sizeof(double) * N * N);
 	lk_stats st;
 	solve(p, "pgs:iters=2,warm=0", &st);
 	double siconos = NAN;
@@ -302,7 +305,7 @@ static void test_fc2d_merit_is_siconos(void **state)
 	assert_double_equal(st.fc3d_final, siconos, 1e-3 * siconos);
 	double r[N];
 	lk_peer_result pr;
-	assert_int_equal(lk_peer_siconos_fc3d_solve(LK_PEER_FC3D_NSGS, 2, NC, f.W, f.q, f.mu, r, 10000, 1e-12, &pr), LK_OK);
+	assert_int_equal(lk_peer_siconos_fc3d_solve(LK_PEER_FC3D_NSGS, &f, r, 10000, 1e-12, &pr), LK_OK);
 	assert_true(pr.error < 1e-12);
 	int sticking = 0, sliding = 0, apart = 0;
 	for (int i = 0; i < N; ++i) {
@@ -316,7 +319,7 @@ static void test_fc2d_merit_is_siconos(void **state)
 	print_message("fc2d: %d sticking, %d sliding, %d apart\n", sticking, sliding, apart);
 	assert_true(sticking > 0 && sliding > 0 && apart > 0);
 	lk_peer_fc3d_free(&f);
-	lk_peer_fc3d_free(&g);
+	free(W);
 	lk_problem_destroy(p);
 }
 
@@ -380,7 +383,7 @@ static void test_cone_methods_against_siconos(void **state)
 	const int n = 3 * f.nc;
 	double *r = malloc(sizeof(double) * n);
 	lk_peer_result pr;
-	assert_int_equal(lk_peer_siconos_fc3d_solve(LK_PEER_FC3D_NSGS, f.dim, f.nc, f.W, f.q, f.mu, r, 100000, 1e-12, &pr),
+	assert_int_equal(lk_peer_siconos_fc3d_solve(LK_PEER_FC3D_NSGS, &f, r, 100000, 1e-12, &pr),
 	                 LK_OK);
 	assert_int_equal(pr.info, 0);
 	for (int k = 0; k < 5; ++k) {
@@ -429,7 +432,7 @@ static void test_unique_velocities(void **state)
 		const int n = 3 * f.nc;
 		double *r = malloc(sizeof(double) * n), *ws = malloc(sizeof(double) * n), *wl = malloc(sizeof(double) * n);
 		lk_peer_result pr;
-		assert_int_equal(lk_peer_siconos_fc3d_solve(LK_PEER_FC3D_NSN_AC, f.dim, f.nc, f.W, f.q, f.mu, r, 1000, 1e-12, &pr),
+		assert_int_equal(lk_peer_siconos_fc3d_solve(LK_PEER_FC3D_NSN_AC, &f, r, 1000, 1e-12, &pr),
 		                 LK_OK);
 		assert_true(pr.error < 1e-10);
 		lk_problem *mp = lk_peer_fc3d_problem(&f);

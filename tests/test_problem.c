@@ -356,6 +356,55 @@ static void test_apply_matches_dense(void **state)
 	lk_problem_destroy(p);
 }
 
+/* The sparse A (lk_problem_assemble_sparse) is the dense one: every stored entry equal, every entry it leaves out 0,
+ * columns ascending; in the row form and in the matrix form made from it; the count first, then the entries. */
+static void test_sparse_assembly_matches_dense(void **state)
+{
+	(void)state;
+	enum { N = 40 };
+	lk_problem *rows = tu_random_rows(12, N, 7, 0.3), *m = lk_problem_create(LK_FORM_MATRIX);
+	double *A = malloc(sizeof(double) * N * N), q[N], lo[N], hi[N], mu[N];
+	int f[N];
+	assert_int_equal(lk_problem_assemble_dense(rows, N, A, q), LK_OK);
+	for (int i = 0; i < N; ++i)
+		assert_int_equal(lk_problem_get_bounds(rows, i, &lo[i], &hi[i], &mu[i], &f[i], NULL), LK_OK);
+	assert_int_equal(lk_problem_set_dense(m, N, A, q, lo, hi, mu, f), LK_OK);
+	lk_problem *forms[2] = {rows, m};
+	for (int k = 0; k < 2; ++k) {
+		int row_ptr[N + 1], sentinel = -7;
+		int64_t count = -1;
+		double qs[N];
+		/* the count first: col and val untouched */
+		assert_int_equal(lk_problem_assemble_sparse(forms[k], row_ptr, &sentinel, NULL, qs, 0, &count), LK_OK);
+		assert_int_equal(sentinel, -7);
+		assert_true(count > N && count < N * N);
+		assert_int_equal(row_ptr[N], (int)count);
+		int *col = malloc(sizeof(int) * (size_t)count);
+		double *val = malloc(sizeof(double) * (size_t)count), *dense = calloc(N * N, sizeof(double));
+		assert_int_equal(lk_problem_assemble_sparse(forms[k], row_ptr, col, val, NULL, count, &count), LK_OK);
+		for (int i = 0; i < N; ++i) {
+			assert_double_equal(qs[i], q[i], 0);
+			for (int e = row_ptr[i]; e < row_ptr[i + 1]; ++e) {
+				assert_true(e == row_ptr[i] || col[e] > col[e - 1]);
+				dense[i * N + col[e]] = val[e];
+			}
+		}
+		int zeros = 0;
+		for (int e = 0; e < N * N; ++e) {
+			assert_double_equal(dense[e], A[e], 1e-15 * fabs(A[e]));
+			zeros += A[e] == 0.0;
+		}
+		print_message("form %d: %lld entries stored, %d zeros of %d in A\n", k, (long long)count, zeros, N * N);
+		assert_true(zeros > 0);
+		free(col);
+		free(val);
+		free(dense);
+	}
+	free(A);
+	lk_problem_destroy(rows);
+	lk_problem_destroy(m);
+}
+
 static void test_metrics(void **state)
 {
 	(void)state;
@@ -591,6 +640,7 @@ int main(void)
 		cmocka_unit_test(test_matrix_validation),
 		cmocka_unit_test(test_dense_assembly_by_hand),
 		cmocka_unit_test(test_apply_matches_dense),
+		cmocka_unit_test(test_sparse_assembly_matches_dense),
 		cmocka_unit_test(test_metrics),
 		cmocka_unit_test(test_config_parse),
 		cmocka_unit_test(test_solve_rejects_bad_config),

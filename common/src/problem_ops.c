@@ -1,5 +1,5 @@
 /* The operations on the problem's A: du = M^-1 J^T lambda, w = A x (+ q), a body's change of velocity, the
- * diagonal and the dense A. */
+ * diagonal and A itself, dense or sparse. */
 #include "problem.h"
 
 #include "kernel.h"
@@ -105,4 +105,99 @@ lk_status lk_problem_assemble_dense(lk_problem *p, int max_n, double *A, double 
 		for (int j = 0; j < n; ++j)
 			A[(size_t)i * n + j] = lk__a_entry(p, i, j);
 	return LK_OK;
+}
+
+static int compare_int(const void *a, const void *b)
+{
+	const int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+lk_status lk_problem_assemble_sparse(lk_problem *p, int *row_ptr, int *col, double *val, double *q, int64_t capacity,
+                                     int64_t *count)
+{
+	if (!p)
+		return LK_ERR_INVALID_ARGUMENT;
+	lk__clear_error(p);
+	if (!row_ptr || !count)
+		return lk__fail(p, LK_ERR_INVALID_ARGUMENT, "assemble_sparse: row_ptr or count is NULL");
+	const int n = p->nrows;
+	if (q)
+		for (int i = 0; i < n; ++i)
+			q[i] = p->rows[i].q;
+	const int fill = col && val;
+	if (p->form == LK_FORM_MATRIX) {
+		memcpy(row_ptr, p->row_ptr, ((size_t)n + 1) * sizeof(int));
+		*count = p->nnz;
+		if (fill && capacity >= p->nnz) {
+			memcpy(col, p->col, (size_t)p->nnz * sizeof(int));
+			memcpy(val, p->val, (size_t)p->nnz * sizeof(double));
+		}
+		return LK_OK;
+	}
+	/* the row form: A_ij = J_i M^-1 J_j^T + s_i [i = j] wherever rows i and j share a moving body (lk__a_entry),
+	 * each row's columns those of its bodies' rows, in ascending order */
+	const int nb = p->nbodies;
+	int *start = calloc((size_t)nb + 2, sizeof(int)), *rows = malloc(2 * ((size_t)n + 1) * sizeof(int));
+	int *mark = malloc(((size_t)n + 1) * sizeof(int)), *cols = malloc(((size_t)n + 1) * sizeof(int));
+	if (!start || !rows || !mark || !cols) {
+		free(start);
+		free(rows);
+		free(mark);
+		free(cols);
+		return lk__fail(p, LK_ERR_NO_MEMORY, "assemble_sparse: out of memory for %d rows", n);
+	}
+	for (int i = 0; i < n; ++i) {
+		const lk__row_link *r = &p->link[i];
+		start[r->a + 1] += r->a < nb;
+		start[r->b + 1] += r->b < nb;
+	}
+	for (int b = 0; b < nb; ++b)
+		start[b + 1] += start[b];
+	for (int i = 0; i < n; ++i) {
+		const lk__row_link *r = &p->link[i];
+		if (r->a < nb)
+			rows[start[r->a]++] = i;
+		if (r->b < nb)
+			rows[start[r->b]++] = i;
+	}
+	for (int b = nb; b > 0; --b)
+		start[b] = start[b - 1];
+	start[0] = 0;
+	for (int i = 0; i < n; ++i)
+		mark[i] = -1;
+	lk_status st = LK_OK;
+	int64_t nnz = 0;
+	row_ptr[0] = 0;
+	for (int i = 0; i < n && st == LK_OK; ++i) {
+		const lk__row_link *r = &p->link[i];
+		int m = 0;
+		const int body[2] = {r->a, r->b};
+		for (int s = 0; s < 2; ++s)
+			for (int k = body[s] < nb ? start[body[s]] : 0; body[s] < nb && k < start[body[s] + 1]; ++k)
+				if (mark[rows[k]] != i) {
+					mark[rows[k]] = i;
+					cols[m++] = rows[k];
+				}
+		if (mark[i] != i) /* a row on no moving body: its CFM alone */
+			cols[m++] = i;
+		qsort(cols, (size_t)m, sizeof(int), compare_int);
+		if (nnz + m > INT32_MAX) {
+			st = lk__fail(p, LK_ERR_LIMIT, "assemble_sparse: more than %d entries", INT32_MAX);
+			break;
+		}
+		if (fill && nnz + m <= capacity)
+			for (int k = 0; k < m; ++k) {
+				col[nnz + k] = cols[k];
+				val[nnz + k] = lk__a_entry(p, i, cols[k]);
+			}
+		nnz += m;
+		row_ptr[i + 1] = (int)nnz;
+	}
+	free(start);
+	free(rows);
+	free(mark);
+	free(cols);
+	*count = nnz;
+	return st;
 }

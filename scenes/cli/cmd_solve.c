@@ -162,7 +162,7 @@ static int peer_compare(const lk_solve_args *a, const char *file, lk_problem *p)
 	lk_peer_fc3d f;
 	char err[256];
 	lk_peer_set_memory_limit(a->peer_memory);
-	if (lk_peer_fc3d_make(p, 6000, &f, err, sizeof err) != LK_OK) {
+	if (lk_peer_fc3d_make(p, 0, &f, err, sizeof err) != LK_OK) {
 		lk_cli_error("solve", "%s: --peer siconos: %s", file, err);
 		return LK_EXIT_FAIL;
 	}
@@ -212,8 +212,7 @@ static int peer_compare(const lk_solve_args *a, const char *file, lk_problem *p)
 	for (int s = 0; rc == LK_EXIT_OK && s < LK_PEER_FC3D_COUNT; ++s) {
 		lk_peer_result pr;
 		for (int k = 0; k < a->repeat && rc == LK_EXIT_OK; ++k) {
-			if (lk_peer_siconos_fc3d_solve((lk_peer_fc3d_solver)s, f.dim, f.nc, f.W, f.q, f.mu, r, a->peer_iters, tol,
-			                               &pr) != LK_OK)
+			if (lk_peer_siconos_fc3d_solve((lk_peer_fc3d_solver)s, &f, r, a->peer_iters, tol, &pr) != LK_OK)
 				rc = LK_EXIT_FAIL;
 			t[k] = pr.seconds;
 		}

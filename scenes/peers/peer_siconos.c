@@ -1,4 +1,5 @@
 /* Thin bridge to Siconos numerics' LCP solvers; everything it calls is Siconos's own. */
+#define _GNU_SOURCE 1 /* qsort_r */
 #include "peer_siconos.h"
 
 #include "lcpkit/lcpkit.h"
@@ -174,12 +175,14 @@ lk_status lk_peer_siconos_fc3d(int nc, const double *W, const double *q, const d
 	return st;
 }
 
+static NumericsMatrix *sparse_block_of(const lk_peer_fc3d *f);
+
 lk_status lk_peer_siconos_error(const lk_peer_fc3d *f, const double *lambda, double tol, double *error)
 {
-	if (!f || f->nc < 1 || (f->dim != 2 && f->dim != 3) || !f->W || !f->perm || !lambda || !error)
+	if (!f || f->nc < 1 || (f->dim != 2 && f->dim != 3) || !f->row_ptr || !f->perm || !lambda || !error)
 		return LK_ERR_INVALID_ARGUMENT;
 	const int n = f->dim * f->nc;
-	NumericsMatrix *M = NM_create(NM_DENSE, n, n);
+	NumericsMatrix *M = sparse_block_of(f);
 	double *z = malloc((size_t)n * sizeof(double)), *u = malloc((size_t)n * sizeof(double));
 	double *qq = malloc((size_t)n * sizeof(double)), *mm = malloc((size_t)f->nc * sizeof(double));
 	SolverOptions *opt = solver_options_create(f->dim == 2 ? SICONOS_FRICTION_2D_NSGS : SICONOS_FRICTION_3D_NSGS);
@@ -187,12 +190,17 @@ lk_status lk_peer_siconos_error(const lk_peer_fc3d *f, const double *lambda, dou
 	if (!M || !z || !u || !qq || !mm || !opt) {
 		st = LK_ERR_NO_MEMORY;
 	} else {
-		siconos_setup(M, f->W, n, opt, 0, 0.0);
 		memcpy(qq, f->q, (size_t)n * sizeof(double));
 		memcpy(mm, f->mu, (size_t)f->nc * sizeof(double));
 		for (int a = 0; a < n; ++a)
 			z[a] = lambda[f->perm[a]];
-		velocity_of(f->W, f->q, z, n, u);
+		/* Siconos's measure reads the velocity of the reactions beside them: u = W z + q */
+		for (int a = 0; a < n; ++a) {
+			double v = f->q[a];
+			for (int e = f->row_ptr[a]; e < f->row_ptr[a + 1]; ++e)
+				v += f->val[e] * z[f->col[e]];
+			u[a] = v;
+		}
 		FrictionContactProblem prob;
 		prob.dimension = f->dim;
 		prob.numberOfContacts = f->nc;
@@ -218,6 +226,9 @@ void lk_peer_fc3d_free(lk_peer_fc3d *f)
 		return;
 	free(f->perm);
 	free(f->W);
+	free(f->row_ptr);
+	free(f->col);
+	free(f->val);
 	free(f->q);
 	free(f->mu);
 	memset(f, 0, sizeof *f);
@@ -244,7 +255,73 @@ static int planar_contacts(lk_problem *p, int n)
 	return planar && 2 * normals == n;
 }
 
-lk_status lk_peer_fc3d_make(lk_problem *p, int max_rows, lk_peer_fc3d *out, char *err, size_t esz)
+static int compare_entry_col(const void *a, const void *b, void *cols)
+{
+	const int x = ((const int *)cols)[*(const int *)a], y = ((const int *)cols)[*(const int *)b];
+	return (x > y) - (x < y);
+}
+
+/* W and q of p (lk_problem_assemble_sparse) in out's order (out->perm): out->row_ptr, col, val, q, and the dense W
+ * where p has at most max_dense rows; LK_OK or the failure, with its message in err */
+static lk_status siconos_order_of(lk_problem *p, int n, int max_dense, lk_peer_fc3d *out, char *err, size_t esz)
+{
+	int *rp = malloc(((size_t)n + 1) * sizeof(int)), *inv = malloc((size_t)n * sizeof(int));
+	double *q = malloc((size_t)n * sizeof(double));
+	int64_t nnz = 0;
+	lk_status st = rp && inv && q ? lk_problem_assemble_sparse(p, rp, NULL, NULL, q, 0, &nnz) : LK_ERR_NO_MEMORY;
+	int *col = NULL, *order = NULL;
+	double *val = NULL;
+	if (st == LK_OK) {
+		col = malloc(((size_t)nnz + 1) * sizeof(int));
+		val = malloc(((size_t)nnz + 1) * sizeof(double));
+		order = malloc(((size_t)n + 1) * sizeof(int));
+		out->row_ptr = malloc(((size_t)n + 1) * sizeof(int));
+		out->col = malloc(((size_t)nnz + 1) * sizeof(int));
+		out->val = malloc(((size_t)nnz + 1) * sizeof(double));
+		st = col && val && order && out->row_ptr && out->col && out->val ? LK_OK : LK_ERR_NO_MEMORY;
+	}
+	if (st == LK_OK)
+		st = lk_problem_assemble_sparse(p, rp, col, val, NULL, nnz, &nnz);
+	if (st == LK_OK && n <= max_dense) {
+		out->W = calloc((size_t)n * n, sizeof(double));
+		st = out->W ? LK_OK : LK_ERR_NO_MEMORY;
+	}
+	if (st == LK_OK) {
+		for (int a = 0; a < n; ++a)
+			inv[out->perm[a]] = a;
+		/* row a is p's row perm[a], its columns renumbered and put in ascending order */
+		int64_t e = 0;
+		out->row_ptr[0] = 0;
+		for (int a = 0; a < n; ++a) {
+			const int r = out->perm[a], b = rp[r], m = rp[r + 1] - rp[r];
+			for (int k = 0; k < m; ++k) {
+				col[b + k] = inv[col[b + k]];
+				order[k] = b + k;
+			}
+			qsort_r(order, (size_t)m, sizeof(int), compare_entry_col, col);
+			for (int k = 0; k < m; ++k, ++e) {
+				out->col[e] = col[order[k]];
+				out->val[e] = val[order[k]];
+				if (out->W)
+					out->W[(size_t)a * n + out->col[e]] = out->val[e];
+			}
+			out->row_ptr[a + 1] = (int)e;
+			out->q[a] = q[r];
+		}
+		out->nnz = nnz;
+	} else {
+		snprintf(err, esz, "%s", st == LK_ERR_NO_MEMORY ? "out of memory for W" : lk_problem_error(p));
+	}
+	free(rp);
+	free(inv);
+	free(q);
+	free(col);
+	free(val);
+	free(order);
+	return st;
+}
+
+lk_status lk_peer_fc3d_make(lk_problem *p, int max_dense, lk_peer_fc3d *out, char *err, size_t esz)
 {
 	memset(out, 0, sizeof *out);
 	const int n = p ? lk_problem_row_count(p) : 0;
@@ -255,19 +332,13 @@ lk_status lk_peer_fc3d_make(lk_problem *p, int max_rows, lk_peer_fc3d *out, char
 		         "the plane)", n);
 		return LK_ERR_UNSUPPORTED;
 	}
-	if (n > max_rows) {
-		snprintf(err, esz, "%d rows exceed the %d of a dense W for Siconos", n, max_rows);
-		return LK_ERR_LIMIT;
-	}
 	const int nc = n / dim;
 	int *seen = calloc((size_t)n, sizeof(int));
-	double *A = malloc(sizeof(double) * (size_t)n * n), *q = malloc(sizeof(double) * (size_t)n);
 	out->perm = malloc(sizeof(int) * (size_t)n);
 	out->mu = malloc(sizeof(double) * (size_t)nc);
-	out->W = malloc(sizeof(double) * (size_t)n * n);
 	out->q = malloc(sizeof(double) * (size_t)n);
 	lk_status st = LK_OK;
-	if (!seen || !A || !q || !out->perm || !out->mu || !out->W || !out->q) {
+	if (!seen || !out->perm || !out->mu || !out->q) {
 		snprintf(err, esz, "out of memory for %d rows", n);
 		st = LK_ERR_NO_MEMORY;
 	}
@@ -306,24 +377,15 @@ lk_status lk_peer_fc3d_make(lk_problem *p, int max_rows, lk_peer_fc3d *out, char
 		         n - dim * c, n);
 		st = LK_ERR_UNSUPPORTED;
 	}
-	if (st == LK_OK && lk_problem_assemble_dense(p, n, A, q) != LK_OK) {
-		snprintf(err, esz, "%s", lk_problem_error(p));
-		st = LK_ERR_LIMIT;
-	}
+	if (st == LK_OK)
+		st = siconos_order_of(p, n, max_dense, out, err, esz);
 	if (st == LK_OK) {
 		out->nc = nc;
 		out->dim = dim;
-		for (int a = 0; a < n; ++a) {
-			out->q[a] = q[out->perm[a]];
-			for (int b = 0; b < n; ++b)
-				out->W[(size_t)a * n + b] = A[(size_t)out->perm[a] * n + out->perm[b]];
-		}
 	} else {
 		lk_peer_fc3d_free(out);
 	}
 	free(seen);
-	free(A);
-	free(q);
 	return st;
 }
 
@@ -342,7 +404,7 @@ lk_problem *lk_peer_fc3d_problem(const lk_peer_fc3d *f)
 			mu[i] = normal ? 0.0 : f->mu[i / dim];
 			fi[i] = normal ? -1 : i - i % dim;
 		}
-		if (lk_problem_set_dense(p, n, f->W, f->q, lo, hi, mu, fi) != LK_OK) {
+		if (lk_problem_set_matrix(p, n, f->row_ptr, f->col, f->val, f->q, lo, hi, mu, fi) != LK_OK) {
 			lk_problem_destroy(p);
 			p = NULL;
 		}
@@ -361,39 +423,36 @@ const char *lk_peer_fc3d_name(int dim, lk_peer_fc3d_solver s)
 	return (unsigned)s >= LK_PEER_FC3D_COUNT || (dim != 2 && dim != 3) ? "unknown" : dim == 2 ? names2[s] : names3[s];
 }
 
-/* W (dense row-major, n x n) in Siconos's sparse block storage of dim x dim blocks, by way of its compressed
- * columns; NULL without memory */
-static NumericsMatrix *sparse_block_of(const double *W, int n, int dim)
+/* f's W in Siconos's sparse block storage of dim x dim blocks, by way of its compressed columns; NULL without
+ * memory */
+static NumericsMatrix *sparse_block_of(const lk_peer_fc3d *f)
 {
-	size_t nnz = 0;
-	for (size_t k = 0; k < (size_t)n * n; ++k)
-		nnz += W[k] != 0.0;
+	const int n = f->dim * f->nc;
 	NumericsMatrix *S = NM_create(NM_SPARSE, n, n);
 	if (!S)
 		return NULL;
-	NM_triplet_alloc(S, (CS_INT)(nnz ? nnz : 1));
+	NM_triplet_alloc(S, (CS_INT)(f->nnz ? f->nnz : 1));
 	S->matrix2->origin = NSM_TRIPLET;
-	for (int i = 0; i < n; ++i)
-		for (int j = 0; j < n; ++j)
-			if (W[(size_t)i * n + j] != 0.0)
-				NM_entry(S, i, j, W[(size_t)i * n + j]);
+	for (int a = 0; a < n; ++a)
+		for (int e = f->row_ptr[a]; e < f->row_ptr[a + 1]; ++e)
+			if (f->val[e] != 0.0)
+				NM_entry(S, a, f->col[e], f->val[e]);
 	NumericsMatrix *out = NULL;
 	SparseBlockStructuredMatrix *sbm = SBM_new();
-	if (sbm && SBM_from_csparse(dim, NM_csc(S), sbm) == 0)
+	if (sbm && SBM_from_csparse(f->dim, NM_csc(S), sbm) == 0)
 		out = NM_create_from_data(NM_SPARSE_BLOCK, n, n, sbm);
 	NM_free(S);
 	return out;
 }
 
-static lk_status fc3d_solve_here(lk_peer_fc3d_solver s, int dim, int nc, const double *W, const double *q,
-                                 const double *mu, double *r, int max_iter, double tol, lk_peer_result *res)
+static lk_status fc3d_solve_here(lk_peer_fc3d_solver s, const lk_peer_fc3d *f, double *r, int max_iter, double tol,
+                                 lk_peer_result *res)
 {
 	static const int ids3[LK_PEER_FC3D_COUNT] = {SICONOS_FRICTION_3D_NSGS, SICONOS_FRICTION_3D_NSN_AC};
 	static const int ids2[LK_PEER_FC3D_COUNT] = {SICONOS_FRICTION_2D_NSGS, SICONOS_FRICTION_2D_CPG};
-	if ((unsigned)s >= LK_PEER_FC3D_COUNT || (dim != 2 && dim != 3) || nc < 1 || !W || !q || !mu || !r || !res)
-		return LK_ERR_INVALID_ARGUMENT;
-	const int n = dim * nc;
-	NumericsMatrix *M = sparse_block_of(W, n, dim);
+	const int dim = f->dim, nc = f->nc, n = dim * nc;
+	const double *q = f->q, *mu = f->mu;
+	NumericsMatrix *M = sparse_block_of(f);
 	double *qq = malloc((size_t)n * sizeof(double)), *mm = malloc((size_t)nc * sizeof(double));
 	double *u = calloc((size_t)n, sizeof(double));
 	SolverOptions *opt = solver_options_create(dim == 2 ? ids2[s] : ids3[s]);
@@ -505,8 +564,8 @@ static int end_child(int rfd, pid_t pid)
 /* A Siconos solve's arguments, in the child */
 typedef struct fc3d_call {
 	lk_peer_fc3d_solver s;
-	int dim, nc, max_iter;
-	const double *W, *q, *mu;
+	const lk_peer_fc3d *f;
+	int max_iter;
 	double tol, *r;
 	lk_peer_result *res;
 } fc3d_call;
@@ -519,10 +578,10 @@ static void fc3d_child(void *arg, int fd)
 	 * process had: timed cold, a new process's first call paid its page faults (NESpheres, 44 contacts: nsgs
 	 * 175 us against 11) */
 	lk_peer_result warm;
-	fc3d_solve_here(a->s, a->dim, a->nc, a->W, a->q, a->mu, a->r, 1, a->tol, &warm);
-	lk_status st = fc3d_solve_here(a->s, a->dim, a->nc, a->W, a->q, a->mu, a->r, a->max_iter, a->tol, a->res);
+	fc3d_solve_here(a->s, a->f, a->r, 1, a->tol, &warm);
+	lk_status st = fc3d_solve_here(a->s, a->f, a->r, a->max_iter, a->tol, a->res);
 	const int ok = move_all(fd, &st, sizeof st, 1) && move_all(fd, a->res, sizeof *a->res, 1) &&
-	               move_all(fd, a->r, (size_t)a->dim * a->nc * sizeof(double), 1);
+	               move_all(fd, a->r, (size_t)a->f->dim * a->f->nc * sizeof(double), 1);
 	_exit(ok ? 0 : 1);
 }
 
@@ -532,13 +591,14 @@ static void fc3d_child(void *arg, int fd)
  * swapped the machine. A child's memory is given back when it ends, and a limit on its data (half the machine's
  * memory) turns a runaway into a failed call (res.info LK_PEER_ABNORMAL) instead. The time is the child's own
  * call's, on the statistics clock, after a call of one iteration (below). */
-lk_status lk_peer_siconos_fc3d_solve(lk_peer_fc3d_solver s, int dim, int nc, const double *W, const double *q,
-                                     const double *mu, double *r, int max_iter, double tol, lk_peer_result *res)
+lk_status lk_peer_siconos_fc3d_solve(lk_peer_fc3d_solver s, const lk_peer_fc3d *f, double *r, int max_iter, double tol,
+                                     lk_peer_result *res)
 {
-	if ((unsigned)s >= LK_PEER_FC3D_COUNT || (dim != 2 && dim != 3) || nc < 1 || !W || !q || !mu || !r || !res)
+	if ((unsigned)s >= LK_PEER_FC3D_COUNT || !f || (f->dim != 2 && f->dim != 3) || f->nc < 1 || !f->row_ptr ||
+	    !f->q || !f->mu || !r || !res)
 		return LK_ERR_INVALID_ARGUMENT;
-	const size_t bytes = (size_t)dim * nc * sizeof(double);
-	fc3d_call call = {s, dim, nc, max_iter, W, q, mu, tol, r, res};
+	const size_t bytes = (size_t)f->dim * f->nc * sizeof(double);
+	fc3d_call call = {s, f, max_iter, tol, r, res};
 	int rfd;
 	pid_t pid;
 	if (!start_child(fc3d_child, &call, &rfd, &pid))

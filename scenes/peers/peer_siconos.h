@@ -4,6 +4,8 @@
 
 #include "lcpkit/base.h"
 
+#include <stdint.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -48,18 +50,23 @@ lk_status lk_peer_siconos_fc3d(int nc, const double *W, const double *q, const d
 /* A problem's contacts as Siconos's local frictional contact problem: in 3D (fc3d) contact c is the normal row
  * perm[3c] (lo = 0, hi = inf) and its pair of friction rows perm[3c + 1], perm[3c + 2] (findex to it, one mu); in
  * the plane (fc2d: every normal row has one friction row) the normal row perm[2c] and its friction row
- * perm[2c + 1]; W (dense row-major) and q in that order. */
+ * perm[2c + 1]; W (compressed sparse rows, ascending columns; and dense row-major where asked) and q in that
+ * order. */
 typedef struct lk_peer_fc3d {
 	int dim; /* 2 or 3: rows a contact */
 	int nc;
 	int *perm;
-	double *W, *q, *mu;
+	int *row_ptr, *col; /* W: dim nc + 1 and nnz entries */
+	double *val;
+	int64_t nnz;
+	double *W;          /* dense W (dim nc x dim nc), or NULL where the problem has more rows than asked for */
+	double *q, *mu;
 } lk_peer_fc3d;
 struct lk_problem;
-/* Fills *out from p (at most max_rows rows). LK_ERR_UNSUPPORTED with a message in err when a row is no part of
- * such a contact (a joint row, a friction row without its pair), LK_ERR_LIMIT beyond max_rows,
- * LK_ERR_NO_MEMORY; *out is then empty. Free with lk_peer_fc3d_free. */
-lk_status lk_peer_fc3d_make(struct lk_problem *p, int max_rows, lk_peer_fc3d *out, char *err, size_t err_size);
+/* Fills *out from p, with the dense W too where p has at most max_dense rows. LK_ERR_UNSUPPORTED with a message in
+ * err when a row is no part of such a contact (a joint row, a friction row without its pair), LK_ERR_LIMIT for a W
+ * of more than 2^31 - 1 entries, LK_ERR_NO_MEMORY; *out is then empty. Free with lk_peer_fc3d_free. */
+lk_status lk_peer_fc3d_make(struct lk_problem *p, int max_dense, lk_peer_fc3d *out, char *err, size_t err_size);
 void lk_peer_fc3d_free(lk_peer_fc3d *f);
 /* The local problem f as an lcpkit problem of the matrix form in Siconos's row order (contact c: normal row dim c,
  * its friction rows after it); NULL without memory. */
@@ -80,13 +87,13 @@ typedef enum lk_peer_fc3d_solver {
 /* The solver's name for a problem of dim (2 or 3) rows a contact */
 const char *lk_peer_fc3d_name(int dim, lk_peer_fc3d_solver s);
 
-/* Solves the frictional contact problem of nc contacts of dim rows (2: Siconos's fc2d, 3: fc3d, as
- * lk_peer_siconos_fc3d), with solver s on W in Siconos's sparse block storage (dim x dim blocks, the storage its own
- * readers give these solvers), from r = 0; res.error is Siconos's error of the reactions it returns
+/* Solves f's frictional contact problem (f->dim rows a contact: 2, Siconos's fc2d; 3, fc3d as lk_peer_siconos_fc3d)
+ * with solver s on W in Siconos's sparse block storage (dim x dim blocks, the storage its own readers give these
+ * solvers), from r = 0 (r: dim nc entries); res.error is Siconos's error of the reactions it returns
  * (fc3d_compute_error, fc2d_compute_error), res.seconds the call's time on lcpkit's statistics clock. The solver
  * runs in a child process (peer_siconos.c says why): one that ends abnormally gives res.info LK_PEER_ABNORMAL. */
-lk_status lk_peer_siconos_fc3d_solve(lk_peer_fc3d_solver s, int dim, int nc, const double *W, const double *q,
-                                     const double *mu, double *r, int max_iter, double tol, lk_peer_result *res);
+lk_status lk_peer_siconos_fc3d_solve(lk_peer_fc3d_solver s, const lk_peer_fc3d *f, double *r, int max_iter, double tol,
+                                     lk_peer_result *res);
 
 /* A local frictional contact problem as Siconos's .dat files hold it (the test problems in Siconos's
  * numerics/src/FrictionContact/test/data), read by Siconos's own reader (frictionContact_new_from_filename):

@@ -409,6 +409,10 @@ static void friction_peer_report(FILE *out, const char *file, lk_problem *p)
 	char err[160];
 	if (lk_peer_fc3d_make(p, 3000, &f, err, sizeof err) != LK_OK)
 		return;
+	if (f.dim != 3 || !f.W) { /* a problem of the plane, or one beyond 3,000 rows: not reported */
+		lk_peer_fc3d_free(&f);
+		return;
+	}
 	const int nc = f.nc, n = 3 * nc;
 	double *r = malloc(sizeof(double) * (size_t)n);
 	lk_problem *cone = r ? lk_peer_fc3d_problem(&f) : NULL;
