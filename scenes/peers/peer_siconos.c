@@ -570,6 +570,10 @@ typedef struct fc3d_call {
 	lk_peer_result *res;
 } fc3d_call;
 
+/* The most calls of one solve a child times, and the time they may take together (fc3d_child) */
+#define CHILD_CALLS 20
+#define CHILD_SECONDS 1e-3
+
 static void fc3d_child(void *arg, int fd)
 {
 	const fc3d_call *a = arg;
@@ -580,6 +584,17 @@ static void fc3d_child(void *arg, int fd)
 	lk_peer_result warm;
 	fc3d_solve_here(a->s, a->f, a->r, 1, a->tol, &warm);
 	lk_status st = fc3d_solve_here(a->s, a->f, a->r, a->max_iter, a->tol, a->res);
+	/* a call of microseconds is timed again, the fastest taken, up to CHILD_CALLS calls or CHILD_SECONDS: timed once
+	 * in a new process, such a call took either its time or five times it, run after run (Siconos's fc2d nsgs on
+	 * 11 contacts: 3 or 17 us), where lcpkit's repeated calls in one process agree */
+	double spent = a->res->seconds;
+	for (int k = 1; st == LK_OK && k < CHILD_CALLS && spent < CHILD_SECONDS; ++k) {
+		lk_peer_result again;
+		st = fc3d_solve_here(a->s, a->f, a->r, a->max_iter, a->tol, &again);
+		spent += again.seconds;
+		if (again.seconds < a->res->seconds)
+			a->res->seconds = again.seconds;
+	}
 	const int ok = move_all(fd, &st, sizeof st, 1) && move_all(fd, a->res, sizeof *a->res, 1) &&
 	               move_all(fd, a->r, (size_t)a->f->dim * a->f->nc * sizeof(double), 1);
 	_exit(ok ? 0 : 1);
