@@ -4,6 +4,7 @@
 #include "lcpkit/io.h"
 #include "peer_siconos.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -40,7 +41,7 @@ int lk_cmd_fclib(int argc, char **argv)
 	if (!strcmp(argv[1], "export")) {
 		st = lk_problem_read(argv[2], NULL, &p, NULL, err, sizeof err);
 		if (st == LK_OK)
-			st = lk_fclib_export(p, 20000, argv[3], err, sizeof err);
+			st = lk_fclib_export(p, INT_MAX, argv[3], err, sizeof err); /* W sparse: no size to refuse */
 	} else {
 		if (access(argv[2], R_OK) == 0 && !lk_fclib_is_hdf5(argv[2]) && lk_peer_siconos_dat_like(argv[2])) {
 			/* Siconos's .dat form of a local problem */
