@@ -318,6 +318,18 @@ static void test_fc2d_merit_is_siconos(void **state)
 	/* the problem holds every case of the law */
 	print_message("fc2d: %d sticking, %d sliding, %d apart\n", sticking, sliding, apart);
 	assert_true(sticking > 0 && sliding > 0 && apart > 0);
+	/* Newton on the plane's cone (each contact's two rows one unit of Alart & Curnier's map), asked for the cone or,
+	 * the friction rows being all contacts of the plane, with the box: Newton's few iterations, the same answer */
+	const char *newton[2] = {"newton-minmap:friction=cone,iters=50,merit=fc3d,tol=1e-12,warm=0",
+	                         "newton-minmap:iters=50,merit=fc3d,tol=1e-12,warm=0"};
+	for (int k = 0; k < 2; ++k) {
+		solve(p, newton[k], &st);
+		print_message("%s: %d iterations, error %.3e\n", newton[k], st.iterations, st.fc3d_final);
+		assert_int_equal(st.stop_reason, LK_STOP_ABSOLUTE);
+		assert_true(st.iterations <= 8);
+		for (int i = 0; i < N; ++i)
+			assert_double_equal(lk_problem_lambda(p)[i], r[i], 1e-9);
+	}
 	lk_peer_fc3d_free(&f);
 	free(W);
 	lk_problem_destroy(p);

@@ -42,10 +42,11 @@
 #include <stddef.h>
 #include <string.h>
 
-/* A unit of the Newton system: a contact's three rows (normal, two friction), or one row. */
+/* A unit of the Newton system: a contact's three rows (normal, two friction), a contact of the plane's two
+ * (normal, its one friction row), or one row. */
 typedef struct cone_unit {
-	int m;          /* 1 or 3 */
-	int row[3];     /* the rows: normal, then the pair */
+	int m;          /* 1, 2 or 3 */
+	int row[3];     /* the rows: normal, then the pair (or the plane's one friction row) */
 	double rho[2];  /* steps: the normal's (or the row's), the pair's */
 	double A[9];    /* the unit's diagonal block of A, m x m row-major */
 	double B[9], C[9], P[9]; /* this iteration's Jacobian block, and the inverse of B + C A_cc */
@@ -143,6 +144,18 @@ static int make_units(cone_state *s, lk__arena *a)
 		owner[f] = owner[i] = owner[i + 1] = nu++;
 		++i;
 	}
+	/* a contact of the plane: a normal row and the one friction row right after it (the merit's plane_friction) */
+	for (int i = 1; i < n; ++i) {
+		const lk__row *r = &p->rows[i], *rf = &p->rows[i - 1];
+		if (r->findex != i - 1 || owner[i] >= 0 || owner[i - 1] >= 0 || rf->findex >= 0 || rf->lo != 0.0 ||
+		    rf->hi != INFINITY || (i + 1 < n && p->rows[i + 1].findex == i - 1))
+			continue;
+		cone_unit *u = &s->u[nu];
+		u->m = 2;
+		u->row[0] = i - 1;
+		u->row[1] = i;
+		owner[i - 1] = owner[i] = nu++;
+	}
 	for (int i = 0; i < n; ++i) {
 		if (owner[i] >= 0)
 			continue;
@@ -157,7 +170,7 @@ static int make_units(cone_state *s, lk__arena *a)
 			for (int q = 0; q < u->m; ++q)
 				u->A[r * u->m + q] = r == q ? p->rows[u->row[r]].diag : lk__a_entry(p, u->row[r], u->row[q]);
 		u->rho[0] = step_of(u->A[0]);
-		u->rho[1] = u->m == 3 ? step_of(fmax(u->A[4], u->A[8])) : u->rho[0];
+		u->rho[1] = u->m == 3 ? step_of(fmax(u->A[4], u->A[8])) : u->m == 2 ? step_of(u->A[3]) : u->rho[0];
 	}
 	return 1;
 }
@@ -178,6 +191,33 @@ static double unit_eval(const lk_problem *p, cone_unit *u, const double *x, cons
 			const int inside = z > lo && z < hi;
 			B[0] = inside ? 0.0 : 1.0;
 			C[0] = inside ? u->rho[0] : 0.0;
+		}
+	} else if (u->m == 2) {
+		/* the plane's cone, an interval: the map above with the disc's projection one-dimensional, P_[-R,R], whose
+		 * derivative on the boundary is 0 and whose radius moves with the normal's z_n (Alart & Curnier 1991 in
+		 * one tangent direction) */
+		const int in = u->row[0], it = u->row[1];
+		const double mu = p->rows[it].mu, rn = u->rho[0], rt = u->rho[1];
+		const double zn = x[in] - rn * w[in], pn = zn > 0.0 ? zn : 0.0;
+		const double R = mu * pn, zt = x[it] - rt * w[it], side = zt > 0.0 ? 1.0 : -1.0;
+		const int inside = fabs(zt) <= R;
+		F[in] = x[in] - pn;
+		F[it] = x[it] - (inside ? zt : side * R);
+		f2 = F[in] * F[in] + F[it] * F[it];
+		if (jac) {
+			if (zn > 0.0)
+				C[0] = rn;
+			else
+				B[0] = 1.0;
+			if (inside) {
+				C[3] = rt;
+			} else {
+				B[3] = 1.0;
+				if (zn > 0.0) {
+					B[2] = -mu * side;
+					C[2] = mu * rn * side;
+				}
+			}
 		}
 	} else {
 		const int in = u->row[0], i1 = u->row[1], i2 = u->row[2];
@@ -338,11 +378,15 @@ static void project_feasible(cone_state *s, const lk_metrics *m)
 		if (u->m == 3) {
 			x[i] = fmax(x[i], 0.0);
 			lk__disc_project(&x[u->row[1]], &x[u->row[2]], p->rows[u->row[1]].mu * x[i]);
+		} else if (u->m == 2) {
+			x[i] = fmax(x[i], 0.0);
+			const double R = p->rows[u->row[1]].mu * x[i];
+			x[u->row[1]] = lk__clamp(x[u->row[1]], -R, R);
 		} else if (p->rows[i].findex < 0) {
 			x[i] = lk__clamp(x[i], p->rows[i].lo, p->rows[i].hi);
 		}
 	}
-	/* friction rows outside a unit of three, against their normal rows' projected impulses */
+	/* friction rows outside a contact's unit, against their normal rows' projected impulses */
 	for (int k = 0; k < s->nu; ++k) {
 		const cone_unit *u = &s->u[k];
 		const int i = u->row[0];
