@@ -480,8 +480,7 @@ static int invert3(const double *restrict M, double *restrict out)
  * when the body has it on, then u* = u + h M^-1 (f, tau). The same quantities as quickstep's, in fewer operations
  * (to rounding: tests/test_ode_rows.c): the inverse inertia and the inertia rotated as the symmetric matrices they
  * are, and the gyroscopic torque, quickstep's (I M^-1 - 1) L / h with M = I - h [L]x, as L x (M^-1 L), since
- * I - M = h [L]x: one solve instead of an inverse and two products. A body's state was 900 instructions of a
- * 3,000-box pile's step in the adapter, 830 of them these (callgrind). */
+ * I - M = h [L]x: one solve instead of an inverse and two products. */
 static void body_state(lk_ode *ctx, lk__ode_body *e, double h, double u[6])
 {
 	dBodyID b = e->id;
