@@ -129,9 +129,10 @@ lk_status lk_problem_assemble_sparse(lk_problem *p, int *row_ptr, int *col, doub
 	if (p->form == LK_FORM_MATRIX) {
 		memcpy(row_ptr, p->row_ptr, ((size_t)n + 1) * sizeof(int));
 		*count = p->nnz;
-		if (fill && capacity >= p->nnz) {
-			memcpy(col, p->col, (size_t)p->nnz * sizeof(int));
-			memcpy(val, p->val, (size_t)p->nnz * sizeof(double));
+		const int64_t room = capacity < p->nnz ? (capacity > 0 ? capacity : 0) : p->nnz;
+		if (fill && room > 0) {
+			memcpy(col, p->col, (size_t)room * sizeof(int));
+			memcpy(val, p->val, (size_t)room * sizeof(double));
 		}
 		return LK_OK;
 	}
@@ -186,11 +187,10 @@ lk_status lk_problem_assemble_sparse(lk_problem *p, int *row_ptr, int *col, doub
 			st = lk__fail(p, LK_ERR_LIMIT, "assemble_sparse: more than %d entries", INT32_MAX);
 			break;
 		}
-		if (fill && nnz + m <= capacity)
-			for (int k = 0; k < m; ++k) {
-				col[nnz + k] = cols[k];
-				val[nnz + k] = lk__a_entry(p, i, cols[k]);
-			}
+		for (int k = 0; fill && k < m && nnz + k < capacity; ++k) {
+			col[nnz + k] = cols[k];
+			val[nnz + k] = lk__a_entry(p, i, cols[k]);
+		}
 		nnz += m;
 		row_ptr[i + 1] = (int)nnz;
 	}

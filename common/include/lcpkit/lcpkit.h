@@ -165,8 +165,9 @@ LK_API lk_status lk_problem_apply(lk_problem *p, const double *x, double *w, int
 LK_API lk_status lk_problem_assemble_dense(lk_problem *p, int max_n, double *A, double *q);
 /* A in compressed sparse rows and q, for problems too large for a dense A (the matrix form's own entries; in the row
  * form an entry wherever two rows share a moving body, ascending columns): row_ptr (n + 1 entries) and *count
- * (the entries) are always written; col and val (either NULL to ask the count first) only where they hold
- * `capacity` entries or more. q may be NULL. LK_ERR_LIMIT beyond 2^31 - 1 entries. */
+ * (the entries) are always written, col and val (either NULL to ask the count first) with the first `capacity`
+ * entries: a second call with capacity *count fills them whole. q may be NULL. LK_ERR_LIMIT beyond 2^31 - 1
+ * entries. */
 LK_API lk_status lk_problem_assemble_sparse(lk_problem *p, int *row_ptr, int *col, double *val, double *q,
                                             int64_t capacity, int64_t *count);
 /* The diagonal A_ii = J_i M^-1 J_i^T + s_i (row form) or A_ii (matrix form); n entries. */
