@@ -388,6 +388,95 @@ static lk_status write_and_import(const double *Md, const char *path, lk_problem
 	return lk_fclib_import(path, out, err, esz);
 }
 
+/* A global problem beyond a dense W's reach: 3,000 contacts (9,000 rows) on 100 bodies of M = diag(mass), each
+ * contact between two neighbouring bodies (the last on one), reduces to the sparse W = H^T M^-1 H, whose entries
+ * are checked against H^T M^-1 H made here: only the contacts that share a body couple. */
+static void test_global_sparse_reduction(void **state)
+{
+	(void)state;
+	enum { NB = 100, NC = 3000, N = 6 * NB, ROWS = 3 * NC };
+	int *mp = malloc(sizeof(int) * (N + 1)), *mi = malloc(sizeof(int) * N);
+	double *mx = malloc(sizeof(double) * N), *fv = malloc(sizeof(double) * N);
+	for (int k = 0; k < N; ++k) {
+		mp[k] = mi[k] = k;
+		mx[k] = 1.0 + (k / 6) % 7;
+		fv[k] = -0.1 * ((k % 6) == 2);
+	}
+	mp[N] = N;
+	/* contact c on body c % NB (and body c % NB + 1, except the last body): its row r a unit direction on the
+	 * first body's dof r, and the same with the opposite sign on the second's */
+	int *hp = malloc(sizeof(int) * (ROWS + 1)), *hi = malloc(sizeof(int) * 2 * ROWS);
+	double *hx = malloc(sizeof(double) * 2 * ROWS), *wv = calloc(ROWS, sizeof(double)), *muv = malloc(sizeof(double) * NC);
+	int nz = 0;
+	for (int c = 0; c < NC; ++c) {
+		muv[c] = 0.4;
+		const int b0 = c % NB, b1 = b0 + 1 < NB ? b0 + 1 : -1;
+		for (int r = 0; r < 3; ++r) {
+			hp[3 * c + r] = nz;
+			hi[nz] = 6 * b0 + (r + 2) % 3;
+			hx[nz++] = 1.0;
+			if (b1 >= 0) {
+				hi[nz] = 6 * b1 + (r + 2) % 3;
+				hx[nz++] = -1.0;
+			}
+		}
+	}
+	hp[ROWS] = nz;
+	struct fclib_matrix M = {N, N, N, mp, mi, mx, -1, NULL}, H = {nz, N, ROWS, hp, hi, hx, -1, NULL};
+	struct fclib_global gp = {&M, &H, NULL, muv, fv, NULL, wv, 3, NULL};
+	const char *path = tmp_path("global_large.hdf5");
+	remove(path);
+	assert_int_equal(fclib_write_global(&gp, path), 1);
+	lk_problem *p = NULL;
+	char err[512];
+	if (lk_fclib_import(path, &p, err, sizeof err) != LK_OK)
+		fail_msg("%s", err);
+	assert_int_equal(lk_problem_row_count(p), ROWS);
+	int n = 0;
+	const int *rp, *ci;
+	const double *val, *q;
+	assert_int_equal(lk_problem_get_matrix(p, &n, &rp, &ci, &val, &q), LK_OK);
+	/* every stored entry is H(:, a) . M^-1 H(:, b), and row a holds every b whose contact shares a body with a's */
+	int64_t entries = 0;
+	for (int a = 0; a < ROWS; ++a) {
+		int expect = 0;
+		/* the structure repeats: the first 300 rows are checked whole, every row's count is summed */
+		for (int b = 0; a <= 300 && b < ROWS; ++b) {
+			double v = 0.0;
+			for (int s1 = hp[a]; s1 < hp[a + 1]; ++s1)
+				for (int s2 = hp[b]; s2 < hp[b + 1]; ++s2)
+					if (hi[s1] == hi[s2])
+						v += hx[s1] * hx[s2] / mx[hi[s1]];
+			if (v == 0.0)
+				continue;
+			++expect;
+			int found = 0;
+			for (int e = rp[a]; e < rp[a + 1]; ++e)
+				if (ci[e] == b) {
+					assert_double_equal(val[e], v, 1e-14);
+					found = 1;
+				}
+			if (!found)
+				fail_msg("W[%d][%d] = %g not stored", a, b, v);
+		}
+		entries += rp[a + 1] - rp[a];
+		if (a <= 300)
+			assert_int_equal(rp[a + 1] - rp[a], expect);
+	}
+	print_message("global reduction: %d rows, %lld entries of W stored\n", ROWS, (long long)entries);
+	assert_true(entries < 400LL * ROWS); /* a body's 60 contacts couple; W would be 9,000 entries a row */
+	lk_problem_destroy(p);
+	free(mp);
+	free(mi);
+	free(mx);
+	free(fv);
+	free(hp);
+	free(hi);
+	free(hx);
+	free(wv);
+	free(muv);
+}
+
 /* M as the file stores it: symmetric (no note), one triangle of a symmetric matrix (read as that matrix, with a
  * note), or not symmetric (the whole M by L U, with a note naming the asymmetry); W and q equal this file's
  * dense reduction of the same reading each time. Not positive definite or singular: refused. */
@@ -650,7 +739,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),     cmocka_unit_test(test_local_storages),
-		cmocka_unit_test(test_global_storages), cmocka_unit_test(test_m_symmetry),
+		cmocka_unit_test(test_global_storages),
+		cmocka_unit_test(test_global_sparse_reduction),
+		cmocka_unit_test(test_m_symmetry),
 		cmocka_unit_test(test_public_files),   cmocka_unit_test(test_malformed),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -723,10 +723,14 @@ static void m_free(m_solver *s, cholmod_common *cc)
 	cholmod_free_sparse(&s->M, cc);
 }
 
-/* W = H^T M^-1 H and q = H^T M^-1 f + w, dense (m x m, row-major), with M^-1 applied to the columns of H and to
- * f in blocks of columns, so that a large M needs room for a block and not for all of M^-1 H. */
-static int reduce(m_solver *s, cholmod_sparse *H, const double *f, const double *w, double *W, double *q,
-                  cholmod_common *cc)
+/* W = H^T M^-1 H in compressed rows (rp, ci, wx: m + 1, and the entries, allocated here) and q = H^T M^-1 f + w,
+ * with M^-1 applied to the columns of H and to f in blocks of columns, so that a large M needs room for a block
+ * and not for all of M^-1 H. Column b of W is H^T x for x = M^-1 H(:, b), summed over the rows of x that are not
+ * zero through the rows of H (H^T by rows): where M is block-diagonal (rigid bodies) x is zero outside the bodies of
+ * contact b, and W has an entry only where two contacts share a body, made in time proportional to those entries.
+ * Entries that are exactly zero are not kept. 0 without memory or where W has more than 2^31 - 1 entries. */
+static int reduce(m_solver *s, cholmod_sparse *H, const double *f, const double *w, int **rp_out, int **ci_out,
+                  double **wx_out, double *q, cholmod_common *cc)
 {
 	const int n = s->n, m = (int)H->ncol;
 	const int *Hp = H->p, *Hi = H->i;
@@ -736,7 +740,17 @@ static int reduce(m_solver *s, cholmod_sparse *H, const double *f, const double 
 	block = block < 1 ? 1 : block > m + 1 ? m + 1 : block;
 	double *B = malloc(sizeof(double) * (size_t)n * (size_t)block);
 	double *X = malloc(sizeof(double) * (size_t)n * (size_t)block);
-	int ok = B && X;
+	/* H by rows: for row i, the columns a with H(i, a) != 0 */
+	cholmod_sparse *Ht = cholmod_transpose(H, 0, cc); /* the pattern alone */
+	int *seen = malloc(sizeof(int) * ((size_t)m + 1)), *touched = malloc(sizeof(int) * ((size_t)m + 1));
+	/* W by columns as it is made (column b: rows a), turned to rows at the end */
+	int64_t cap = 4 * (int64_t)m + 16, nz = 0;
+	int *cp = malloc(sizeof(int) * ((size_t)m + 1)), *ri = malloc(sizeof(int) * (size_t)cap);
+	double *cx = malloc(sizeof(double) * (size_t)cap);
+	int ok = B && X && Ht && seen && touched && cp && ri && cx;
+	for (int a = 0; ok && a < m; ++a)
+		seen[a] = -1;
+	const int *Tp = ok ? Ht->p : NULL, *Ti = ok ? Ht->i : NULL;
 	for (int b0 = 0; ok && b0 <= m; b0 += block) {
 		const int k = b0 + block <= m + 1 ? block : m + 1 - b0;
 		memset(B, 0, sizeof(double) * (size_t)n * (size_t)k);
@@ -750,27 +764,100 @@ static int reduce(m_solver *s, cholmod_sparse *H, const double *f, const double 
 			}
 		}
 		ok = m_solve(s, B, X, k, cc);
-		/* W_ab = H(:, a) . (M^-1 H)(:, b); q_a = w_a + H(:, a) . M^-1 f */
 		for (int c = 0; ok && c < k; ++c) {
 			const double *x = X + (size_t)c * (size_t)n;
-			for (int a = 0; a < m; ++a) {
+			const int b = b0 + c;
+			if (b == m) {
+				/* q_a = w_a + H(:, a) . M^-1 f */
+				for (int a = 0; a < m; ++a) {
+					double sum = 0.0;
+					for (int t = Hp[a]; t < Hp[a + 1]; ++t)
+						sum += Hx[t] * x[Hi[t]];
+					q[a] = w[a] + sum;
+				}
+				continue;
+			}
+			/* the rows a that meet x, then each W_ab = H(:, a) . x summed in H's order, as a dense product would */
+			int nt = 0;
+			for (int i = 0; i < n; ++i) {
+				if (x[i] == 0.0)
+					continue;
+				for (int t = Tp[i]; t < Tp[i + 1]; ++t)
+					if (seen[Ti[t]] != b) {
+						seen[Ti[t]] = b;
+						touched[nt++] = Ti[t];
+					}
+			}
+			if (nz + nt > cap) {
+				while (nz + nt > cap)
+					cap *= 2;
+				if (cap > INT32_MAX) {
+					ok = 0;
+					break;
+				}
+				int *r2 = realloc(ri, sizeof(int) * (size_t)cap);
+				double *x2 = r2 ? realloc(cx, sizeof(double) * (size_t)cap) : NULL;
+				ri = r2 ? r2 : ri;
+				cx = x2 ? x2 : cx;
+				if (!r2 || !x2) {
+					ok = 0;
+					break;
+				}
+			}
+			cp[b] = (int)nz;
+			for (int j = 0; j < nt; ++j) {
+				const int a = touched[j];
 				double sum = 0.0;
 				for (int t = Hp[a]; t < Hp[a + 1]; ++t)
 					sum += Hx[t] * x[Hi[t]];
-				if (b0 + c < m)
-					W[(size_t)a * (size_t)m + (size_t)(b0 + c)] = sum;
-				else
-					q[a] = w[a] + sum;
+				if (sum != 0.0) {
+					ri[nz] = a;
+					cx[nz++] = sum;
+				}
 			}
 		}
 	}
+	if (ok) {
+		cp[m] = (int)nz;
+		/* columns to rows: each row's entries in ascending column */
+		int *rp = calloc((size_t)m + 1, sizeof(int)), *ci = malloc(sizeof(int) * (size_t)(nz + 1));
+		double *wx = malloc(sizeof(double) * (size_t)(nz + 1));
+		ok = rp && ci && wx;
+		if (ok) {
+			for (int64_t e = 0; e < nz; ++e)
+				rp[ri[e] + 1]++;
+			for (int a = 0; a < m; ++a)
+				rp[a + 1] += rp[a];
+			int *fill = touched; /* the next free place of each row */
+			memcpy(fill, rp, sizeof(int) * (size_t)m);
+			for (int b = 0; b < m; ++b)
+				for (int e = cp[b]; e < cp[b + 1]; ++e) {
+					const int at = fill[ri[e]]++;
+					ci[at] = b;
+					wx[at] = cx[e];
+				}
+			*rp_out = rp;
+			*ci_out = ci;
+			*wx_out = wx;
+		} else {
+			free(rp);
+			free(ci);
+			free(wx);
+		}
+	}
+	cholmod_free_sparse(&Ht, cc);
 	free(B);
 	free(X);
+	free(seen);
+	free(touched);
+	free(cp);
+	free(ri);
+	free(cx);
 	return ok;
 }
 
 /* A global problem (M v = H r + f, u = H^T v + w; FCLIB's global form) reduced to the local problem of its
- * reactions, W = H^T M^-1 H and q = H^T M^-1 f + w, W dense: m x m for m contact rows (at most 8,192).
+ * reactions, W = H^T M^-1 H and q = H^T M^-1 f + w, W sparse (reduce).
  * Equality constraints (G, b) are not supported. M is taken as the file stores it: a symmetric M by its
  * Cholesky factor; one that holds a single triangle as the symmetric matrix it stands for, and one that is not
  * symmetric by the L U factors of the whole matrix, each said in the note. */
@@ -790,12 +877,6 @@ static lk_status import_global(const char *path, const fclib_shape *shape_m, con
 		free_global(g);
 		return LK_ERR_UNSUPPORTED;
 	}
-	if ((int64_t)m * m > (1 << 26)) {
-		snprintf(err, esz, "%s: global problem with %d contact rows: the reduced W is dense, at most 8192 rows",
-		         path, m);
-		free_global(g);
-		return LK_ERR_LIMIT;
-	}
 	entries em, eh;
 	memset(&eh, 0, sizeof eh);
 	lk_status st = LK_ERR_PARSE;
@@ -805,24 +886,24 @@ static lk_status import_global(const char *path, const fclib_shape *shape_m, con
 	m_solver s = {NULL, NULL, NULL, n};
 	cholmod_sparse *H = NULL;
 	double *W = NULL, *q = NULL;
+	int *rp = NULL, *ci = NULL;
 	if (matrix_entries(g->M, shape_m, "M", &em, why, sizeof why) &&
 	    matrix_entries(g->H, shape_h, "H", &eh, why, sizeof why)) {
 		s.M = to_sparse(&em, n, n, 0, &cc);
 		H = to_sparse(&eh, n, m, 0, &cc);
-		W = malloc(sizeof(double) * (size_t)m * (size_t)m);
 		q = malloc(sizeof(double) * (size_t)m);
 		double asym = 0, scale = 0;
 		int ok = 0;
 		const m_symmetry sym = s.M ? symmetry_of(s.M, &cc, &asym, &scale, &ok) : M_SYMMETRIC;
-		if (!s.M || !H || !W || !q || !ok) {
+		if (!s.M || !H || !q || !ok) {
 			st = LK_ERR_NO_MEMORY;
 			snprintf(why, sizeof why, "out of memory");
 		} else if (m_factorise(&s, sym, &cc, why, sizeof why)) {
-			if (!reduce(&s, H, g->f, g->w, W, q, &cc)) {
+			if (!reduce(&s, H, g->f, g->w, &rp, &ci, &W, q, &cc)) {
 				st = LK_ERR_NO_MEMORY;
-				snprintf(why, sizeof why, "out of memory in the reduction");
+				snprintf(why, sizeof why, "out of memory in the reduction (or W beyond 2^31 - 1 entries)");
 			} else {
-				st = make_problem(m, d, NULL, NULL, W, q, g->mu, out, why, sizeof why);
+				st = make_problem(m, d, rp, ci, W, q, g->mu, out, why, sizeof why);
 			}
 			if (st == LK_OK && sym == M_UPPER)
 				snprintf(note, nsz, "M holds only its upper triangle: read as the symmetric matrix it stands "
@@ -844,6 +925,8 @@ static lk_status import_global(const char *path, const fclib_shape *shape_m, con
 	entries_free(&em);
 	entries_free(&eh);
 	free(W);
+	free(rp);
+	free(ci);
 	free(q);
 	free_global(g);
 	return st;
