@@ -723,23 +723,214 @@ static void m_free(m_solver *s, cholmod_common *cc)
 	cholmod_free_sparse(&s->M, cc);
 }
 
+/* The most degrees of freedom of a connected component of M that the reduction solves by itself (a rigid body has
+ * six; a multibody's chain or a small FEM part a few dozen) */
+#define COMP_MAX 64
+
+/* M's connected components (the graph of its stored entries), each with its dense L U factors (partial pivoting),
+ * so that M^-1 applied to a column of H is solved on the components the column meets alone: for rigid bodies, the
+ * bodies of one contact, where a whole solve is M's size. */
+typedef struct m_components {
+	int nc;
+	int *of, *loc;     /* each dof's component and place in it */
+	int *start, *dofs; /* component c's dofs: dofs[start[c] .. start[c + 1]) */
+	int *at, *piv;     /* component c's factors from lu[at[c]] (k x k, row-major), its pivots from piv[start[c]] */
+	double *lu;
+} m_components;
+
+static void components_free(m_components *c)
+{
+	free(c->of);
+	free(c->loc);
+	free(c->start);
+	free(c->dofs);
+	free(c->at);
+	free(c->piv);
+	free(c->lu);
+	memset(c, 0, sizeof *c);
+}
+
+static int find_root(int *parent, int i)
+{
+	while (parent[i] != i) {
+		parent[i] = parent[parent[i]];
+		i = parent[i];
+	}
+	return i;
+}
+
+/* M's components with their factors; 0 where one has more than COMP_MAX dofs, a factor a zero pivot, or memory
+ * ran out (the blocks of whole solves then). `mirror`: M holds one triangle of the symmetric matrix it stands for. */
+static int components_make(const cholmod_sparse *M, int mirror, m_components *c)
+{
+	memset(c, 0, sizeof *c);
+	const int n = (int)M->nrow, *Mp = M->p, *Mi = M->i;
+	const double *Mx = M->x;
+	int *parent = malloc(sizeof(int) * ((size_t)n + 1)), *size = calloc((size_t)n + 1, sizeof(int));
+	c->of = malloc(sizeof(int) * ((size_t)n + 1));
+	c->loc = malloc(sizeof(int) * ((size_t)n + 1));
+	c->dofs = malloc(sizeof(int) * ((size_t)n + 1));
+	int ok = parent && size && c->of && c->loc && c->dofs;
+	for (int i = 0; ok && i < n; ++i)
+		parent[i] = i;
+	for (int j = 0; ok && j < n; ++j)
+		for (int k = Mp[j]; k < Mp[j + 1]; ++k) {
+			const int a = find_root(parent, Mi[k]), b = find_root(parent, j);
+			if (a != b)
+				parent[a < b ? b : a] = a < b ? a : b;
+		}
+	/* the components numbered in the order of their lowest dof */
+	for (int i = 0; ok && i < n; ++i) {
+		const int r = find_root(parent, i);
+		if (r == i)
+			size[i] = c->nc++;
+		c->of[i] = size[r];
+	}
+	c->start = ok ? calloc((size_t)c->nc + 2, sizeof(int)) : NULL;
+	ok = ok && c->start;
+	for (int i = 0; ok && i < n; ++i)
+		c->start[c->of[i] + 1]++;
+	int64_t area = 0;
+	for (int k = 0; ok && k < c->nc; ++k) {
+		const int kk = c->start[k + 1];
+		ok = kk <= COMP_MAX;
+		area += (int64_t)kk * kk;
+		c->start[k + 1] += c->start[k];
+	}
+	c->at = ok ? malloc(sizeof(int) * ((size_t)c->nc + 1)) : NULL;
+	c->piv = ok ? malloc(sizeof(int) * ((size_t)n + 1)) : NULL;
+	c->lu = ok ? calloc((size_t)area + 1, sizeof(double)) : NULL;
+	ok = ok && c->at && c->piv && c->lu;
+	if (ok) {
+		int64_t a0 = 0;
+		for (int k = 0; k < c->nc; ++k) {
+			const int kk = c->start[k + 1] - c->start[k];
+			c->at[k] = (int)a0;
+			a0 += (int64_t)kk * kk;
+		}
+		int *fill = size; /* each component's next place */
+		memcpy(fill, c->start, sizeof(int) * (size_t)c->nc);
+		for (int i = 0; i < n; ++i) {
+			const int k = c->of[i];
+			c->loc[i] = fill[k] - c->start[k];
+			c->dofs[fill[k]++] = i;
+		}
+		for (int j = 0; j < n; ++j)
+			for (int e = Mp[j]; e < Mp[j + 1]; ++e) {
+				const int i = Mi[e], k = c->of[j], kk = c->start[k + 1] - c->start[k];
+				double *A = c->lu + c->at[k];
+				A[c->loc[i] * kk + c->loc[j]] = Mx[e];
+				if (mirror && i != j)
+					A[c->loc[j] * kk + c->loc[i]] = Mx[e];
+			}
+		/* L U with partial pivoting, in place */
+		for (int k = 0; ok && k < c->nc; ++k) {
+			const int kk = c->start[k + 1] - c->start[k];
+			double *A = c->lu + c->at[k];
+			int *piv = c->piv + c->start[k];
+			for (int col = 0; ok && col < kk; ++col) {
+				int p = col;
+				for (int r = col + 1; r < kk; ++r)
+					if (fabs(A[r * kk + col]) > fabs(A[p * kk + col]))
+						p = r;
+				piv[col] = p;
+				if (A[p * kk + col] == 0.0) {
+					ok = 0;
+					break;
+				}
+				if (p != col)
+					for (int q = 0; q < kk; ++q) {
+						const double t = A[col * kk + q];
+						A[col * kk + q] = A[p * kk + q];
+						A[p * kk + q] = t;
+					}
+				for (int r = col + 1; r < kk; ++r) {
+					const double l = A[r * kk + col] /= A[col * kk + col];
+					for (int q = col + 1; q < kk; ++q)
+						A[r * kk + q] -= l * A[col * kk + q];
+				}
+			}
+		}
+	}
+	free(parent);
+	free(size);
+	if (!ok)
+		components_free(c);
+	return ok;
+}
+
+/* x = M_k^-1 x on component k's dofs, x indexed by dof (its values outside the component untouched) */
+static void component_solve(const m_components *c, int k, double *x)
+{
+	const int kk = c->start[k + 1] - c->start[k], *d = c->dofs + c->start[k], *piv = c->piv + c->start[k];
+	const double *A = c->lu + c->at[k];
+	double y[COMP_MAX];
+	for (int r = 0; r < kk; ++r)
+		y[r] = x[d[r]];
+	for (int r = 0; r < kk; ++r) {
+		const double t = y[r];
+		y[r] = y[piv[r]];
+		y[piv[r]] = t;
+		for (int q = 0; q < r; ++q)
+			y[r] -= A[r * kk + q] * y[q];
+	}
+	for (int r = kk - 1; r >= 0; --r) {
+		for (int q = r + 1; q < kk; ++q)
+			y[r] -= A[r * kk + q] * y[q];
+		y[r] /= A[r * kk + r];
+	}
+	for (int r = 0; r < kk; ++r)
+		x[d[r]] = y[r];
+}
+
 /* W = H^T M^-1 H in compressed rows (rp, ci, wx: m + 1, and the entries, allocated here) and q = H^T M^-1 f + w,
  * with M^-1 applied to the columns of H and to f in blocks of columns, so that a large M needs room for a block
  * and not for all of M^-1 H. Column b of W is H^T x for x = M^-1 H(:, b), summed over the rows of x that are not
  * zero through the rows of H (H^T by rows): where M is block-diagonal (rigid bodies) x is zero outside the bodies of
  * contact b, and W has an entry only where two contacts share a body, made in time proportional to those entries.
  * Entries that are exactly zero are not kept. 0 without memory or where W has more than 2^31 - 1 entries. */
-static int reduce(m_solver *s, cholmod_sparse *H, const double *f, const double *w, int **rp_out, int **ci_out,
-                  double **wx_out, double *q, cholmod_common *cc)
+/* M^-1 H(:, b) into x (zero outside) on the components column b of H meets; their dofs into dofs[], the count
+ * returned. cmark: a component's last column (every entry < b before the first call) */
+static int column_on_components(const m_components *c, const cholmod_sparse *H, int b, double *x, int *dofs,
+                                int *cmark)
+{
+	const int *Hp = H->p, *Hi = H->i;
+	const double *Hx = H->x;
+	int nd = 0;
+	for (int t = Hp[b]; t < Hp[b + 1]; ++t) {
+		const int k = c->of[Hi[t]];
+		if (cmark[k] != b) {
+			cmark[k] = b;
+			for (int e = c->start[k]; e < c->start[k + 1]; ++e)
+				dofs[nd++] = c->dofs[e];
+		}
+	}
+	for (int t = Hp[b]; t < Hp[b + 1]; ++t)
+		x[Hi[t]] = Hx[t];
+	for (int t = Hp[b]; t < Hp[b + 1]; ++t) {
+		const int k = c->of[Hi[t]];
+		if (cmark[k] == b) {
+			cmark[k] = -1 - b; /* solved */
+			component_solve(c, k, x);
+		}
+	}
+	return nd;
+}
+
+static int reduce(m_solver *s, const m_components *comps, cholmod_sparse *H, const double *f, const double *w,
+                  int **rp_out, int **ci_out, double **wx_out, double *q, cholmod_common *cc)
 {
 	const int n = s->n, m = (int)H->ncol;
 	const int *Hp = H->p, *Hi = H->i;
 	const double *Hx = H->x;
-	/* columns of M^-1 [H f] a block: at most 2^22 values (32 MB) each of B and X */
-	int block = (1 << 22) / n;
+	/* columns of M^-1 [H f] a block: at most 2^22 values (32 MB) each of B and X; by components, one at a time */
+	int block = comps ? 1 : (1 << 22) / n;
 	block = block < 1 ? 1 : block > m + 1 ? m + 1 : block;
-	double *B = malloc(sizeof(double) * (size_t)n * (size_t)block);
-	double *X = malloc(sizeof(double) * (size_t)n * (size_t)block);
+	double *B = comps ? NULL : malloc(sizeof(double) * (size_t)n * (size_t)block);
+	double *X = comps ? NULL : malloc(sizeof(double) * (size_t)n * (size_t)block);
+	double *xv = comps ? calloc((size_t)n + 1, sizeof(double)) : NULL;
+	int *dl = comps ? malloc(sizeof(int) * ((size_t)n + 1)) : NULL;
+	int *cmark = comps ? malloc(sizeof(int) * ((size_t)comps->nc + 1)) : NULL;
 	/* H by rows: for row i, the columns a with H(i, a) != 0 */
 	cholmod_sparse *Ht = cholmod_transpose(H, 0, cc); /* the pattern alone */
 	int *seen = malloc(sizeof(int) * ((size_t)m + 1)), *touched = malloc(sizeof(int) * ((size_t)m + 1));
@@ -747,26 +938,40 @@ static int reduce(m_solver *s, cholmod_sparse *H, const double *f, const double 
 	int64_t cap = 4 * (int64_t)m + 16, nz = 0;
 	int *cp = malloc(sizeof(int) * ((size_t)m + 1)), *ri = malloc(sizeof(int) * (size_t)cap);
 	double *cx = malloc(sizeof(double) * (size_t)cap);
-	int ok = B && X && Ht && seen && touched && cp && ri && cx;
+	int ok = (comps ? xv && dl && cmark : B && X) && Ht && seen && touched && cp && ri && cx;
 	for (int a = 0; ok && a < m; ++a)
 		seen[a] = -1;
+	for (int k = 0; ok && comps && k < comps->nc; ++k)
+		cmark[k] = -1 - m - 1;
 	const int *Tp = ok ? Ht->p : NULL, *Ti = ok ? Ht->i : NULL;
 	for (int b0 = 0; ok && b0 <= m; b0 += block) {
 		const int k = b0 + block <= m + 1 ? block : m + 1 - b0;
-		memset(B, 0, sizeof(double) * (size_t)n * (size_t)k);
-		for (int c = 0; c < k; ++c) {
-			double *col = B + (size_t)c * (size_t)n;
-			if (b0 + c < m) {
-				for (int t = Hp[b0 + c]; t < Hp[b0 + c + 1]; ++t)
-					col[Hi[t]] = Hx[t];
-			} else {
-				memcpy(col, f, sizeof(double) * (size_t)n);
+		if (!comps) {
+			memset(B, 0, sizeof(double) * (size_t)n * (size_t)k);
+			for (int c = 0; c < k; ++c) {
+				double *col = B + (size_t)c * (size_t)n;
+				if (b0 + c < m) {
+					for (int t = Hp[b0 + c]; t < Hp[b0 + c + 1]; ++t)
+						col[Hi[t]] = Hx[t];
+				} else {
+					memcpy(col, f, sizeof(double) * (size_t)n);
+				}
 			}
+			ok = m_solve(s, B, X, k, cc);
 		}
-		ok = m_solve(s, B, X, k, cc);
 		for (int c = 0; ok && c < k; ++c) {
-			const double *x = X + (size_t)c * (size_t)n;
 			const int b = b0 + c;
+			/* x = M^-1 H(:, b) (M^-1 f for b = m): a column of X, or on the components column b meets, whose dofs
+			 * are then the only ones where x is not zero */
+			const double *x = comps ? xv : X + (size_t)c * (size_t)n;
+			int nd = n;
+			if (comps && b < m) {
+				nd = column_on_components(comps, H, b, xv, dl, cmark);
+			} else if (comps) {
+				memcpy(xv, f, sizeof(double) * (size_t)n);
+				for (int kc = 0; kc < comps->nc; ++kc)
+					component_solve(comps, kc, xv);
+			}
 			if (b == m) {
 				/* q_a = w_a + H(:, a) . M^-1 f */
 				for (int a = 0; a < m; ++a) {
@@ -779,7 +984,8 @@ static int reduce(m_solver *s, cholmod_sparse *H, const double *f, const double 
 			}
 			/* the rows a that meet x, then each W_ab = H(:, a) . x summed in H's order, as a dense product would */
 			int nt = 0;
-			for (int i = 0; i < n; ++i) {
+			for (int j = 0; j < nd; ++j) {
+				const int i = comps ? dl[j] : j;
 				if (x[i] == 0.0)
 					continue;
 				for (int t = Tp[i]; t < Tp[i + 1]; ++t)
@@ -815,6 +1021,8 @@ static int reduce(m_solver *s, cholmod_sparse *H, const double *f, const double 
 					cx[nz++] = sum;
 				}
 			}
+			for (int j = 0; comps && j < nd; ++j)
+				xv[dl[j]] = 0.0;
 		}
 	}
 	if (ok) {
@@ -848,6 +1056,9 @@ static int reduce(m_solver *s, cholmod_sparse *H, const double *f, const double 
 	cholmod_free_sparse(&Ht, cc);
 	free(B);
 	free(X);
+	free(xv);
+	free(dl);
+	free(cmark);
 	free(seen);
 	free(touched);
 	free(cp);
@@ -899,7 +1110,13 @@ static lk_status import_global(const char *path, const fclib_shape *shape_m, con
 			st = LK_ERR_NO_MEMORY;
 			snprintf(why, sizeof why, "out of memory");
 		} else if (m_factorise(&s, sym, &cc, why, sizeof why)) {
-			if (!reduce(&s, H, g->f, g->w, &rp, &ci, &W, q, &cc)) {
+			/* M of small components (rigid bodies) is solved component by component (m_components) */
+			m_components comps;
+			const int by_components = components_make(s.M, sym == M_UPPER || sym == M_LOWER, &comps);
+			const int reduced = reduce(&s, by_components ? &comps : NULL, H, g->f, g->w, &rp, &ci, &W, q, &cc);
+			if (by_components)
+				components_free(&comps);
+			if (!reduced) {
 				st = LK_ERR_NO_MEMORY;
 				snprintf(why, sizeof why, "out of memory in the reduction (or W beyond 2^31 - 1 entries)");
 			} else {
