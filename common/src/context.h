@@ -81,13 +81,9 @@ typedef struct lk__ctx {
 	lk__merit_sums *blocks;                /* colour order: metrics summed by blocks of rows (parallel.h) */
 	unsigned sums;                         /* the merits' sums beyond RES's that the metrics make (LK__SUMS_...) */
 	int nblocks;
-	const struct lk__body_rows *body_rows; /* threads > 1, APGD, MPRGP, PGS-SM: each body's rows (product.c) */
+	const struct lk__body_rows *body_rows; /* threads > 1, APGD, MPRGP, PGS-SM: each body's rows (lk__body_rows_make) */
 } lk__ctx;
 
-/* The rows acting on each body, in row order (product.c): made once a solve (NULL without memory) for the
- * product on threads. */
-typedef struct lk__body_rows lk__body_rows;
-lk__body_rows *lk__body_rows_make(const lk_problem *p, lk__arena *a);
 
 /* w = A x (+ q with q_plus) and du = M^-1 J^T x, as lk__apply makes them, to the bit: on the solve's threads
  * (c->pool or c->ex) with the bodies' rows br, else (br NULL, one thread, the matrix form) lk__apply itself. */

@@ -134,6 +134,14 @@ static inline void lk__mass_times_jt(const lk_body_def *b, const double *J, doub
 		             b->inv_inertia[3 * r + 2] * J[5];
 }
 
+/* The rows acting on each body, in row order (problem_ops.c), from the arena a (NULL without memory): for the
+ * product on threads (made once a solve) and the sparse A. */
+typedef struct lk__body_rows {
+	int *start; /* nbodies + 1: body b's entries at start[b] .. start[b + 1] */
+	int *entry; /* 2 i + side: row i acts on the body as its side `side` (0: a, 1: b) */
+} lk__body_rows;
+lk__body_rows *lk__body_rows_make(const lk_problem *p, lk__arena *a);
+
 /* Recomputes du = M^-1 J^T lambda from scratch (row form; problem_ops.c). */
 void lk__recompute_du(lk_problem *p, const double *lambda, double *du);
 /* w = A x + q (q_plus) or A x, using tmp_du ((nbodies+1)*6 doubles) as scratch in the row form. */

@@ -107,6 +107,37 @@ lk_status lk_problem_assemble_dense(lk_problem *p, int max_n, double *A, double 
 	return LK_OK;
 }
 
+lk__body_rows *lk__body_rows_make(const lk_problem *p, lk__arena *a)
+{
+	const int n = p->nrows, nb = p->nbodies;
+	lk__body_rows *br = lk__arena_alloc(a, sizeof *br);
+	int *start = lk__arena_alloc(a, ((size_t)nb + 2) * sizeof(int));
+	int *entry = lk__arena_alloc(a, (2 * (size_t)n + 1) * sizeof(int));
+	if (!br || !start || !entry)
+		return NULL;
+	memset(start, 0, ((size_t)nb + 2) * sizeof(int));
+	for (int i = 0; i < n; ++i) {
+		const lk__row_link *r = &p->link[i];
+		if (r->a < nb)
+			start[r->a + 2]++;
+		if (r->b < nb)
+			start[r->b + 2]++;
+	}
+	for (int b = 0; b < nb; ++b)
+		start[b + 2] += start[b + 1];
+	/* start[b + 1] is now the first entry of body b: filled in row order, it ends at the next body's first */
+	for (int i = 0; i < n; ++i) {
+		const lk__row_link *r = &p->link[i];
+		if (r->a < nb)
+			entry[start[r->a + 1]++] = 2 * i;
+		if (r->b < nb)
+			entry[start[r->b + 1]++] = 2 * i + 1;
+	}
+	br->start = start;
+	br->entry = entry;
+	return br;
+}
+
 static int compare_int(const void *a, const void *b)
 {
 	const int x = *(const int *)a, y = *(const int *)b;
@@ -137,34 +168,17 @@ lk_status lk_problem_assemble_sparse(lk_problem *p, int *row_ptr, int *col, doub
 		return LK_OK;
 	}
 	/* the row form: A_ij = J_i M^-1 J_j^T + s_i [i = j] wherever rows i and j share a moving body (lk__a_entry),
-	 * each row's columns those of its bodies' rows, in ascending order */
+	 * each row's columns those of its bodies' rows (lk__body_rows_make), in ascending order */
 	const int nb = p->nbodies;
-	int *start = calloc((size_t)nb + 2, sizeof(int)), *rows = malloc(2 * ((size_t)n + 1) * sizeof(int));
+	lk__arena arena = {NULL};
+	const lk__body_rows *br = lk__body_rows_make(p, &arena);
 	int *mark = malloc(((size_t)n + 1) * sizeof(int)), *cols = malloc(((size_t)n + 1) * sizeof(int));
-	if (!start || !rows || !mark || !cols) {
-		free(start);
-		free(rows);
+	if (!br || !mark || !cols) {
+		lk__arena_free(&arena);
 		free(mark);
 		free(cols);
 		return lk__fail(p, LK_ERR_NO_MEMORY, "assemble_sparse: out of memory for %d rows", n);
 	}
-	for (int i = 0; i < n; ++i) {
-		const lk__row_link *r = &p->link[i];
-		start[r->a + 1] += r->a < nb;
-		start[r->b + 1] += r->b < nb;
-	}
-	for (int b = 0; b < nb; ++b)
-		start[b + 1] += start[b];
-	for (int i = 0; i < n; ++i) {
-		const lk__row_link *r = &p->link[i];
-		if (r->a < nb)
-			rows[start[r->a]++] = i;
-		if (r->b < nb)
-			rows[start[r->b]++] = i;
-	}
-	for (int b = nb; b > 0; --b)
-		start[b] = start[b - 1];
-	start[0] = 0;
 	for (int i = 0; i < n; ++i)
 		mark[i] = -1;
 	lk_status st = LK_OK;
@@ -175,11 +189,13 @@ lk_status lk_problem_assemble_sparse(lk_problem *p, int *row_ptr, int *col, doub
 		int m = 0;
 		const int body[2] = {r->a, r->b};
 		for (int s = 0; s < 2; ++s)
-			for (int k = body[s] < nb ? start[body[s]] : 0; body[s] < nb && k < start[body[s] + 1]; ++k)
-				if (mark[rows[k]] != i) {
-					mark[rows[k]] = i;
-					cols[m++] = rows[k];
+			for (int k = body[s] < nb ? br->start[body[s]] : 0; body[s] < nb && k < br->start[body[s] + 1]; ++k) {
+				const int j = br->entry[k] >> 1;
+				if (mark[j] != i) {
+					mark[j] = i;
+					cols[m++] = j;
 				}
+			}
 		if (mark[i] != i) /* a row on no moving body: its CFM alone */
 			cols[m++] = i;
 		qsort(cols, (size_t)m, sizeof(int), compare_int);
@@ -194,8 +210,7 @@ lk_status lk_problem_assemble_sparse(lk_problem *p, int *row_ptr, int *col, doub
 		nnz += m;
 		row_ptr[i + 1] = (int)nnz;
 	}
-	free(start);
-	free(rows);
+	lk__arena_free(&arena);
 	free(mark);
 	free(cols);
 	*count = nnz;

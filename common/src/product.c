@@ -14,42 +14,6 @@
 
 #include <string.h>
 
-struct lk__body_rows {
-	int *start; /* nbodies + 1: body b's entries at start[b] .. start[b + 1] */
-	int *entry; /* 2 i + side: row i acts on the body as its side `side` (0: a, 1: b) */
-};
-
-lk__body_rows *lk__body_rows_make(const lk_problem *p, lk__arena *a)
-{
-	const int n = p->nrows, nb = p->nbodies;
-	lk__body_rows *br = lk__arena_alloc(a, sizeof *br);
-	int *start = lk__arena_alloc(a, ((size_t)nb + 2) * sizeof(int));
-	int *entry = lk__arena_alloc(a, (2 * (size_t)n + 1) * sizeof(int));
-	if (!br || !start || !entry)
-		return NULL;
-	memset(start, 0, ((size_t)nb + 2) * sizeof(int));
-	for (int i = 0; i < n; ++i) {
-		const lk__row_link *r = &p->link[i];
-		if (r->a < nb)
-			start[r->a + 2]++;
-		if (r->b < nb)
-			start[r->b + 2]++;
-	}
-	for (int b = 0; b < nb; ++b)
-		start[b + 2] += start[b + 1];
-	/* start[b + 1] is now the first entry of body b: filled in row order, it ends at the next body's first */
-	for (int i = 0; i < n; ++i) {
-		const lk__row_link *r = &p->link[i];
-		if (r->a < nb)
-			entry[start[r->a + 1]++] = 2 * i;
-		if (r->b < nb)
-			entry[start[r->b + 1]++] = 2 * i + 1;
-	}
-	br->start = start;
-	br->entry = entry;
-	return br;
-}
-
 /* Runs fn(arg, t, nt) for t < nt on the solve's threads (its pool, or as tasks of a lent scheduler); nt is what
  * they are. */
 typedef struct ctx_run {
