@@ -114,8 +114,9 @@ static void fc3d_run(FrictionContactProblem *prob, int dim, NumericsMatrix *M, i
 	res->iterations = opt->iparam[SICONOS_IPARAM_ITER_DONE];
 }
 
-/* Siconos's relative error (fc3d_compute_error; fc2d_compute_error where prob is of the plane) of the reactions r
- * with velocities u on prob, q its vector of n entries, at tolerance tol (1e-12 where none is given) */
+/* Siconos's relative error (fc3d_compute_error; fc2d_compute_error where prob is of the plane) of the reactions r on
+ * prob, q its vector of n entries, at tolerance tol (1e-12 where none is given); u (n entries) receives the
+ * velocities W r + q, which Siconos's function makes from prob's M itself */
 static double fc3d_error(FrictionContactProblem *prob, double *r, double *u, const double *q, int n, double tol,
                          SolverOptions *opt)
 {
@@ -127,17 +128,6 @@ static double fc3d_error(FrictionContactProblem *prob, double *r, double *u, con
 	else
 		fc3d_compute_error(prob, r, u, tol > 0 ? tol : 1e-12, opt, sqrt(norm_q), &error);
 	return error;
-}
-
-/* u = W z + q for dense row-major W (n x n): the velocity Siconos's error measure reads beside the reactions z */
-static void velocity_of(const double *W, const double *q, const double *z, int n, double *u)
-{
-	for (int i = 0; i < n; ++i) {
-		double s = q[i];
-		for (int j = 0; j < n; ++j)
-			s += W[(size_t)i * n + j] * z[j];
-		u[i] = s;
-	}
 }
 
 lk_status lk_peer_siconos_fc3d(int nc, const double *W, const double *q, const double *mu, double *r, int max_iter,
@@ -160,7 +150,6 @@ lk_status lk_peer_siconos_fc3d(int nc, const double *W, const double *q, const d
 		res->error = opt->dparam[SICONOS_DPARAM_RESIDU];
 		if (error_of && error_out) {
 			memcpy(z, error_of, (size_t)n * sizeof(double));
-			velocity_of(W, q, z, n, u);
 			*error_out = fc3d_error(&prob, z, u, q, n, tol, opt);
 		}
 	}
@@ -194,13 +183,6 @@ lk_status lk_peer_siconos_error(const lk_peer_fc3d *f, const double *lambda, dou
 		memcpy(mm, f->mu, (size_t)f->nc * sizeof(double));
 		for (int a = 0; a < n; ++a)
 			z[a] = lambda[f->perm[a]];
-		/* Siconos's measure reads the velocity of the reactions beside them: u = W z + q */
-		for (int a = 0; a < n; ++a) {
-			double v = f->q[a];
-			for (int e = f->row_ptr[a]; e < f->row_ptr[a + 1]; ++e)
-				v += f->val[e] * z[f->col[e]];
-			u[a] = v;
-		}
 		FrictionContactProblem prob;
 		prob.dimension = f->dim;
 		prob.numberOfContacts = f->nc;
