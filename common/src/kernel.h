@@ -305,6 +305,14 @@ static inline int lk__cone_pair(const lk_problem *p, int i)
 	return i + 1 < p->nrows && p->rows[i].findex >= 0 && p->rows[i + 1].findex == p->rows[i].findex;
 }
 
+/* Row i is the one friction row of its normal row, right after it: a contact of the plane, as Siconos's fc2d
+ * problems and a 3D contact with one friction direction lay it out */
+static inline int lk__plane_friction(const lk_problem *p, int i)
+{
+	const int f = p->rows[i].findex;
+	return f >= 0 && f == i - 1 && (i + 1 >= p->nrows || p->rows[i + 1].findex != f);
+}
+
 /* (x, y) projected onto the disc of radius r >= 0 centred at 0. */
 static inline void lk__disc_project(double *x, double *y, double r)
 {

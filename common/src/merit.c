@@ -62,24 +62,6 @@ static double contact_error2(const double r[3], const double u[3], double mu)
 	return e0 * e0 + e1 * e1 + e2 * e2;
 }
 
-/* The same for a contact of the plane (a normal row and one friction row): De Saxce's modified velocity
- * (u_n + mu |u_t|, u_t) against the 2D cone |r_t| <= mu r_n (Siconos's fc2d_unitary_compute_and_add_error). */
-static double contact_error2_2d(const double r[2], const double u[2], double mu)
-{
-	double x[3] = {r[0] - u[0] - mu * fabs(u[1]), r[1] - u[1], 0.0};
-	cone_project(x, mu);
-	double e0 = r[0] - x[0], e1 = r[1] - x[1];
-	return e0 * e0 + e1 * e1;
-}
-
-/* Row i is the only friction row of its normal row, right after it: a contact of the plane, as Siconos's fc2d
- * problems and a 3D contact with one friction direction lay it out */
-static int plane_friction(const lk_problem *p, int i)
-{
-	const int fi = p->rows[i].findex;
-	return fi >= 0 && fi == i - 1 && (i + 1 >= p->nrows || p->rows[i + 1].findex != fi);
-}
-
 /* Row i is the second friction row of a contact's pair (lk__cone_pair at i - 1, as both adapters and the
  * generators lay a contact out: a normal row's two friction rows next to each other) */
 static int second_of_pair(const lk_problem *p, int i)
@@ -160,21 +142,15 @@ void lk__merit_sums_rows(const lk_problem *p, const double *lambda, const double
 				nl += l[k] * l[k];
 				nw += wr[k] * wr[k];
 			}
-			if (pair) {
-				/* the contact against the cone; its normal row fi was (or will be) summed as a row of its own,
-				 * whose term this one replaces */
+			if (pair || lk__plane_friction(p, i)) {
+				/* the contact against the cone (of the plane: its second tangent 0, as Siconos's fc2d measure
+				 * has it); its normal row fi was (or will be) summed as a row of its own, whose term this one
+				 * replaces */
 				const int fi = r->findex;
 				const double wf = fi >= begin && fi < end ? w[fi] : lk__w(p, fi, lambda, du);
 				const double hf = lk_natural_residual(lambda[fi], wf, p->rows[fi].lo, p->rows[fi].hi);
-				const double rc[3] = {lambda[fi], l[0], l[1]}, uc[3] = {wf, wr[0], wr[1]};
+				const double rc[3] = {lambda[fi], l[0], pair ? l[1] : 0.0}, uc[3] = {wf, wr[0], wr[1]};
 				ee += contact_error2(rc, uc, r->mu) - hf * hf;
-			} else if (plane_friction(p, i)) {
-				/* a contact of the plane against its cone, in place of its normal row's term as above */
-				const int fi = i - 1;
-				const double wf = fi >= begin ? w[fi] : lk__w(p, fi, lambda, du);
-				const double hf = lk_natural_residual(lambda[fi], wf, p->rows[fi].lo, p->rows[fi].hi);
-				const double rc[2] = {lambda[fi], l[0]}, uc[2] = {wf, wr[0]};
-				ee += contact_error2_2d(rc, uc, r->mu) - hf * hf;
 			} else {
 				const double h0 = base ? h[0] : lk_natural_residual(l[0], wr[0], lo, hi);
 				ee += h0 * h0;

@@ -698,10 +698,9 @@ static int plane_contacts_only(const lk_problem *p)
 {
 	int any = 0;
 	for (int i = 0; i < p->nrows; ++i) {
-		const int f = p->link[i].findex;
-		if (f < 0)
+		if (p->rows[i].findex < 0)
 			continue;
-		if (f != i - 1 || (i + 1 < p->nrows && p->link[i + 1].findex == f))
+		if (!lk__plane_friction(p, i))
 			return 0;
 		any = 1;
 	}

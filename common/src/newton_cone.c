@@ -144,11 +144,11 @@ static int make_units(cone_state *s, lk__arena *a)
 		owner[f] = owner[i] = owner[i + 1] = nu++;
 		++i;
 	}
-	/* a contact of the plane: a normal row and the one friction row right after it (the merit's plane_friction) */
+	/* a contact of the plane: a normal row and the one friction row right after it */
 	for (int i = 1; i < n; ++i) {
-		const lk__row *r = &p->rows[i], *rf = &p->rows[i - 1];
-		if (r->findex != i - 1 || owner[i] >= 0 || owner[i - 1] >= 0 || rf->findex >= 0 || rf->lo != 0.0 ||
-		    rf->hi != INFINITY || (i + 1 < n && p->rows[i + 1].findex == i - 1))
+		const lk__row *rf = &p->rows[i - 1];
+		if (!lk__plane_friction(p, i) || owner[i] >= 0 || owner[i - 1] >= 0 || rf->findex >= 0 || rf->lo != 0.0 ||
+		    rf->hi != INFINITY)
 			continue;
 		cone_unit *u = &s->u[nu];
 		u->m = 2;
