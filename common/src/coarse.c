@@ -47,6 +47,11 @@
 #define LK_COARSE_MISFIT 2
 /* the weakest coarse mode kept, relative to the strongest of its face (prepare) */
 #define LK_COARSE_WEAK_MODE 1e-4
+/* a normal row left out of its face (lk__coarse.out) comes back in once it carries this share of the face's
+ * largest normal impulse: a contact on the edge of opening takes a little load from each sweep and is asked to
+ * pull it off by the next correction, and let back in at any load it would make the coarse level anew at
+ * every correction */
+#define LK_COARSE_BACK_IN 1e-2
 /* a coarse level kept from the problem's last solve serves while every normal row of its faces is within this
  * share of what it was made from (kept_fits) */
 #define LK_COARSE_KEEP_TOL 1e-2
@@ -72,6 +77,7 @@ struct lk__coarse_keep {
 	int valid;        /* the arrays below (in lk__coarse.keep_arena, reset when the level is made again) */
 	int nrows, nbodies, nfaces, nentries;
 	int *rows, *face_start, *face_in, *face_modes, *pair;
+	unsigned char *out; /* per entry: left out of its face (lk__coarse.out) */
 	int *mode, *perm; /* per face, WRENCH each: the basis columns kept; the span's permutation */
 	double *Li;       /* per face, WRENCH x WRENCH: the inverse of the span's factor */
 	double *sig;      /* per face row, KEEP_SIG each (normal rows only): the row as the level was made */
@@ -102,8 +108,9 @@ static lk__coarse_keep *keep_begin(lk__coarse *k)
 	kp->perm = lk__arena_alloc(a, WRENCH * nf * sizeof(int));
 	kp->Li = lk__arena_alloc(a, WRENCH * WRENCH * nf * sizeof(double));
 	kp->sig = lk__arena_alloc(a, KEEP_SIG * ne * sizeof(double));
+	kp->out = lk__arena_alloc(a, ne);
 	if (!kp->rows || !kp->face_start || !kp->face_in || !kp->face_modes || !kp->pair || !kp->mode || !kp->perm ||
-	    !kp->Li || !kp->sig)
+	    !kp->Li || !kp->sig || !kp->out)
 		return NULL;
 	return kp;
 }
@@ -119,6 +126,7 @@ static void keep_end(lk__coarse_keep *kp, const lk__coarse *k, const lk_problem 
 	memcpy(kp->face_start, k->face_start, ((size_t)k->nfaces + 1) * sizeof *kp->face_start);
 	memcpy(kp->face_in, k->face_in, (size_t)k->nfaces * sizeof *kp->face_in);
 	memcpy(kp->face_modes, k->face_modes, (size_t)k->nfaces * sizeof *kp->face_modes);
+	memcpy(kp->out, k->out, (size_t)k->nentries);
 	for (int f = 0; f < k->nfaces; ++f) {
 		if (!k->face_in[f])
 			continue;
@@ -150,7 +158,7 @@ static int kept_fits(const lk__coarse *k, const lk_problem *p)
 	    kp->nentries != k->nentries ||
 	    memcmp(kp->face_in, k->face_in, (size_t)k->nfaces * sizeof *k->face_in) ||
 	    memcmp(kp->face_start, k->face_start, ((size_t)k->nfaces + 1) * sizeof *k->face_start) ||
-	    memcmp(kp->rows, k->rows, (size_t)k->nentries * sizeof *k->rows))
+	    memcmp(kp->rows, k->rows, (size_t)k->nentries * sizeof *k->rows) || memcmp(kp->out, k->out, (size_t)k->nentries))
 		return 0;
 	for (int f = 0; f < k->nfaces; ++f) {
 		if (!k->face_in[f])
@@ -302,10 +310,15 @@ lk_status lk__coarse_setup(lk__coarse *k, lk_problem *p)
 	k->changed = ALLOC(((size_t)k->nentries + 1) * sizeof *k->changed);
 	k->face_modes = ALLOC(((size_t)k->nfaces + 1) * sizeof *k->face_modes);
 	k->wold = ALLOC(((size_t)k->nentries + 1) * sizeof *k->wold);
-	if (!k->dl || !k->wold || !k->P || !k->face_modes || !k->changed) {
+	k->out = ALLOC((size_t)k->nentries + 1);
+	k->pulled = ALLOC((size_t)k->nentries + 1);
+	k->idx = ALLOC(((size_t)k->nentries + 1) * sizeof *k->idx);
+	if (!k->dl || !k->wold || !k->P || !k->face_modes || !k->changed || !k->out || !k->pulled || !k->idx) {
 		lk__coarse_free(k);
 		return LK_ERR_NO_MEMORY;
 	}
+	memset(k->out, 0, (size_t)k->nentries + 1);
+	memset(k->pulled, 0, (size_t)k->nentries + 1);
 	return LK_OK;
 }
 #undef ALLOC
@@ -370,13 +383,18 @@ int lk__span_factor(const lk__row *rows, const int *idx, int m, int side, int pe
 }
 
 /* The columns cols[0..n) of face f's prolongation, P_t = L_r^-1 (E_r^T J_t) (face_prolongation), into
- * k->P[WRENCH t + 0..n) for its entries t, from the inverse factor Li and the permutation of its span. */
+ * k->P[WRENCH t + 0..n) for its entries t, from the inverse factor Li and the permutation of its span; zero
+ * for an entry left out. */
 static void face_columns(lk__coarse *k, const lk_problem *p, int f, int side, const int perm[WRENCH],
                          const double *Li, const int *cols, int n)
 {
 	for (int t = k->face_start[f]; t < k->face_start[f + 1]; ++t) {
 		const double *J = p->rows[k->rows[t]].J + side;
 		double Jp[WRENCH], *P = k->P + WRENCH * t;
+		if (k->out[t]) {
+			memset(P, 0, WRENCH * sizeof *P);
+			continue;
+		}
 		for (int j = 0; j < WRENCH; ++j)
 			Jp[j] = J[perm[j]];
 		for (int u = 0; u < n; ++u) {
@@ -390,7 +408,7 @@ static void face_columns(lk__coarse *k, const lk_problem *p, int f, int side, co
 }
 
 /* The prolongation of face f, into k->P[WRENCH t + q] for its entries t: an orthonormal basis of the span of
- * the face's rows' Jacobians on the pair's first body (side: 0 or 6 of J). With W the 6 x m matrix of those
+ * the Jacobians of the face's rows that are not left out, on the pair's first body (side: 0 or 6 of J). With W the 6 x m matrix of those
  * Jacobians, the pivoted Cholesky factor of W W^T = E L L^T E^T stops at the rank r of W (lk__span_factor),
  * and P = W^T E_r L_r^-T has P^T P = I. The basis spans what the face can transmit and nothing
  * of what it cannot: four coplanar contacts without friction carry three wrench components, and the fourth
@@ -400,8 +418,12 @@ static int face_prolongation(lk__coarse *k, const lk_problem *p, int f, int side
                              int perm[WRENCH], double Li[WRENCH][WRENCH])
 {
 	const int t0 = k->face_start[f], t1 = k->face_start[f + 1];
+	int m = 0;
+	for (int t = t0; t < t1; ++t)
+		if (!k->out[t])
+			k->idx[m++] = k->rows[t];
 	double L[6][6];
-	const int rank = lk__span_factor(p->rows, k->rows + t0, t1 - t0, side, perm, L);
+	const int rank = lk__span_factor(p->rows, k->idx, m, side, perm, L);
 	/* the coarse rows' Jacobians on this side, P^T W^T = L_r^-1 E_r^T W W^T = L_r^-1 E_r^T E L L^T E^T =
 	 * (E L_{:,r})^T: column q of the factor, unpermuted (exact up to the Schur complement left below the
 	 * pivot threshold), with no sum over the face's rows */
@@ -428,14 +450,6 @@ static int face_prolongation(lk__coarse *k, const lk_problem *p, int f, int side
 	static const int all[WRENCH] = {0, 1, 2, 3, 4, 5};
 	face_columns(k, p, f, side, perm, &Li[0][0], all, rank);
 	return rank;
-}
-
-int lk__coarse_face_basis(lk__coarse *k, const lk_problem *p, int f)
-{
-	const lk__row *r0 = &p->rows[k->rows[k->face_start[f]]];
-	double basis[WRENCH][WRENCH], Li[WRENCH][WRENCH];
-	int perm[WRENCH];
-	return face_prolongation(k, p, f, r0->a < p->nbodies ? 0 : 6, basis, perm, Li);
 }
 
 /* The coarse rows face f has at most: a mode for each of its rows, six at most. */
@@ -604,6 +618,36 @@ static double adopt(lk__coarse *k, const lk_problem *p)
 	return work;
 }
 
+/* Face f's entries left out, brought up to date: a normal row left out comes back once the sweeps have given
+ * it a share of the face's load (LK_COARSE_BACK_IN of its largest normal impulse), and the friction rows on a
+ * normal row are out with it. Returns whether anything changed. */
+static int truncate_face(lk__coarse *k, const lk_problem *p, int f, const double *lambda)
+{
+	const int t0 = k->face_start[f], tn = t0 + k->face_normals[f], t1 = k->face_start[f + 1];
+	int changed = 0;
+	double most = 0.0;
+	for (int t = t0; t < tn; ++t)
+		most = fmax(most, lambda[k->rows[t]]);
+	for (int t = t0; t < tn; ++t) {
+		const int i = k->rows[t];
+		if (k->out[t] && lambda[i] > LK_COARSE_BACK_IN * most) {
+			k->out[t] = 0;
+			k->nout--;
+			changed = 1;
+		}
+	}
+	for (int t = tn; t < t1; ++t) {
+		const int normal = p->rows[k->rows[t]].findex;
+		unsigned char out = 0;
+		for (int u = t0; u < tn; ++u)
+			if (k->rows[u] == normal)
+				out = k->out[u];
+		changed |= out != k->out[t];
+		k->out[t] = out;
+	}
+	return changed;
+}
+
 double lk__coarse_correct(lk__coarse *k, lk__ctx *c)
 {
 	lk_problem *p = c->p;
@@ -611,6 +655,19 @@ double lk__coarse_correct(lk__coarse *k, lk__ctx *c)
 	const int cone = c->cfg->friction == LK_FRICTION_CONE;
 	if (k->nfaces == 0 || k->too_costly || k->unaffordable)
 		return 0.0;
+	if (!k->carried) {
+		/* the entries the last solve left out, where its level was made for the same rows: the contact on
+		 * the edge of opening is so step after step, and the kept level serves from the first correction */
+		k->carried = 1;
+		const lk__coarse_keep *kp = k->keep ? *k->keep : NULL;
+		if (kp && kp->valid && kp->nentries == k->nentries &&
+		    !memcmp(kp->rows, k->rows, (size_t)k->nentries * sizeof *k->rows)) {
+			memcpy(k->out, kp->out, (size_t)k->nentries);
+			for (int f = 0; f < k->nfaces; ++f)
+				for (int t = k->face_start[f]; t < k->face_start[f] + k->face_normals[f]; ++t)
+					k->nout += k->out[t];
+		}
+	}
 	double work = 0.0;
 	/* the faces that take part: those that carry impulse or are closing (w < 0); the basis, the coarse rows
 	 * and the factor are made again only when that set changes */
@@ -624,7 +681,11 @@ double lk__coarse_correct(lk__coarse *k, lk__ctx *c)
 		changed |= in != k->face_in[f];
 		k->face_in[f] = in;
 		nin += in;
+		if (in && k->nout > 0)
+			changed |= truncate_face(k, p, f, lambda);
 	}
+	changed |= k->out_added;
+	k->out_added = 0;
 	work += 0.5 * k->nentries / 3.0; /* a w per normal row (a w is about half a row update) */
 	if (nin == 0) {
 		lk__count(c, 1, work);
@@ -674,7 +735,7 @@ double lk__coarse_correct(lk__coarse *k, lk__ctx *c)
 	 * normal impulse >= 0, a friction impulse within the box of its contact's new normal impulse, or with
 	 * friction=cone a contact's pair within its disc) */
 	m = 0;
-	int clipped = 0, entries = 0;
+	int clipped = 0, entries = 0, pulled = 0;
 	for (int f = 0; f < k->nfaces; ++f) {
 		if (!k->face_in[f])
 			continue;
@@ -691,10 +752,14 @@ double lk__coarse_correct(lk__coarse *k, lk__ctx *c)
 				dl += P[q] * delta[q];
 			if (!(dl == dl))
 				dl = 0.0;
-			if (t < tn && lambda[i] + dl < 0.0) {
+			const int pull = t < tn && lambda[i] + dl < 0.0;
+			if (pull) {
 				dl = -lambda[i];
 				++clipped;
+				if (k->pulled[t])
+					k->idx[pulled++] = t; /* free after prepare */
 			}
+			k->pulled[t] = (unsigned char)pull;
 			k->dl[t] = dl;
 		}
 		for (int t = tn; t < t1; ++t) {
@@ -726,6 +791,8 @@ double lk__coarse_correct(lk__coarse *k, lk__ctx *c)
 	 * RES 0.38 where it reaches 4e-9 alone). It is not taken, and the next correction waits twice as long. A
 	 * stack at rest clips none; a recorded step of Bullet's stack 29 %, and there the step helps. */
 	if (LK_COARSE_MISFIT * clipped > entries) {
+		/* no contact is left out for it either: with the contacts it asked to pull out of their faces, the
+		 * next correction of the sliding boxes (below) clipped fewer than half and was taken, a poor step */
 		k->rejected++;
 		work += 0.2 * k->nfriction;
 		k->last_work = work;
@@ -741,6 +808,18 @@ double lk__coarse_correct(lk__coarse *k, lk__ctx *c)
 	 * step keeps every bound and never raises f, the objective every Gauss-Seidel row update lowers. Where the
 	 * projection has turned v uphill (g^T v >= 0: the welded faces asked for tension or for more friction than
 	 * the box allows) alpha is 0 and the correction is undone. */
+	/* a contact the welded faces asked to pull in two corrections in a row is left out of its face while it
+	 * stays open (truncated, as the coarse space of Graeser & Sander's truncated nonsmooth Newton multigrid
+	 * leaves out the unknowns at their bounds): a stack's corner that lifts, which the welded stack asked again
+	 * and again to hold the face down, each correction then cut to a few per cent by the line search (Bullet's
+	 * stack of 25 boxes, shifted sideways by 1e-4 of their size, rocked and fell). Not after one: a correction
+	 * from a cold start asks a quarter of a stack's contacts to pull, which the sweeps after it load again */
+	for (int e = 0; e < pulled; ++e) {
+		const int t = k->idx[e];
+		k->out_added = 1;
+		k->nout += !k->out[t];
+		k->out[t] = 1;
+	}
 	double max_change = 0.0, gv = 0.0, vav = 0.0;
 	int nchanged = 0;
 	for (int f = 0; f < k->nfaces; ++f) {

@@ -15,6 +15,13 @@ typedef struct lk__coarse {
 	int *face_start;    /* nfaces + 1 offsets into rows */
 	int *face_normals;  /* per face: how many of its rows are normal rows */
 	int *face_in;       /* per face: in the last correction */
+	unsigned char *out; /* per entry of rows: left out of its face (truncated: a contact the welded faces
+	                     * asked to pull, still open, and the friction rows on it) */
+	unsigned char *pulled; /* per entry of rows: a normal row the last correction asked to pull */
+	int *idx;           /* scratch: a face's entries that are not out */
+	int nout;           /* normal rows out */
+	int out_added;      /* a normal row was left out since the last correction */
+	int carried;        /* the entries left out by the last solve's kept level taken over (its first correction) */
 	int nfriction;      /* friction rows in the problem (the work of their boxes) */
 	double *rhs;        /* the coarse right-hand side, then the correction */
 	int *gface;         /* per group of the factor (a face in the correction): its face */
@@ -45,9 +52,6 @@ typedef struct lk__coarse_keep lk__coarse_keep;
 
 /* Finds the faces of p (row form). LK_OK, or LK_ERR_NO_MEMORY with k empty. */
 lk_status lk__coarse_setup(lk__coarse *k, lk_problem *p);
-/* The orthonormal basis of the span of face f's Jacobians on one of its bodies (what the face transmits as a
- * wrench: P^T P = I), into k->P[6 t + q] for the face's entries t and q below the returned rank. */
-int lk__coarse_face_basis(lk__coarse *k, const lk_problem *p, int f);
 /* One correction of c's iterate; counts its work; returns the largest change of lambda. */
 double lk__coarse_correct(lk__coarse *k, lk__ctx *c);
 void lk__coarse_free(lk__coarse *k);
