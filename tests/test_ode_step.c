@@ -85,6 +85,7 @@ static dBodyID scene_box(scene *sc, double x, double y, double z)
 static lk_status scene_solver_warm(scene *sc, const char *spec, double warm_factor)
 {
 	lk_ode_def def = lk_ode_default_def();
+	def.ode_residual = 1; /* RES in the statistics, which these tests read */
 	def.solver = spec;
 	def.warm_factor = warm_factor;
 	char err[300];
@@ -164,6 +165,7 @@ static double depth_after(const char *spec, int sink, double layer, int steps)
 	dBodyID b = scene_box(&sc, 0, 0, 0.5);
 	dWorldSetContactSurfaceLayer(sc.w, layer);
 	lk_ode_def def = lk_ode_default_def();
+	def.ode_residual = 1; /* RES in the statistics, which these tests read */
 	def.solver = spec;
 	def.sink_to_layer = sink;
 	char err[300];
@@ -198,6 +200,7 @@ static void test_sink_to_layer(void **state)
 	assert_true(depth_after("auto", -1, 0.0, 100) == depth_after("auto", 0, 0.0, 100));
 	/* out of range */
 	lk_ode_def def = lk_ode_default_def();
+	def.ode_residual = 1; /* RES in the statistics, which these tests read */
 	def.sink_to_layer = 2;
 	lk_ode *ctx = NULL;
 	char err[300];
@@ -676,6 +679,7 @@ static void test_step_matches_quickstep_converged(void **state)
 	dWorldSetQuickStepNumIterations(w2, 400);
 	lk_ode *ctx = NULL;
 	lk_ode_def pgs = lk_ode_default_def();
+	pgs.ode_residual = 1; /* RES in the statistics, which these tests read */
 	pgs.solver = "pgs"; /* 400 sweeps, as quickstep's 400 iterations */
 	assert_int_equal(lk_ode_create(w2, &pgs, &ctx, NULL, 0), LK_OK);
 	lk_ode_add_body(ctx, b2[4]);
@@ -712,6 +716,7 @@ static void test_feedback_is_jt_lambda(void **state)
 	build_chain(w, b, 3);
 	lk_ode *ctx = NULL;
 	assert_int_equal(lk_ode_create(w, NULL, &ctx, NULL, 0), LK_OK);
+	lk_ode_set_ode_residual(ctx, 1);
 	lk_ode_add_body(ctx, b[0]);
 	dJointID j = dBodyGetJoint(b[1], 0); /* the ball between b2 and b1? the newest joint of b1 */
 	static dJointFeedback fb;
@@ -936,6 +941,7 @@ static void test_warm_start_joints(void **state)
 	}
 	lk_ode *ctx = NULL;
 	lk_ode_def def = lk_ode_default_def();
+	def.ode_residual = 1; /* RES in the statistics, which these tests read */
 	def.solver = "pgs:warm=1";
 	def.warm_factor = 1.0; /* the previous impulses whole: the chain at rest is solved from its warm start */
 	assert_int_equal(lk_ode_create(w, &def, &ctx, NULL, 0), LK_OK);
@@ -1070,6 +1076,7 @@ static void run_whole_world(int whole, int stray, double out[4][7])
 		dBodySetPosition(free_body, 10, 0, 5);
 	}
 	lk_ode_def def = lk_ode_default_def();
+	def.ode_residual = 1; /* RES in the statistics, which these tests read */
 	def.whole_world = whole;
 	char err[300];
 	assert_int_equal(lk_ode_create(sc.w, &def, &sc.ctx, err, sizeof err), LK_OK);

@@ -85,8 +85,9 @@ lk_solver_config BulletSolverCore::Impl::effective(const btContactSolverInfo &in
 			note(NOTE_ITERATIONS, "m_numIterations = %d: lcpkit spends at least one sweep-equivalent",
 			     info.m_numIterations);
 	}
-	/* RES before and after the solve only when the statistics report it (lk_bt_world_set_residuals) */
-	if (fromSpec && !specSetsMeasure && !ins.residuals && !ins.recording)
+	/* the solve measures nothing: where the statistics report RES (lk_bt_world_set_residuals), solveIsland
+	 * measures it around the solve, off its clock and the conversion's; a recording keeps the solve's own */
+	if (fromSpec && !specSetsMeasure && !ins.recording)
 		cfg.measure = 0;
 	if (info.m_solverMode & SOLVER_RANDMIZE_ORDER) {
 		/* a spec's own order stays, gsp's and esp's (schedules of their own) as much as an order= */
@@ -333,6 +334,7 @@ bool BulletSolverCore::Impl::solveIsland(const detail::Pools &pools, const btCon
 		 * two, whose difference is the solve; the rest is the conversion (a reading of the thread's CPU clock,
 		 * the benchmarks', costs a quarter of a microsecond: six an island were 1 % of the ragdolls' phase) */
 		const double t0 = lk_stats_now();
+		double measuring = 0.0; /* the statistics' RES, measured around the solve */
 		lk_status st = ins.map.build(pools, ins.recording || lk_config_reads_points(&cfg), cfg.threads);
 		if (st != LK_OK) {
 			reason = std::string("rows could not be converted: ") + lk_problem_error(p);
@@ -345,7 +347,22 @@ bool BulletSolverCore::Impl::solveIsland(const detail::Pools &pools, const btCon
 		} else {
 			built = true;
 			lk_stats ls;
+			/* RES for the statistics off the solve's clock, as Bullet's own answers are measured: the solve
+			 * runs as it runs without statistics (measure=0, the same impulses), and its time compares with
+			 * Bullet's iterations */
+			const bool outside = ins.residuals && cfg.measure == 0;
+			const double tm = outside ? lk_stats_now() : 0.0;
+			lk_metrics m0;
+			const double res0 = outside && lk_problem_metrics(p, nullptr, &m0) == LK_OK ? m0.res : NAN;
+			const double tm0 = outside ? lk_stats_now() : 0.0;
 			st = lk_solve(p, &cfg, &ls, nullptr);
+			if (st == LK_OK && outside) {
+				const double tm1 = lk_stats_now();
+				lk_metrics m;
+				ls.res_initial = res0;
+				ls.res_final = lk_problem_metrics(p, nullptr, &m) == LK_OK ? m.res : NAN;
+				measuring = (tm0 - tm) + (lk_stats_now() - tm1);
+			}
 			if (st != LK_OK) {
 				reason = std::string("lk_solve: ") + lk_problem_error(p);
 			} else {
@@ -364,7 +381,7 @@ bool BulletSolverCore::Impl::solveIsland(const detail::Pools &pools, const btCon
 				}
 			}
 		}
-		g.convert_seconds = lk_stats_now() - t0 - g.solve_seconds;
+		g.convert_seconds = lk_stats_now() - t0 - g.solve_seconds - measuring;
 		if (solved && ins.recording && ins.map.rows() > 0) {
 			const double *l = lk_problem_lambda(p);
 			lambda.assign(l, l + lk_problem_row_count(p));

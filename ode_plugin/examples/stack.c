@@ -39,6 +39,7 @@ int main(void)
 
 	lk_ode_def def = lk_ode_default_def();                           /* lcpkit */
 	def.solver = "amgs:alpha=0.3";                                   /* lcpkit */
+	def.ode_residual = 1;                                            /* lcpkit: RES in the statistics */
 	char err[256];                                                    /* lcpkit */
 	lk_ode *ctx;                                                      /* lcpkit */
 	if (lk_ode_create(world, &def, &ctx, err, sizeof err) != LK_OK) { /* lcpkit */

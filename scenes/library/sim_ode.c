@@ -425,6 +425,7 @@ lk_status lk__sim_create_ode(lk_sim *s, const lk_sim_def *def, char *err, size_t
 	lk_ode_def od = lk_ode_default_def();
 	od.solver = def->solver;
 	od.whole_world = 1; /* every body has a geom in o->space, the registered space */
+	od.ode_residual = 1; /* RES in the statistics (lk_sim_set_residuals turns it off for timing runs) */
 	if (lk_ode_create(o->world, &od, &o->ctx, err, esz) != LK_OK) {
 		ode_destroy(s);
 		return LK_ERR_UNSUPPORTED;

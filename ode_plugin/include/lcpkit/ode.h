@@ -55,10 +55,11 @@ typedef struct lk_ode_def {
 	double warm_normal_cos;  /* ... and when the cosine of the angle between their normals is at least this */
 	double warm_factor;      /* the share of the previous step's impulses a warm start begins with, in [0, 1]
 	                          * (0.85, the default of Bullet's m_warmstartingFactor: docs/ode.md) */
-	int ode_residual;        /* RES in every step's statistics. ODE's steppers: extract the rows too and report
-	                          * RES of ODE's impulses on them (a read that changes nothing: the trajectory
-	                          * stays ODE's bit for bit). lcpkit: RES of the solve's start and result (the
-	                          * configuration's measure=, unless the spec sets it) */
+	int ode_residual;        /* 1: RES in every step's statistics (0, the default: NaN). ODE's steppers: extract
+	                          * the rows too and report RES of ODE's impulses on them (a read that changes
+	                          * nothing: the trajectory stays ODE's bit for bit). lcpkit: RES of the solve's
+	                          * start and result, measured around the solve and off its clock (the solve
+	                          * itself measures nothing unless the spec sets measure=: the same impulses) */
 	int quiet;               /* 1: say nothing on stderr. Otherwise each kind of note (a fallback to ODE's
 	                          * stepper, rows left out, a body frozen) is said once, "lcpkit: ...", unless
 	                          * LCPKIT_QUIET=1; lk_ode_note and the statistics have them either way */
@@ -77,7 +78,7 @@ typedef struct lk_ode_def {
 	                          * its error (docs/ode.md, "The surface layer") */
 } lk_ode_def;
 
-/* Defaults: solver "auto", warm_distance 0.01 m, warm_normal_cos 0.95, warm_factor 0.85, ode_residual 1, quiet 0,
+/* Defaults: solver "auto", warm_distance 0.01 m, warm_normal_cos 0.95, warm_factor 0.85, ode_residual 0, quiet 0,
  * whole_world 0, sink_to_layer -1. */
 LK_API lk_ode_def lk_ode_default_def(void);
 
