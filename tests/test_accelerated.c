@@ -269,6 +269,13 @@ static void test_psor_auto(void **state)
 	assert_true(autow * 2 < pgs);
 	int fixed = iterations_to("packing", 60, 0.5, "psor:w=auto", 1e-4);
 	assert_true(fixed < 2000);
+	/* auto takes a relaxation as a number only */
+	lk_solver_config a;
+	char err[200];
+	assert_int_equal(lk_config_parse("auto:w=1.3", &a, err, sizeof err), LK_OK);
+	assert_true(a.sor_w == 1.3);
+	assert_int_equal(lk_config_parse("auto:w=auto", &a, err, sizeof err), LK_ERR_PARSE);
+	assert_non_null(strstr(err, "w=auto is PSOR's"));
 }
 
 static void test_deterministic(void **state)

@@ -627,6 +627,25 @@ static void test_joints_spend_the_budget(void **state)
 	free(ref);
 	free(got);
 	lk_problem_destroy(p);
+	/* relaxed (w=, as quickstep relaxes by 1.3), its sweeps are PSOR's: piled ragdolls, to the bit, and not
+	 * plain PGS's */
+	p = read_data("ode-ragdolls2-step60.lkp");
+	const int m = lk_problem_row_count(p);
+	start = malloc((size_t)m * sizeof(double));
+	ref = malloc((size_t)m * sizeof(double));
+	got = malloc((size_t)m * sizeof(double));
+	memcpy(start, lk_problem_lambda(p), (size_t)m * sizeof(double));
+	st0 = solve_from(p, "psor:w=1.3,iters=10", start, ref);
+	st = solve_from(p, "auto:w=1.3,budget=10", start, got);
+	assert_int_equal(st.iterations, 10);
+	assert_memory_equal(ref, got, (size_t)m * sizeof(double));
+	st = solve_from(p, "auto:budget=10", start, got);
+	assert_true(memcmp(ref, got, (size_t)m * sizeof(double)) != 0);
+	assert_true(st0.res_final < st.res_final);
+	free(start);
+	free(ref);
+	free(got);
+	lk_problem_destroy(p);
 }
 
 int main(void)

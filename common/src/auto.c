@@ -484,6 +484,8 @@ lk_status lk__solve_auto(lk__ctx *c)
 		}
 		scale = nq > 0 ? sqrt(q2 / nq) : 0.0;
 	}
+	/* the sweeps' relaxation, 1 unless the spec sets w= (quickstep's own is 1.3, dWorldSetQuickStepW) */
+	const double relax = cfg->sor_w > 0 ? cfg->sor_w : 1.0;
 	for (int it = 1;; ++it) {
 		/* the scale from the first sweep (q does not change); the change from the bodies' velocities (row form) or
 		 * from each row's correction (the matrix form, which has no bodies), the plain sweep where neither needs
@@ -496,7 +498,7 @@ lk_status lk__solve_auto(lk__ctx *c)
 		}
 		lk__sweep_sums sums = {.want_scale = it == 1};
 		const int plain = fs.joints || (nb && (it > 1 || scale_first));
-		double change = plain ? lk__pgs_sweep(c, perm, n, 1.0) : lk__pgs_sweep_sums(c, perm, &sums);
+		double change = plain ? lk__pgs_sweep(c, perm, n, relax) : lk__pgs_sweep_sums(c, perm, relax, &sums);
 		c->iterations = it;
 		if (it == 1 && !scale_first)
 			scale = sums.nq > 0 ? sqrt(sums.q2 / sums.nq) : 0.0;

@@ -175,7 +175,7 @@ static const param params[] = {
 	{"measure", P_BOOL, OFF(measure), M_ALL, NULL, "RES of the start and the result (0: skipped where unused)"},
 	{"seed", P_U64, OFF(seed), M_ALL, NULL, "random seed"},
 	{"threads", P_INT, OFF(threads), M_ALL, NULL, "threads of the sweeps (> 1: order=colour)"},
-	{"w", P_DOUBLE, OFF(sor_w), M_GS | M_NNCG, NULL, "SOR relaxation"},
+	{"w", P_DOUBLE, OFF(sor_w), M_GS | M_NNCG | M_AUTO, NULL, "SOR relaxation"},
 	{"order", P_ENUM, OFF(order), M_ORDERED, order_list, "sweep order"},
 	{"friction", P_ENUM, OFF(friction), M_CONE, friction_names, "friction model: box or cone"},
 	{"coarse", P_INT, OFF(coarse), M_GS | M_AUTO, NULL, "two-level correction of the normal rows every N sweeps (0: off)"},
@@ -548,6 +548,8 @@ lk_status lk_config_validate(const lk_solver_config *cfg, char *err, size_t err_
 	      lk_order_name(cfg->order));
 	CHECK(cfg->sor_w == LK_SOR_AUTO || (isfinite(cfg->sor_w) && cfg->sor_w > 0 && cfg->sor_w < 2),
 	      "relaxation w = %g must lie in (0, 2), or be auto", cfg->sor_w);
+	CHECK(cfg->method != LK_METHOD_AUTO || cfg->sor_w != LK_SOR_AUTO,
+	      "auto's relaxation w must be a number in (0, 2); w=auto is PSOR's own choice of it");
 	CHECK((unsigned)cfg->order < LK_ORDER_COUNT, "unknown order %d", (int)cfg->order);
 	CHECK(cfg->threads >= 1 && cfg->threads <= LK_MAX_THREADS, "threads = %d must lie in 1..%d", cfg->threads,
 	      LK_MAX_THREADS);

@@ -388,17 +388,17 @@ double lk__pgs_sweep(lk__ctx *c, const int *perm, int count, double w_relax)
 	return sweep_csr_impl(c, perm, count, w_relax, NULL, NULL);
 }
 
-double lk__pgs_sweep_sums(lk__ctx *c, const int *perm, lk__sweep_sums *sums)
+double lk__pgs_sweep_sums(lk__ctx *c, const int *perm, double w_relax, lk__sweep_sums *sums)
 {
 	sums->dvmax = sums->q2 = sums->nq = 0.0; /* want_scale as the caller set it */
 	if (colour_order(c, perm, c->n))
-		return colour_sweep(c, 1.0, NULL, NULL, sums);
+		return colour_sweep(c, w_relax, NULL, NULL, sums);
 	if (c->p->form == LK_FORM_ROWS)
-		return sweep_rows_impl(c, perm, c->n, 1.0, 0, NULL, NULL, NULL, 0, sums);
+		return sweep_rows_impl(c, perm, c->n, w_relax, 0, NULL, NULL, NULL, 0, sums);
 	/* the matrix form: the sums from the change of lambda and the diagonal, q from the problem's array */
 	double *before = c->w;
 	memcpy(before, c->lambda, (size_t)c->n * sizeof(double));
-	const double change = sweep_csr_impl(c, perm, c->n, 1.0, NULL, NULL);
+	const double change = sweep_csr_impl(c, perm, c->n, w_relax, NULL, NULL);
 	for (int i = 0; i < c->n; ++i) {
 		const lk__row *r = &c->p->rows[i];
 		sums->dvmax = fmax(sums->dvmax, fabs((c->lambda[i] - before[i]) * r->diag));

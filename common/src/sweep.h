@@ -22,9 +22,9 @@ typedef struct lk__sweep_sums {
 	int want_scale; /* in: 0 leaves q2 and nq 0 (the scale does not change from sweep to sweep) */
 	double dvmax, q2, nq;
 } lk__sweep_sums;
-/* One projected Gauss-Seidel sweep (w = 1) over perm (NULL: natural order; the colour order on threads as
- * lk__pgs_sweep) with the sums of that sweep; returns max |change of lambda|. */
-double lk__pgs_sweep_sums(lk__ctx *c, const int *perm, lk__sweep_sums *sums);
+/* One projected Gauss-Seidel sweep, relaxed by w_relax (1: none), over perm (NULL: natural order; the colour
+ * order on threads as lk__pgs_sweep) with the sums of that sweep; returns max |change of lambda|. */
+double lk__pgs_sweep_sums(lk__ctx *c, const int *perm, double w_relax, lk__sweep_sums *sums);
 /* The production sweep of the row form over the rows of one set of a staggered schedule (ESP, GSP): friction
  * rows read their bounds from lambda as in lk__pgs_sweep (the schedule does not touch the normal rows while it
  * sweeps the friction set), one whose box is {0} gets 0 and is skipped when its lambda is 0 already; err (or
