@@ -86,7 +86,7 @@ lk_solver_config BulletSolverCore::Impl::effective(const btContactSolverInfo &in
 			     info.m_numIterations);
 	}
 	/* the solve measures nothing: where the statistics report RES (lk_bt_world_set_residuals), solveIsland
-	 * measures it around the solve, off its clock and the conversion's; a recording keeps the solve's own */
+	 * measures it after the solve, off its clock and the conversion's; a recording keeps the solve's own */
 	if (fromSpec && !specSetsMeasure && !ins.recording)
 		cfg.measure = 0;
 	if (info.m_solverMode & SOLVER_RANDMIZE_ORDER) {
@@ -334,7 +334,7 @@ bool BulletSolverCore::Impl::solveIsland(const detail::Pools &pools, const btCon
 		 * two, whose difference is the solve; the rest is the conversion (a reading of the thread's CPU clock,
 		 * the benchmarks', costs a quarter of a microsecond: six an island were 1 % of the ragdolls' phase) */
 		const double t0 = lk_stats_now();
-		double measuring = 0.0; /* the statistics' RES, measured around the solve */
+		double measuring = 0.0; /* the statistics' RES, measured after the solve */
 		lk_status st = ins.map.build(pools, ins.recording || lk_config_reads_points(&cfg), cfg.threads);
 		if (st != LK_OK) {
 			reason = std::string("rows could not be converted: ") + lk_problem_error(p);
@@ -347,22 +347,7 @@ bool BulletSolverCore::Impl::solveIsland(const detail::Pools &pools, const btCon
 		} else {
 			built = true;
 			lk_stats ls;
-			/* RES for the statistics off the solve's clock, as Bullet's own answers are measured: the solve
-			 * runs as it runs without statistics (measure=0, the same impulses), and its time compares with
-			 * Bullet's iterations */
-			const bool outside = ins.residuals && cfg.measure == 0;
-			const double tm = outside ? lk_stats_now() : 0.0;
-			lk_metrics m0;
-			const double res0 = outside && lk_problem_metrics(p, nullptr, &m0) == LK_OK ? m0.res : NAN;
-			const double tm0 = outside ? lk_stats_now() : 0.0;
 			st = lk_solve(p, &cfg, &ls, nullptr);
-			if (st == LK_OK && outside) {
-				const double tm1 = lk_stats_now();
-				lk_metrics m;
-				ls.res_initial = res0;
-				ls.res_final = lk_problem_metrics(p, nullptr, &m) == LK_OK ? m.res : NAN;
-				measuring = (tm0 - tm) + (lk_stats_now() - tm1);
-			}
 			if (st != LK_OK) {
 				reason = std::string("lk_solve: ") + lk_problem_error(p);
 			} else {
@@ -378,6 +363,14 @@ bool BulletSolverCore::Impl::solveIsland(const detail::Pools &pools, const btCon
 					g.res_initial = ls.res_initial;
 					g.res_final = ls.res_final;
 					g.stop_reason = ls.stop_reason;
+					if (ins.residuals && cfg.measure == 0) {
+						/* RES for the statistics off the solve's clock and the conversion's, as Bullet's own
+						 * answers are measured: the solve ran as it runs without statistics (measure=0, the
+						 * same impulses), and its time compares with Bullet's iterations */
+						const double tm = lk_stats_now();
+						ins.measureResiduals(nullptr, g);
+						measuring = lk_stats_now() - tm;
+					}
 				}
 			}
 		}
@@ -425,15 +418,10 @@ bool BulletSolverCore::Impl::solveIsland(const detail::Pools &pools, const btCon
 			try {
 				/* Bullet's impulses on lcpkit's rows, where its own rows are those (not so where lcpkit made
 				 * the contact rows from the manifolds) */
-				lk_problem *p = ins.map.problem();
-				lk_metrics m;
 				if (ins.map.readImpulses(lambda)) {
-					if (lk_problem_metrics(p, ins.map.warmStart().data(), &m) == LK_OK)
-						g.res_initial = m.res;
-					if (lk_problem_metrics(p, lambda.data(), &m) == LK_OK)
-						g.res_final = m.res;
+					ins.measureResiduals(lambda.data(), g);
 					if (ins.recording)
-						ins.current.append(p, ins.map.warmStart(), lambda);
+						ins.current.append(ins.map.problem(), ins.map.warmStart(), lambda);
 				}
 			} catch (...) {
 			}

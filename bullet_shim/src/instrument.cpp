@@ -1,6 +1,7 @@
 /* Step statistics and recording of one solver over Bullet's islands (instrument.hpp). */
 #include "instrument.hpp"
 
+#include <cmath>
 #include <cstddef>
 #include <cstring>
 
@@ -59,6 +60,14 @@ lk_status Recording::build(lk_problem **out) const
 }
 
 /* ----------------------------------------------------------------------------------------- statistics */
+
+void Instrument::measureResiduals(const double *answer, lk_engine_step_stats &g)
+{
+	lk_problem *p = map.problem();
+	lk_metrics m;
+	g.res_initial = lk_problem_metrics(p, map.warmStart().data(), &m) == LK_OK ? m.res : NAN;
+	g.res_final = lk_problem_metrics(p, answer, &m) == LK_OK ? m.res : NAN;
+}
 
 void clearStats(lk_engine_step_stats &s)
 {

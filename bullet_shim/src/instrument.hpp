@@ -34,6 +34,10 @@ public:
 	/* One island's statistics. */
 	void addGroup(const lk_engine_step_stats &g);
 	void noteFallback(const std::string &reason);
+	/* RES on the island's rows (map) of the warm start it began from and of answer (NULL: the problem's own
+	 * lambda) into g; NaN where one cannot be measured. The statistics of a solve that measured nothing itself,
+	 * and of Bullet's own impulses read back onto the rows. */
+	void measureResiduals(const double *answer, lk_engine_step_stats &g);
 
 	/* Sum over the internal steps since resetAccumulated (the C API's step and advance). */
 	void resetAccumulated();

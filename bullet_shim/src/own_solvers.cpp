@@ -87,15 +87,10 @@ protected:
 		g.res_initial = g.res_final = NAN;
 		if (built) {
 			try {
-				lk_problem *p = ins.map.problem();
-				lk_metrics m;
 				ins.map.readImpulses(ins.scratch);
-				if (lk_problem_metrics(p, ins.map.warmStart().data(), &m) == LK_OK)
-					g.res_initial = m.res;
-				if (lk_problem_metrics(p, ins.scratch.data(), &m) == LK_OK)
-					g.res_final = m.res;
+				ins.measureResiduals(ins.scratch.data(), g);
 				if (ins.recording)
-					ins.current.append(p, ins.map.warmStart(), ins.scratch);
+					ins.current.append(ins.map.problem(), ins.map.warmStart(), ins.scratch);
 			} catch (...) {
 			}
 			g.rows = ins.map.rows();
