@@ -484,8 +484,9 @@ lk_status lk__solve_auto(lk__ctx *c)
 		}
 		scale = nq > 0 ? sqrt(q2 / nq) : 0.0;
 	}
-	/* the sweeps' relaxation, 1 unless the spec sets w= (quickstep's own is 1.3, dWorldSetQuickStepW) */
-	const double relax = cfg->sor_w > 0 ? cfg->sor_w : 1.0;
+	/* the sweeps' relaxation: 1 unless the spec sets w= (quickstep's own is 1.3, dWorldSetQuickStepW); never
+	 * PSOR's w=auto, which the configuration refuses for auto */
+	const double relax = cfg->sor_w;
 	for (int it = 1;; ++it) {
 		/* the scale from the first sweep (q does not change); the change from the bodies' velocities (row form) or
 		 * from each row's correction (the matrix form, which has no bodies), the plain sweep where neither needs

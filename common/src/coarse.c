@@ -618,6 +618,15 @@ static double adopt(lk__coarse *k, const lk_problem *p)
 	return work;
 }
 
+/* The entry of face f that holds its normal row `row` (a friction row's findex), or -1. */
+static int normal_entry(const lk__coarse *k, int f, int row)
+{
+	for (int u = k->face_start[f]; u < k->face_start[f] + k->face_normals[f]; ++u)
+		if (k->rows[u] == row)
+			return u;
+	return -1;
+}
+
 /* Face f's entries left out, brought up to date: a normal row left out comes back once the sweeps have given
  * it a share of the face's load (LK_COARSE_BACK_IN of its largest normal impulse), and the friction rows on a
  * normal row are out with it. Returns whether anything changed. */
@@ -637,11 +646,8 @@ static int truncate_face(lk__coarse *k, const lk_problem *p, int f, const double
 		}
 	}
 	for (int t = tn; t < t1; ++t) {
-		const int normal = p->rows[k->rows[t]].findex;
-		unsigned char out = 0;
-		for (int u = t0; u < tn; ++u)
-			if (k->rows[u] == normal)
-				out = k->out[u];
+		const int u = normal_entry(k, f, p->rows[k->rows[t]].findex);
+		const unsigned char out = u >= 0 ? k->out[u] : 0;
 		changed |= out != k->out[t];
 		k->out[t] = out;
 	}
@@ -684,8 +690,6 @@ double lk__coarse_correct(lk__coarse *k, lk__ctx *c)
 		if (in && k->nout > 0)
 			changed |= truncate_face(k, p, f, lambda);
 	}
-	changed |= k->out_added;
-	k->out_added = 0;
 	work += 0.5 * k->nentries / 3.0; /* a w per normal row (a w is about half a row update) */
 	if (nin == 0) {
 		lk__count(c, 1, work);
@@ -765,10 +769,8 @@ double lk__coarse_correct(lk__coarse *k, lk__ctx *c)
 		for (int t = tn; t < t1; ++t) {
 			const int i = k->rows[t];
 			const lk__row *r = &p->rows[i];
-			double ln = lambda[r->findex];
-			for (int u = t0; u < tn; ++u)
-				if (k->rows[u] == r->findex)
-					ln += k->dl[u];
+			const int u = normal_entry(k, f, r->findex);
+			const double ln = lambda[r->findex] + (u >= 0 ? k->dl[u] : 0.0);
 			const double hi = r->mu * fabs(ln), next = lambda[i] + k->dl[t];
 			if (cone && t + 1 < t1 && k->rows[t + 1] == i + 1 && lk__cone_pair(p, i)) {
 				/* Coulomb's cone: the contact's pair onto its disc at once */
@@ -816,9 +818,9 @@ double lk__coarse_correct(lk__coarse *k, lk__ctx *c)
 	 * from a cold start asks a quarter of a stack's contacts to pull, which the sweeps after it load again */
 	for (int e = 0; e < pulled; ++e) {
 		const int t = k->idx[e];
-		k->out_added = 1;
 		k->nout += !k->out[t];
 		k->out[t] = 1;
+		k->prepared = 0; /* the level is made again (or a kept one for these entries taken) */
 	}
 	double max_change = 0.0, gv = 0.0, vav = 0.0;
 	int nchanged = 0;

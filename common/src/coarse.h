@@ -20,7 +20,6 @@ typedef struct lk__coarse {
 	unsigned char *pulled; /* per entry of rows: a normal row the last correction asked to pull */
 	int *idx;           /* scratch: a face's entries that are not out */
 	int nout;           /* normal rows out */
-	int out_added;      /* a normal row was left out since the last correction */
 	int carried;        /* the entries left out by the last solve's kept level taken over (its first correction) */
 	int nfriction;      /* friction rows in the problem (the work of their boxes) */
 	double *rhs;        /* the coarse right-hand side, then the correction */
