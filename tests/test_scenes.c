@@ -97,6 +97,16 @@ static void test_free_fall_agrees(void **state)
 	lk_scene_destroy(sc);
 }
 
+/* The top of the pool's first wall: its first static box. */
+static double pool_wall_top(const lk_scene *sc)
+{
+	for (int i = 0; i < sc->nbodies; ++i)
+		if (sc->bodies[i].shape == LK_SHAPE_BOX && sc->bodies[i].mass <= 0)
+			return sc->bodies[i].pos[2] + sc->bodies[i].size[2];
+	fail_msg("no wall");
+	return 0;
+}
+
 static void test_scene_spec_errors(void **state)
 {
 	(void)state;
@@ -126,6 +136,13 @@ static void test_scene_spec_errors(void **state)
 		}
 	assert_int_equal(circles, 221);
 	assert_int_equal(sc->plane2d, 1);
+	/* its walls 8 m high, the paper's pool */
+	assert_double_equal(pool_wall_top(sc), 8.0, 1e-12);
+	lk_scene_destroy(sc);
+	/* 600 circles of 0.15 m settle 8.3 m high: walls of 8 m let them pour over, these are 1.15 times the 30 rows
+	 * of 20 that a square packing of the 6 m pool stacks (9 m) */
+	assert_int_equal(lk_scene_create("pool1:n=600,r=0.15", &sc, err, sizeof err), LK_OK);
+	assert_double_equal(pool_wall_top(sc), 1.15 * 30 * 0.3, 1e-12);
 	lk_scene_destroy(sc);
 }
 
