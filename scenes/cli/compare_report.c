@@ -127,8 +127,8 @@ int write_report(const compare_opts *o, const compare_plan *p)
 		           "deepest contact penetration, pen. rest the median over the last second of each step's deepest;\n"
 		           "joint err the largest distance over the last second between the two bodies' anchor points of a\n"
 		           "joint; accel err the worst relative error of the incline's sliding boxes' acceleration against\n"
-		           "g (sin a - mu cos a), creep the farthest a box that should rest moved; KE end the kinetic energy at\n"
-		           "the end; top drift the horizontal displacement of the top body at the end, drift max the largest\n"
+		           "g (sin a - mu cos a), creep the farthest a box that should rest moved; KE end the median kinetic\n"
+		           "energy over the last second; top drift the horizontal displacement of the top body at the end, drift max the largest\n"
 		           "while the stack stood (a swaying stack's end drift is where the sway happens to be then); fell the\n"
 		           "time the top sank by half its height. All of it, at full precision, is in summary.csv.\n\n");
 		if (judged) {
