@@ -909,6 +909,60 @@ void test_friction_warm_start(void **)
 	}
 }
 
+/* A sphere sliding on the ground at 2 m/s (mu 0.5): its one point's friction is the kinetic friction, mu m g h
+ * against the slip. Under auto the next step starts from it (damped by m_warmstartingFactor) while the ball slips
+ * the same way; where its slip has turned (its velocity reversed by hand), the friction of the last step would
+ * push it on along its new slip, and the point starts its friction from zero (a box's face keeps its
+ * projection: test_friction_warm_start). */
+void test_sphere_friction_turned(void **)
+{
+	const double h = 1.0 / 60.0, mu = 0.5, g = 9.81;
+	for (int turned = 0; turned < 2; ++turned) {
+		World w;
+		btStaticPlaneShape groundShape(btVector3(0, 0, 1), 0);
+		btSphereShape ballShape(0.5);
+		std::vector<std::unique_ptr<btRigidBody>> bodies;
+		w.world.setGravity(btVector3(0, 0, -g));
+		addBody(w.world, bodies, &groundShape, 0.0, btVector3(0, 0, 0));
+		addBody(w.world, bodies, &ballShape, 1.0, btVector3(0, 0, 0.5));
+		/* Bullet multiplies the two coefficients */
+		bodies[0]->setFriction(1.0);
+		bodies[1]->setFriction(mu);
+		lk::BulletSolver solver("auto");
+		solver.setRecording(true);
+		w.world.setConstraintSolver(&solver);
+		w.world.stepSimulation(h, 1, h); /* the ball comes to rest on its point */
+		bodies[1]->setLinearVelocity(btVector3(2, 0, 0));
+		for (int k = 0; k < 3; ++k)
+			w.world.stepSimulation(h, 1, h);
+		if (turned) {
+			bodies[1]->setLinearVelocity(btVector3(-2, 0, 0));
+			bodies[1]->setAngularVelocity(btVector3(0, 0, 0));
+		}
+		w.world.stepSimulation(h, 1, h);
+		lk_problem *p = nullptr;
+		assert_int_equal(solver.recordedProblem(&p), LK_OK);
+		int n = 0;
+		const double *solution = solver.recordedSolution(&n);
+		const btVector3 warm = Incline::frictionOnBox(p, lk_problem_lambda(p));
+		const btVector3 solved = Incline::frictionOnBox(p, solution);
+		const double kinetic = mu * g * h;
+		print_message("slip %s: friction warm start (%.6f, %.6f, %.6f), solved (%.6f, %.6f, %.6f) N s, mu m g h = %.6f\n",
+		              turned ? "turned" : "kept", warm.x(), warm.y(), warm.z(), solved.x(), solved.y(), solved.z(),
+		              kinetic);
+		/* the solve's friction opposes the slip in both: kinetic, mu m g h */
+		assert_true(std::fabs(solved.x() - (turned ? kinetic : -kinetic)) < 1e-3 * kinetic);
+		if (turned)
+			assert_true(warm.length() == 0.0);
+		else
+			assert_true(std::fabs(warm.x() + 0.85 * kinetic) < 1e-3 * kinetic && std::fabs(warm.y()) < 1e-9);
+		lk_problem_destroy(p);
+		w.world.setConstraintSolver(&w.own);
+		for (auto &b : bodies)
+			w.world.removeRigidBody(b.get());
+	}
+}
+
 /* A kinematic body gets its solver body only when a row first needs it (here the joint's, as convertJoints
  * sets up its rows): lk::BulletSolver maps it then, as a body of infinite mass that moves. The towed box
  * follows the anchor under lcpkit as under Bullet's own solver. */
@@ -1108,6 +1162,7 @@ int main()
 		cmocka_unit_test(test_contact_rows_made_by_lcpkit),
 		cmocka_unit_test(test_contact_rows_of_every_feature),
 		cmocka_unit_test(test_friction_warm_start),
+		cmocka_unit_test(test_sphere_friction_turned),
 		cmocka_unit_test(test_kinematic_anchor),
 		cmocka_unit_test(test_rigid_rows_to_lcpkit_multibody_to_bullet),
 		cmocka_unit_test(test_bullet_solver_in_multibody_world_says_so),

@@ -20,6 +20,7 @@
  */
 #include "row_map.hpp"
 
+#include <BulletCollision/CollisionShapes/btCollisionShape.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 
 #include <algorithm>
@@ -71,6 +72,14 @@ inline btVector3 pointFriction(const btManifoldPoint &cp)
 {
 	return cp.m_lateralFrictionDir1 * cp.m_appliedImpulseLateral1 +
 	       cp.m_lateralFrictionDir2 * cp.m_appliedImpulseLateral2;
+}
+
+/* A point of a sphere: one point carries the contact, it moves over the sphere as the sphere rolls, and its slip
+ * is the contact's own (a box face's points share its load, and a resting face's slip is noise) */
+inline bool roundPoint(const btCollisionObject *o0, const btCollisionObject *o1)
+{
+	return o0->getCollisionShape()->getShapeType() == SPHERE_SHAPE_PROXYTYPE ||
+	       o1->getCollisionShape()->getShapeType() == SPHERE_SHAPE_PROXYTYPE;
 }
 
 } // namespace
@@ -382,6 +391,13 @@ void RowMap::addPoint(btManifoldPoint &cp, const btPersistentManifold &m, const 
 			cp.m_lateralFrictionDir1 *= 1.f / btSqrt(lateral);
 			anisotropic(o0, cp.m_lateralFrictionDir1, btCollisionObject::CF_ANISOTROPIC_FRICTION);
 			anisotropic(o1, cp.m_lateralFrictionDir1, btCollisionObject::CF_ANISOTROPIC_FRICTION);
+			/* a sphere's point that now slips the way its last friction pushed it: that friction opposed a slip
+			 * that has turned (a circle of a pool rocking to and fro), and started along it, it pushes the
+			 * sphere on. Starting from zero there, Bullet's pool2 at 10 iterations keeps 12.6 J over its last
+			 * second where it kept 15.5 J, against 13.5 under Bullet's own solver (docs/bullet.md) */
+			const double along = tangent.dot(cp.m_lateralFrictionDir1);
+			if (along > 0 && roundPoint(o0, o1))
+				tangent -= cp.m_lateralFrictionDir1 * along;
 			friction(cp.m_lateralFrictionDir1, 0, 0, &cp.m_appliedImpulseLateral1);
 			if (two) {
 				cp.m_lateralFrictionDir2 = cp.m_lateralFrictionDir1.cross(n);
