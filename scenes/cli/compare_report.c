@@ -128,9 +128,10 @@ int write_report(const compare_opts *o, const compare_plan *p)
 		           "joint err the largest distance over the last second between the two bodies' anchor points of a\n"
 		           "joint; accel err the worst relative error of the incline's sliding boxes' acceleration against\n"
 		           "g (sin a - mu cos a), creep the farthest a box that should rest moved; KE end the median kinetic\n"
-		           "energy over the last second; top drift the horizontal displacement of the top body at the end, drift max the largest\n"
-		           "while the stack stood (a swaying stack's end drift is where the sway happens to be then); fell the\n"
-		           "time the top sank by half its height. All of it, at full precision, is in summary.csv.\n\n");
+		           "energy over the last second; top drift the horizontal displacement of the top body at the end,\n"
+		           "drift max the largest while the stack stood (a swaying stack's end drift is where the sway happens\n"
+		           "to be then); fell the time the top sank by half its height. All of it, at full precision, is in\n"
+		           "summary.csv.\n\n");
 		if (judged) {
 			fprintf(f, "## Verdict against each engine's own solver\n\n%s", verdict_legend);
 			print_verdict(f, p, 1);
