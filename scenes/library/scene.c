@@ -150,15 +150,11 @@ static void build_pool(lk_scene *s, const double *v, int pool2)
 	s->plane2d = dim == 2;
 	s->gravity[2] = -9.80665;
 	ground(s, mu, 0.2);
-	double gap = 2.1 * r;
-	int cols = (int)floor(width / gap);
-	int per_layer = dim == 2 ? cols : cols * cols;
-	int layers = (n + per_layer - 1) / per_layer;
 	/* walls 8 m high, or higher where the circles would fill that: a pool, not a heap pouring over its walls
 	 * (600 circles of 0.15 m settle 8.3 m high in the 6 m pool, and those that roll over the top land from
 	 * there, the deepest contact of the run). The pile's height in rows of a square packing, which is looser
 	 * than the settled one, with 15 % to spare. */
-	const double across = floor(width / (2 * r)) > 1 ? floor(width / (2 * r)) : 1;
+	const double across = fmax(1.0, floor(width / (2 * r)));
 	const double rows = ceil(n / (dim == 2 ? across : across * across));
 	const double wall_h = fmax(4.0, 0.5 * 1.15 * rows * 2 * r);
 	/* walls: static boxes just outside [-width/2, width/2] */
@@ -168,6 +164,10 @@ static void build_pool(lk_scene *s, const double *v, int pool2)
 		box(s, width / 2 + 0.5, 0.25, wall_h, 0, 0, -width / 2 - 0.25, wall_h, mu);
 		box(s, width / 2 + 0.5, 0.25, wall_h, 0, 0, width / 2 + 0.25, wall_h, mu);
 	}
+	double gap = 2.1 * r;
+	int cols = (int)floor(width / gap);
+	int per_layer = dim == 2 ? cols : cols * cols;
+	int layers = (n + per_layer - 1) / per_layer;
 	unsigned seed = 12345u;
 	for (int i = 0; i < n; ++i) {
 		int layer = i / per_layer, k = i % per_layer;
