@@ -45,6 +45,19 @@ void addBody(btDiscreteDynamicsWorld &world, std::vector<std::unique_ptr<btRigid
 	world.addRigidBody(bodies.back().get());
 }
 
+/* A body of a mass near the least a double holds (1e-300 kg), whose rows lcpkit cannot solve: its island falls
+ * back to Bullet's own iterations. */
+void addFeatherweight(btDiscreteDynamicsWorld &world, std::vector<std::unique_ptr<btRigidBody>> &bodies,
+                      btCollisionShape *shape, const btVector3 &at)
+{
+	btRigidBody::btRigidBodyConstructionInfo info(1e-300, nullptr, shape, btVector3(1e-302, 1e-302, 1e-302));
+	info.m_startWorldTransform.setIdentity();
+	info.m_startWorldTransform.setOrigin(at);
+	bodies.emplace_back(new btRigidBody(info));
+	bodies.back()->setActivationState(DISABLE_DEACTIVATION);
+	world.addRigidBody(bodies.back().get());
+}
+
 /* A Bullet world with Bullet's own solver, and what it is made of. */
 struct World {
 	btDefaultCollisionConfiguration collision;
@@ -292,12 +305,7 @@ void test_fallback_said_once(void **)
 {
 	Scene sc;
 	btBoxShape tiny(btVector3(0.1, 0.1, 0.1));
-	btRigidBody::btRigidBodyConstructionInfo info(1e-300, nullptr, &tiny, btVector3(1e-302, 1e-302, 1e-302));
-	info.m_startWorldTransform.setIdentity();
-	info.m_startWorldTransform.setOrigin(btVector3(3, 0, 0.1));
-	sc.bodies.emplace_back(new btRigidBody(info));
-	sc.bodies.back()->setActivationState(DISABLE_DEACTIVATION);
-	sc.world.addRigidBody(sc.bodies.back().get());
+	addFeatherweight(sc.world, sc.bodies, &tiny, btVector3(3, 0, 0.1));
 	lk::BulletSolver solver("pgs");
 	sc.world.setConstraintSolver(&solver);
 	const std::string err = stderrOf([&] { sc.step(120); });
@@ -1120,6 +1128,87 @@ void test_rigid_rows_to_lcpkit_multibody_to_bullet(void **)
 	assert_int_equal(count(notes, "\n"), 1);
 }
 
+/* A btMultiBodyDynamicsWorld of rigid bodies only (a stack of three boxes, two boxes held by a hinge, one with a
+ * motor) under lk::BulletMultiBodySolver moves as the same bodies in a btDiscreteDynamicsWorld under
+ * lk::BulletSolver: the rigid bodies' rows are made the same way, straight from the manifold points and the
+ * constraints' getInfo2, and solved by the same method. Then a body of a mass near the least a double holds makes
+ * the island fall back: Bullet's own rows are made for its iterations, which hold the boxes up. */
+void test_multibody_world_rigid_rows_as_discrete(void **)
+{
+	struct Rigid {
+		btBoxShape boxShape{btVector3(0.5, 0.5, 0.5)};
+		btStaticPlaneShape groundShape{btVector3(0, 0, 1), 0};
+		std::vector<std::unique_ptr<btRigidBody>> bodies;
+		std::unique_ptr<btHingeConstraint> hinge;
+		void build(btDiscreteDynamicsWorld &world)
+		{
+			world.setGravity(btVector3(0, 0, -9.81));
+			world.getSolverInfo().m_solverMode |= SOLVER_USE_2_FRICTION_DIRECTIONS;
+			addBody(world, bodies, &groundShape, 0.0, btVector3(0, 0, 0));
+			for (int i = 0; i < 3; ++i)
+				addBody(world, bodies, &boxShape, 1.0, btVector3(0, 0, 0.5 + i));
+			addBody(world, bodies, &boxShape, 1.0, btVector3(4, 0, 0.5));
+			addBody(world, bodies, &boxShape, 1.0, btVector3(4, 0, 2.0));
+			hinge.reset(new btHingeConstraint(*bodies[4], *bodies[5], btVector3(0, 0, 0.75), btVector3(0, 0, -0.75),
+			                                  btVector3(1, 0, 0), btVector3(1, 0, 0)));
+			hinge->enableAngularMotor(true, 1.0, 5.0);
+			world.addConstraint(hinge.get(), true);
+		}
+		void clear(btDiscreteDynamicsWorld &world)
+		{
+			world.removeConstraint(hinge.get());
+			for (auto &b : bodies)
+				world.removeRigidBody(b.get());
+		}
+	};
+	World flat;
+	Rigid a;
+	a.build(flat.world);
+	lk::BulletSolver solver("auto");
+	flat.world.setConstraintSolver(&solver);
+
+	btDefaultCollisionConfiguration collision;
+	btCollisionDispatcher dispatcher{&collision};
+	btDbvtBroadphase broadphase;
+	btMultiBodyConstraintSolver own;
+	btMultiBodyDynamicsWorld world{&dispatcher, &broadphase, &own, &collision};
+	Rigid b;
+	b.build(world);
+	lk::BulletMultiBodySolver mb("auto");
+	world.setMultiBodyConstraintSolver(&mb);
+
+	for (int i = 0; i < 120; ++i) {
+		flat.world.stepSimulation(1.0 / 60.0, 1, 1.0 / 60.0);
+		world.stepSimulation(1.0 / 60.0, 1, 1.0 / 60.0);
+	}
+	assert_int_equal(mb.lastStepStats().rows, solver.lastStepStats().rows);
+	assert_true(mb.lastStepStats().rows_by_kind[LK_ROW_JOINT] >= 5);
+	assert_true(mb.lastStepStats().rows_by_kind[LK_ROW_NORMAL] >= 12);
+	for (size_t i = 1; i < a.bodies.size(); ++i) {
+		const btVector3 d = a.bodies[i]->getWorldTransform().getOrigin() - b.bodies[i]->getWorldTransform().getOrigin();
+		const btVector3 w = a.bodies[i]->getAngularVelocity() - b.bodies[i]->getAngularVelocity();
+		assert_true(d.length() == 0.0);
+		assert_true(w.length() == 0.0);
+	}
+	/* the stack stands and the motor turned the hinged box */
+	assert_true(std::fabs(b.bodies[3]->getWorldTransform().getOrigin().z() - 2.5) < 5e-3);
+	assert_true(std::fabs(b.hinge->getHingeAngle()) > 0.5);
+	assert_int_equal(mb.fallbacks(), 0);
+
+	btBoxShape tiny(btVector3(0.1, 0.1, 0.1));
+	addFeatherweight(world, b.bodies, &tiny, btVector3(0.8, 0, 0.1));
+	mb.setQuiet(true);
+	for (int i = 0; i < 60; ++i)
+		world.stepSimulation(1.0 / 60.0, 1, 1.0 / 60.0);
+	assert_true(mb.fallbacks() > 0);
+	for (int i = 1; i <= 3; ++i)
+		assert_true(std::fabs(b.bodies[(size_t)i]->getWorldTransform().getOrigin().z() - (0.5 + (i - 1))) < 2e-2);
+	world.setMultiBodyConstraintSolver(&own);
+	b.clear(world);
+	flat.world.setConstraintSolver(&flat.own);
+	a.clear(flat.world);
+}
+
 /* A multibody world keeps solving with its own solver whatever setConstraintSolver is given: the solver sees
  * steps without rows and says so once. */
 void test_bullet_solver_in_multibody_world_says_so(void **)
@@ -1166,6 +1255,7 @@ int main()
 		cmocka_unit_test(test_kinematic_anchor),
 		cmocka_unit_test(test_rigid_rows_to_lcpkit_multibody_to_bullet),
 		cmocka_unit_test(test_bullet_solver_in_multibody_world_says_so),
+		cmocka_unit_test(test_multibody_world_rigid_rows_as_discrete),
 	};
 	return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -3,6 +3,8 @@
 
 #include "solver_core.hpp"
 
+#include <BulletDynamics/Featherstone/btMultiBodyLinkCollider.h>
+
 #include <algorithm>
 
 namespace lk {
@@ -53,6 +55,61 @@ void BulletMultiBodySolver::allSolved(const btContactSolverInfo &, btIDebugDraw 
 	m_impl->endStep();
 }
 
+void BulletMultiBodySolver::convertJoints(btTypedConstraint **constraints, int numConstraints,
+                                          const btContactSolverInfo &info)
+{
+	convertJointRows(m_impl->ins.map, constraints, numConstraints, info, m_tmpConstraintSizesPool,
+	                 m_tmpSolverNonContactConstraintPool, m_tmpSolverBodyPool, m_maxOverrideNumSolverIterations,
+	                 [&](btRigidBody &body) { return getOrInitSolverBody(body, info.m_timeStep); });
+}
+
+static bool touchesLink(const btPersistentManifold &m)
+{
+	return btMultiBodyLinkCollider::upcast(m.getBody0()) || btMultiBodyLinkCollider::upcast(m.getBody1());
+}
+
+void BulletMultiBodySolver::convertContacts(btPersistentManifold **manifolds, int numManifolds,
+                                           const btContactSolverInfo &info)
+{
+	/* as btMultiBodyConstraintSolver::convertContacts sorts them: a manifold without a link is a rigid-body
+	 * contact (lk::BulletSolver's rows), one with a link Bullet's multibody contact */
+	detail::RowMap &map = m_impl->ins.map;
+	map.beginContacts(m_tmpSolverBodyPool, info, m_impl->config.method == LK_METHOD_AUTO);
+	m_linkManifolds.resizeNoInitialize(0);
+	for (int i = 0; i < numManifolds; ++i) {
+		btPersistentManifold &m = *manifolds[i];
+		if (touchesLink(m)) {
+			m_linkManifolds.push_back(&m);
+			continue;
+		}
+		const int a = getOrInitSolverBody(*const_cast<btCollisionObject *>(m.getBody0()), info.m_timeStep);
+		const int b = getOrInitSolverBody(*const_cast<btCollisionObject *>(m.getBody1()), info.m_timeStep);
+		map.addManifold(m, a, b, m_tmpSolverContactConstraintPool);
+	}
+	/* the multibody contacts, the btMultiBodyConstraints' rows and their warm start, as Bullet makes them */
+	btMultiBodyConstraintSolver::convertContacts(m_linkManifolds.size() ? &m_linkManifolds[0] : nullptr,
+	                                            m_linkManifolds.size(), info);
+}
+
+void BulletMultiBodySolver::convertForBullet(btPersistentManifold **manifolds, int numManifolds,
+                                             btTypedConstraint **constraints, int numConstraints,
+                                             const btContactSolverInfo &info)
+{
+	/* Bullet's own rigid-body rows in place of lcpkit's (the multibody rows were made by Bullet already) */
+	btSequentialImpulseConstraintSolver::convertJoints(constraints, numConstraints, info);
+	m_tmpSolverContactConstraintPool.resizeNoInitialize(0);
+	m_tmpSolverContactFrictionConstraintPool.resizeNoInitialize(0);
+	m_tmpSolverContactRollingFrictionConstraintPool.resizeNoInitialize(0);
+	for (int i = 0; i < numManifolds; ++i)
+		if (!touchesLink(*manifolds[i]))
+			convertContact(manifolds[i], info);
+	const detail::Pools pools{m_tmpSolverBodyPool, m_tmpSolverNonContactConstraintPool,
+	                          m_tmpSolverContactConstraintPool, m_tmpSolverContactFrictionConstraintPool,
+	                          m_tmpSolverContactRollingFrictionConstraintPool};
+	orderForBullet(pools, info, m_orderNonContactConstraintPool, m_orderTmpConstraintPool,
+	               m_orderFrictionConstraintPool);
+}
+
 btScalar BulletMultiBodySolver::solveGroupCacheFriendlyIterations(btCollisionObject **bodies, int numBodies,
                                                                   btPersistentManifold **manifoldPtr,
                                                                   int numManifolds, btTypedConstraint **constraints,
@@ -72,10 +129,17 @@ btScalar BulletMultiBodySolver::solveGroupCacheFriendlyIterations(btCollisionObj
 		                                                         constraints, rigidConstraints, info, debugDrawer);
 	};
 	const bool solved = m_impl->solveIsland(pools, info, [&] {
+		convertForBullet(manifoldPtr, numManifolds, constraints, numConstraints, info);
 		return runBulletIterations(maxIterations, info, [&](int it) { return bulletSweep(it, numConstraints); });
 	});
 	if (!solved)
 		return 0;
+	/* the rigid-body contacts' impulses are at their points already: Bullet's finish writes back from an empty
+	 * pool (after the multibody sweeps, which hide the pools and give them back) */
+	struct EmptyContacts {
+		btConstraintArray &pool;
+		~EmptyContacts() { pool.resizeNoInitialize(0); }
+	} empty{m_tmpSolverContactConstraintPool};
 
 	const int multiBodyRows = m_multiBodyNonContactConstraints.size() + m_multiBodyNormalContactConstraints.size() +
 	                          m_multiBodyFrictionContactConstraints.size() +

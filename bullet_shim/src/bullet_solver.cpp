@@ -299,6 +299,21 @@ detail::Instrument *BulletSolverCore::instrument()
 	return &m_impl->ins;
 }
 
+void orderForBullet(const detail::Pools &pools, const btContactSolverInfo &info, btAlignedObjectArray<int> &nonContact,
+                    btAlignedObjectArray<int> &contact, btAlignedObjectArray<int> &friction)
+{
+	const int nn = pools.nonContact.size(), nc = pools.contact.size(), nf = pools.friction.size();
+	nonContact.resizeNoInitialize(nn);
+	contact.resizeNoInitialize((info.m_solverMode & SOLVER_USE_2_FRICTION_DIRECTIONS) ? 2 * nc : nc);
+	friction.resizeNoInitialize(nf);
+	for (int i = 0; i < nn; ++i)
+		nonContact[i] = i;
+	for (int i = 0; i < nc; ++i)
+		contact[i] = i;
+	for (int i = 0; i < nf; ++i)
+		friction[i] = i;
+}
+
 int runBulletIterations(int maxIterations, const btContactSolverInfo &info,
                         const std::function<btScalar(int iteration)> &sweep)
 {
@@ -460,48 +475,9 @@ void BulletSolver::allSolved(const btContactSolverInfo &, btIDebugDraw *)
 void BulletSolver::convertJoints(btTypedConstraint **constraints, int numConstraints,
                                  const btContactSolverInfo &info)
 {
-	/* Bullet's convertJoints up to its per-row setup (btSequentialImpulseConstraintSolver.cpp): the
-	 * constraints' preparation, their row counts and feedback cleared, the pool sized */
-	for (int j = 0; j < numConstraints; ++j) {
-		constraints[j]->buildJacobian();
-		constraints[j]->internalSetAppliedImpulse(0.0);
-	}
-	m_tmpConstraintSizesPool.resizeNoInitialize(numConstraints);
-	int total = 0;
-	for (int j = 0; j < numConstraints; ++j) {
-		btTypedConstraint::btConstraintInfo1 &info1 = m_tmpConstraintSizesPool[j];
-		if (btJointFeedback *fb = constraints[j]->getJointFeedback()) {
-			fb->m_appliedForceBodyA.setZero();
-			fb->m_appliedTorqueBodyA.setZero();
-			fb->m_appliedForceBodyB.setZero();
-			fb->m_appliedTorqueBodyB.setZero();
-		}
-		if (constraints[j]->isEnabled()) {
-			constraints[j]->getInfo1(&info1);
-		} else {
-			info1.m_numConstraintRows = 0;
-			info1.nub = 0;
-		}
-		total += info1.m_numConstraintRows;
-	}
-	m_tmpSolverNonContactConstraintPool.resizeNoInitialize(total);
-	detail::RowMap &map = m_impl->ins.map;
-	map.beginJoints(total, total > 0 ? &m_tmpSolverNonContactConstraintPool[0] : nullptr, m_tmpSolverBodyPool);
-	int row = 0;
-	for (int j = 0; j < numConstraints; ++j) {
-		const int count = m_tmpConstraintSizesPool[j].m_numConstraintRows;
-		if (count == 0)
-			continue;
-		btTypedConstraint &con = *constraints[j];
-		const int a = getOrInitSolverBody(con.getRigidBodyA(), info.m_timeStep);
-		const int b = getOrInitSolverBody(con.getRigidBodyB(), info.m_timeStep);
-		/* Bullet's iteration count for a fallback */
-		const int over = con.getOverrideNumSolverIterations() > 0 ? con.getOverrideNumSolverIterations()
-		                                                           : info.m_numIterations;
-		m_maxOverrideNumSolverIterations = std::max(m_maxOverrideNumSolverIterations, over);
-		map.addJoint(con, row, count, a, b, m_tmpSolverBodyPool[a], m_tmpSolverBodyPool[b], info);
-		row += count;
-	}
+	convertJointRows(m_impl->ins.map, constraints, numConstraints, info, m_tmpConstraintSizesPool,
+	                 m_tmpSolverNonContactConstraintPool, m_tmpSolverBodyPool, m_maxOverrideNumSolverIterations,
+	                 [&](btRigidBody &body) { return getOrInitSolverBody(body, info.m_timeStep); });
 }
 
 void BulletSolver::convertContacts(btPersistentManifold **manifolds, int numManifolds, const btContactSolverInfo &info)
@@ -531,18 +507,11 @@ void BulletSolver::convertForBullet(btPersistentManifold **manifolds, int numMan
 	m_tmpSolverContactFrictionConstraintPool.resizeNoInitialize(0);
 	m_tmpSolverContactRollingFrictionConstraintPool.resizeNoInitialize(0);
 	btSequentialImpulseConstraintSolver::convertContacts(manifolds, numManifolds, info);
-	const int nonContact = m_tmpSolverNonContactConstraintPool.size(), contact = m_tmpSolverContactConstraintPool.size(),
-	          friction = m_tmpSolverContactFrictionConstraintPool.size();
-	m_orderNonContactConstraintPool.resizeNoInitialize(nonContact);
-	m_orderTmpConstraintPool.resizeNoInitialize((info.m_solverMode & SOLVER_USE_2_FRICTION_DIRECTIONS) ? 2 * contact
-	                                                                                                   : contact);
-	m_orderFrictionConstraintPool.resizeNoInitialize(friction);
-	for (int i = 0; i < nonContact; ++i)
-		m_orderNonContactConstraintPool[i] = i;
-	for (int i = 0; i < contact; ++i)
-		m_orderTmpConstraintPool[i] = i;
-	for (int i = 0; i < friction; ++i)
-		m_orderFrictionConstraintPool[i] = i;
+	const detail::Pools pools{m_tmpSolverBodyPool, m_tmpSolverNonContactConstraintPool,
+	                          m_tmpSolverContactConstraintPool, m_tmpSolverContactFrictionConstraintPool,
+	                          m_tmpSolverContactRollingFrictionConstraintPool};
+	orderForBullet(pools, info, m_orderNonContactConstraintPool, m_orderTmpConstraintPool,
+	               m_orderFrictionConstraintPool);
 }
 
 btScalar BulletSolver::solveGroupCacheFriendlyIterations(btCollisionObject **bodies, int numBodies,

@@ -6,6 +6,7 @@
 
 #include "instrument.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
@@ -62,6 +63,63 @@ struct BulletSolverCore::Impl {
 	bool solveIsland(const detail::Pools &pools, const btContactSolverInfo &info,
 	                 const std::function<int()> &bulletIterations);
 };
+
+/* Bullet's convertJoints up to its per-row setup (btSequentialImpulseConstraintSolver.cpp), for lk::BulletSolver and
+ * lk::BulletMultiBodySolver: the constraints' preparation, their row counts (sizes) and feedback cleared, the pool
+ * `rows` sized, and the rows written by each constraint's getInfo2 straight into lcpkit's row definitions
+ * (RowMap::addJoint); Bullet's own per-row setup, for its iterations, is made only if they run (a fallback).
+ * bodyOf(rigid body) is the solver's getOrInitSolverBody; maxOverride its m_maxOverrideNumSolverIterations. */
+template <class BodyOf>
+void convertJointRows(detail::RowMap &map, btTypedConstraint **constraints, int numConstraints,
+                      const btContactSolverInfo &info, btAlignedObjectArray<btTypedConstraint::btConstraintInfo1> &sizes,
+                      btConstraintArray &rows, btAlignedObjectArray<btSolverBody> &bodies, int &maxOverride,
+                      BodyOf bodyOf)
+{
+	for (int j = 0; j < numConstraints; ++j) {
+		constraints[j]->buildJacobian();
+		constraints[j]->internalSetAppliedImpulse(0.0);
+	}
+	sizes.resizeNoInitialize(numConstraints);
+	int total = 0;
+	for (int j = 0; j < numConstraints; ++j) {
+		btTypedConstraint::btConstraintInfo1 &info1 = sizes[j];
+		if (btJointFeedback *fb = constraints[j]->getJointFeedback()) {
+			fb->m_appliedForceBodyA.setZero();
+			fb->m_appliedTorqueBodyA.setZero();
+			fb->m_appliedForceBodyB.setZero();
+			fb->m_appliedTorqueBodyB.setZero();
+		}
+		if (constraints[j]->isEnabled()) {
+			constraints[j]->getInfo1(&info1);
+		} else {
+			info1.m_numConstraintRows = 0;
+			info1.nub = 0;
+		}
+		total += info1.m_numConstraintRows;
+	}
+	rows.resizeNoInitialize(total);
+	map.beginJoints(total, total > 0 ? &rows[0] : nullptr, bodies);
+	int row = 0;
+	for (int j = 0; j < numConstraints; ++j) {
+		const int count = sizes[j].m_numConstraintRows;
+		if (count == 0)
+			continue;
+		btTypedConstraint &con = *constraints[j];
+		const int a = bodyOf(con.getRigidBodyA());
+		const int b = bodyOf(con.getRigidBodyB());
+		/* Bullet's iteration count for a fallback */
+		const int over = con.getOverrideNumSolverIterations() > 0 ? con.getOverrideNumSolverIterations()
+		                                                           : info.m_numIterations;
+		maxOverride = std::max(maxOverride, over);
+		map.addJoint(con, row, count, a, b, bodies[a], bodies[b], info);
+		row += count;
+	}
+}
+
+/* The sweep order of Bullet's iterations over the pools its setup filled again for a fallback (its setup ends with
+ * these, over the pools lcpkit left empty): every row in turn. */
+void orderForBullet(const detail::Pools &pools, const btContactSolverInfo &info, btAlignedObjectArray<int> &nonContact,
+                    btAlignedObjectArray<int> &contact, btAlignedObjectArray<int> &friction);
 
 /* Bullet's velocity iterations as its solveGroupCacheFriendlyIterations runs them: up to maxIterations
  * sweeps, stopping early at m_leastSquaresResidualThreshold. Returns the sweeps run. */
