@@ -287,10 +287,11 @@ static void restore_face_warm_start(lk__ctx *c, const faces *fs, double carry, i
  * (four corners of a box carry three wrench components) changes no body's velocity, however much it moves each
  * row: measured row by row, |A_ii dlambda_i|, such a sweep looks like error, and on a resting stack whose faces
  * have four to eight points the sweeps went on trading load to the cap of every step. */
-static double body_change(const double *du, double *before, const double *reach, int nb)
+static double body_change(const double *du, double *before, const double *reach, const int *moved, int nm)
 {
 	double m = 0.0;
-	for (int b = 0; b < nb; ++b) {
+	for (int k = 0; k < nm; ++k) {
+		const int b = moved[k];
 		const double *u1 = du + LK_DU_STRIDE * b;
 		double *u0 = before + LK_DU_STRIDE * b;
 		/* the six differences as three pairs of lanes, squared; the sums in the order of a plain loop */
@@ -454,11 +455,30 @@ lk_status lk__solve_auto(lk__ctx *c)
 	const int nb = p->form == LK_FORM_ROWS && !fs.joints ? p->nbodies : 0;
 	double *du_before = nb ? lk__arena_alloc(&p->arena, (size_t)nb * LK_DU_STRIDE * sizeof *du_before) : NULL;
 	double *reach = nb ? lk__arena_alloc(&p->arena, (size_t)nb * sizeof *reach) : NULL;
-	if (nb && (!du_before || !reach)) {
+	int *moved = nb ? lk__arena_alloc(&p->arena, (size_t)nb * sizeof *moved) : NULL;
+	if (nb && (!du_before || !reach || !moved)) {
 		c->cfg = cfg;
 		return LK_ERR_NO_MEMORY;
 	}
-	for (int b = 0; b < nb; ++b) {
+	/* the bodies a row acts on, in body order: no row moves the others, whose du stays 0 and changes nothing
+	 * of the largest change. An engine hands its islands' bodies whether they touch anything or not (Bullet
+	 * batches a falling pile's free boxes with the few that land), and every sweep's measure went over them */
+	int nm = 0;
+	if (nb) {
+		memset(moved, 0, (size_t)nb * sizeof *moved);
+		for (int i = 0; i < n; ++i) {
+			const lk__row_link *r = &p->link[i];
+			if (r->a < nb)
+				moved[r->a] = 1;
+			if (r->b < nb)
+				moved[r->b] = 1;
+		}
+		for (int b = 0; b < nb; ++b)
+			if (moved[b])
+				moved[nm++] = b;
+	}
+	for (int k = 0; k < nm; ++k) {
+		const int b = moved[k];
 		/* the radius of gyration sqrt(3 m^-1 / tr(I^-1)): a turn at w moves the body's points at about |w| times it */
 		const lk_body_def *bd = &p->bodies[b];
 		const double ti = bd->inv_inertia[0] + bd->inv_inertia[4] + bd->inv_inertia[8];
@@ -503,7 +523,7 @@ lk_status lk__solve_auto(lk__ctx *c)
 		c->iterations = it;
 		if (it == 1 && !scale_first)
 			scale = sums.nq > 0 ? sqrt(sums.q2 / sums.nq) : 0.0;
-		const double err = fs.joints ? change : nb ? body_change(c->du, du_before, reach, nb) : sums.dvmax;
+		const double err = fs.joints ? change : nb ? body_change(c->du, du_before, reach, moved, nm) : sums.dvmax;
 		/* what the sweeps still have to correct, from this sweep's largest correction and the rate of the last
 		 * ones: a contraction at rate rho leaves at most err rho / (1 - rho) (the a-posteriori bound of a
 		 * contractive iteration; a projected sweep is one near a solution, Erleben 2013 sec. 5.2). Without a
