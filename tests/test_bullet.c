@@ -1004,6 +1004,90 @@ static void test_plane_points_and_slop(void **state)
 	assert_double_equal(depth, 0.001, 5e-5);
 }
 
+/* ------------------------------------------------------------------------------ a multibody world */
+
+/* A stack of three boxes and a hinged pendulum in a world of the given kind under a solver; returns the world and
+ * the bodies' ids (ground, three boxes, bob). */
+static lk_bt_world *stack_and_pendulum(int multibody, const char *solver, int ids[5])
+{
+	lk_bt_world_def def = lk_bt_default_world_def();
+	def.solver = solver;
+	def.multibody = multibody;
+	def.friction_directions = 2;
+	lk_bt_world *w = NULL;
+	char err[256] = "";
+	assert_int_equal(lk_bt_world_create(&def, &w, err, sizeof err), LK_OK);
+	ids[0] = add_ground(w);
+	for (int i = 0; i < 3; ++i)
+		ids[1 + i] = add_box(w, 0, 0, 0.5 + i, 0.5, 1.0);
+	lk_bt_body_def b = lk_bt_default_body_def();
+	b.shape = lk_bt_shape_sphere(0.1);
+	b.position[0] = 5.0;
+	b.position[2] = 3.0;
+	assert_int_equal(lk_bt_body_create(w, &b, &ids[4]), LK_OK);
+	lk_bt_joint_def j = lk_bt_default_joint_def(LK_BT_JOINT_HINGE);
+	j.body_a = ids[4];
+	j.anchor[0] = 4.0;
+	j.anchor[2] = 3.0;
+	j.axis[0] = 0;
+	j.axis[1] = 1;
+	assert_int_equal(lk_bt_joint_create(w, &j, NULL), LK_OK);
+	return w;
+}
+
+/* lk_bt_world_def.multibody: a btMultiBodyDynamicsWorld whose rigid bodies lcpkit solves on the multibody
+ * solvers' path (lk::BulletMultiBodySolver) moves as the same bodies in a discrete world, to the bit; Bullet's
+ * own solver there is its btMultiBodyConstraintSolver ("bullet-si"), and no other of Bullet's solvers. */
+static void test_multibody_world(void **state)
+{
+	(void)state;
+	int a[5], b[5];
+	lk_bt_world *flat = stack_and_pendulum(0, "auto", a);
+	lk_bt_world *mb = stack_and_pendulum(1, "auto", b);
+	lk_engine_step_stats s, f;
+	for (int i = 0; i < 120; ++i) {
+		step(flat, 1, &f);
+		step(mb, 1, &s);
+	}
+	assert_true(s.rows_by_kind[LK_ROW_NORMAL] >= 8);
+	assert_int_equal(s.rows_by_kind[LK_ROW_NORMAL], f.rows_by_kind[LK_ROW_NORMAL]);
+	assert_int_equal(s.rows_by_kind[LK_ROW_FRICTION], f.rows_by_kind[LK_ROW_FRICTION]);
+	assert_int_equal(s.rows_by_kind[LK_ROW_JOINT], 5);
+	for (int k = 1; k < 5; ++k) {
+		double p[3], q[3];
+		position(flat, a[k], p);
+		position(mb, b[k], q);
+		for (int c = 0; c < 3; ++c)
+			assert_true(p[c] == q[c]);
+	}
+	double top[3], bob[3];
+	position(mb, b[3], top);
+	position(mb, b[4], bob);
+	assert_double_equal(top[2], 2.5, 5e-3);
+	assert_double_equal(sqrt((bob[0] - 4) * (bob[0] - 4) + (bob[2] - 3) * (bob[2] - 3)), 1.0, 0.015);
+	assert_true(bob[2] < 2.5); /* it swung down */
+
+	/* Bullet's own solvers: only its multibody one */
+	assert_int_equal(lk_bt_world_set_solver(mb, "bullet-nncg"), LK_ERR_UNSUPPORTED);
+	assert_non_null(strstr(lk_bt_world_error(mb), "multibody"));
+	assert_string_equal(lk_bt_world_solver(mb), "auto");
+	assert_int_equal(lk_bt_world_set_solver(mb, "bullet-si"), LK_OK);
+	step(mb, 60, &s);
+	assert_true(s.rows_by_kind[LK_ROW_NORMAL] >= 8);
+	position(mb, b[3], top);
+	assert_double_equal(top[2], 2.5, 5e-3);
+	lk_bt_world_destroy(flat);
+	lk_bt_world_destroy(mb);
+
+	lk_bt_world_def def = lk_bt_default_world_def();
+	def.multibody = 2;
+	lk_bt_world *w = NULL;
+	char err[256] = "";
+	assert_int_equal(lk_bt_world_create(&def, &w, err, sizeof err), LK_ERR_INVALID_ARGUMENT);
+	assert_non_null(strstr(err, "multibody"));
+	assert_null(w);
+}
+
 static void test_invalid_arguments(void **state)
 {
 	(void)state;
@@ -1296,6 +1380,7 @@ int main(void)
 		cmocka_unit_test(test_shapes_and_factors),
 		cmocka_unit_test(test_stats_and_advance),
 		cmocka_unit_test(test_plane_points_and_slop),
+		cmocka_unit_test(test_multibody_world),
 		cmocka_unit_test(test_invalid_arguments),
 		cmocka_unit_test(test_bullet_si_mt),
 		cmocka_unit_test(test_stale_handles),

@@ -605,6 +605,29 @@ static void test_bench_phase_csv_fields(void **state)
 	fclose(f);
 	assert_int_equal(lines, 3);
 	rm_rf(dir);
+
+	/* in a multibody world (Bullet's btMultiBodyConstraintSolver its own solver, lk::BulletMultiBodySolver
+	 * lcpkit's), said in the table's title and the CSV's engine, both solvers with the stack's rows */
+	char dir2[] = "/tmp/lk-compare-XXXXXX";
+	out = lcpkit_in(dir2, "bench phase --scenes boxstack:n=3 --engines bullet --bullet-world multibody --solvers "
+	                      "own,auto --steps 3 --warmup 30 --out %s", dir2);
+	assert_non_null(strstr(out, "boxstack:n=3 in bullet (multibody world)"));
+	free(out);
+	snprintf(cmd, sizeof cmd, "%s/bench_phase.csv", dir2);
+	f = fopen(cmd, "r");
+	assert_non_null(f);
+	lines = 0;
+	while (fgets(line, sizeof line, f)) {
+		if (lines > 0) {
+			assert_non_null(strstr(line, "\"boxstack:n=3\",bullet-multibody,"));
+			/* the rows: three faces of four points (Bullet's manifolds), a normal and two friction rows each */
+			assert_non_null(strstr(line, ",10,3,36,"));
+		}
+		++lines;
+	}
+	fclose(f);
+	assert_int_equal(lines, 3);
+	rm_rf(dir2);
 }
 
 /* lcpkit solve's exit status (0 met, 3 --tol unmet, 4 a failure stop) and --out with and without w. */

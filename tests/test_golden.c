@@ -47,7 +47,7 @@ typedef struct outcome {
 static void run(const lk_scene *sc, lk_engine e, const char *solver, outcome *o)
 {
 	char err[256];
-	lk_sim_def def = {sc, e, solver, 20, 0, 0};
+	lk_sim_def def = {sc, e, solver, 20, 0, 0, 0};
 	lk_sim *sim = NULL;
 	if (lk_sim_create(&def, &sim, err, sizeof err) != LK_OK)
 		fail_msg("%s: %s", sc->spec, err);

@@ -34,7 +34,7 @@ static void test_every_scene_every_engine(void **state)
 			++engines;
 			const char *solvers[2] = {lk_engine_default_solver((lk_engine)e), "pgs"};
 			for (int v = 0; v < 2; ++v) {
-				lk_sim_def def = {sc, (lk_engine)e, solvers[v], 10, 0, 0};
+				lk_sim_def def = {sc, (lk_engine)e, solvers[v], 10, 0, 0, 0};
 				lk_sim *sim = NULL;
 				if (lk_sim_create(&def, &sim, err, sizeof err) != LK_OK)
 					fail_msg("%s in %s with %s: %s", spec, lk_engine_name((lk_engine)e), solvers[v], err);
@@ -83,7 +83,7 @@ static void test_free_fall_agrees(void **state)
 	for (int e = 0; e < LK_ENGINE_COUNT; ++e) {
 		if (!lk_engine_available((lk_engine)e))
 			continue;
-		lk_sim_def def = {sc, (lk_engine)e, "pgs", 10, 0, 0};
+		lk_sim_def def = {sc, (lk_engine)e, "pgs", 10, 0, 0, 0};
 		lk_sim *sim = NULL;
 		assert_int_equal(lk_sim_create(&def, &sim, err, sizeof err), LK_OK);
 		for (int k = 0; k < 30; ++k)

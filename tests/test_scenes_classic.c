@@ -22,7 +22,7 @@ static void run_scene(run *r, const char *spec, lk_engine e, const char *solver,
 	memset(r, 0, sizeof *r);
 	assert_int_equal(lk_scene_create(spec, &r->scene, err, sizeof err), LK_OK);
 	snprintf(r->what, sizeof r->what, "%s in %s with %s", spec, lk_engine_name(e), solver);
-	lk_sim_def def = {r->scene, e, solver, iterations, 0, 0};
+	lk_sim_def def = {r->scene, e, solver, iterations, 0, 0, 0};
 	if (lk_sim_create(&def, &r->sim, err, sizeof err) != LK_OK)
 		fail_msg("%s: %s", r->what, err);
 	int steps = (int)lround(seconds / r->scene->h);
@@ -423,7 +423,7 @@ static double scene_fell_at(const char *spec, double seconds, lk_engine e, const
 	char err[256];
 	memset(&r, 0, sizeof r);
 	assert_int_equal(lk_scene_create(spec, &r.scene, err, sizeof err), LK_OK);
-	lk_sim_def def = {r.scene, e, solver, iterations, 0, 0};
+	lk_sim_def def = {r.scene, e, solver, iterations, 0, 0, 0};
 	if (lk_sim_create(&def, &r.sim, err, sizeof err) != LK_OK)
 		fail_msg("%s in %s with %s: %s", spec, lk_engine_name(e), solver, err);
 	const int top = r.scene->stack_top, steps = (int)lround(seconds / r.scene->h);

@@ -86,7 +86,7 @@ typedef struct soak_result {
 static void soak(const lk_scene *sc, lk_engine e, const char *solver, int steps, soak_result *out)
 {
 	char err[256];
-	lk_sim_def def = {sc, e, solver, 20, 0, 0};
+	lk_sim_def def = {sc, e, solver, 20, 0, 0, 0};
 	lk_sim *sim = NULL;
 	if (lk_sim_create(&def, &sim, err, sizeof err) != LK_OK)
 		fail_msg("%s %s %s: %s", sc->name, lk_engine_name(e), solver, err);

@@ -58,7 +58,7 @@ static void world_open(world_run *r)
 	char err[256];
 	if (lk_scene_create(r->scene, &r->sc, err, sizeof err) != LK_OK)
 		fail_msg("%s: %s", r->scene, err);
-	lk_sim_def def = {r->sc, r->engine, r->solver, r->iterations, 0, 0};
+	lk_sim_def def = {r->sc, r->engine, r->solver, r->iterations, 0, 0, 0};
 	if (lk_sim_create(&def, &r->sim, err, sizeof err) != LK_OK)
 		fail_msg("%s %s %s: %s", r->scene, lk_engine_name(r->engine), r->solver, err);
 	r->failed_step = -1;
@@ -284,7 +284,7 @@ static uint64_t ode_run(const char *scene, const char *solver, int pool, int ste
 	char err[256];
 	if (lk_scene_create(r.scene, &r.sc, err, sizeof err) != LK_OK)
 		fail_msg("%s: %s", r.scene, err);
-	lk_sim_def def = {r.sc, r.engine, r.solver, r.iterations, 0, pool};
+	lk_sim_def def = {r.sc, r.engine, r.solver, r.iterations, 0, pool, 0};
 	if (lk_sim_create(&def, &r.sim, err, sizeof err) != LK_OK)
 		fail_msg("%s: %s", r.solver, err);
 	lk_engine_step_stats st;

@@ -267,7 +267,7 @@ static void add_body_check(lk_engine engine, const char *solver, double tol)
 {
 	lk_scene *sc = scene("boxstack:n=1");
 	int n0 = sc->nbodies;
-	lk_sim_def def = {sc, engine, solver, 20, 0, 0};
+	lk_sim_def def = {sc, engine, solver, 20, 0, 0, 0};
 	lk_sim *sim = NULL;
 	char err[300];
 	if (lk_sim_create(&def, &sim, err, sizeof err) != LK_OK)
@@ -372,7 +372,7 @@ static void test_add_body_2d(void **state)
 		if (!lk_engine_available(engines[e]))
 			continue;
 		lk_scene *sc = scene("pool1:n=10");
-		lk_sim_def def = {sc, engines[e], "pgs", 20, 0, 0};
+		lk_sim_def def = {sc, engines[e], "pgs", 20, 0, 0, 0};
 		lk_sim *sim = NULL;
 		char err[300];
 		if (lk_sim_create(&def, &sim, err, sizeof err) != LK_OK)

@@ -251,6 +251,13 @@ OwnSolverParts makeMt(const char *spec)
 
 } // namespace
 
+OwnSolverParts makeOwnMultiBodySolver(const char *name)
+{
+	if (!std::strcmp(name, "bullet-si"))
+		return make<btMultiBodyConstraintSolver>(OwnKind::Iterative);
+	return OwnSolverParts();
+}
+
 OwnSolverParts makeOwnSolver(const char *name)
 {
 	if (!std::strncmp(name, "bullet-si-mt", 12) && (name[12] == '\0' || name[12] == ':'))

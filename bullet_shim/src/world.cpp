@@ -66,7 +66,12 @@ lk_status set_solver(World *w, const char *spec)
 	lk_engine_solver_list(LK_ENGINE_BULLET, bulletNames, sizeof bulletNames);
 	OwnSolverParts parts;
 	const lk_engine_solver *own = lk_engine_solver_find(spec);
-	if (own && own->engine == LK_ENGINE_BULLET) {
+	if (own && own->engine == LK_ENGINE_BULLET && w->multibody) {
+		parts = makeOwnMultiBodySolver(spec);
+		if (!parts.solver)
+			return fail(w, LK_ERR_UNSUPPORTED, "Bullet solver '%s' does not solve a multibody world; its own "
+			            "solver there is bullet-si (btMultiBodyConstraintSolver)", spec);
+	} else if (own && own->engine == LK_ENGINE_BULLET) {
 		parts = makeOwnSolver(spec);
 		if (!parts.solver && parts.status != LK_OK)
 			return fail(w, parts.status, "%s", parts.why.c_str());
@@ -77,22 +82,36 @@ lk_status set_solver(World *w, const char *spec)
 	} else if (std::strncmp(spec, "bullet-", 7) == 0) {
 		return fail(w, LK_ERR_PARSE, "unknown Bullet solver '%s' (%s)", spec, bulletNames);
 	} else {
-		std::unique_ptr<lk::BulletSolver> a(new lk::BulletSolver(lk_default_config(LK_METHOD_PGS)));
-		lk_status st = a->setSpec(spec);
+		std::unique_ptr<btConstraintSolver> made;
+		lk::BulletSolverCore *core;
+		if (w->multibody) {
+			auto *m = new lk::BulletMultiBodySolver(lk_default_config(LK_METHOD_PGS));
+			made.reset(m);
+			core = m;
+		} else {
+			auto *m = new lk::BulletSolver(lk_default_config(LK_METHOD_PGS));
+			made.reset(m);
+			core = m;
+		}
+		lk_status st = core->setSpec(spec);
 		if (st != LK_OK) {
 			/* an unknown method name: Bullet's own names are valid here too */
 			lk_solver_config cfg;
 			const std::string method(spec, std::strcspn(spec, ":"));
 			if (st == LK_ERR_PARSE && lk_config_parse(method.c_str(), &cfg, nullptr, 0) != LK_OK)
-				return fail(w, st, "%s, or Bullet's own: %s", a->error(), bulletNames);
-			return fail(w, st, "%s", a->error());
+				return fail(w, st, "%s, or Bullet's own: %s", core->error(), bulletNames);
+			return fail(w, st, "%s", core->error());
 		}
-		parts.ins = a->instrument();
-		parts.solver = std::move(a);
+		parts.ins = core->instrument();
+		parts.solver = std::move(made);
 	}
 	parts.ins->residuals = w->residuals;
 	parts.ins->recording = w->recording;
-	w->world->setConstraintSolver(parts.solver.get());
+	if (w->multibody)
+		static_cast<btMultiBodyDynamicsWorld *>(w->world.get())
+		    ->setMultiBodyConstraintSolver(static_cast<btMultiBodyConstraintSolver *>(parts.solver.get()));
+	else
+		w->world->setConstraintSolver(parts.solver.get());
 	if (w->ins)
 		w->fallbacksBefore += w->ins->fallbacks;
 	if (w->ins && !w->ins->fallbackReason.empty())
@@ -177,13 +196,13 @@ lk_status lk_bt_world_create(const lk_bt_world_def *def, lk_bt_world **out, char
 	if (!(def->fixed_time_step > 0) || def->max_sub_steps < 1 || def->iterations < 1 || def->erp < 0 ||
 	    def->erp > 1 || def->contact_erp < 0 || def->contact_erp > 1 || def->cfm < 0 ||
 	    (def->friction_directions != 1 && def->friction_directions != 2) || def->linear_slop < 0 ||
-	    (def->plane_multipoint != 0 && def->plane_multipoint != 1)) {
+	    (def->plane_multipoint != 0 && def->plane_multipoint != 1) || (def->multibody != 0 && def->multibody != 1)) {
 		std::snprintf(msg, sizeof msg,
 		              "lk_bt_world_create: needs time step > 0 (%g), sub-steps >= 1 (%d), iterations >= 1 (%d), erp "
 		              "and contact erp in [0, 1] (%g, %g), cfm >= 0 (%g), 1 or 2 friction directions (%d), linear "
-		              "slop >= 0 (%g), plane multipoint 0 or 1 (%d)",
+		              "slop >= 0 (%g), plane multipoint and multibody 0 or 1 (%d, %d)",
 		              def->fixed_time_step, def->max_sub_steps, def->iterations, def->erp, def->contact_erp,
-		              def->cfm, def->friction_directions, def->linear_slop, def->plane_multipoint);
+		              def->cfm, def->friction_directions, def->linear_slop, def->plane_multipoint, def->multibody);
 		write_err(err, err_size, msg);
 		return LK_ERR_INVALID_ARGUMENT;
 	}
@@ -195,9 +214,17 @@ lk_status lk_bt_world_create(const lk_bt_world_def *def, lk_bt_world **out, char
 			w->collision->setPlaneConvexMultipointIterations();
 		w->dispatcher.reset(new btCollisionDispatcher(w->collision.get()));
 		w->broadphase.reset(new btDbvtBroadphase());
-		/* Bullet makes (and owns) a sequential impulse solver until set_solver replaces it */
-		w->world.reset(new btDiscreteDynamicsWorld(w->dispatcher.get(), w->broadphase.get(), nullptr,
-		                                           w->collision.get()));
+		/* Bullet makes (and owns) a sequential impulse solver until set_solver replaces it; a multibody world
+		 * takes its multibody solver at construction (Bullet's, until set_solver replaces it) */
+		w->multibody = def->multibody != 0;
+		if (w->multibody) {
+			w->placeholder.reset(new btMultiBodyConstraintSolver());
+			w->world.reset(new btMultiBodyDynamicsWorld(w->dispatcher.get(), w->broadphase.get(),
+			                                            w->placeholder.get(), w->collision.get()));
+		} else {
+			w->world.reset(new btDiscreteDynamicsWorld(w->dispatcher.get(), w->broadphase.get(), nullptr,
+			                                           w->collision.get()));
+		}
 		w->fixed.reset(new btRigidBody(0.0, nullptr, nullptr));
 		w->fixedStep = def->fixed_time_step;
 		w->maxSubSteps = def->max_sub_steps;

@@ -4,11 +4,13 @@
 #define LCPKIT_BULLET_WORLD_INTERNAL_HPP
 
 #include "lcpkit/bullet.h"
+#include "lcpkit/bullet_multibody_solver.hpp"
 #include "lcpkit/bullet_solver.hpp"
 
 #include "instrument.hpp"
 
 #include <btBulletDynamicsCommon.h>
+#include <BulletDynamics/Featherstone/btMultiBodyDynamicsWorld.h>
 #include <BulletDynamics/MLCPSolvers/btMLCPSolverInterface.h>
 
 #include <cstring>
@@ -48,6 +50,8 @@ struct OwnSolverParts {
  * takes any), or solver == nullptr: with status and why set if the options are wrong or this Bullet cannot
  * run it, with status LK_OK if this build maps no class to the name. */
 OwnSolverParts makeOwnSolver(const char *name);
+/* In a multibody world: Bullet's btMultiBodyConstraintSolver for "bullet-si", else solver == nullptr. */
+OwnSolverParts makeOwnMultiBodySolver(const char *name);
 
 /* What an lk_bt_world handle names (lcpkit/bullet.h: the handle is an index and a generation, never this
  * address). */
@@ -58,6 +62,9 @@ struct World {
 	std::unique_ptr<btDiscreteDynamicsWorld> world;
 	std::unique_ptr<btConstraintSolver> solver;
 	std::unique_ptr<btMLCPSolverInterface> mlcp;
+	/* a multibody world (lk_bt_world_def.multibody) and the solver it was made with, until set_solver's */
+	bool multibody = false;
+	std::unique_ptr<btMultiBodyConstraintSolver> placeholder;
 	Instrument *ins = nullptr;
 	std::unique_ptr<btRigidBody> fixed; /* the static world of joints */
 	std::vector<BodyRec> bodies;

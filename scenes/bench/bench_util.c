@@ -12,7 +12,7 @@ lk_problem *lk_bench_capture(const char *scene_spec, int engine, const char *sol
 	lk_scene *sc = NULL;
 	if (lk_scene_create(scene_spec, &sc, err, esz) != LK_OK)
 		return NULL;
-	lk_sim_def def = {sc, (lk_engine)engine, solver, iterations, 0, 0};
+	lk_sim_def def = {sc, (lk_engine)engine, solver, iterations, 0, 0, 0};
 	lk_sim *sim = NULL;
 	lk_problem *p = NULL;
 	if (lk_sim_create(&def, &sim, err, esz) != LK_OK) {

@@ -223,7 +223,7 @@ int run_begin(run *r, double seconds, double h, const double *frame_t, int nfram
 		snprintf(err, esz, "out of memory");
 		return -1;
 	}
-	lk_sim_def def = {scene, r->engine, r->solver, r->budget, h, 0};
+	lk_sim_def def = {scene, r->engine, r->solver, r->budget, h, 0, 0};
 	if (lk_sim_create(&def, &L->sim, err, esz) != LK_OK) {
 		free(L);
 		return -1;

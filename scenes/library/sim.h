@@ -36,6 +36,7 @@ typedef struct lk_sim_def {
 	                       * implementation, lent to lcpkit's threaded sweeps (lk_ode_set_threading), as a
 	                       * threaded ODE program runs; 0: a self-threaded implementation, and lcpkit's own
 	                       * threads for threads > 1. Bullet: unused. */
+	int bullet_multibody; /* Bullet: 1 steps the scene in a btMultiBodyDynamicsWorld (lk_bt_world_def.multibody) */
 } lk_sim_def;
 
 lk_status lk_sim_create(const lk_sim_def *def, lk_sim **out, char *err, size_t err_size);

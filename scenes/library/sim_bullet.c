@@ -182,6 +182,7 @@ lk_status lk__sim_create_bullet(lk_sim *s, const lk_sim_def *def, char *err, siz
 	 * Bullet's defaults it stands on its deepest corner alone, and a tall stack starts by tipping) */
 	wd.linear_slop = LK_SIM_CONTACT_LAYER;
 	wd.plane_multipoint = 1;
+	wd.multibody = def->bullet_multibody;
 	lk_status st = lk_bt_world_create(&wd, &b->world, err, esz);
 	if (st != LK_OK) {
 		bt_destroy(s);

@@ -30,7 +30,7 @@ lk_status lk_record(const lk_recording_def *def, int *written, char *err, size_t
 	int lcpkit_solver = lk_config_parse(def->solver, &cfg, perr, sizeof perr) == LK_OK;
 	if (lcpkit_solver)
 		cfg.max_iterations = def->iterations;
-	lk_sim_def sd = {def->scene, def->engine, def->solver, def->iterations, 0, 0};
+	lk_sim_def sd = {def->scene, def->engine, def->solver, def->iterations, 0, 0, 0};
 	lk_sim *sim = NULL;
 	lk_status st = lk_sim_create(&sd, &sim, err, esz);
 	if (st != LK_OK)

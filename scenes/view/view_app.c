@@ -141,7 +141,7 @@ static void restart(app *a)
 		sd->hist_n = sd->ms_n = sd->ms_head = 0;
 		sd->res = sd->iters = 0;
 		sd->status[0] = '\0';
-		lk_sim_def def = {a->scene, sd->engine, sd->solver, a->iterations, 0, 0};
+		lk_sim_def def = {a->scene, sd->engine, sd->solver, a->iterations, 0, 0, 0};
 		char err[400];
 		if (lk_sim_create(&def, &sd->sim, err, sizeof err) != LK_OK) {
 			snprintf(sd->status, sizeof sd->status, "cannot run: %s", err);

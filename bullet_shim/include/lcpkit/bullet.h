@@ -57,6 +57,11 @@ typedef struct lk_bt_world_def {
 	int plane_multipoint;       /* 1: a convex body on a static plane gets its face's contact points in one step
 	                             * (btDefaultCollisionConfiguration::setPlaneConvexMultipointIterations);
 	                             * 0: one point a step, from the deepest, Bullet's default; default 0 */
+	int multibody;              /* 1: a btMultiBodyDynamicsWorld, its rigid bodies solved on the multibody
+	                             * solvers' path (lk::BulletMultiBodySolver for an lcpkit spec, Bullet's
+	                             * btMultiBodyConstraintSolver for "bullet-si", its only own solver here), as a
+	                             * program that also has btMultiBodies steps them; 0: a btDiscreteDynamicsWorld;
+	                             * default 0 */
 } lk_bt_world_def;
 
 /* Bullet's defaults, gravity along -z. */

@@ -111,7 +111,7 @@ static int run_scene(const suite *su, const char *scene_spec, const opts *o, FIL
 			continue;
 		}
 		const char *name = strcmp(specs[k], "own") ? specs[k] : lk_engine_default_solver(su->engine);
-		lk_sim_def def = {sc, su->engine, name, o->iterations, 0, 0};
+		lk_sim_def def = {sc, su->engine, name, o->iterations, 0, 0, 0};
 		if (lk_sim_create(&def, &sim[k], err, sizeof err) != LK_OK) {
 			lk_cli_error(su->cmd, "%s with %s: %s", scene_spec, specs[k], err);
 			rc = LK_EXIT_USAGE;

@@ -182,7 +182,7 @@ static void run_group(const lk_scene *sc, run *rs, int nr, int warmup, int steps
 			snprintf(r->error, sizeof r->error, "out of memory");
 			continue;
 		}
-		lk_sim_def def = {sc, r->sv->engine, r->spec, r->sv->direct ? 0 : r->budget, 0, 0};
+		lk_sim_def def = {sc, r->sv->engine, r->spec, r->sv->direct ? 0 : r->budget, 0, 0, 0};
 		if (lk_sim_create(&def, &r->sim, r->error, sizeof r->error) != LK_OK) {
 			r->failed = 1;
 			r->sim = NULL;

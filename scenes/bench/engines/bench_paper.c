@@ -466,7 +466,7 @@ static int part_t2(const opts *o, FILE *csv)
 				snprintf(specs[k], sizeof specs[k], "pgs");
 			else
 				snprintf(specs[k], sizeof specs[k], "amgs:alpha=0.%d", k);
-			lk_sim_def def = {sc, o->engine, specs[k], 200, 0, 0};
+			lk_sim_def def = {sc, o->engine, specs[k], 200, 0, 0, 0};
 			if (lk_sim_create(&def, &sim[k], err, sizeof err) != LK_OK) {
 				lk_cli_error("bench paper", "%s: %s", specs[k], err);
 				failed[k] = 1;

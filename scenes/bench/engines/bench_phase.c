@@ -30,6 +30,7 @@ typedef struct opts {
 	int quick, iterations, warmup, steps;
 	int wall; /* --clock wall: wall-clock time, for solvers that run threads (the stepping thread's CPU time
 	           * leaves the other threads' work out) */
+	int multibody; /* --bullet-world multibody */
 	int nscenes, nsolvers, engines; /* engines: bit (1 << lk_engine) */
 	char scenes[MAX_SCENES][LK_CLI_SPEC_LEN];
 	char solvers[MAX_SOLVERS][LK_CLI_SPEC_LEN];
@@ -41,7 +42,7 @@ static void usage(FILE *f)
 	fprintf(f,
 	        "usage: lcpkit bench phase [--quick] [--scenes LIST] [--engines LIST] [--solvers LIST]\n"
 	        "                          [--iterations N] [--warmup N] [--steps N] [--clock thread|wall]\n"
-	        "                          [--out DIR]\n"
+	        "                          [--bullet-world discrete|multibody] [--out DIR]\n"
 	        "The engines' constraint phase (ODE: the stepper call; Bullet: solveConstraints) with their own\n"
 	        "solver against lcpkit's through the adapters: same scene, same iterations, simulations stepped\n"
 	        "side by side; medians, minima and quartiles over the timed steps.\n"
@@ -54,6 +55,9 @@ static void usage(FILE *f)
 	        "  --steps N         timed steps (default 60, quick 10)\n"
 	        "  --clock C         thread: the stepping thread's CPU time (default); wall: wall-clock time, for\n"
 	        "                    solvers on threads (pgs:threads=2, bullet-si-mt:threads=2)\n"
+	        "  --bullet-world W  discrete: a btDiscreteDynamicsWorld (default); multibody: a\n"
+	        "                    btMultiBodyDynamicsWorld, its own solver btMultiBodyConstraintSolver (bullet-si)\n"
+	        "                    and lcpkit's lk::BulletMultiBodySolver\n"
 	        "  --out DIR         CSV directory (default bench-out): bench_phase.csv\n");
 }
 
@@ -65,6 +69,8 @@ static int parse(int argc, char **argv, opts *o)
 	o->out = "bench-out";
 	int clock = -1;
 	static const char *const clocks[] = {"thread", "wall", NULL};
+	static const char *const worlds[] = {"discrete", "multibody", NULL};
+	int world = 0;
 	const lk_cli_option table[] = {
 		LK_CLI_OPT_FLAG("--quick", &o->quick),
 		LK_CLI_OPT_STRING("--scenes", &scenes),
@@ -72,6 +78,7 @@ static int parse(int argc, char **argv, opts *o)
 		LK_CLI_OPT_STRING("--engines", &engines),
 		LK_CLI_OPT_STRING("--out", &o->out),
 		LK_CLI_OPT_CHOICE("--clock", &clock, clocks),
+		LK_CLI_OPT_CHOICE("--bullet-world", &world, worlds),
 		LK_CLI_OPT_INT("--iterations", &o->iterations, 1, 1000000),
 		LK_CLI_OPT_INT("--warmup", &o->warmup, 0, 1000000),
 		LK_CLI_OPT_INT("--steps", &o->steps, 1, 1000000),
@@ -80,6 +87,7 @@ static int parse(int argc, char **argv, opts *o)
 	if (parsed >= 0)
 		return parsed;
 	o->wall = clock == 1;
+	o->multibody = world == 1;
 	if (o->warmup < 0)
 		o->warmup = o->quick ? 10 : 60;
 	if (o->steps < 0)
@@ -152,7 +160,8 @@ static int run(const opts *o, const char *scene_spec, lk_engine engine, FILE *cs
 		}
 		const char *name = strcmp(solver[k], "own") ? solver[k] : lk_engine_default_solver(engine);
 		spec[k] = o->solvers[k];
-		lk_sim_def def = {sc, engine, name, o->iterations, 0, engine == LK_ENGINE_ODE ? pool : 0};
+		lk_sim_def def = {sc, engine, name, o->iterations, 0, engine == LK_ENGINE_ODE ? pool : 0,
+		                  engine == LK_ENGINE_BULLET && o->multibody};
 		if (lk_sim_create(&def, &sim[k], err, sizeof err) != LK_OK) {
 			lk_cli_error("bench phase", "%s in %s with %s: %s", scene_spec, lk_engine_name(engine), spec[k], err);
 			rc = LK_EXIT_USAGE;
@@ -191,8 +200,9 @@ static int run(const opts *o, const char *scene_spec, lk_engine engine, FILE *cs
 		}
 	}
 	lk_cli_progress(label, total, total);
-	printf("\n%s in %s: %d iterations, %d warm-up and %d timed steps, %s, medians (ms)\n", scene_spec,
-	       lk_engine_name(engine), o->iterations, o->warmup, n, o->wall ? "wall-clock time" : "thread CPU time");
+	printf("\n%s in %s%s: %d iterations, %d warm-up and %d timed steps, %s, medians (ms)\n", scene_spec,
+	       lk_engine_name(engine), engine == LK_ENGINE_BULLET && o->multibody ? " (multibody world)" : "",
+	       o->iterations, o->warmup, n, o->wall ? "wall-clock time" : "thread CPU time");
 	int width = 18;
 	for (int k = 0; k < ns; ++k)
 		width = (int)strlen(spec[k]) > width ? (int)strlen(spec[k]) : width;
@@ -215,9 +225,11 @@ static int run(const opts *o, const char *scene_spec, lk_engine engine, FILE *cs
 		printf("  %-*s %7.0f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %8.2fx %8s\n", width, spec[k], rows, 1e3 * phase,
 		       1e3 * lo, 1e3 * q25, 1e3 * q75, 1e3 * solve, 1e3 * convert, 1e3 * step, ratio, per_row);
 		/* the scene and the solver quoted: their specs hold commas (as bench_engines.c writes them) */
-		fprintf(csv, "\"%s\",%s,\"%s\",%d,%d,%.0f,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.4f,%.4f,%s\n", scene_spec,
-		        lk_engine_name(engine), spec[k], o->iterations, n, rows, phase, lo, q25, q75, solve, convert, step,
-		        ratio, ratio_row, o->wall ? "wall" : "thread");
+		/* a multibody world's engine is "bullet-multibody" */
+		fprintf(csv, "\"%s\",%s%s,\"%s\",%d,%d,%.0f,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.4f,%.4f,%s\n",
+		        scene_spec, lk_engine_name(engine), engine == LK_ENGINE_BULLET && o->multibody ? "-multibody" : "",
+		        spec[k], o->iterations, n, rows, phase, lo, q25, q75, solve, convert, step, ratio, ratio_row,
+		        o->wall ? "wall" : "thread");
 	}
 	fflush(stdout);
 	rc = LK_EXIT_OK;
