@@ -7,8 +7,11 @@
  * One simulation per engine and solver is built from the same scene description; they are stepped in turn,
  * step by step, in an order reversed every step, so that each sees the same machine load and none always
  * runs on the cache another left. Residual measurement is off (with an engine's own solver it would extract
- * the rows inside the phase). Times are the stepping thread's CPU time (lk_set_stats_clock), which the
- * preemptions of a shared machine do not move. Reported per solver: the median row count, the phase's median, minimum and
+ * the rows inside the phase). Times are wall-clock time by default, medians over the steps: a reading of the
+ * thread's CPU clock (--clock thread) is a system call, about a microsecond on a virtual machine, and the ODE
+ * adapter reads its statistics clock a dozen times inside its phase (the phase's parts, lk_solve's own), which
+ * on a scene of three boxes doubled the phase it measured; the median leaves out the steps a preemption
+ * lengthened. Reported per solver: the median row count, the phase's median, minimum and
  * interquartile range over the timed steps, the medians of the solve, of the conversion (lcpkit only) and of
  * the whole step, and the ratio of the phase median to the first solver's (the engine's own by default), as
  * a whole and per row (the simulations drift apart, so their row counts differ a little; ODE's own steppers
@@ -28,8 +31,8 @@
 
 typedef struct opts {
 	int quick, iterations, warmup, steps;
-	int wall; /* --clock wall: wall-clock time, for solvers that run threads (the stepping thread's CPU time
-	           * leaves the other threads' work out) */
+	int wall; /* --clock wall (the default): wall-clock time; thread: the stepping thread's CPU time, which
+	           * leaves the other threads' work out and adds a system call to every reading */
 	int multibody; /* --bullet-world multibody */
 	int nscenes, nsolvers, engines; /* engines: bit (1 << lk_engine) */
 	char scenes[MAX_SCENES][LK_CLI_SPEC_LEN];
@@ -53,8 +56,10 @@ static void usage(FILE *f)
 	        "  --iterations N    iterations per step, every solver (default 10)\n"
 	        "  --warmup N        steps before timing (default 60, quick 10)\n"
 	        "  --steps N         timed steps (default 60, quick 10)\n"
-	        "  --clock C         thread: the stepping thread's CPU time (default); wall: wall-clock time, for\n"
-	        "                    solvers on threads (pgs:threads=2, bullet-si-mt:threads=2)\n"
+	        "  --clock C         wall: wall-clock time (default; medians over the steps); thread: the stepping\n"
+	        "                    thread's CPU time, a system call a reading (the adapters read their clock\n"
+	        "                    inside the phase: on small scenes it adds to lcpkit's phase; not for solvers\n"
+	        "                    on threads)\n"
 	        "  --bullet-world W  discrete: a btDiscreteDynamicsWorld (default); multibody: a\n"
 	        "                    btMultiBodyDynamicsWorld, its own solver btMultiBodyConstraintSolver (bullet-si)\n"
 	        "                    and lcpkit's lk::BulletMultiBodySolver\n"
@@ -86,7 +91,7 @@ static int parse(int argc, char **argv, opts *o)
 	const int parsed = lk_cli_parse("bench phase", argc, argv, 1, table, usage, NULL, NULL);
 	if (parsed >= 0)
 		return parsed;
-	o->wall = clock == 1;
+	o->wall = clock != 0;
 	o->multibody = world == 1;
 	if (o->warmup < 0)
 		o->warmup = o->quick ? 10 : 60;
