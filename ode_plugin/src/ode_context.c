@@ -164,6 +164,7 @@ void lk_ode_destroy(lk_ode *ctx)
 	free(ctx->warm_next);
 	free(ctx->warm_heads);
 	free(ctx->face_order);
+	free(ctx->sink_at);
 	free(ctx);
 }
 

@@ -193,6 +193,8 @@ struct lk_ode {
 	double warm_dt;
 	int *face_order;   /* the contact joints by body pair, then the hash of their runs (warm_faces), cap_face_order */
 	int cap_face_order;
+	double *sink_at;   /* a resting contact's normal target with the world's layer at 0 (sink_to_layer), by joint */
+	int cap_sink_at;
 
 	/* ODE's threading implementation lent to the sweeps (ode_threads.c) */
 	lk__ode_threading threading;

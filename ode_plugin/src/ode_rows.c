@@ -680,37 +680,36 @@ static void sink_to_layer(lk_ode *ctx, const extract_args *ea)
 {
 	const double layer = dWorldGetContactSurfaceLayer(ctx->world);
 	const double maxvel = dWorldGetContactMaxCorrectingVel(ctx->world);
-	if (!(layer > 0.0) || !isfinite(layer))
+	if (!(layer > 0.0) || !isfinite(layer) || !grow_array((void **)&ctx->sink_at, &ctx->cap_sink_at,
+	                                                        ctx->njoints > 0 ? ctx->njoints : 1, sizeof(double)))
 		return;
-	int touched = 0;
-	for (int i = 0; i < ctx->njoints; ++i) {
-		const lk__ode_joint *j = &ctx->joints[i];
-		lk_row_def *normal = &ctx->defs[j->row0];
-		if (j->type != dJointTypeContact || !j->m || normal->c != 0.0)
-			continue;
-		double at[2];
-		for (int k = 0; k < 2; ++k) {
-			lk_row_def d[LK__ODE_MAX_M];
-			int fi[LK__ODE_MAX_M];
-			memset(d, 0, sizeof d);
-			for (int r = 0; r < j->m; ++r) {
-				d[r].lo = -dInfinity;
-				d[r].hi = dInfinity;
-				fi[r] = -1;
-			}
-			dWorldSetContactSurfaceLayer(ctx->world, k ? -layer : 0.0);
+	/* two passes over the resting contacts, the world's layer set once for each: 0, then -layer. The rows
+	 * getInfo2 writes for them go to a scratch block never read but for the normal's target (getInfo2 writes
+	 * every number it reads back, so the block is not cleared: two clears of six rows a contact were a fifth of
+	 * this reading) */
+	lk_row_def d[LK__ODE_MAX_M];
+	int fi[LK__ODE_MAX_M];
+	for (int k = 0; k < 2; ++k) {
+		dWorldSetContactSurfaceLayer(ctx->world, k ? -layer : 0.0);
+		for (int i = 0; i < ctx->njoints; ++i) {
+			const lk__ode_joint *j = &ctx->joints[i];
+			lk_row_def *normal = &ctx->defs[j->row0];
+			if (j->type != dJointTypeContact || !j->m || normal->c != 0.0)
+				continue;
 			ctx->abi.info2[j->type](j->id, ea->fps, ea->erp, DEF_SKIP, d[0].J[0], d[0].J[1], DEF_SKIP, &d[0].c,
 			                        &d[0].lo, fi);
-			at[k] = d[0].c;
+			if (k == 0) {
+				ctx->sink_at[i] = d[0].c;
+				continue;
+			}
+			/* k depth and k (depth + layer): the target k (depth - layer / 2) under half the layer, where
+			 * neither was capped */
+			const double at0 = ctx->sink_at[i], at1 = d[0].c;
+			if (at1 > at0 && at1 < maxvel && at0 >= 0.0)
+				normal->c = fmin(0.0, at0 - 0.5 * (at1 - at0));
 		}
-		touched = 1;
-		/* k depth and k (depth + layer): the target k (depth - layer / 2) under half the layer, where neither
-		 * was capped */
-		if (at[1] > at[0] && at[1] < maxvel && at[0] >= 0.0)
-			normal->c = fmin(0.0, at[0] - 0.5 * (at[1] - at[0]));
 	}
-	if (touched)
-		dWorldSetContactSurfaceLayer(ctx->world, layer);
+	dWorldSetContactSurfaceLayer(ctx->world, layer);
 }
 
 /* Tasks of the reading (lk_problem_run_tasks): the solver's threads for a problem of LK_PARALLEL_MIN_ROWS rows
