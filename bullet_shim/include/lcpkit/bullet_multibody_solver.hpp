@@ -6,13 +6,14 @@
  *     multiBodyWorld->setMultiBodyConstraintSolver(&solver);  // setConstraintSolver does not reach the islands
  *
  * A btMultiBodyDynamicsWorld hands its islands to the btMultiBodyConstraintSolver of its island callback, which
- * only setMultiBodyConstraintSolver (and the constructor) replace. This solver is one: Bullet's setup builds
- * the rows of the btMultiBodies as usual, and the rows between btRigidBodies and static objects (contacts, friction,
- * rolling friction, btTypedConstraint rows) are made by lcpkit exactly as in lk::BulletSolver, straight from the
- * manifold points and the constraints' getInfo2 (same spec, settings, statistics, notes, recording, fallback); then Bullet's own multibody iterations solve the rows that touch a btMultiBody (its
- * contacts, including those with rigid bodies, and its btMultiBodyConstraint rows), starting from the
- * rigid-body impulses lcpkit applied. Those rows are said once in notes() with their number. An island whose
- * rigid-body rows fall back is solved by Bullet entirely, as btMultiBodyConstraintSolver solves it.
+ * only setMultiBodyConstraintSolver (and the constructor) replace. This solver is one. An island of rigid bodies
+ * alone is solved exactly as lk::BulletSolver solves it (same spec, settings, statistics, notes, recording,
+ * fallback; its rows made by lcpkit straight from the manifold points and the constraints' getInfo2). An island
+ * with a btMultiBody's rows (a link's contacts, also with rigid bodies; btMultiBodyConstraint rows) gets Bullet's
+ * setup of every row: lcpkit solves the rigid-body rows, then Bullet's own iterations sweep every row of the
+ * island, the rigid ones starting from lcpkit's impulses. The multibody rows are said once in notes() with their
+ * number. An island whose rigid-body rows fall back is solved by Bullet entirely, as btMultiBodyConstraintSolver
+ * solves it.
  *
  * lastStepStats() counts the rows and iterations of lcpkit (the rigid-body rows). Needs Bullet's double
  * precision build; link with pkg-config lcpkit-bullet. One solver serves one world at a time.
@@ -40,7 +41,13 @@ public:
 	btConstraintSolverType getSolverType() const override { return BT_MULTIBODY_SOLVER; }
 
 protected:
-	/* As lk::BulletSolver's: the joints' rows by their getInfo2 straight into lcpkit's row definitions. */
+	/* Notes whether the island has a btMultiBody's rows (a link's contact, a btMultiBodyConstraint). */
+	btScalar solveGroupCacheFriendlySetup(btCollisionObject **bodies, int numBodies,
+	                                      btPersistentManifold **manifoldPtr, int numManifolds,
+	                                      btTypedConstraint **constraints, int numConstraints,
+	                                      const btContactSolverInfo &infoGlobal, btIDebugDraw *debugDrawer) override;
+	/* In an island of rigid bodies alone, as lk::BulletSolver's: the joints' rows by their getInfo2 straight into
+	 * lcpkit's row definitions; in an island with a btMultiBody's rows, Bullet's. */
 	void convertJoints(btTypedConstraint **constraints, int numConstraints,
 	                   const btContactSolverInfo &infoGlobal) override;
 	/* The rigid-body contacts' rows made by lcpkit from the manifold points, as lk::BulletSolver makes them;
@@ -59,7 +66,7 @@ private:
 	void convertForBullet(btPersistentManifold **manifolds, int numManifolds, btTypedConstraint **constraints,
 	                      int numConstraints, const btContactSolverInfo &info);
 
-	btAlignedObjectArray<btPersistentManifold *> m_linkManifolds; /* convertContacts: those with a link */
+	bool m_mixed = false; /* the island being solved has a btMultiBody's rows */
 };
 
 } // namespace lk
