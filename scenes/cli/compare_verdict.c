@@ -143,10 +143,12 @@ const char verdict_legend[] =
 	"(the medians over the seeds differ by less than the band: the larger spread of the two solvers' runs, at\n"
 	"least the outcome's resolution, for a depth the 1 mm contact layer that no solver pushes out of); time: the\n"
 	"ratio of the solver times over the whole run (per step: a budget kept as a mean over the steps costs its\n"
-	"mean), the median over the seeds. Where boxes slide down the incline, KE end is their speed and max pen.\n"
-	"their landing at the foot, as deep as they arrive fast: both follow the slide, judged by accel err, and are\n"
-	"not compared; where a stack fell in a run, neither are its drift and KE end (when it fell is judged by\n"
-	"standing), and where it fell in every run of both, its max pen. (its boxes landing on each other).\n\n";
+	"mean), the median over the seeds: the solve alone (in ODE against quickstep's whole stepper, which reads\n"
+	"its rows and integrates too; the engine's whole constraint phase is `lcpkit bench phase`'s). Where boxes\n"
+	"slide down the incline, KE end is their speed and max pen. their landing at the foot, as deep as they\n"
+	"arrive fast: both follow the slide, judged by accel err, and are not compared; where a stack fell in a run,\n"
+	"neither are its drift and KE end (when it fell is judged by standing), and where it fell in every run of\n"
+	"both, its max pen. (its boxes landing on each other).\n\n";
 
 static char verdict_mark(const lk_verdict *v)
 {
