@@ -51,48 +51,19 @@ btScalar BulletMultiBodySolver::solveGroupCacheFriendlySetup(btCollisionObject *
 void BulletMultiBodySolver::convertJoints(btTypedConstraint **constraints, int numConstraints,
                                           const btContactSolverInfo &info)
 {
-	if (m_mixed) {
+	if (m_mixed)
 		btMultiBodyConstraintSolver::convertJoints(constraints, numConstraints, info);
-		return;
-	}
-	convertJointRows(m_impl->ins.map, constraints, numConstraints, info, m_tmpConstraintSizesPool,
-	                 m_tmpSolverNonContactConstraintPool, m_tmpSolverBodyPool, m_maxOverrideNumSolverIterations,
-	                 [&](btRigidBody &body) { return getOrInitSolverBody(body, info.m_timeStep); });
+	else
+		detail::RigidRows<BulletMultiBodySolver>::joints(*this, constraints, numConstraints, info);
 }
 
 void BulletMultiBodySolver::convertContacts(btPersistentManifold **manifolds, int numManifolds,
                                            const btContactSolverInfo &info)
 {
-	if (m_mixed) {
+	if (m_mixed)
 		btMultiBodyConstraintSolver::convertContacts(manifolds, numManifolds, info);
-		return;
-	}
-	/* an island of rigid bodies alone: lk::BulletSolver's rows, straight from the manifold points */
-	detail::RowMap &map = m_impl->ins.map;
-	map.beginContacts(m_tmpSolverBodyPool, info, m_impl->config.method == LK_METHOD_AUTO);
-	for (int i = 0; i < numManifolds; ++i) {
-		btPersistentManifold &m = *manifolds[i];
-		const int a = getOrInitSolverBody(*const_cast<btCollisionObject *>(m.getBody0()), info.m_timeStep);
-		const int b = getOrInitSolverBody(*const_cast<btCollisionObject *>(m.getBody1()), info.m_timeStep);
-		map.addManifold(m, a, b, m_tmpSolverContactConstraintPool);
-	}
-}
-
-void BulletMultiBodySolver::convertForBullet(btPersistentManifold **manifolds, int numManifolds,
-                                             btTypedConstraint **constraints, int numConstraints,
-                                             const btContactSolverInfo &info)
-{
-	/* Bullet's own rows of an island of rigid bodies, in place of lcpkit's */
-	btSequentialImpulseConstraintSolver::convertJoints(constraints, numConstraints, info);
-	m_tmpSolverContactConstraintPool.resizeNoInitialize(0);
-	m_tmpSolverContactFrictionConstraintPool.resizeNoInitialize(0);
-	m_tmpSolverContactRollingFrictionConstraintPool.resizeNoInitialize(0);
-	btSequentialImpulseConstraintSolver::convertContacts(manifolds, numManifolds, info);
-	const detail::Pools pools{m_tmpSolverBodyPool, m_tmpSolverNonContactConstraintPool,
-	                          m_tmpSolverContactConstraintPool, m_tmpSolverContactFrictionConstraintPool,
-	                          m_tmpSolverContactRollingFrictionConstraintPool};
-	orderForBullet(pools, info, m_orderNonContactConstraintPool, m_orderTmpConstraintPool,
-	               m_orderFrictionConstraintPool);
+	else
+		detail::RigidRows<BulletMultiBodySolver>::contacts(*this, manifolds, numManifolds, info);
 }
 
 btScalar BulletMultiBodySolver::solveGroupCacheFriendlyIterations(btCollisionObject **bodies, int numBodies,
@@ -114,8 +85,9 @@ btScalar BulletMultiBodySolver::solveGroupCacheFriendlyIterations(btCollisionObj
 		                                                         constraints, rigidConstraints, info, debugDrawer);
 	};
 	const bool solved = m_impl->solveIsland(pools, info, [&] {
-		if (!m_mixed)
-			convertForBullet(manifoldPtr, numManifolds, constraints, numConstraints, info);
+		if (!m_mixed) /* Bullet's own rigid rows; in a mixed island Bullet's setup made them already */
+			detail::RigidRows<BulletMultiBodySolver>::forBullet(*this, manifoldPtr, numManifolds, constraints,
+			                                                    numConstraints, info);
 		return runBulletIterations(maxIterations, info, [&](int it) { return bulletSweep(it, numConstraints); });
 	});
 	if (!solved)

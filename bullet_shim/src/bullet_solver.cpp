@@ -299,21 +299,6 @@ detail::Instrument *BulletSolverCore::instrument()
 	return &m_impl->ins;
 }
 
-void orderForBullet(const detail::Pools &pools, const btContactSolverInfo &info, btAlignedObjectArray<int> &nonContact,
-                    btAlignedObjectArray<int> &contact, btAlignedObjectArray<int> &friction)
-{
-	const int nn = pools.nonContact.size(), nc = pools.contact.size(), nf = pools.friction.size();
-	nonContact.resizeNoInitialize(nn);
-	contact.resizeNoInitialize((info.m_solverMode & SOLVER_USE_2_FRICTION_DIRECTIONS) ? 2 * nc : nc);
-	friction.resizeNoInitialize(nf);
-	for (int i = 0; i < nn; ++i)
-		nonContact[i] = i;
-	for (int i = 0; i < nc; ++i)
-		contact[i] = i;
-	for (int i = 0; i < nf; ++i)
-		friction[i] = i;
-}
-
 int runBulletIterations(int maxIterations, const btContactSolverInfo &info,
                         const std::function<btScalar(int iteration)> &sweep)
 {
@@ -475,43 +460,12 @@ void BulletSolver::allSolved(const btContactSolverInfo &, btIDebugDraw *)
 void BulletSolver::convertJoints(btTypedConstraint **constraints, int numConstraints,
                                  const btContactSolverInfo &info)
 {
-	convertJointRows(m_impl->ins.map, constraints, numConstraints, info, m_tmpConstraintSizesPool,
-	                 m_tmpSolverNonContactConstraintPool, m_tmpSolverBodyPool, m_maxOverrideNumSolverIterations,
-	                 [&](btRigidBody &body) { return getOrInitSolverBody(body, info.m_timeStep); });
+	detail::RigidRows<BulletSolver>::joints(*this, constraints, numConstraints, info);
 }
 
 void BulletSolver::convertContacts(btPersistentManifold **manifolds, int numManifolds, const btContactSolverInfo &info)
 {
-	/* Bullet's convertContacts up to its per-row setup: the manifolds' bodies made solver bodies, each point's
-	 * rows made by lcpkit (contact_rows.cpp); Bullet's contact pool gets the rows of its split impulse only */
-	detail::RowMap &map = m_impl->ins.map;
-	/* auto starts the friction rows from the last step's friction too (contact_rows.cpp), as it makes the
-	 * faces' load whole where Bullet damped it (auto.c); every other method starts them from zero, as Bullet's
-	 * own solver does */
-	map.beginContacts(m_tmpSolverBodyPool, info, m_impl->config.method == LK_METHOD_AUTO);
-	for (int i = 0; i < numManifolds; ++i) {
-		btPersistentManifold &m = *manifolds[i];
-		const int a = getOrInitSolverBody(*const_cast<btCollisionObject *>(m.getBody0()), info.m_timeStep);
-		const int b = getOrInitSolverBody(*const_cast<btCollisionObject *>(m.getBody1()), info.m_timeStep);
-		map.addManifold(m, a, b, m_tmpSolverContactConstraintPool);
-	}
-}
-
-void BulletSolver::convertForBullet(btPersistentManifold **manifolds, int numManifolds, btTypedConstraint **constraints,
-                                    int numConstraints, const btContactSolverInfo &info)
-{
-	/* Bullet's own rows, as its setup makes them, in place of lcpkit's (convertJoints and convertContacts
-	 * above made lcpkit's only), and the order pools its iterations sweep through */
-	btSequentialImpulseConstraintSolver::convertJoints(constraints, numConstraints, info);
-	m_tmpSolverContactConstraintPool.resizeNoInitialize(0);
-	m_tmpSolverContactFrictionConstraintPool.resizeNoInitialize(0);
-	m_tmpSolverContactRollingFrictionConstraintPool.resizeNoInitialize(0);
-	btSequentialImpulseConstraintSolver::convertContacts(manifolds, numManifolds, info);
-	const detail::Pools pools{m_tmpSolverBodyPool, m_tmpSolverNonContactConstraintPool,
-	                          m_tmpSolverContactConstraintPool, m_tmpSolverContactFrictionConstraintPool,
-	                          m_tmpSolverContactRollingFrictionConstraintPool};
-	orderForBullet(pools, info, m_orderNonContactConstraintPool, m_orderTmpConstraintPool,
-	               m_orderFrictionConstraintPool);
+	detail::RigidRows<BulletSolver>::contacts(*this, manifolds, numManifolds, info);
 }
 
 btScalar BulletSolver::solveGroupCacheFriendlyIterations(btCollisionObject **bodies, int numBodies,
@@ -526,7 +480,8 @@ btScalar BulletSolver::solveGroupCacheFriendlyIterations(btCollisionObject **bod
 	                          m_tmpSolverContactConstraintPool, m_tmpSolverContactFrictionConstraintPool,
 	                          m_tmpSolverContactRollingFrictionConstraintPool};
 	const bool solved = m_impl->solveIsland(pools, info, [&] {
-		convertForBullet(manifoldPtr, numManifolds, constraints, numConstraints, info);
+		detail::RigidRows<BulletSolver>::forBullet(*this, manifoldPtr, numManifolds, constraints, numConstraints,
+		                                           info);
 		return runBulletIterations(std::max(m_maxOverrideNumSolverIterations, info.m_numIterations), info,
 		                           [&](int it) {
 			                           return solveSingleIteration(it, bodies, numBodies, manifoldPtr, numManifolds,

@@ -64,62 +64,106 @@ struct BulletSolverCore::Impl {
 	                 const std::function<int()> &bulletIterations);
 };
 
-/* Bullet's convertJoints up to its per-row setup (btSequentialImpulseConstraintSolver.cpp), for lk::BulletSolver and
- * lk::BulletMultiBodySolver: the constraints' preparation, their row counts (sizes) and feedback cleared, the pool
- * `rows` sized, and the rows written by each constraint's getInfo2 straight into lcpkit's row definitions
- * (RowMap::addJoint); Bullet's own per-row setup, for its iterations, is made only if they run (a fallback).
- * bodyOf(rigid body) is the solver's getOrInitSolverBody; maxOverride its m_maxOverrideNumSolverIterations. */
-template <class BodyOf>
-void convertJointRows(detail::RowMap &map, btTypedConstraint **constraints, int numConstraints,
-                      const btContactSolverInfo &info, btAlignedObjectArray<btTypedConstraint::btConstraintInfo1> &sizes,
-                      btConstraintArray &rows, btAlignedObjectArray<btSolverBody> &bodies, int &maxOverride,
-                      BodyOf bodyOf)
-{
-	for (int j = 0; j < numConstraints; ++j) {
-		constraints[j]->buildJacobian();
-		constraints[j]->internalSetAppliedImpulse(0.0);
-	}
-	sizes.resizeNoInitialize(numConstraints);
-	int total = 0;
-	for (int j = 0; j < numConstraints; ++j) {
-		btTypedConstraint::btConstraintInfo1 &info1 = sizes[j];
-		if (btJointFeedback *fb = constraints[j]->getJointFeedback()) {
-			fb->m_appliedForceBodyA.setZero();
-			fb->m_appliedTorqueBodyA.setZero();
-			fb->m_appliedForceBodyB.setZero();
-			fb->m_appliedTorqueBodyB.setZero();
-		}
-		if (constraints[j]->isEnabled()) {
-			constraints[j]->getInfo1(&info1);
-		} else {
-			info1.m_numConstraintRows = 0;
-			info1.nub = 0;
-		}
-		total += info1.m_numConstraintRows;
-	}
-	rows.resizeNoInitialize(total);
-	map.beginJoints(total, total > 0 ? &rows[0] : nullptr, bodies);
-	int row = 0;
-	for (int j = 0; j < numConstraints; ++j) {
-		const int count = sizes[j].m_numConstraintRows;
-		if (count == 0)
-			continue;
-		btTypedConstraint &con = *constraints[j];
-		const int a = bodyOf(con.getRigidBodyA());
-		const int b = bodyOf(con.getRigidBodyB());
-		/* Bullet's iteration count for a fallback */
-		const int over = con.getOverrideNumSolverIterations() > 0 ? con.getOverrideNumSolverIterations()
-		                                                           : info.m_numIterations;
-		maxOverride = std::max(maxOverride, over);
-		map.addJoint(con, row, count, a, b, bodies[a], bodies[b], info);
-		row += count;
-	}
-}
+namespace detail {
 
-/* The sweep order of Bullet's iterations over the pools its setup filled again for a fallback (its setup ends with
- * these, over the pools lcpkit left empty): every row in turn. */
-void orderForBullet(const detail::Pools &pools, const btContactSolverInfo &info, btAlignedObjectArray<int> &nonContact,
-                    btAlignedObjectArray<int> &contact, btAlignedObjectArray<int> &friction);
+/* The rows of an island of rigid bodies for lk::BulletSolver and lk::BulletMultiBodySolver (S, of which it is a
+ * friend: it works on their Bullet pools). */
+template <class S>
+struct RigidRows {
+	/* Bullet's convertJoints up to its per-row setup (btSequentialImpulseConstraintSolver.cpp): the constraints'
+	 * preparation, their row counts and feedback cleared, the pool sized, and the rows written by each
+	 * constraint's getInfo2 straight into lcpkit's row definitions (RowMap::addJoint); Bullet's own per-row setup,
+	 * for its iterations, is made only if they run (forBullet). */
+	static void joints(S &s, btTypedConstraint **constraints, int numConstraints, const btContactSolverInfo &info)
+	{
+		for (int j = 0; j < numConstraints; ++j) {
+			constraints[j]->buildJacobian();
+			constraints[j]->internalSetAppliedImpulse(0.0);
+		}
+		btAlignedObjectArray<btTypedConstraint::btConstraintInfo1> &sizes = s.m_tmpConstraintSizesPool;
+		sizes.resizeNoInitialize(numConstraints);
+		int total = 0;
+		for (int j = 0; j < numConstraints; ++j) {
+			btTypedConstraint::btConstraintInfo1 &info1 = sizes[j];
+			if (btJointFeedback *fb = constraints[j]->getJointFeedback()) {
+				fb->m_appliedForceBodyA.setZero();
+				fb->m_appliedTorqueBodyA.setZero();
+				fb->m_appliedForceBodyB.setZero();
+				fb->m_appliedTorqueBodyB.setZero();
+			}
+			if (constraints[j]->isEnabled()) {
+				constraints[j]->getInfo1(&info1);
+			} else {
+				info1.m_numConstraintRows = 0;
+				info1.nub = 0;
+			}
+			total += info1.m_numConstraintRows;
+		}
+		btConstraintArray &rows = s.m_tmpSolverNonContactConstraintPool;
+		btAlignedObjectArray<btSolverBody> &bodies = s.m_tmpSolverBodyPool;
+		rows.resizeNoInitialize(total);
+		RowMap &map = s.m_impl->ins.map;
+		map.beginJoints(total, total > 0 ? &rows[0] : nullptr, bodies);
+		int row = 0;
+		for (int j = 0; j < numConstraints; ++j) {
+			const int count = sizes[j].m_numConstraintRows;
+			if (count == 0)
+				continue;
+			btTypedConstraint &con = *constraints[j];
+			const int a = s.getOrInitSolverBody(con.getRigidBodyA(), info.m_timeStep);
+			const int b = s.getOrInitSolverBody(con.getRigidBodyB(), info.m_timeStep);
+			/* Bullet's iteration count for a fallback */
+			const int over = con.getOverrideNumSolverIterations() > 0 ? con.getOverrideNumSolverIterations()
+			                                                           : info.m_numIterations;
+			s.m_maxOverrideNumSolverIterations = std::max(s.m_maxOverrideNumSolverIterations, over);
+			map.addJoint(con, row, count, a, b, bodies[a], bodies[b], info);
+			row += count;
+		}
+	}
+
+	/* Bullet's convertContacts up to its per-row setup: the manifolds' bodies made solver bodies, each point's rows
+	 * made by lcpkit (contact_rows.cpp); Bullet's contact pool gets the rows of its split impulse only. auto
+	 * starts the friction rows from the last step's friction too, as it makes the faces' load whole where Bullet
+	 * damped it (auto.c); every other method starts them from zero, as Bullet's own solver does. */
+	static void contacts(S &s, btPersistentManifold **manifolds, int numManifolds, const btContactSolverInfo &info)
+	{
+		RowMap &map = s.m_impl->ins.map;
+		map.beginContacts(s.m_tmpSolverBodyPool, info, s.m_impl->config.method == LK_METHOD_AUTO);
+		for (int i = 0; i < numManifolds; ++i) {
+			btPersistentManifold &m = *manifolds[i];
+			const int a = s.getOrInitSolverBody(*const_cast<btCollisionObject *>(m.getBody0()), info.m_timeStep);
+			const int b = s.getOrInitSolverBody(*const_cast<btCollisionObject *>(m.getBody1()), info.m_timeStep);
+			map.addManifold(m, a, b, s.m_tmpSolverContactConstraintPool);
+		}
+	}
+
+	/* Bullet's own rows, as its setup makes them, in place of lcpkit's (joints and contacts made lcpkit's only),
+	 * and the order pools its iterations sweep through (its setup ends with these, over the pools lcpkit left
+	 * empty): every row in turn. For a fallback. */
+	static void forBullet(S &s, btPersistentManifold **manifolds, int numManifolds, btTypedConstraint **constraints,
+	                      int numConstraints, const btContactSolverInfo &info)
+	{
+		s.btSequentialImpulseConstraintSolver::convertJoints(constraints, numConstraints, info);
+		s.m_tmpSolverContactConstraintPool.resizeNoInitialize(0);
+		s.m_tmpSolverContactFrictionConstraintPool.resizeNoInitialize(0);
+		s.m_tmpSolverContactRollingFrictionConstraintPool.resizeNoInitialize(0);
+		s.btSequentialImpulseConstraintSolver::convertContacts(manifolds, numManifolds, info);
+		const int nn = s.m_tmpSolverNonContactConstraintPool.size(), nc = s.m_tmpSolverContactConstraintPool.size(),
+		          nf = s.m_tmpSolverContactFrictionConstraintPool.size();
+		s.m_orderNonContactConstraintPool.resizeNoInitialize(nn);
+		s.m_orderTmpConstraintPool.resizeNoInitialize((info.m_solverMode & SOLVER_USE_2_FRICTION_DIRECTIONS) ? 2 * nc
+		                                                                                                    : nc);
+		s.m_orderFrictionConstraintPool.resizeNoInitialize(nf);
+		for (int i = 0; i < nn; ++i)
+			s.m_orderNonContactConstraintPool[i] = i;
+		for (int i = 0; i < nc; ++i)
+			s.m_orderTmpConstraintPool[i] = i;
+		for (int i = 0; i < nf; ++i)
+			s.m_orderFrictionConstraintPool[i] = i;
+	}
+};
+
+} // namespace detail
 
 /* Bullet's velocity iterations as its solveGroupCacheFriendlyIterations runs them: up to maxIterations
  * sweeps, stopping early at m_leastSquaresResidualThreshold. Returns the sweeps run. */

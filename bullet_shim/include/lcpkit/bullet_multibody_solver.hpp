@@ -50,9 +50,8 @@ protected:
 	 * lcpkit's row definitions; in an island with a btMultiBody's rows, Bullet's. */
 	void convertJoints(btTypedConstraint **constraints, int numConstraints,
 	                   const btContactSolverInfo &infoGlobal) override;
-	/* The rigid-body contacts' rows made by lcpkit from the manifold points, as lk::BulletSolver makes them;
-	 * the manifolds with a btMultiBody's link, the btMultiBodyConstraints' rows and their warm start by
-	 * btMultiBodyConstraintSolver::convertContacts. */
+	/* In an island of rigid bodies alone, the contacts' rows made by lcpkit from the manifold points, as
+	 * lk::BulletSolver makes them; in an island with a btMultiBody's rows, Bullet's. */
 	void convertContacts(btPersistentManifold **manifoldPtr, int numManifolds,
 	                     const btContactSolverInfo &infoGlobal) override;
 	btScalar solveGroupCacheFriendlyIterations(btCollisionObject **bodies, int numBodies,
@@ -62,9 +61,9 @@ protected:
 	                                           btIDebugDraw *debugDrawer) override;
 
 private:
-	/* Bullet's own rigid-body rows and sweep order for its iterations (a fallback). */
-	void convertForBullet(btPersistentManifold **manifolds, int numManifolds, btTypedConstraint **constraints,
-	                      int numConstraints, const btContactSolverInfo &info);
+	/* the rows of its islands of rigid bodies, shared with lk::BulletSolver */
+	template <class>
+	friend struct detail::RigidRows;
 
 	bool m_mixed = false; /* the island being solved has a btMultiBody's rows */
 };

@@ -49,6 +49,8 @@ namespace lk {
 
 namespace detail {
 class Instrument;
+template <class S>
+struct RigidRows;
 }
 
 /* The lcpkit side of the Bullet solvers (lk::BulletSolver, lk::BulletMultiBodySolver): the configuration, what
@@ -147,9 +149,9 @@ protected:
 	                                           btIDebugDraw *debugDrawer) override;
 
 private:
-	/* Bullet's own rows and sweep order for its iterations (a fallback). */
-	void convertForBullet(btPersistentManifold **manifolds, int numManifolds, btTypedConstraint **constraints,
-	                      int numConstraints, const btContactSolverInfo &info);
+	/* the rows of its islands, shared with lk::BulletMultiBodySolver */
+	template <class>
+	friend struct detail::RigidRows;
 };
 
 } // namespace lk
