@@ -106,7 +106,7 @@ btScalar BulletMultiBodySolver::solveGroupCacheFriendlyIterations(btCollisionObj
 	/* Bullet's sweeps over every row of the island, the rigid rows starting from lcpkit's impulses (written to
 	 * them and to the bodies' velocities): a rigid body that rests on a link and carries another body is balanced
 	 * between the two kinds of rows, which a pass over the multibody rows alone left it out of (a box on a box on a
-	 * table of links sank 2.7 cm into the one below). The typed constraints' obsolete solve hook is passed as
+	 * table of links sank into the one below). The typed constraints' obsolete solve hook is passed as
 	 * Bullet's own iterations pass it. */
 	runBulletIterations(maxIterations, info, [&](int it) { return bulletSweep(it, numConstraints); });
 	return 0;

@@ -685,8 +685,7 @@ static void sink_to_layer(lk_ode *ctx, const extract_args *ea)
 		return;
 	/* two passes over the resting contacts, the world's layer set once for each: 0, then -layer. The rows
 	 * getInfo2 writes for them go to a scratch block never read but for the normal's target (getInfo2 writes
-	 * every number it reads back, so the block is not cleared: two clears of six rows a contact were a fifth of
-	 * this reading) */
+	 * every number it reads back, so the block is not cleared for every call) */
 	lk_row_def d[LK__ODE_MAX_M];
 	int fi[LK__ODE_MAX_M];
 	for (int k = 0; k < 2; ++k) {

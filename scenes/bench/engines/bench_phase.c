@@ -8,9 +8,9 @@
  * step by step, in an order reversed every step, so that each sees the same machine load and none always
  * runs on the cache another left. Residual measurement is off (with an engine's own solver it would extract
  * the rows inside the phase). Times are wall-clock time by default, medians over the steps: a reading of the
- * thread's CPU clock (--clock thread) is a system call, about a microsecond on a virtual machine, and the ODE
- * adapter reads its statistics clock a dozen times inside its phase (the phase's parts, lk_solve's own), which
- * on a scene of three boxes doubled the phase it measured; the median leaves out the steps a preemption
+ * thread's CPU clock (--clock thread) is a system call, and the ODE adapter reads its statistics clock many
+ * times inside its phase (the phase's parts, lk_solve's own), which on small scenes made up much of the phase
+ * measured (docs/benchmarks.md, "Solver phase, end to end"); the median leaves out the steps a preemption
  * lengthened. Reported per solver: the median row count, the phase's median, minimum and
  * interquartile range over the timed steps, the medians of the solve, of the conversion (lcpkit only) and of
  * the whole step, and the ratio of the phase median to the first solver's (the engine's own by default), as
