@@ -379,7 +379,11 @@ static void build_pile(lk_scene *s, const double *v)
 }
 
 /* A house of cards: storeys of A-frames, two cards leaning on each other, with flat cards across
- * neighbouring peaks carrying the next storey; the top A-frame is the stack's top. */
+ * neighbouring peaks carrying the next storey; the top A-frame is the stack's top. The flat cards lie end to
+ * end, each from one peak to the next: a peak's highest points are its cards' outer top corners, t cos(tilt)
+ * either side of its middle, and the two flat cards over it end halfway between, so that each rests on one
+ * corner. Frames a card apart where they are narrower than a card (tilts up to about 27 degrees), and a
+ * tenth of a card apart at their feet where they are wider, with flat cards long enough to bridge them. */
 static void build_cards(lk_scene *s, const double *v)
 {
 	int levels = (int)v[0];
@@ -389,7 +393,8 @@ static void build_cards(lk_scene *s, const double *v)
 	/* a leaning card's top inner corner touches its partner at the frame's middle, its bottom inner corner
 	 * stands on the floor of the storey */
 	double cx = L / 2 * sa + t / 2 * ca, cz = L / 2 * ca + t / 2 * sa;
-	double peak = L * ca + t * sa, pitch = 2 * (L * sa + t * ca) + 0.12;
+	double peak = L * ca + t * sa, gap = t * ca;
+	double pitch = fmax(L + gap, 2 * (L * sa + t * ca) + 0.1 * L), flat = pitch - gap;
 	ground(s, mu, 0);
 	double floor_z = 0;
 	for (int level = 0; level < levels; ++level) {
@@ -404,7 +409,7 @@ static void build_cards(lk_scene *s, const double *v)
 		floor_z += peak;
 		if (frames > 1) {
 			for (int f = 0; f + 1 < frames; ++f)
-				box(s, L / 2, W / 2, t / 2, mass, (f - (frames - 2) / 2.0) * pitch, 0, floor_z + t / 2, mu);
+				box(s, flat / 2, W / 2, t / 2, mass, (f - (frames - 2) / 2.0) * pitch, 0, floor_z + t / 2, mu);
 			floor_z += t;
 		}
 	}
