@@ -301,6 +301,75 @@ static void test_recovering_body_starts_cold(void **state)
 	scene_done(&sc);
 }
 
+/* Two boxes, box A on the ground starting at height z (0.5 rests, lower is in the ground) and box B: beside it
+ * (layout 0), beside it tied to it by a ball joint (1), or on top of it, a millimetre into it (in contact from
+ * the first step), tied by a ball joint at an edge of the face they share (2, articulated bodies resting on
+ * each other), stepped under spec with the world's quickstep relaxation w (0: ODE's default, 1.3); their
+ * positions and velocities after the steps. */
+static void relax_run(const char *spec, int layout, double z, double w, int steps, double out[12])
+{
+	scene sc;
+	scene_init(&sc);
+	if (w > 0)
+		dWorldSetQuickStepW(sc.w, w);
+	dBodyID a = scene_box(&sc, 0, 0, z), b = layout == 2 ? scene_box(&sc, 0, 0, z + 0.999) : scene_box(&sc, 2, 0, 0.5);
+	if (layout > 0) {
+		dJointID ball = dJointCreateBall(sc.w, 0);
+		dJointAttach(ball, a, b);
+		if (layout == 2)
+			dJointSetBallAnchor(ball, 0.5, 0, z + 0.4995);
+		else
+			dJointSetBallAnchor(ball, 1, 0, 0.5);
+	}
+	assert_int_equal(scene_solver(&sc, spec), LK_OK);
+	for (int i = 0; i < steps; ++i)
+		assert_int_equal(scene_step(&sc), LK_OK);
+	for (int k = 0; k < 3; ++k) {
+		out[k] = dBodyGetPosition(a)[k];
+		out[3 + k] = dBodyGetLinearVel(a)[k];
+		out[6 + k] = dBodyGetPosition(b)[k];
+		out[9 + k] = dBodyGetLinearVel(b)[k];
+	}
+	scene_done(&sc);
+}
+
+/* Under auto with no w= in its spec, articulated bodies resting on each other are swept with the world's
+ * quickstep relaxation, as quickstep sweeps them; bodies without joints, joints on the ground alone, or a
+ * contact recovering from a penetration, plainly (ode_step.c, step_relaxation). Each against the same world
+ * under auto with its w spelled out: the same bodies to the bit, and not those of the other w. */
+static void test_auto_relaxes_joints_at_rest(void **state)
+{
+	(void)state;
+	double dflt[12], relaxed[12], plain[12];
+	/* articulated bodies at rest on each other: the world's w, ODE's 1.3 by default, 1.1 where the world sets it */
+	relax_run("auto", 2, 0.5, 0, 30, dflt);
+	relax_run("auto:w=1.3", 2, 0.5, 0, 30, relaxed);
+	relax_run("auto:w=1", 2, 0.5, 0, 30, plain);
+	assert_memory_equal(dflt, relaxed, sizeof dflt);
+	assert_memory_not_equal(dflt, plain, sizeof dflt);
+	relax_run("auto", 2, 0.5, 1.1, 30, dflt);
+	relax_run("auto:w=1.1", 2, 0.5, 1.1, 30, relaxed);
+	assert_memory_equal(dflt, relaxed, sizeof dflt);
+	/* a spec that names w keeps it whatever the world's */
+	relax_run("auto:w=1", 2, 0.5, 1.1, 30, dflt);
+	relax_run("auto:w=1", 2, 0.5, 0, 30, plain);
+	assert_memory_equal(dflt, plain, sizeof dflt);
+	/* without joints, and with joints on the ground alone: plain sweeps */
+	for (int layout = 0; layout < 2; ++layout) {
+		relax_run("auto", layout, 0.5, 0, 30, dflt);
+		relax_run("auto:w=1", layout, 0.5, 0, 30, plain);
+		relax_run("auto:w=1.3", layout, 0.5, 0, 30, relaxed);
+		assert_memory_equal(dflt, plain, sizeof dflt);
+		assert_memory_not_equal(dflt, relaxed, sizeof dflt);
+	}
+	/* box A 5 cm in the ground: its contacts push it out faster than gravity pulls, plain sweeps */
+	relax_run("auto", 2, 0.45, 0, 1, dflt);
+	relax_run("auto:w=1", 2, 0.45, 0, 1, plain);
+	relax_run("auto:w=1.3", 2, 0.45, 0, 1, relaxed);
+	assert_memory_equal(dflt, plain, sizeof dflt);
+	assert_memory_not_equal(dflt, relaxed, sizeof dflt);
+}
+
 static int run_stack(const char *spec)
 {
 	scene sc;
@@ -1255,6 +1324,7 @@ int main(void)
 		cmocka_unit_test(test_sink_to_layer),
 		cmocka_unit_test(test_warm_start_faces),
 		cmocka_unit_test(test_recovering_body_starts_cold),
+		cmocka_unit_test(test_auto_relaxes_joints_at_rest),
 		cmocka_unit_test(test_points_when_used),
 		cmocka_unit_test(test_stack_pgs),
 		cmocka_unit_test(test_stack_amgs),

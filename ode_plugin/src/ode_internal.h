@@ -134,6 +134,8 @@ struct lk_ode {
 	lk_solver_config cfg;
 	int iters_from_world;
 	int measure_open; /* the spec leaves measure= open: it follows def.ode_residual */
+	int w_from_world; /* auto with no w= in its spec: a problem with joints whose contacts rest sweeps with the
+	                   * world's quickstep relaxation (lk__ode_relaxation) */
 	int sink_to_layer; /* this solver's contacts rest at the surface layer's depth (def.sink_to_layer) */
 	char spec[160];
 
@@ -253,6 +255,13 @@ lk_status lk__ode_state_save(lk_ode *ctx);
 void lk__ode_state_restore(lk_ode *ctx);
 
 /* ode_warm.c (reads the rows of lk__ode_extract_rows; called by ode_step.c only) */
+/* The largest target velocity of a resting contact's normal row, what gravity adds in a step (|g| h); a
+ * contact whose normal row asks for more is recovering from a penetration or bouncing. */
+double lk__ode_resting_target(const lk_ode *ctx, double h);
+/* Some contact of the rows read is recovering. */
+int lk__ode_contact_recovering(const lk_ode *ctx, double h);
+/* The gathered bodies' articulated flags made again from the joints read; whether any body is. */
+int lk__ode_mark_articulated(lk_ode *ctx);
 void lk__ode_warm_store(lk_ode *ctx, double dt);
 void lk__ode_warm_lookup(lk_ode *ctx, double dt, double *lambda);
 

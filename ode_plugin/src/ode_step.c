@@ -315,6 +315,28 @@ static int guard_tripped(lk_stop_reason r)
 	return r == LK_STOP_NONFINITE || r == LK_STOP_DIVERGED || r == LK_STOP_BAD_DIAGONAL;
 }
 
+/* The sweeps' relaxation of this step under auto when its spec leaves w open (lk_ode.w_from_world): where
+ * articulated bodies rest on each other (a contact between two bodies that joints tie to other moving bodies:
+ * a pile of ragdolls) and no contact is recovering, quickstep's own, the world's w (dWorldSetQuickStepW, 1.3
+ * by default), as auto takes the world's iteration count; else w (1). Under plain sweeps at the engine's
+ * iteration count such piles rest deeper than under quickstep's over-relaxed ones. Not on a step where a
+ * contact recovers (a limb that lands deep in a step came out deeper than under quickstep), nor where joints
+ * rest on the ground alone (a chain of boxes on hinges at 30 Hz kept its joints looser), nor on contacts alone
+ * (pools, piles, walls rest deeper or shake): docs/benchmarks.md, "auto against the engines' own solvers". */
+static double step_relaxation(lk_ode *ctx, double h, double w)
+{
+	if (!ctx->w_from_world || !lk__ode_mark_articulated(ctx) || lk__ode_contact_recovering(ctx, h))
+		return w;
+	int pile = 0;
+	for (int i = 0; i < ctx->njoints && !pile; ++i) {
+		const lk__ode_joint *j = &ctx->joints[i];
+		pile = j->type == dJointTypeContact && j->m > 0 && j->body[1] >= 0 && ctx->bodies[j->body[0]].articulated &&
+		       ctx->bodies[j->body[1]].articulated;
+	}
+	const double world = dWorldGetQuickStepW(ctx->world);
+	return pile && world > 0.0 && world < 2.0 ? world : w;
+}
+
 static lk_status lcpkit_step(lk_ode *ctx, double h, double t0)
 {
 	lk_solver_config cfg = lk_ode_get_config(ctx);
@@ -333,6 +355,7 @@ static lk_status lcpkit_step(lk_ode *ctx, double h, double t0)
 	if (st != LK_OK)
 		return fallback(ctx, h);
 	lk__ode_threading_lend(ctx, &cfg);
+	cfg.sor_w = step_relaxation(ctx, h, cfg.sor_w);
 	/* RES of the start and of the answer for the statistics, off the solve's clock: the solve itself runs as
 	 * it runs without statistics (measure=0, the same impulses), and the solver time compares with
 	 * quickstep's, whose answer is measured after it too */

@@ -255,6 +255,37 @@ static void warm_faces(lk_ode *ctx, double scale, double *lambda)
 
 /* lambda (extraction order) from the records of the previous step; zero where nothing matches. Each record
  * serves one joint at most. */
+double lk__ode_resting_target(const lk_ode *ctx, double h)
+{
+	dVector3 g;
+	dWorldGetGravity(ctx->world, g);
+	return sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) * h;
+}
+
+int lk__ode_contact_recovering(const lk_ode *ctx, double h)
+{
+	const double resting = lk__ode_resting_target(ctx, h);
+	for (int i = 0; i < ctx->njoints; ++i) {
+		const lk__ode_joint *j = &ctx->joints[i];
+		if (j->type == dJointTypeContact && j->m > 0 && ctx->defs[j->row0].c > resting)
+			return 1;
+	}
+	return 0;
+}
+
+int lk__ode_mark_articulated(lk_ode *ctx)
+{
+	int any = 0;
+	for (int i = 0; i < ctx->nbodies; ++i)
+		ctx->bodies[i].articulated = 0;
+	for (int i = 0; i < ctx->njoints; ++i) {
+		const lk__ode_joint *j = &ctx->joints[i];
+		if (j->type != dJointTypeContact && j->m > 0 && j->body[0] >= 0 && j->body[1] >= 0)
+			ctx->bodies[j->body[0]].articulated = ctx->bodies[j->body[1]].articulated = any = 1;
+	}
+	return any;
+}
+
 void lk__ode_warm_lookup(lk_ode *ctx, double h, double *lambda)
 {
 	memset(lambda, 0, (size_t)ctx->nrows * sizeof(double));
@@ -264,17 +295,10 @@ void lk__ode_warm_lookup(lk_ode *ctx, double h, double *lambda)
 	double tol2 = ctx->def.warm_distance * ctx->def.warm_distance;
 	for (int i = 0; i < ctx->nwarm; ++i)
 		ctx->warm[i].used = 0;
+	lk__ode_mark_articulated(ctx);
 	for (int i = 0; i < ctx->nbodies; ++i)
-		ctx->bodies[i].articulated = ctx->bodies[i].recovering = 0;
-	for (int i = 0; i < ctx->njoints; ++i) {
-		const lk__ode_joint *j = &ctx->joints[i];
-		if (j->type != dJointTypeContact && j->m > 0 && j->body[0] >= 0 && j->body[1] >= 0)
-			ctx->bodies[j->body[0]].articulated = ctx->bodies[j->body[1]].articulated = 1;
-	}
-	/* the largest target velocity of a resting contact's normal row: what gravity adds in a step */
-	dVector3 g;
-	dWorldGetGravity(ctx->world, g);
-	const double resting = sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) * h;
+		ctx->bodies[i].recovering = 0;
+	const double resting = lk__ode_resting_target(ctx, h);
 	/* the articulated bodies with a contact that is not resting: every contact of these starts from zero
 	 * (module comment) */
 	for (int i = 0; i < ctx->njoints; ++i) {
