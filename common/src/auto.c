@@ -314,6 +314,32 @@ static double body_change(const double *du, double *before, const double *reach,
 	return m;
 }
 
+/* Whether articulated bodies touch: a contact between two bodies that rows other than contacts' (joints,
+ * limits, motors) tie to other moving bodies, a pile of ragdolls; -1 on no memory. Swept in one order, step
+ * after step, such a pile let a limb sink into another ragdoll's under it, the deeper the more sweeps a step
+ * (ODE's 32 ragdolls at 20 and 40 iterations, as under pgs and PSOR in their order; not in a random order, nor
+ * under quickstep, which reorders all of its rows): the joints' rows and the contacts' between them, far apart
+ * in the problem, resolve the same conflict the same way every step (docs/benchmarks.md, "auto against the
+ * engines' own solvers"). */
+static int articulated_touch(lk_problem *p)
+{
+	unsigned char *art = lk__arena_alloc(&p->arena, (size_t)p->nbodies + 1);
+	if (!art)
+		return -1;
+	memset(art, 0, (size_t)p->nbodies + 1);
+	for (int i = 0; i < p->nrows; ++i) {
+		const lk__row_link *r = &p->link[i];
+		if (!contact_row(r) && r->a < p->nbodies && r->b < p->nbodies)
+			art[r->a] = art[r->b] = 1;
+	}
+	for (int i = 0; i < p->nrows; ++i) {
+		const lk__row_link *r = &p->link[i];
+		if (r->kind == LK_ROW_NORMAL && r->a < p->nbodies && r->b < p->nbodies && art[r->a] && art[r->b])
+			return 1;
+	}
+	return 0;
+}
+
 lk_status lk__solve_auto(lk__ctx *c)
 {
 	lk_problem *p = c->p;
@@ -399,10 +425,17 @@ lk_status lk__solve_auto(lk__ctx *c)
 	 * within its first sweeps leaves next to nothing over and keeps the order in which the load its faces
 	 * carried over settles fastest. Only where there are faces: a contact between two spheres has one way to
 	 * carry its load. Only the contacts' rows, among the contacts' places: a joint's rows, its limits and its
-	 * motors keep theirs. Each solve draws from a seed of its own, the solves of a problem counted, so that a
-	 * run is the same run after run. Not with the threads' orders, whose parts are the threads' work. */
-	const int shuffle =
-	    cfg->adapt.shuffle > 0 && !perm && p->form == LK_FORM_ROWS && fs.n > 0 ? cfg->adapt.shuffle : 0;
+	 * motors keep theirs. Except where articulated bodies touch (articulated_touch): there every row, over the
+	 * whole problem, as quickstep reorders all of its rows. Each solve draws from a seed of its own, the solves
+	 * of a problem counted, so that a run is the same run after run. Not with the threads' orders, whose parts
+	 * are the threads' work. */
+	const int rows_form = cfg->adapt.shuffle > 0 && !perm && p->form == LK_FORM_ROWS;
+	const int touch = rows_form && fs.joints ? articulated_touch(p) : 0;
+	if (touch < 0) {
+		c->cfg = cfg;
+		return LK_ERR_NO_MEMORY;
+	}
+	const int shuffle = rows_form && (fs.n > 0 || touch) ? cfg->adapt.shuffle : 0;
 	/* place[]: the contacts' places in the order, in increasing order; contact[]: the rows they get, shuffled;
 	 * shuffled[]: the order the sweeps take from the first reshuffle on. Before it they take the problem's own
 	 * order with no permutation at all: the natural order's loop reads the records in turn (sweep.c), and an
@@ -418,7 +451,7 @@ lk_status lk__solve_auto(lk__ctx *c)
 		}
 		for (int i = 0; i < n; ++i) {
 			shuffled[i] = i;
-			if (contact_row(&p->link[i])) {
+			if (touch || contact_row(&p->link[i])) {
 				place[ncontact] = contact[ncontact] = i;
 				++ncontact;
 			}
@@ -512,7 +545,7 @@ lk_status lk__solve_auto(lk__ctx *c)
 		 * from each row's correction (the matrix form, which has no bodies), the plain sweep where neither needs
 		 * the sums */
 		if (shuffle && it > 1 && (it - 1) % shuffle == 0) {
-			lk__shuffle_local(&c->rng, contact, ncontact, AUTO_SHUFFLE_WINDOW);
+			lk__shuffle_local(&c->rng, contact, ncontact, touch ? ncontact : AUTO_SHUFFLE_WINDOW);
 			for (int k = 0; k < ncontact; ++k)
 				shuffled[place[k]] = contact[k];
 			perm = shuffled;
