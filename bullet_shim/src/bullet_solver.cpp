@@ -116,6 +116,12 @@ lk_solver_config BulletSolverCore::Impl::effective(const btContactSolverInfo &in
 			     (double)info.m_sor,
 			     staggered ? " (gsp and esp stagger their own sweeps; gsp:w=W relaxes them)" : "");
 	}
+	/* where articulated bodies touch (a pile of ragdolls) auto reorders every row every eight sweeps, whatever
+	 * Bullet's own order: swept in one order step after step, Bullet's piled ragdolls at 20 iterations rest with
+	 * limbs sunk into each other and their joints open, under Bullet's own solver as under lcpkit's (auto.c,
+	 * articulated_touch; docs/benchmarks.md, "auto against the engines' own solvers") */
+	if (fromSpec && m == LK_METHOD_AUTO && !specSetsTouch && !(info.m_solverMode & SOLVER_RANDMIZE_ORDER))
+		cfg.adapt.touch = 8;
 	/* auto makes the wrench of a stack's faces whole from the warm start Bullet damped by m_warmstartingFactor
 	 * (auto.c): it needs to know by how much */
 	if (fromSpec && m == LK_METHOD_AUTO && !specSetsCarry && (info.m_solverMode & SOLVER_USE_WARMSTARTING) &&
@@ -196,6 +202,7 @@ lk_status BulletSolverCore::setSpec(const char *spec)
 	m_impl->specSetsW = lk_config_spec_sets(spec, "w") != 0;
 	m_impl->specSetsCarry = lk_config_spec_sets(spec, "carry") != 0;
 	m_impl->specSetsShuffle = lk_config_spec_sets(spec, "shuffle") != 0;
+	m_impl->specSetsTouch = lk_config_spec_sets(spec, "touch") != 0;
 	m_impl->specSetsMeasure = lk_config_spec_sets(spec, "measure") != 0;
 	return LK_OK;
 }

@@ -36,7 +36,7 @@ struct BulletSolverCore::Impl {
 	bool fromSpec = false;
 	/* what the spec leaves open, asked once when it is set (a solve parses nothing) */
 	bool budgetFromEngine = false, specSetsOrder = false, specSetsW = false, specSetsMeasure = false,
-	     specSetsCarry = false, specSetsShuffle = false;
+	     specSetsCarry = false, specSetsShuffle = false, specSetsTouch = false;
 	detail::Instrument ins;
 	std::string error;
 	std::string notes;

@@ -429,13 +429,14 @@ lk_status lk__solve_auto(lk__ctx *c)
 	 * whole problem, as quickstep reorders all of its rows. Each solve draws from a seed of its own, the solves
 	 * of a problem counted, so that a run is the same run after run. Not with the threads' orders, whose parts
 	 * are the threads' work. */
-	const int rows_form = cfg->adapt.shuffle > 0 && !perm && p->form == LK_FORM_ROWS;
-	const int touch = rows_form && fs.joints ? articulated_touch(p) : 0;
+	const int rows_form = !perm && p->form == LK_FORM_ROWS;
+	const int touch_every = cfg->adapt.touch > 0 ? cfg->adapt.touch : cfg->adapt.shuffle;
+	const int touch = rows_form && fs.joints && touch_every > 0 ? articulated_touch(p) : 0;
 	if (touch < 0) {
 		c->cfg = cfg;
 		return LK_ERR_NO_MEMORY;
 	}
-	const int shuffle = rows_form && (fs.n > 0 || touch) ? cfg->adapt.shuffle : 0;
+	const int shuffle = touch ? touch_every : rows_form && fs.n > 0 ? cfg->adapt.shuffle : 0;
 	/* place[]: the contacts' places in the order, in increasing order; contact[]: the rows they get, shuffled;
 	 * shuffled[]: the order the sweeps take from the first reshuffle on. Before it they take the problem's own
 	 * order with no permutation at all: the natural order's loop reads the records in turn (sweep.c), and an

@@ -118,6 +118,7 @@ lk_solver_config lk_default_config(lk_method method)
 	c.adapt.bank = 30.0;
 	c.adapt.carry = 0.85;
 	c.adapt.shuffle = 0;
+	c.adapt.touch = 0;
 	return c;
 }
 
@@ -220,6 +221,8 @@ static const param params[] = {
 	{"carry", P_DOUBLE, OFF(adapt.carry), M_AUTO, NULL, "share of the previous impulses the warm start holds"},
 	{"shuffle", P_INT, OFF(adapt.shuffle), M_AUTO, NULL,
 	 "sweeps in order, then between new random orders of the contacts (0: in order)"},
+	{"touch", P_INT, OFF(adapt.touch), M_AUTO, NULL,
+	 "where articulated bodies touch: sweeps between new random orders of every row (0: as shuffle)"},
 };
 #define NPARAMS ((int)(sizeof params / sizeof params[0]))
 
@@ -602,5 +605,6 @@ lk_status lk_config_validate(const lk_solver_config *cfg, char *err, size_t err_
 	CHECK(finite_nonneg(cfg->adapt.bank), "bank must be finite and non-negative");
 	CHECK(cfg->adapt.carry >= 0 && cfg->adapt.carry <= 1, "carry = %g must lie in [0, 1]", cfg->adapt.carry);
 	CHECK(cfg->adapt.shuffle >= 0, "shuffle = %d must be 0 or more", cfg->adapt.shuffle);
+	CHECK(cfg->adapt.touch >= 0, "touch = %d must be 0 or more", cfg->adapt.touch);
 	return LK_OK;
 }

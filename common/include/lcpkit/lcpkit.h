@@ -344,6 +344,10 @@ typedef struct lk_auto_config {
 	                         * the contacts of a problem with faces in a random order drawn anew every `shuffle`
 	                         * sweeps; 0: the problem's own order throughout. The ODE adapter sets 8, the
 	                         * reordering of ODE's quickstep; the Bullet adapter 1 under SOLVER_RANDMIZE_ORDER */
+	int touch;              /* where articulated bodies touch (a contact between two bodies that joints tie to
+	                         * other moving bodies: a pile of ragdolls), after the first `touch` sweeps in the
+	                         * problem's order, every row, joints too, in a random order over the whole problem
+	                         * drawn anew every `touch` sweeps; 0: as `shuffle`. The Bullet adapter sets 8 */
 } lk_auto_config;
 
 typedef struct lk_solver_config {
