@@ -134,8 +134,8 @@ struct lk_ode {
 	lk_solver_config cfg;
 	int iters_from_world;
 	int measure_open; /* the spec leaves measure= open: it follows def.ode_residual */
-	int w_from_world; /* auto with no w= in its spec: a problem with joints whose contacts rest sweeps with the
-	                   * world's quickstep relaxation (lk__ode_relaxation) */
+	int w_from_world; /* auto with no w= in its spec: where articulated bodies touch and no contact recovers,
+	                   * the sweeps take the world's quickstep relaxation (ode_step.c, step_relaxation) */
 	int sink_to_layer; /* this solver's contacts rest at the surface layer's depth (def.sink_to_layer) */
 	char spec[160];
 

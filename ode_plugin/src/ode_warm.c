@@ -253,8 +253,6 @@ static void warm_faces(lk_ode *ctx, double scale, double *lambda)
 	}
 }
 
-/* lambda (extraction order) from the records of the previous step; zero where nothing matches. Each record
- * serves one joint at most. */
 double lk__ode_resting_target(const lk_ode *ctx, double h)
 {
 	dVector3 g;
@@ -286,6 +284,8 @@ int lk__ode_mark_articulated(lk_ode *ctx)
 	return any;
 }
 
+/* lambda (extraction order) from the records of the previous step; zero where nothing matches. Each record
+ * serves one joint at most. */
 void lk__ode_warm_lookup(lk_ode *ctx, double h, double *lambda)
 {
 	memset(lambda, 0, (size_t)ctx->nrows * sizeof(double));
