@@ -453,6 +453,13 @@ static void rotate_symmetric(const dReal *restrict R, const double *restrict S, 
 	out[8] = o[0][2], out[9] = o[1][2], out[10] = o[2][2], out[11] = 0.0;
 }
 
+/* The determinant of a 3 x 3 M (3 x 4 layout), as invert3 forms it */
+static double det3(const double *M)
+{
+	return M[0] * (M[5] * M[10] - M[6] * M[9]) + M[1] * (M[6] * M[8] - M[4] * M[10]) +
+	       M[2] * (M[4] * M[9] - M[5] * M[8]);
+}
+
 /* The inverse of a 3 x 3 M (3 x 4 layout) into out (the same layout) by its adjugate; 0 where det M = 0, as ODE's
  * dInvertMatrix3 */
 static int invert3(const double *restrict M, double *restrict out)
@@ -478,9 +485,11 @@ static int invert3(const double *restrict M, double *restrict out)
 /* Inertia in the world frame and u* as ODE's quickstep forms them (stage 0 and 2b): gravity into the force, the
  * implicit gyroscopic torque of Lacoursiere 2006 ("Stabilizing gyroscopic forces in rigid multibody simulations")
  * when the body has it on, then u* = u + h M^-1 (f, tau). The same quantities as quickstep's, in fewer operations
- * (to rounding: tests/test_ode_rows.c): the inverse inertia and the inertia rotated as the symmetric matrices they
- * are, and the gyroscopic torque, quickstep's (I M^-1 - 1) L / h with M = I - h [L]x, as L x (M^-1 L), since
- * I - M = h [L]x: one solve instead of an inverse and two products. */
+ * (to rounding: tests/test_ode_rows.c): the body's inertia rotated once, as the symmetric matrix it is, and the
+ * world's inverse inertia the inverse of that (quickstep rotates the body frame's inverse, and its gyroscopic
+ * term rotates the inertia again: two rotations a body, where this makes one); the gyroscopic torque,
+ * quickstep's (I M^-1 - 1) L / h with M = I - h [L]x, as L x (M^-1 L), since I - M = h [L]x: one solve instead
+ * of an inverse and two products. */
 static void body_state(lk_ode *ctx, lk__ode_body *e, double h, double u[6])
 {
 	dBodyID b = e->id;
@@ -505,10 +514,11 @@ static void body_state(lk_ode *ctx, lk__ode_body *e, double h, double u[6])
 		return;
 	}
 	e->inv_mass = 1.0 / mass.mass;
-	double invI[12];
-	if (invert3(mass.I, invI))
-		rotate_symmetric(R, invI, e->inv_inertia);
-	else
+	double I[12];
+	rotate_symmetric(R, mass.I, I);
+	/* singular where the body's own inertia is (as quickstep's dInvertMatrix3 finds it): the rotated one's
+	 * determinant is rounded, and would give a singular inertia an enormous inverse instead of none */
+	if (det3(mass.I) == 0.0 || !invert3(I, e->inv_inertia))
 		zero12(e->inv_inertia);
 	if (dBodyGetGravityMode(b)) {
 		dVector3 g;
@@ -517,8 +527,7 @@ static void body_state(lk_ode *ctx, lk__ode_body *e, double h, double u[6])
 			facc[k] += mass.mass * g[k];
 	}
 	if (dBodyGetGyroscopicMode(b)) {
-		double I[12], M[12], Mi[12];
-		rotate_symmetric(R, mass.I, I);
+		double M[12], Mi[12];
 		const double L[3] = {I[0] * w[0] + I[1] * w[1] + I[2] * w[2], I[4] * w[0] + I[5] * w[1] + I[6] * w[2],
 		                     I[8] * w[0] + I[9] * w[1] + I[10] * w[2]};
 		/* M = I - h [L]x */
