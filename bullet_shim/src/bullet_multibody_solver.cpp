@@ -48,6 +48,11 @@ btScalar BulletMultiBodySolver::solveGroupCacheFriendlySetup(btCollisionObject *
 	                                                                 constraints, numConstraints, info, debugDrawer);
 }
 
+void BulletMultiBodySolver::convertBodies(btCollisionObject **bodies, int numBodies, const btContactSolverInfo &info)
+{
+	detail::RigidRows<BulletMultiBodySolver>::bodies(*this, bodies, numBodies, info);
+}
+
 void BulletMultiBodySolver::convertJoints(btTypedConstraint **constraints, int numConstraints,
                                           const btContactSolverInfo &info)
 {

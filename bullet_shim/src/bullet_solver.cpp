@@ -464,6 +464,11 @@ void BulletSolver::allSolved(const btContactSolverInfo &, btIDebugDraw *)
 	m_impl->endStep();
 }
 
+void BulletSolver::convertBodies(btCollisionObject **bodies, int numBodies, const btContactSolverInfo &info)
+{
+	detail::RigidRows<BulletSolver>::bodies(*this, bodies, numBodies, info);
+}
+
 void BulletSolver::convertJoints(btTypedConstraint **constraints, int numConstraints,
                                  const btContactSolverInfo &info)
 {

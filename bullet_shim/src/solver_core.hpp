@@ -70,6 +70,40 @@ namespace detail {
  * friend: it works on their Bullet pools). */
 template <class S>
 struct RigidRows {
+	/* Bullet's convertBodies, the same solver bodies to the bit, without the copy in its sizing of the pool: it
+	 * reserves room for the island's bodies before emptying the pool, so that every larger island copies the
+	 * previous island's solver bodies into the new room, and reserves exactly that room, so that a pile whose
+	 * islands grow step by step copies again and again, a large part of its setup while it lands. Here the pool
+	 * is emptied first and grows by doubling. */
+	static void bodies(S &s, btCollisionObject **bodies, int numBodies, const btContactSolverInfo &info)
+	{
+		for (int i = 0; i < numBodies; ++i)
+			bodies[i]->setCompanionId(-1);
+#if BT_THREADSAFE
+		s.m_kinematicBodyUniqueIdToSolverBodyTable.resize(0);
+#endif
+		btAlignedObjectArray<btSolverBody> &pool = s.m_tmpSolverBodyPool;
+		pool.resizeNoInitialize(0);
+		if (pool.capacity() < numBodies + 1)
+			pool.reserve(std::max(numBodies + 1, 2 * pool.capacity()));
+		const btScalar h = info.m_timeStep;
+		for (int i = 0; i < numBodies; ++i) {
+			const int id = s.getOrInitSolverBody(*bodies[i], h);
+			const btRigidBody *body = btRigidBody::upcast(bodies[i]);
+			if (!body || body->getInvMass() == 0)
+				continue;
+			btSolverBody &sb = pool[id];
+			const int flags = body->getFlags();
+			if (flags & BT_ENABLE_GYROSCOPIC_FORCE_EXPLICIT)
+				sb.m_externalTorqueImpulse -= body->computeGyroscopicForceExplicit(info.m_maxGyroscopicForce) *
+				                              body->getInvInertiaTensorWorld() * h;
+			if (flags & BT_ENABLE_GYROSCOPIC_FORCE_IMPLICIT_WORLD)
+				sb.m_externalTorqueImpulse += body->computeGyroscopicImpulseImplicit_World(h);
+			if (flags & BT_ENABLE_GYROSCOPIC_FORCE_IMPLICIT_BODY)
+				sb.m_externalTorqueImpulse += body->computeGyroscopicImpulseImplicit_Body(h);
+		}
+	}
+
 	/* Bullet's convertJoints up to its per-row setup (btSequentialImpulseConstraintSolver.cpp): the constraints'
 	 * preparation, their row counts and feedback cleared, the pool sized, and the rows written by each
 	 * constraint's getInfo2 straight into lcpkit's row definitions (RowMap::addJoint); Bullet's own per-row setup,

@@ -46,6 +46,9 @@ protected:
 	                                      btPersistentManifold **manifoldPtr, int numManifolds,
 	                                      btTypedConstraint **constraints, int numConstraints,
 	                                      const btContactSolverInfo &infoGlobal, btIDebugDraw *debugDrawer) override;
+	/* Bullet's solver bodies as lk::BulletSolver makes them (Bullet's convertBodies, its pool sized without
+	 * copying the last island's). */
+	void convertBodies(btCollisionObject **bodies, int numBodies, const btContactSolverInfo &infoGlobal) override;
 	/* In an island of rigid bodies alone, as lk::BulletSolver's: the joints' rows by their getInfo2 straight into
 	 * lcpkit's row definitions; in an island with a btMultiBody's rows, Bullet's. */
 	void convertJoints(btTypedConstraint **constraints, int numConstraints,

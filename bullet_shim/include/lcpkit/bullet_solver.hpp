@@ -134,6 +134,9 @@ public:
 	void allSolved(const btContactSolverInfo &info, btIDebugDraw *debugDrawer) override;
 
 protected:
+	/* Bullet's solver bodies, as its convertBodies makes them, its pool sized without copying the last
+	 * island's. */
+	void convertBodies(btCollisionObject **bodies, int numBodies, const btContactSolverInfo &infoGlobal) override;
 	/* The joints' rows written by their getInfo2 straight into lcpkit's row definitions (Bullet's own
 	 * per-row setup, for its iterations, is made only if they run: a fallback). */
 	void convertJoints(btTypedConstraint **constraints, int numConstraints,
