@@ -233,9 +233,11 @@ const char *lk__ode_row_fault(const lk_ode *ctx, int g);
 /* Which part of a frozen body's state is not finite ("linear velocity", ...). */
 const char *lk__ode_body_fault(dBodyID b);
 /* The rows of every gathered joint; the contacts' on `threads` threads (the solver's) where the solve sweeps on
- * them (problems of the core's LK_PARALLEL_MIN_ROWS rows and more). `points`: the rows' points (a contact's
- * point, recovered from its rows, a joint's anchor, from ODE) are made; else they are 0, "unknown" in the
- * problem's terms, which only the coordinate orders, the warm start's matching and problem files read. */
+ * them (problems of the core's LK_PARALLEL_MIN_ROWS rows and more). `points`: which rows' points are made (a
+ * contact's point, recovered from its rows; a joint's anchor, from ODE); the others are 0, "unknown" in the
+ * problem's terms. The coordinate orders and problem files read every row's point, the warm start's matching
+ * only the contacts' (it finds the other joints by handle). */
+enum { LK__ODE_POINTS_NONE, LK__ODE_POINTS_CONTACTS, LK__ODE_POINTS_ALL };
 lk_status lk__ode_extract_rows(lk_ode *ctx, double dt, int threads, int points);
 /* p from the extracted rows; lambda0 (extraction order) is its starting lambda, NULL for zero; the rows are
  * made on `threads` threads (lk_problem_add_rows), the solver's. */

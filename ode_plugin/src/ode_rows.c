@@ -558,7 +558,7 @@ static void body_state(lk_ode *ctx, lk__ode_body *e, double h, double u[6])
 typedef struct extract_args {
 	lk_ode *ctx;
 	double h, fps, erp, cfm;
-	int points; /* the rows' points wanted (else 0, "unknown") */
+	int points; /* whose points are made (LK__ODE_POINTS_*; the others 0, "unknown") */
 	int tasks;
 	int first_bad[LK_MAX_THREADS];
 } extract_args;
@@ -630,9 +630,9 @@ static lk_status extract_joint(const extract_args *ea, int i, int say)
 	                        fi);
 	dBodyID b0 = ctx->bodies[j->body[0]].id;
 	double anchor[3] = {0, 0, 0};
-	if (ea->points && j->type == dJointTypeContact)
+	if (ea->points != LK__ODE_POINTS_NONE && j->type == dJointTypeContact)
 		contact_point(def, j->m, dBodyGetPosition(b0), anchor);
-	else if (ea->points)
+	else if (ea->points == LK__ODE_POINTS_ALL)
 		joint_anchor(j->id, j->type, b0, anchor);
 	const double h = ea->h;
 	for (int r = 0; r < j->m; ++r) {

@@ -96,11 +96,13 @@ static lk_status read_problem(lk_ode *ctx, double h, lk_problem *p, int warm, in
 			t_marks[1] = t_marks[0];
 			break;
 		}
-		/* the rows' points where something reads them: a passive read (lk_ode_extract: a problem file), the
-		 * warm start's matching, a coordinate order (their making, ODE's anchor calls and the contacts'
-		 * recovery, was a tenth of the reading on the ragdolls) */
+		/* the rows' points where something reads them: every row's for a passive read (lk_ode_extract: a
+		 * problem file) and a coordinate order, the contacts' for the warm start's matching (their making, ODE's
+		 * anchor calls and the contacts' recovery, was a tenth of the reading on the ragdolls) */
 		const lk_solver_config cfg = lk_ode_get_config(ctx);
-		const int points = passive || warm || lk_config_reads_points(&cfg);
+		const int points = passive || lk_config_reads_points(&cfg) ? LK__ODE_POINTS_ALL
+		                   : warm                                   ? LK__ODE_POINTS_CONTACTS
+		                                                            : LK__ODE_POINTS_NONE;
 		st = lk__ode_extract_rows(ctx, h, cfg.threads, points);
 		t_marks[1] = lk_stats_now();
 		if (st == LK_OK)
