@@ -257,13 +257,12 @@ lk_status lk__ode_state_save(lk_ode *ctx);
 void lk__ode_state_restore(lk_ode *ctx);
 
 /* ode_warm.c (reads the rows of lk__ode_extract_rows; called by ode_step.c only) */
-/* The largest target velocity of a resting contact's normal row, what gravity adds in a step (|g| h); a
- * contact whose normal row asks for more is recovering from a penetration or bouncing. */
-double lk__ode_resting_target(const lk_ode *ctx, double h);
-/* Some contact of the rows read is recovering. */
+/* Some contact of the rows read is recovering from a penetration or bouncing: its normal row asks for more
+ * separating velocity than gravity adds in a step (|g| h). */
 int lk__ode_contact_recovering(const lk_ode *ctx, double h);
-/* The gathered bodies' articulated flags made again from the joints read; whether any body is. */
-int lk__ode_mark_articulated(lk_ode *ctx);
+/* The gathered bodies' articulated flags made again from the joints read, once a read (ode_step.c's
+ * build_problem), for the warm start's lookup and the step's relaxation. */
+void lk__ode_mark_articulated(lk_ode *ctx);
 void lk__ode_warm_store(lk_ode *ctx, double dt);
 void lk__ode_warm_lookup(lk_ode *ctx, double dt, double *lambda);
 

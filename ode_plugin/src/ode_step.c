@@ -72,6 +72,9 @@ static void note_left_out(lk_ode *ctx)
 /* The rows ODE's joints give now, as an lcpkit problem whose lambda is the warm start (warm) or zero. */
 static lk_status build_problem(lk_ode *ctx, double h, lk_problem *p, int warm)
 {
+	/* the articulated bodies, which the lookup and step_relaxation read, once a read */
+	if (warm || ctx->w_from_world)
+		lk__ode_mark_articulated(ctx);
 	if (warm)
 		lk__ode_warm_lookup(ctx, h, ctx->lambda);
 	return lk__ode_build_problem(ctx, h, p, warm ? ctx->lambda : NULL, lk_ode_get_config(ctx).threads);
@@ -327,16 +330,18 @@ static int guard_tripped(lk_stop_reason r)
  * (pools, piles, walls rest deeper or shake): docs/benchmarks.md, "auto against the engines' own solvers". */
 static double step_relaxation(lk_ode *ctx, double h, double w)
 {
-	if (!ctx->w_from_world || !lk__ode_mark_articulated(ctx) || lk__ode_contact_recovering(ctx, h))
+	if (!ctx->w_from_world)
 		return w;
-	int pile = 0;
+	int pile = 0; /* the bodies' articulated flags: build_problem's */
 	for (int i = 0; i < ctx->njoints && !pile; ++i) {
 		const lk__ode_joint *j = &ctx->joints[i];
 		pile = j->type == dJointTypeContact && j->m > 0 && j->body[1] >= 0 && ctx->bodies[j->body[0]].articulated &&
 		       ctx->bodies[j->body[1]].articulated;
 	}
+	if (!pile || lk__ode_contact_recovering(ctx, h))
+		return w;
 	const double world = dWorldGetQuickStepW(ctx->world);
-	return pile && world > 0.0 && world < 2.0 ? world : w;
+	return world > 0.0 && world < 2.0 ? world : w;
 }
 
 static lk_status lcpkit_step(lk_ode *ctx, double h, double t0)

@@ -20,7 +20,8 @@
  * contacts of the pair give the wrench their normal impulses transmitted to the first body (force and torque
  * about its centre, at the points they were made); the face's normal impulses start from the least-norm ones
  * that transmit it now (clipped at 0) and its friction rows from their own matches. Reads the rows
- * lk__ode_extract_rows left in the context and nothing else of the plugin. */
+ * lk__ode_extract_rows left in the context and the bodies' articulated flags made from them
+ * (lk__ode_mark_articulated), nothing else of the plugin. */
 #define _GNU_SOURCE 1 /* qsort_r */
 #include "ode_internal.h"
 
@@ -253,7 +254,8 @@ static void warm_faces(lk_ode *ctx, double scale, double *lambda)
 	}
 }
 
-double lk__ode_resting_target(const lk_ode *ctx, double h)
+/* The largest target velocity of a resting contact's normal row: what gravity adds in a step. */
+static double resting_target(const lk_ode *ctx, double h)
 {
 	dVector3 g;
 	dWorldGetGravity(ctx->world, g);
@@ -262,7 +264,7 @@ double lk__ode_resting_target(const lk_ode *ctx, double h)
 
 int lk__ode_contact_recovering(const lk_ode *ctx, double h)
 {
-	const double resting = lk__ode_resting_target(ctx, h);
+	const double resting = resting_target(ctx, h);
 	for (int i = 0; i < ctx->njoints; ++i) {
 		const lk__ode_joint *j = &ctx->joints[i];
 		if (j->type == dJointTypeContact && j->m > 0 && ctx->defs[j->row0].c > resting)
@@ -271,17 +273,15 @@ int lk__ode_contact_recovering(const lk_ode *ctx, double h)
 	return 0;
 }
 
-int lk__ode_mark_articulated(lk_ode *ctx)
+void lk__ode_mark_articulated(lk_ode *ctx)
 {
-	int any = 0;
 	for (int i = 0; i < ctx->nbodies; ++i)
 		ctx->bodies[i].articulated = 0;
 	for (int i = 0; i < ctx->njoints; ++i) {
 		const lk__ode_joint *j = &ctx->joints[i];
 		if (j->type != dJointTypeContact && j->m > 0 && j->body[0] >= 0 && j->body[1] >= 0)
-			ctx->bodies[j->body[0]].articulated = ctx->bodies[j->body[1]].articulated = any = 1;
+			ctx->bodies[j->body[0]].articulated = ctx->bodies[j->body[1]].articulated = 1;
 	}
-	return any;
 }
 
 /* lambda (extraction order) from the records of the previous step; zero where nothing matches. Each record
@@ -295,10 +295,9 @@ void lk__ode_warm_lookup(lk_ode *ctx, double h, double *lambda)
 	double tol2 = ctx->def.warm_distance * ctx->def.warm_distance;
 	for (int i = 0; i < ctx->nwarm; ++i)
 		ctx->warm[i].used = 0;
-	lk__ode_mark_articulated(ctx);
 	for (int i = 0; i < ctx->nbodies; ++i)
 		ctx->bodies[i].recovering = 0;
-	const double resting = lk__ode_resting_target(ctx, h);
+	const double resting = resting_target(ctx, h);
 	/* the articulated bodies with a contact that is not resting: every contact of these starts from zero
 	 * (module comment) */
 	for (int i = 0; i < ctx->njoints; ++i) {
