@@ -60,9 +60,12 @@ static double median_known(const double *v, int n)
 /* Every finished run but the engines' own against the engine's own at the same scene and budget: each outcome
  * over the seeds (verdict.h), the drift of a stack and its kinetic energy at the end only where it stood in every
  * run of both (a stack that fell later than the other solver's is still tumbling at the end: when it fell is
- * judged by `standing`), its deepest contact only where it stood in a run of either (where it fell in every run
- * of both, the deepest contacts are its boxes landing on each other, as deep as they arrive fast: a box's fall
- * speed times the step, whichever solver let it fall), and the ratio of the solver times over the runs. */
+ * judged by `standing`), its depth at rest only where it stood in every run of both or fell in every run of both
+ * (a standing wall's bottom row carries the rows above it, the rubble of a fallen one lies a brick deep: the
+ * rubble rested shallower, and a solver that kept the wall up counted worse), its deepest contact only where it
+ * stood in a run of either (where it fell in every run of both, the deepest contacts are its boxes landing on
+ * each other, as deep as they arrive fast: a box's fall speed times the step, whichever solver let it fall), and
+ * the ratio of the solver times over the runs. */
 void judge(compare_plan *p)
 {
 	const int ns = p->nseeds;
@@ -91,6 +94,7 @@ void judge(compare_plan *p)
 			double vo[MAX_SEEDS], vc[MAX_SEEDS];
 			for (int k = 0; k < ns; ++k) {
 				const int skip = ((o == LK_OUTCOME_DRIFT_MAX || o == LK_OUTCOME_ENERGY_END) && any_fell) ||
+				                 (o == LK_OUTCOME_PENETRATION_REST && any_fell && !all_fell) ||
 				                 (o == LK_OUTCOME_MAX_PENETRATION && all_fell);
 				vo[k] = skip ? NAN : outcome_value(seed_run(p, j, k), (lk_outcome)o);
 				vc[k] = skip ? NAN : outcome_value(seed_run(p, i, k), (lk_outcome)o);
@@ -147,8 +151,9 @@ const char verdict_legend[] =
 	"its rows and integrates too; the engine's whole constraint phase is `lcpkit bench phase`'s). Where boxes\n"
 	"slide down the incline, KE end is their speed and max pen. their landing at the foot, as deep as they\n"
 	"arrive fast: both follow the slide, judged by accel err, and are not compared; where a stack fell in a run,\n"
-	"neither are its drift and KE end (when it fell is judged by standing), and where it fell in every run of\n"
-	"both, its max pen. (its boxes landing on each other).\n\n";
+	"neither are its drift and KE end (when it fell is judged by standing), nor its pen. rest unless it fell in\n"
+	"every run of both (a standing stack's bottom carries the rest, rubble does not), and where it fell in every\n"
+	"run of both, its max pen. (its boxes landing on each other).\n\n";
 
 static char verdict_mark(const lk_verdict *v)
 {
