@@ -352,17 +352,17 @@ lk_status lk__colour_rows(const lk_problem *p, lk__arena *a, int nparts, int *pe
 	int *group_at = lk__arena_alloc(a, ((size_t)nunits + 1) * sizeof(int)); /* the groups in the order */
 	if (!by_body || !bucket || !group_at)
 		return LK_ERR_NO_MEMORY;
+	/* in the part order only the crossing groups: the parts keep their rows' order */
 	memset(bucket, 0, ((size_t)nb + 2) * sizeof(int));
 	for (int g = 0; g < ng; ++g)
-		bucket[gs.key[g] + 1]++;
+		bucket[gs.key[g] + 1] += !first || part_of[g] < 0;
 	for (int b = 0; b <= nb; ++b)
 		bucket[b + 1] += bucket[b];
 	for (int g = 0; g < ng; ++g)
-		by_body[bucket[gs.key[g]]++] = g;
-	for (int j = 0; j < ng; ++j) {
+		if (!first || part_of[g] < 0)
+			by_body[bucket[gs.key[g]]++] = g;
+	for (int j = 0; j < bucket[nb]; ++j) {
 		int g = by_body[j];
-		if (first && part_of[g] >= 0)
-			continue;
 		int k = colour_of[g] == serial_colour ? top : colour_of[g];
 		group_at[slot[k]++] = g;
 	}
