@@ -110,10 +110,11 @@ int count(const std::string &s, const char *what)
 }
 
 /* An asymmetric box spinning about an axis off its principal ones, held at its centre by a ball joint (so that
- * lcpkit has rows to solve in the box's island), with gravity off. The joint's rows act on the centre alone and are solved exactly by either solver; what turns the
- * spin is the gyroscopic term of the body's setting, which lk::BulletSolver's own making of the solver bodies
- * (RigidRows::bodies) applies as Bullet's does: the box's angular velocity after two seconds is Bullet's own to
- * the bit, and has precessed. Each of the three gyroscopic settings, and none. */
+ * lcpkit has rows to solve in the box's island), with gravity off. The joint's rows act on the centre alone and
+ * are solved exactly by either solver; what turns the spin is the gyroscopic term of the body's setting, which
+ * lk::BulletSolver's own making of the solver bodies (RigidRows::bodies) applies as Bullet's does: the box's
+ * angular velocity after two seconds is Bullet's own to the bit, and has precessed. Each of the three gyroscopic
+ * settings, and none. */
 void test_gyroscopic_term_as_bullet(void **)
 {
 	const int flags[] = {BT_ENABLE_GYROSCOPIC_FORCE_IMPLICIT_BODY, BT_ENABLE_GYROSCOPIC_FORCE_IMPLICIT_WORLD,
