@@ -169,15 +169,22 @@ static void test_sweep_matches_reference_rows(void **state)
 	lk_problem_destroy(p);
 }
 
+/* A generated stack of n boxes: normal rows with two friction rows each, bounds from the normal impulse. */
+static lk_problem *box_stack(int n)
+{
+	lk_gen_params g = lk_default_gen_params(LK_GEN_BOXSTACK);
+	g.n = n;
+	lk_problem *p = NULL;
+	char err[200];
+	assert_int_equal(lk_generate(&g, &p, err, sizeof err), LK_OK);
+	return p;
+}
+
 static void test_sweep_matches_reference_friction(void **state)
 {
 	(void)state;
 	/* a generated box stack: normal rows with two friction rows each, bounds from the normal impulse */
-	lk_gen_params g = lk_default_gen_params(LK_GEN_BOXSTACK);
-	g.n = 4;
-	lk_problem *p = NULL;
-	char err[200];
-	assert_int_equal(lk_generate(&g, &p, err, sizeof err), LK_OK);
+	lk_problem *p = box_stack(4);
 	int n = p->nrows;
 	double *a = malloc((size_t)n * sizeof *a), *b = malloc((size_t)n * sizeof *b);
 	assert_true(a && b);
@@ -194,6 +201,70 @@ static void test_sweep_matches_reference_friction(void **state)
 	run(p, lk__pgs_sweep, NULL, 1.0, 400, a);
 	run(p, lk__pgs_sweep_ref, NULL, 1.0, 400, b);
 	assert_true(tu_max_diff(a, b, n) <= 1e-6 * fmax(1.0, max_abs(b, n)));
+	free(a);
+	free(b);
+	lk_problem_destroy(p);
+}
+
+/* The sweeps' branch-free bounds give lk__bounds's numbers bit for bit, for normal rows (their own bounds, whatever
+ * their own lambda and mu) and friction rows (+-mu |lambda_n|, a negative and a signed zero lambda_n included). */
+static void test_bounds_select_matches_bounds(void **state)
+{
+	(void)state;
+	lk_problem *p = box_stack(4);
+	const int n = p->nrows;
+	int friction = 0;
+	for (int i = 0; i < n; ++i) {
+		p->lambda[i] = i % 5 == 0 ? -0.0 : i % 3 == 0 ? -1.5 * i : 0.25 * i;
+		friction += p->rows[i].findex >= 0;
+		if (p->rows[i].findex < 0 && i % 2) /* finite bounds of either sign on some normal rows */
+			p->rows[i].lo = -2.0, p->rows[i].hi = 3.0 + i;
+	}
+	assert_true(friction > 0 && friction < n);
+	for (int i = 0; i < n; ++i) {
+		double lo, hi, lo2, hi2;
+		lk__bounds(&p->rows[i], p->lambda, &lo, &hi);
+		lk__bounds_select(&p->rows[i], p->lambda, i, &lo2, &hi2);
+		if (memcmp(&lo, &lo2, sizeof lo) != 0 || memcmp(&hi, &hi2, sizeof hi) != 0)
+			fail_msg("row %d: [%g, %g] against lk__bounds's [%g, %g]", i, lo2, hi2, lo, hi);
+	}
+	lk_problem_destroy(p);
+}
+
+/* The production sweep in a shuffled order, where normal and friction rows come in no pattern (the bounds
+ * chosen without a branch): the reference's impulses after one sweep and after many. */
+static void test_sweep_matches_reference_shuffled(void **state)
+{
+	(void)state;
+	lk_problem *p = box_stack(6);
+	const int n = p->nrows;
+	int *perm = malloc((size_t)n * sizeof *perm);
+	double *a = malloc((size_t)n * sizeof *a), *b = malloc((size_t)n * sizeof *b);
+	assert_true(perm && a && b);
+	for (int i = 0; i < n; ++i)
+		perm[i] = i;
+	uint64_t s = 12345;
+	for (int i = n - 1; i > 0; --i) {
+		s = s * 6364136223846793005ull + 1442695040888963407ull;
+		const int j = (int)((s >> 33) % (uint64_t)(i + 1)), x = perm[i];
+		perm[i] = perm[j];
+		perm[j] = x;
+	}
+	for (int sweeps = 1; sweeps <= 300; sweeps += 299) {
+		run(p, lk__pgs_sweep, perm, 1.0, sweeps, a);
+		run(p, lk__pgs_sweep_ref, perm, 1.0, sweeps, b);
+		const double scale = fmax(1.0, max_abs(b, n));
+		if (!(tu_max_diff(a, b, n) <= (sweeps == 1 ? 1e-12 : 1e-6) * scale))
+			fail_msg("%d sweeps: production and reference differ by %g", sweeps, tu_max_diff(a, b, n));
+		for (int i = 0; i < n; ++i) {
+			const lk__row *r = &p->rows[i];
+			if (r->findex >= 0)
+				assert_true(fabs(a[i]) <= r->mu * fabs(a[r->findex]) * (1 + 1e-15) + 1e-300);
+			else
+				assert_true(a[i] >= r->lo && a[i] <= r->hi);
+		}
+	}
+	free(perm);
 	free(a);
 	free(b);
 	lk_problem_destroy(p);
@@ -271,6 +342,8 @@ int main(void)
 		cmocka_unit_test(test_clamp_matches_textbook),
 		cmocka_unit_test(test_sweep_matches_reference_rows),
 		cmocka_unit_test(test_sweep_matches_reference_friction),
+		cmocka_unit_test(test_bounds_select_matches_bounds),
+		cmocka_unit_test(test_sweep_matches_reference_shuffled),
 		cmocka_unit_test(test_sweep_matches_reference_matrix),
 		cmocka_unit_test(test_inv_diag_kept),
 		cmocka_unit_test(test_deterministic),

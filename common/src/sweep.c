@@ -71,7 +71,8 @@ double lk__pgs_sweep_ref(lk__ctx *c, const int *perm, int count, double w_relax)
  *   (kernel.h), and the part of lambda_i - g w_i that does not wait for the rows before,
  *   lambda_i - g (q_i + s_i lambda_i), taken first: the chain from one row to the next carries the slots'
  *   update, the product with J and one difference;
- * - branch-free clamp and maximum, and the change applied unconditionally;
+ * - branch-free clamp and maximum, and the change applied unconditionally; in a permutation the bounds
+ *   chosen without a branch too (lk__bounds_select);
  * - the two bodies' velocity slots kept in registers while consecutive rows act on the same pair;
  * - records prefetched a few rows ahead, and the velocity slots of the rows a few ahead of the current one.
  * lk__row_apply's arithmetic is kept operation for operation; w_i is rounded differently from lk__row_w.
@@ -100,12 +101,15 @@ static inline __attribute__((always_inline)) double sweep_rows_loop(lk__ctx *c, 
 		const int i = perm ? perm[k] : base + k;
 		const lk__row *r = &rows[i];
 		const double li = lambda[i], g = gh ? gh[2 * i] : w_relax * inv[i];
-		/* friction rows: [-mu |lambda_n|, mu |lambda_n|] (docs/maths.md); the others their own bounds */
-		double lo = r->lo, hi = r->hi;
-		if (r->findex >= 0) {
-			hi = r->mu * fabs(lambda[r->findex]);
-			lo = -hi;
-		}
+		/* friction rows: [-mu |lambda_n|, mu |lambda_n|] (docs/maths.md); the others their own bounds. In a
+		 * permutation without a branch (lk__bounds_select); in the records' own order the engines' layouts (a
+		 * contact's rows together, or the normals before the friction rows) make the branch predictable, and
+		 * there the selection's extra instructions cost more than the branch */
+		double lo, hi;
+		if (perm)
+			lk__bounds_select(r, lambda, i, &lo, &hi);
+		else
+			lk__bounds(r, lambda, &lo, &hi);
 		/* the staggered schedules: a friction row whose box is {0} gets 0 whatever w is */
 		const int zero_box = staggered && r->findex >= 0 && hi == 0.0;
 		if (zero_box && li == 0.0)
