@@ -954,7 +954,9 @@ void test_friction_warm_start(void **)
 				/* the manifold's body 0 is the box or the ground: its points' impulses act on body 0 */
 				const double sign = man.getBody0() == w.bodies[1].get() ? 1.0 : -1.0;
 				assert_true((stored * sign - solved).length() < 1e-9);
-				assert_true(solver.lastStepStats().work <= 3.0);
+				/* a few sweeps, the face's load restored counted in (its projection, about a sweep of this one
+				 * box's rows); without the friction made whole the solve ran seven or eight */
+				assert_true(solver.lastStepStats().work <= 3.5);
 			}
 			lk_problem_destroy(p);
 		}

@@ -263,9 +263,9 @@ static void restore_face_warm_start(lk__ctx *c, const faces *fs, double carry, i
 			if (in_face)
 				in_face[idx[a]] = 1;
 		}
-		/* the Gram matrix, its factor and the projection, in multiply-adds; the changes as row updates */
-		lk__count(c, 0, LK_WORK_BLOCK_MAC * (33.0 * m + 60.0));
-		lk__count(c, m, LK_WORK_SWEEP_ROW);
+		/* the changes as m row updates, each carrying its share of the Gram matrix, its factor and the
+		 * projection, in multiply-adds (a count of no rows would count no work) */
+		lk__count(c, m, LK_WORK_SWEEP_ROW + LK_WORK_BLOCK_MAC * (33.0 * m + 60.0) / m);
 	}
 	if (!in_face)
 		return;
