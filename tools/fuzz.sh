@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets of tests/fuzz with clang (address + undefined sanitizers) in build-fuzz/ and
 # runs each for a while.     usage: tools/fuzz.sh [SECONDS] [TARGET...]
 #
-#   SECONDS   per target (default 60; also LK_FUZZ_SECONDS). The test suite (tools/test.sh) runs the default.
+#   SECONDS   per target (default 60; also LK_FUZZ_SECONDS). The test suite (tools/test.sh) runs 30.
 #   TARGET    problem_read, fclib_import, solve_args (default: all three)
 #   LK_FUZZ_JOBS=N   run N fuzzing processes per target side by side (libFuzzer -jobs, restarting after a
 #                    crash so that one run can find several); default: one in-process run that stops at
