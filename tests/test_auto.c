@@ -292,10 +292,15 @@ static void test_settled_face_friction_whole(void **state)
 	for (int k = 0; k < 3; ++k)
 		assert_double_equal(f_got[k], f_sol[k], 1e-6 * hold);
 	tu_assert_complementarity(p, got, 1e-3 * 9.81 / 60);
+	/* its work, by hand: the sweep's 12 rows, the face's 4 normals and 8 friction rows made whole (a row update
+	 * each) and the normals' projection, 33 m + 60 multiply-adds for m = 4 at 1/18 of a row update each
+	 * (docs/solvers.md, "Work"), in sweeps of the 12 rows */
+	assert_int_equal(n, 12);
+	assert_double_equal(next.work, (12.0 + 4.0 + 8.0 + (33.0 * 4 + 60.0) / 18.0) / 12.0, 1e-9);
 	lk_stats whole = solve_from(p, "auto:budget=10,carry=1", damped, NULL);
 	assert_true(whole.iterations >= 4);
-	print_message("from 0.85 of the solution: %d sweeps, then %d once settled (%d told the start is whole)\n",
-	              first.iterations, next.iterations, whole.iterations);
+	print_message("from 0.85 of the solution: %d sweeps, then %d once settled (%d told the start is whole); "
+	              "work %.3f, %d rows\n", first.iterations, next.iterations, whole.iterations, next.work, n);
 	free(sol);
 	free(damped);
 	free(got);
