@@ -169,22 +169,11 @@ static void test_sweep_matches_reference_rows(void **state)
 	lk_problem_destroy(p);
 }
 
-/* A generated stack of n boxes: normal rows with two friction rows each, bounds from the normal impulse. */
-static lk_problem *box_stack(int n)
-{
-	lk_gen_params g = lk_default_gen_params(LK_GEN_BOXSTACK);
-	g.n = n;
-	lk_problem *p = NULL;
-	char err[200];
-	assert_int_equal(lk_generate(&g, &p, err, sizeof err), LK_OK);
-	return p;
-}
-
 static void test_sweep_matches_reference_friction(void **state)
 {
 	(void)state;
 	/* a generated box stack: normal rows with two friction rows each, bounds from the normal impulse */
-	lk_problem *p = box_stack(4);
+	lk_problem *p = tu_generate("boxstack", 4, 0.5);
 	int n = p->nrows;
 	double *a = malloc((size_t)n * sizeof *a), *b = malloc((size_t)n * sizeof *b);
 	assert_true(a && b);
@@ -211,7 +200,7 @@ static void test_sweep_matches_reference_friction(void **state)
 static void test_bounds_select_matches_bounds(void **state)
 {
 	(void)state;
-	lk_problem *p = box_stack(4);
+	lk_problem *p = tu_generate("boxstack", 4, 0.5);
 	const int n = p->nrows;
 	int friction = 0;
 	for (int i = 0; i < n; ++i) {
@@ -236,7 +225,7 @@ static void test_bounds_select_matches_bounds(void **state)
 static void test_sweep_matches_reference_shuffled(void **state)
 {
 	(void)state;
-	lk_problem *p = box_stack(6);
+	lk_problem *p = tu_generate("boxstack", 6, 0.5);
 	const int n = p->nrows;
 	int *perm = malloc((size_t)n * sizeof *perm);
 	double *a = malloc((size_t)n * sizeof *a), *b = malloc((size_t)n * sizeof *b);

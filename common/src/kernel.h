@@ -13,6 +13,8 @@
 /* Two doubles in one SSE2 register (GCC / Clang vector extension; plain C operators on it). Loads and stores go
  * through memcpy so that no alignment is assumed; on x86-64 they become single unaligned moves. */
 typedef double lk__v2d __attribute__((vector_size(16)));
+/* Its lanes as integers, for selections by a mask of all ones or all zeros (bitwise & | ~). */
+typedef long long lk__v2i __attribute__((vector_size(16)));
 
 static inline lk__v2d lk__ld2(const double *x)
 {
@@ -344,7 +346,6 @@ static inline void lk__bounds(const lk__row *r, const double *lambda, double *lo
  * numbers as lk__bounds, bit for bit. */
 static inline void lk__bounds_select(const lk__row *r, const double *lambda, int i, double *lo, double *hi)
 {
-	typedef long long lk__v2i __attribute__((vector_size(16)));
 	const int f = r->findex;
 	int src = f >= 0 ? f : i;
 	long long own = -(long long)(f < 0);

@@ -201,7 +201,6 @@ typedef struct row_side {
 static inline __attribute__((always_inline)) row_side row_side_of(const lk_problem *p, int b, const double *J)
 {
 	static const lk_body_def none; /* the static side's masses and velocity: all 0 */
-	typedef long long lk__v2i __attribute__((vector_size(16)));
 	const lk_body_def *body = b >= 0 ? &p->bodies[b] : &none;
 	const long long on = b >= 0 ? -1 : 0;
 	const lk__v2i mask = {on, on};
