@@ -431,7 +431,11 @@ void RowMap::addPoint(btManifoldPoint &cp, const btPersistentManifold &m, const 
 
 void RowMap::frictionToPlaneAxes()
 {
-	for (btManifoldPoint *cp : m_frictionPoints) {
+	const size_t n = m_frictionPoints.size();
+	for (size_t k = 0; k < n; ++k) {
+		if (k + 8 < n)
+			prefetchBytes(m_frictionPoints[k + 8], sizeof(btManifoldPoint));
+		btManifoldPoint *cp = m_frictionPoints[k];
 		const btVector3 t = pointFriction(*cp);
 		btPlaneSpace1(cp->m_normalWorldOnB, cp->m_lateralFrictionDir1, cp->m_lateralFrictionDir2);
 		cp->m_appliedImpulseLateral1 = t.dot(cp->m_lateralFrictionDir1);

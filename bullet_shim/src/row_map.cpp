@@ -617,9 +617,13 @@ lk_status RowMap::buildOnce(const Pools &pools, bool points, int threads, bool j
 void RowMap::writeBack(const Pools &pools)
 {
 	const double *lambda = lk_problem_lambda(m_p);
-	for (size_t k = 0; k < m_out.size(); ++k)
+	const size_t n = m_out.size();
+	for (size_t k = 0; k < n; ++k) {
+		if (k + 16 < n && m_out[k + 16]) /* a manifold point's impulse */
+			__builtin_prefetch(m_out[k + 16], 1);
 		if (btScalar *out = m_out[k])
 			*out = lambda[k];
+	}
 	writeKept();
 	for (size_t k = 0; k < m_solverOfLk.size(); ++k) {
 		double du[6];

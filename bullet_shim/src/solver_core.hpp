@@ -88,6 +88,8 @@ struct RigidRows {
 			pool.reserve(std::max(numBodies + 1, 2 * pool.capacity()));
 		const btScalar h = info.m_timeStep;
 		for (int i = 0; i < numBodies; ++i) {
+			if (i + 4 < numBodies)
+				prefetchBytes(bodies[i + 4], sizeof(btRigidBody));
 			const int id = s.getOrInitSolverBody(*bodies[i], h);
 			const btRigidBody *body = btRigidBody::upcast(bodies[i]);
 			if (!body || body->getInvMass() == 0)
@@ -164,6 +166,12 @@ struct RigidRows {
 		RowMap &map = s.m_impl->ins.map;
 		map.beginContacts(s.m_tmpSolverBodyPool, info, s.m_impl->config.method == LK_METHOD_AUTO);
 		for (int i = 0; i < numManifolds; ++i) {
+			if (i + 8 < numManifolds)
+				prefetchManifold(*manifolds[i + 8]);
+			if (i + 4 < numManifolds) {
+				const btPersistentManifold &q = *manifolds[i + 4];
+				prefetchBytes(&q.getContactPoint(0), (size_t)q.getNumContacts() * sizeof(btManifoldPoint));
+			}
 			btPersistentManifold &m = *manifolds[i];
 			const int a = s.getOrInitSolverBody(*const_cast<btCollisionObject *>(m.getBody0()), info.m_timeStep);
 			const int b = s.getOrInitSolverBody(*const_cast<btCollisionObject *>(m.getBody1()), info.m_timeStep);
