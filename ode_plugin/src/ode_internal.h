@@ -168,6 +168,7 @@ struct lk_ode {
 	unsigned char *left_out; /* with nleft_out > 0, 1: the row is left out of the problem (lk__ode_row_fault
 	                          * says why); not read otherwise */
 	int nrows, cap_rows;
+	int cap_row_arrays; /* the capacity findex, row_joint, left_out, lambda, plambda, prow, problem_row_of hold */
 	int nprows;        /* rows of the problem: the extracted rows less the nleft_out left out */
 	int nleft_out;
 	int first_left_out; /* the first of them (extraction order), for the note */

@@ -154,6 +154,16 @@ static int grow_array(void **ptr, int *cap, int need, size_t elem)
 	return 1;
 }
 
+/* *ptr reallocated to `bytes`; on failure 0, *ptr unchanged. */
+static int grow_to(void **ptr, size_t bytes)
+{
+	void *q = realloc(*ptr, bytes);
+	if (!q)
+		return 0;
+	*ptr = q;
+	return 1;
+}
+
 /* Body b, not gathered yet, appended with index ctx->nbodies. The walk's own fields are set and the forces
  * zeroed; the inertia and the saved accumulators are written by every read of the rows before anything
  * reads them (body_state, lk__ode_state_save). */
@@ -843,15 +853,19 @@ lk_status lk__ode_extract_rows(lk_ode *ctx, double h, int threads, int points)
 		total += info.m;
 	}
 	int ok = grow_array((void **)&ctx->defs, &ctx->cap_rows, total > 0 ? total : 1, sizeof *ctx->defs);
-	int cap = ctx->cap_rows;
-	/* the per-row arrays follow the capacity of defs */
-	ok = ok && (ctx->findex = realloc(ctx->findex, (size_t)cap * sizeof(int))) != NULL;
-	ok = ok && (ctx->row_joint = realloc(ctx->row_joint, (size_t)cap * sizeof(int))) != NULL;
-	ok = ok && (ctx->left_out = realloc(ctx->left_out, (size_t)cap)) != NULL;
-	ok = ok && (ctx->lambda = realloc(ctx->lambda, (size_t)cap * sizeof(double) + 8)) != NULL;
-	ok = ok && (ctx->plambda = realloc(ctx->plambda, (size_t)cap * sizeof(double) + 8)) != NULL;
-	ok = ok && (ctx->prow = realloc(ctx->prow, (size_t)cap * sizeof(int))) != NULL;
-	ok = ok && (ctx->problem_row_of = realloc(ctx->problem_row_of, (size_t)cap * sizeof(int))) != NULL;
+	/* the per-row arrays follow the capacity of defs, reallocated only when it grew (seven reallocs of the
+	 * same size were a tenth of a tiny scene's reading); one that fails keeps the old and the arrays' capacity,
+	 * so that the next read tries again */
+	const int cap = ctx->cap_rows;
+	if (ok && cap > ctx->cap_row_arrays) {
+		const size_t n = (size_t)cap;
+		ok = grow_to((void **)&ctx->findex, n * sizeof(int)) && grow_to((void **)&ctx->row_joint, n * sizeof(int)) &&
+		     grow_to((void **)&ctx->left_out, n) && grow_to((void **)&ctx->lambda, n * sizeof(double) + 8) &&
+		     grow_to((void **)&ctx->plambda, n * sizeof(double) + 8) && grow_to((void **)&ctx->prow, n * sizeof(int)) &&
+		     grow_to((void **)&ctx->problem_row_of, n * sizeof(int));
+		if (ok)
+			ctx->cap_row_arrays = cap;
+	}
 	if (!ok)
 		return lk__ode_fail(ctx, LK_ERR_NO_MEMORY, "ode: out of memory for %d rows", total);
 	ctx->nrows = total;
