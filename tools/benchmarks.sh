@@ -135,6 +135,12 @@ trap 'rm -f "$tmp" "$doc.tmp"' EXIT
   cores=$(nproc)
   l2=$(lscpu | sed -n 's/^L2 cache: *//p' | head -1)
   l3=$(lscpu | sed -n 's/^L3 cache: *//p' | head -1)
+  # some virtual machines' lscpu names no caches; the C library's view of them then
+  cache_size() { getconf "$1" 2>/dev/null | awk '$1 > 0 {printf "%g MiB", $1 / 1048576}'; }
+  [ -n "$l2" ] || l2=$(cache_size LEVEL2_CACHE_SIZE)
+  [ -n "$l3" ] || l3=$(cache_size LEVEL3_CACHE_SIZE)
+  [ -n "$l2" ] || l2="unknown"
+  [ -n "$l3" ] || l3="unknown"
   mem=$(awk '/MemTotal/{printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
   cc=$(cc --version | head -1)
   btype=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build_dir/CMakeCache.txt" 2>/dev/null || true)
