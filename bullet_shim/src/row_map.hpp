@@ -54,7 +54,7 @@ inline void prefetchBytes(const void *object, size_t size)
 		__builtin_prefetch(static_cast<const char *>(object) + k);
 }
 
-/* A manifold's tail (its bodies, point count and thresholds) and its first point. */
+/* A manifold's tail: its bodies, its point count and thresholds (its points are asked for once the count is in). */
 inline void prefetchManifold(const btPersistentManifold &m)
 {
 	const btManifoldPoint *points = &m.getContactPoint(0);

@@ -854,7 +854,7 @@ lk_status lk__ode_extract_rows(lk_ode *ctx, double h, int threads, int points)
 	}
 	int ok = grow_array((void **)&ctx->defs, &ctx->cap_rows, total > 0 ? total : 1, sizeof *ctx->defs);
 	/* the per-row arrays follow the capacity of defs, reallocated only when it grew (seven reallocs of the
-	 * same size were a tenth of a tiny scene's reading); one that fails keeps the old and the arrays' capacity,
+	 * same size were 2 % of a tiny scene's reading); one that fails keeps the old and the arrays' capacity,
 	 * so that the next read tries again */
 	const int cap = ctx->cap_rows;
 	if (ok && cap > ctx->cap_row_arrays) {
