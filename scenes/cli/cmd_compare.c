@@ -87,7 +87,9 @@ static void usage(FILE *f)
 	           "              --solvers and --time every scene but bigpool with own,auto,pgs for 10 s\n"
 	           "  --seeds     runs of each scene with seed=0..N-1, sideways shifts of 1e-4 of a body's size\n"
 	           "              (default 3 with --verdict or without --scene, else 1); the table shows the\n"
-	           "              medians and `vs own` judges within the runs' spread\n"
+	           "              medians and `vs own` judges within the runs' spread. Three runs are few for\n"
+	           "              that spread (noise alone is judged worse about 3 %% of the time, at 6 runs\n"
+	           "              0.04 %%): confirm a worse row with --seeds 6\n"
 	           "  --clock     the clock of the solver and step times: wall (default, what a user waits) or cpu (the\n"
 	           "              CPU time of the stepping thread: on a shared machine the steadier measure)\n"
 	           "  --json      print the table as JSON on stdout\n", FRONTIER_BUDGETS);
