@@ -200,6 +200,7 @@ void print_verdict(FILE *f, const compare_plan *p, int markdown)
 	}
 	fprintf(f, "%s", markdown ? "\n" : "");
 	/* one line per solver spec */
+	int any_worse = 0;
 	for (int i = 0; i < p->ndone; ++i) {
 		const run *r = &p->runs[i];
 		int first = r->has_verdict;
@@ -223,7 +224,15 @@ void print_verdict(FILE *f, const compare_plan *p, int markdown)
 		fprintf(f, "%s%s: worse than the engine's own on %d of %d (better on %d, level on %d); solver time %.2f-%.2fx "
 		           "the engine's own, above 1.0x on %d\n",
 		        markdown ? "- " : "", r->solver, worse, n, better, n - worse - better, tmin, tmax, slower);
+		any_worse |= worse > 0;
 	}
+	/* the band of a few runs is their range: where an outcome is noise alone, its median over three runs is
+	 * outside the larger range of the two solvers' about 3 % of the time, over six 0.04 % (docs/benchmarks.md,
+	 * "auto against the engines' own solvers") */
+	if (any_worse && p->nseeds < 6)
+		fprintf(f, "%sa row worse over %d run%s may be noise (the band of a few runs is narrow): confirm it with "
+		           "--seeds 6\n",
+		        markdown ? "\n" : "", p->nseeds, p->nseeds == 1 ? "" : "s");
 }
 
 /* DIR/verdict.csv: each run's verdict, outcome by outcome: the two medians, the band and the sign. */
