@@ -728,6 +728,9 @@ static void test_compare_verdict(void **state)
 	                dir);
 	assert_non_null(strstr(out, "pgs:iters=1: worse than the engine's own on 2 of 2"));
 	assert_non_null(strstr(out, "Each outcome against the engine's own solver"));
+	/* worse over two runs: the verdict says it may be noise and how to confirm it */
+	assert_non_null(strstr(out, "a row worse over 2 runs may be noise"));
+	assert_non_null(strstr(out, "--seeds 6"));
 	free(out);
 	snprintf(path, sizeof path, "%s/rep/boxstack-ode-pgs_iters_1-seed1.csv", dir);
 	FILE *f = fopen(path, "r");
@@ -763,6 +766,14 @@ static void test_compare_verdict(void **state)
 	const char *next = strstr(r + 1, "{\"scene\"");
 	const char *own_verdict = strstr(r, "\"verdict\"");
 	assert_true(!own_verdict || (next && own_verdict > next));
+	free(out);
+	/* no worse row, no such line: the engines' own ten iterations against PGS's forty */
+	snprintf(cmd, sizeof cmd, "%s compare --verdict --scene boxstack:n=4 --engine ode --solvers pgs:iters=40 "
+	                          "--iters 10 --time 1 --seeds 2 --no-pictures --out %s/rep2",
+	         bin(), dir);
+	assert_int_equal(run(cmd, &out), 0);
+	assert_non_null(strstr(out, "pgs:iters=40: worse than the engine's own on 0 of 1"));
+	assert_null(strstr(out, "may be noise"));
 	free(out);
 	/* on the incline past the friction angle the sliders' speed is judged by their acceleration, not by the
 	 * kinetic energy they end with */
