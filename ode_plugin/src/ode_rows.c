@@ -139,21 +139,6 @@ static inline void prefetch_object(const void *object, int bytes)
 		__builtin_prefetch((const char *)object + k);
 }
 
-static int grow_array(void **ptr, int *cap, int need, size_t elem)
-{
-	if (need <= *cap)
-		return 1;
-	int c = *cap ? *cap : 64;
-	while (c < need)
-		c *= 2;
-	void *q = realloc(*ptr, (size_t)c * elem);
-	if (!q)
-		return 0;
-	*ptr = q;
-	*cap = c;
-	return 1;
-}
-
 /* *ptr reallocated to `bytes`; on failure 0, *ptr unchanged. */
 static int grow_to(void **ptr, size_t bytes)
 {
@@ -161,6 +146,19 @@ static int grow_to(void **ptr, size_t bytes)
 	if (!q)
 		return 0;
 	*ptr = q;
+	return 1;
+}
+
+static int grow_array(void **ptr, int *cap, int need, size_t elem)
+{
+	if (need <= *cap)
+		return 1;
+	int c = *cap ? *cap : 64;
+	while (c < need)
+		c *= 2;
+	if (!grow_to(ptr, (size_t)c * elem))
+		return 0;
+	*cap = c;
 	return 1;
 }
 
