@@ -851,9 +851,9 @@ lk_status lk__ode_extract_rows(lk_ode *ctx, double h, int threads, int points)
 		total += info.m;
 	}
 	int ok = grow_array((void **)&ctx->defs, &ctx->cap_rows, total > 0 ? total : 1, sizeof *ctx->defs);
-	/* the per-row arrays follow the capacity of defs, reallocated only when it grew (seven reallocs of the
-	 * same size were 2 % of a tiny scene's reading); one that fails keeps the old and the arrays' capacity,
-	 * so that the next read tries again */
+	/* the per-row arrays follow the capacity of defs, reallocated only when it grew (a realloc of the same size
+	 * each read is not free on a tiny scene); one that fails keeps the old and the arrays' capacity, so that the
+	 * next read tries again */
 	const int cap = ctx->cap_rows;
 	if (ok && cap > ctx->cap_row_arrays) {
 		const size_t n = (size_t)cap;

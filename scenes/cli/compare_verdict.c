@@ -226,9 +226,8 @@ void print_verdict(FILE *f, const compare_plan *p, int markdown)
 		        markdown ? "- " : "", r->solver, worse, n, better, n - worse - better, tmin, tmax, slower);
 		any_worse |= worse > 0;
 	}
-	/* the band of a few runs is their range: where an outcome is noise alone, its median over three runs is
-	 * outside the larger range of the two solvers' about 3 % of the time, over six 0.04 % (docs/benchmarks.md,
-	 * "auto against the engines' own solvers") */
+	/* the band of a few runs is their range, which a median of noise alone leaves far more often over three
+	 * runs than over six (docs/benchmarks.md, "auto against the engines' own solvers") */
 	if (any_worse && p->nseeds < 6)
 		fprintf(f, "%sa row worse over %d run%s may be noise (the band of a few runs is narrow): confirm it with "
 		           "--seeds 6\n",
