@@ -163,9 +163,12 @@ static lk_status bfs_ranks(const lk_problem *p, lk__arena *a, const group_sets *
 }
 
 /* Cuts the dynamic bodies, in the order `rank` gives them (NULL: their numbers), into nparts ranges that hold
- * about as many rows each (a group's rows counted on its first body in that order). A group whose bodies all
- * lie in part k goes to part k, the others cross (part_of -1). Returns the rows that cross. rows_at and
- * body_part are scratch of nbodies + 1. */
+ * about as many rows each. A group whose bodies all lie in part k goes to part k, the others cross (part_of -1).
+ * A group's rows are counted on its first body in that order and again on its last: the groups that cross a cut
+ * leave both parts alike. Counted on the first alone, they left the part below, and the parts of two threads
+ * came out unequal by the crossing rows, the thread of the smaller part waiting at the barrier for the other
+ * (docs/benchmarks.md, "Threads"). Returns the rows that cross.
+ * rows_at and body_part are scratch of nbodies + 1. */
 static int cut_parts(const lk_problem *p, const group_sets *gs, int ng, int nparts, const int *rank, int *rows_at,
                      int *body_part, int *part_of)
 {
@@ -173,13 +176,17 @@ static int cut_parts(const lk_problem *p, const group_sets *gs, int ng, int npar
 	memset(rows_at, 0, ((size_t)nb + 1) * sizeof(int));
 	for (int g = 0; g < ng; ++g) {
 		const int ns = gs->n[g], *set = gs->set + (size_t)GROUP_BODIES * g;
-		int first = nb;
+		int first = nb, last = -1;
 		for (int k = 0; k < ns; ++k) {
 			const int r = rank ? rank[set[k]] : set[k];
 			first = r < first ? r : first;
+			last = r > last ? r : last;
 		}
-		if (first < nb)
-			rows_at[first] += gs->start[g + 1] - gs->start[g];
+		if (first < nb) {
+			const int rows = gs->start[g + 1] - gs->start[g];
+			rows_at[first] += rows;
+			rows_at[last] += rows;
+		}
 	}
 	int64_t total = 0;
 	for (int r = 0; r < nb; ++r)
