@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct run {
@@ -15,8 +16,8 @@ typedef struct run {
 	char what[160]; /* "spec in engine with solver", for messages */
 } run;
 
-/* Builds spec in engine e with solver and runs it for seconds, checking every pose for NaN each step. */
-static void run_scene(run *r, const char *spec, lk_engine e, const char *solver, int iterations, double seconds)
+/* Builds spec in engine e with solver at `iterations`. */
+static void open_run(run *r, const char *spec, lk_engine e, const char *solver, int iterations)
 {
 	char err[256];
 	memset(r, 0, sizeof *r);
@@ -25,6 +26,12 @@ static void run_scene(run *r, const char *spec, lk_engine e, const char *solver,
 	lk_sim_def def = {r->scene, e, solver, iterations, 0, 0, 0};
 	if (lk_sim_create(&def, &r->sim, err, sizeof err) != LK_OK)
 		fail_msg("%s: %s", r->what, err);
+}
+
+/* Builds spec in engine e with solver and runs it for seconds, checking every pose for NaN each step. */
+static void run_scene(run *r, const char *spec, lk_engine e, const char *solver, int iterations, double seconds)
+{
+	open_run(r, spec, e, solver, iterations);
 	int steps = (int)lround(seconds / r->scene->h);
 	for (int k = 0; k < steps; ++k) {
 		if (lk_sim_step(r->sim, NULL) != LK_OK)
@@ -491,12 +498,7 @@ static double scene_fell_at(const char *spec, double seconds, lk_engine e, const
                             double *drift)
 {
 	run r;
-	char err[256];
-	memset(&r, 0, sizeof r);
-	assert_int_equal(lk_scene_create(spec, &r.scene, err, sizeof err), LK_OK);
-	lk_sim_def def = {r.scene, e, solver, iterations, 0, 0, 0};
-	if (lk_sim_create(&def, &r.sim, err, sizeof err) != LK_OK)
-		fail_msg("%s in %s with %s: %s", spec, lk_engine_name(e), solver, err);
+	open_run(&r, spec, e, solver, iterations);
 	const int top = r.scene->stack_top, steps = (int)lround(seconds / r.scene->h);
 	lk_pose p0, p;
 	lk_sim_pose(r.sim, top, &p0);
@@ -569,6 +571,55 @@ static void test_stack_of_20(void **state)
 	}
 }
 
+static int by_value(const void *a, const void *b)
+{
+	const double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The median of the kinetic energy over the last second of `seconds` of spec in engine e. */
+static double rest_energy(const char *spec, double seconds, lk_engine e, const char *solver, int iterations)
+{
+	run r;
+	open_run(&r, spec, e, solver, iterations);
+	const int steps = (int)lround(seconds / r.scene->h), last = (int)lround(1.0 / r.scene->h);
+	double *ke = calloc((size_t)last, sizeof *ke);
+	assert_non_null(ke);
+	for (int k = 0; k < steps; ++k) {
+		assert_int_equal(lk_sim_step(r.sim, NULL), LK_OK);
+		if (k >= steps - last)
+			ke[k - (steps - last)] = lk_sim_kinetic_energy(r.sim);
+	}
+	qsort(ke, (size_t)last, sizeof *ke, by_value);
+	const double median = ke[last / 2];
+	assert_true(isfinite(median));
+	free(ke);
+	run_done(&r);
+	return median;
+}
+
+/* A wall in running bond (12 bricks a row, 6 rows) of friction 0.3 in Bullet at 10 iterations comes to rest
+ * under auto as under Bullet's own solver. Its faces make no chain the two-level correction can weld; welded
+ * while the wall landed, only those faces already in contact, they set it rocking, a sway ten sweeps a step
+ * kept up: 0.3 to 1 J at the end in every seed, against Bullet's 0.01 to 0.02 (docs/benchmarks.md, "auto
+ * against the engines' own solvers"). The median over three seeds, as `lcpkit compare --verdict` takes it. */
+static void test_low_friction_wall_rests(void **state)
+{
+	(void)state;
+	if (!lk_engine_available(LK_ENGINE_BULLET))
+		skip();
+	double e[3];
+	for (int seed = 0; seed < 3; ++seed) {
+		char spec[80];
+		snprintf(spec, sizeof spec, "wall:w=12,rows=6,mu=0.3,seed=%d", seed);
+		e[seed] = rest_energy(spec, 10.0, LK_ENGINE_BULLET, "auto", 10);
+		print_message("%s in bullet, auto at 10: %.4g J over the last second\n", spec, e[seed]);
+	}
+	qsort(e, 3, sizeof *e, by_value);
+	if (!(e[1] < 0.05))
+		fail_msg("the low-friction wall keeps %g J (the median of three seeds)", e[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -581,6 +632,7 @@ int main(void)
 		cmocka_unit_test(test_ragdolls_hold_together_apgd),
 		cmocka_unit_test(test_slide_box_steers_cone_does_not),
 		cmocka_unit_test(test_stack_of_20),
+		cmocka_unit_test(test_low_friction_wall_rests),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -470,6 +470,16 @@ static double rows_work_bound(const lk__coarse *k)
 	return w;
 }
 
+/* Face f as the factor's group g: its two bodies and its bound on its coarse rows. */
+static void face_group(lk__coarse *k, const lk_problem *p, int f, int g)
+{
+	const lk__row *r0 = &p->rows[k->rows[k->face_start[f]]];
+	k->gface[g] = f;
+	k->gpair[2 * g] = r0->a;
+	k->gpair[2 * g + 1] = r0->b;
+	k->gsize[g] = face_mode_bound(k, f);
+}
+
 /* For the faces in k->face_in: their prolongations, the coarse rows as records on the fine bodies (J_c = P^T
  * J, M^-1 J_c^T from the bodies, the CFM diag(P^T S P), whose off-diagonal part, products of two rows' CFM,
  * is left out) and the factor of A_c = P^T A P by face blocks (faceblock.h), none of which depends on lambda.
@@ -484,22 +494,36 @@ static int prepare(lk__coarse *k, lk__ctx *c, double allowed, double *spent)
 	 * face with fewer modes only makes its block smaller); a structure whose factor would cost more than
 	 * LK_COARSE_MAX_FACTOR sweeps is no coarse level (a packing of single contacts, where every contact is its
 	 * own face), and one the budget cannot pay for is not made now */
-	int ng = 0;
-	for (int f = 0; f < k->nfaces; ++f) {
-		if (!k->face_in[f])
-			continue;
-		const lk__row *r0 = &p->rows[k->rows[k->face_start[f]]];
-		k->gface[ng] = f;
-		k->gpair[2 * ng] = r0->a;
-		k->gpair[2 * ng + 1] = r0->b;
-		k->gsize[ng] = face_mode_bound(k, f);
-		++ng;
+	const double max_macs = LK_COARSE_MAX_FACTOR * p->nrows / LK_WORK_BLOCK_MAC;
+	double work = 0.0;
+	/* First, once a solve, the whole structure where some of its faces are out: every face of the problem, in
+	 * contact or not. One whose factor would be too costly with all of its faces in (a wall in running bond,
+	 * whose faces make no chain) is no coarse level while only some of them are in either: corrections welding
+	 * the faces of a landing wall while the others were still open set Bullet's low-friction wall of bricks
+	 * rocking, a sway its ten sweeps a step kept up to the end of the run (docs/benchmarks.md, "auto against
+	 * the engines' own solvers"). With every face in, the analysis below is the whole structure's. */
+	int nin = 0;
+	for (int f = 0; f < k->nfaces; ++f)
+		nin += k->face_in[f] != 0;
+	if (!k->whole_checked && nin < k->nfaces) {
+		k->whole_checked = 1;
+		for (int f = 0; f < k->nfaces; ++f)
+			face_group(k, p, f, f);
+		work += LK_COARSE_ANALYSIS * k->nfaces;
+		*spent = work;
+		if (lk__fb_within(k->arena, p->nbodies, k->nfaces, k->gpair, k->gsize, max_macs) != 0) {
+			k->too_costly = 1; /* past LK_COARSE_MAX_FACTOR sweeps, or no memory */
+			return 0;
+		}
 	}
+	int ng = 0;
+	for (int f = 0; f < k->nfaces; ++f)
+		if (k->face_in[f])
+			face_group(k, p, f, ng++);
 	/* a level that is kept for the next solve has its factor in the keep's arena */
 	lk__coarse_keep *kp = keep_begin(k);
-	const double max_macs = LK_COARSE_MAX_FACTOR * p->nrows / LK_WORK_BLOCK_MAC;
 	const int fits = lk__fb_analyse(&k->fb, kp ? k->keep_arena : k->arena, p->nbodies, ng, k->gpair, k->gsize, max_macs);
-	double work = LK_COARSE_ANALYSIS * ng;
+	work += LK_COARSE_ANALYSIS * ng;
 	*spent = work;
 	if (fits != 0) {
 		k->too_costly = 1; /* past LK_COARSE_MAX_FACTOR sweeps, or no memory for the factor */

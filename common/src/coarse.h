@@ -39,6 +39,7 @@ typedef struct lk__coarse {
 	lk__fblock fb;      /* the factor by face blocks, kept while the same faces are in */
 	int prepared;       /* 1: basis, coarse rows and factor made for the faces in face_in */
 	int too_costly;     /* the coarse factor would cost more than LK_COARSE_MAX_FACTOR sweeps: no corrections */
+	int whole_checked;  /* the factor of every face, in contact or not, was found within that (prepare) */
 	int unaffordable;   /* the budget left could not pay for the coarse rows and factor: none in this solve */
 	struct lk__coarse_keep **keep; /* where the coarse level is kept for the problem's next solve, or NULL */
 	lk__arena *keep_arena; /* the kept level's arrays and factor (with keep) */

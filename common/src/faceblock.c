@@ -11,13 +11,11 @@ static inline double *block(const lk__fblock *f, int q, int t)
 	return f->blocks + (f->start[q] + (size_t)(t - f->first[q])) * (M * M);
 }
 
-int lk__fb_analyse(lk__fblock *f, lk__arena *a, int nbodies, int n, const int *pair, const int *size,
-                   double max_macs)
+/* The ordering and envelope of lk__fb_analyse, and in *macs its bound on the multiply-adds of assembling and
+ * factoring; 0, or -1 when the arena has no memory. */
+static int envelope(lk__fblock *f, lk__arena *a, int nbodies, int n, const int *pair, const int *size,
+                    double *macs_out)
 {
-	memset(f, 0, sizeof *f);
-	f->n = n;
-	if (n <= 0)
-		return 0;
 	f->order = lk__arena_alloc(a, (size_t)n * sizeof(int));
 	f->first = lk__arena_alloc(a, (size_t)n * sizeof(int));
 	f->start = lk__arena_alloc(a, ((size_t)n + 1) * sizeof(size_t));
@@ -53,10 +51,37 @@ int lk__fb_analyse(lk__fblock *f, lk__arena *a, int nbodies, int n, const int *p
 	}
 	f->start[n] = blocks;
 	f->nblocks = blocks;
+	*macs_out = macs;
+	return 0;
+}
+
+int lk__fb_analyse(lk__fblock *f, lk__arena *a, int nbodies, int n, const int *pair, const int *size,
+                   double max_macs)
+{
+	memset(f, 0, sizeof *f);
+	f->n = n;
+	if (n <= 0)
+		return 0;
+	double macs = 0.0;
+	if (envelope(f, a, nbodies, n, pair, size, &macs) != 0)
+		return -1;
 	if (macs > max_macs)
 		return 1;
-	f->blocks = lk__arena_alloc(a, blocks * M * M * sizeof(double));
+	f->blocks = lk__arena_alloc(a, f->nblocks * M * M * sizeof(double));
 	return f->blocks ? 0 : -1;
+}
+
+int lk__fb_within(lk__arena *a, int nbodies, int n, const int *pair, const int *size, double max_macs)
+{
+	lk__fblock f;
+	memset(&f, 0, sizeof f);
+	f.n = n;
+	double macs = 0.0;
+	if (n <= 0)
+		return 0;
+	if (envelope(&f, a, nbodies, n, pair, size, &macs) != 0)
+		return -1;
+	return macs > max_macs;
 }
 
 /* whether group h is on the dynamic body b (b < 0: the static world, shared with nobody) */

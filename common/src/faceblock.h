@@ -39,6 +39,9 @@ typedef struct lk__fblock {
  * bodies. */
 int lk__fb_analyse(lk__fblock *f, lk__arena *a, int nbodies, int n, const int *pair, const int *size,
                    double max_macs);
+/* Whether lk__fb_analyse would decline the structure: 0 within max_macs, 1 past it, -1 when the arena has no
+ * memory; the ordering's arrays from a, and no blocks. */
+int lk__fb_within(lk__arena *a, int nbodies, int n, const int *pair, const int *size, double max_macs);
 /* Multiply-adds of assembling and factoring the envelope with the groups' sizes in f->size (what the budget
  * counts); those of one solve go to f->solve_macs. */
 double lk__fb_macs(lk__fblock *f, const int *pair, int nbodies);
