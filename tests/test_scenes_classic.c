@@ -601,8 +601,9 @@ static double rest_energy(const char *spec, double seconds, lk_engine e, const c
 /* A wall in running bond (12 bricks a row, 6 rows) of friction 0.3 in Bullet at 10 iterations comes to rest
  * under auto as under Bullet's own solver. Its faces make no chain the two-level correction can weld; welded
  * while the wall landed, only those faces already in contact, they set it rocking, a sway ten sweeps a step
- * kept up: 0.3 to 1 J at the end in every seed, against Bullet's 0.01 to 0.02 (docs/benchmarks.md, "auto
- * against the engines' own solvers"). The median over three seeds, as `lcpkit compare --verdict` takes it. */
+ * kept up and grew: 0.06 to 0.17 J over the sixth second and 0.3 to 1 J at 10 s in every seed, against
+ * Bullet's 0.01 to 0.02 at 10 s (docs/benchmarks.md, "auto against the engines' own solvers"); at rest, 0.0006
+ * to 0.005 J over the sixth second. The median over three seeds, as `lcpkit compare --verdict` takes it. */
 static void test_low_friction_wall_rests(void **state)
 {
 	(void)state;
@@ -612,11 +613,11 @@ static void test_low_friction_wall_rests(void **state)
 	for (int seed = 0; seed < 3; ++seed) {
 		char spec[80];
 		snprintf(spec, sizeof spec, "wall:w=12,rows=6,mu=0.3,seed=%d", seed);
-		e[seed] = rest_energy(spec, 10.0, LK_ENGINE_BULLET, "auto", 10);
+		e[seed] = rest_energy(spec, 6.0, LK_ENGINE_BULLET, "auto", 10);
 		print_message("%s in bullet, auto at 10: %.4g J over the last second\n", spec, e[seed]);
 	}
 	qsort(e, 3, sizeof *e, by_value);
-	if (!(e[1] < 0.05))
+	if (!(e[1] < 0.02))
 		fail_msg("the low-friction wall keeps %g J (the median of three seeds)", e[1]);
 }
 
