@@ -28,9 +28,9 @@
 	"heavy-on-light,pile"
 #define VERDICT_SOLVERS "own,auto,pgs"
 #define VERDICT_SECONDS 10.0
-/* six runs, not fewer: where an outcome is noise alone, the same under both solvers, the rule calls it worse
- * about 3 % of the time over three runs, 0.2 % over five and 0.04 % over six (docs/benchmarks.md, "auto against
- * the engines' own solvers"), and a suite judges a few hundred outcomes */
+/* six runs, not fewer: where an outcome is noise alone, the same under both solvers, the band of a few runs is
+ * so narrow that the rule calls it worse far more often over three runs than over six (docs/benchmarks.md, "auto
+ * against the engines' own solvers" has the rates), and a suite judges a few hundred outcomes */
 #define VERDICT_SEEDS 6
 
 static void usage(FILE *f)
