@@ -20,11 +20,8 @@ static int envelope(lk__fblock *f, lk__arena *a, int nbodies, int n, const int *
 	f->first = lk__arena_alloc(a, (size_t)n * sizeof(int));
 	f->start = lk__arena_alloc(a, ((size_t)n + 1) * sizeof(size_t));
 	f->size = lk__arena_alloc(a, (size_t)n * sizeof(int));
-	f->off = lk__arena_alloc(a, (size_t)n * sizeof(int));
-	f->y = lk__arena_alloc(a, (size_t)n * M * sizeof(double));
-	f->inv = lk__arena_alloc(a, (size_t)n * M * sizeof(double));
 	int *pos = lk__arena_alloc(a, (size_t)n * sizeof(int));
-	if (!f->order || !f->first || !f->start || !f->size || !f->off || !f->y || !f->inv || !pos)
+	if (!f->order || !f->first || !f->start || !f->size || !pos)
 		return -1;
 	/* the groups ordered and their envelope found as the row-by-row factor does its rows (envelope.h): a
 	 * group is an item on its two bodies */
@@ -67,18 +64,22 @@ int lk__fb_analyse(lk__fblock *f, lk__arena *a, int nbodies, int n, const int *p
 		return -1;
 	if (macs > max_macs)
 		return 1;
+	/* the factor's own arrays, which lk__fb_within's check has no use for */
+	f->off = lk__arena_alloc(a, (size_t)n * sizeof(int));
+	f->y = lk__arena_alloc(a, (size_t)n * M * sizeof(double));
+	f->inv = lk__arena_alloc(a, (size_t)n * M * sizeof(double));
 	f->blocks = lk__arena_alloc(a, f->nblocks * M * M * sizeof(double));
-	return f->blocks ? 0 : -1;
+	return f->off && f->y && f->inv && f->blocks ? 0 : -1;
 }
 
 int lk__fb_within(lk__arena *a, int nbodies, int n, const int *pair, const int *size, double max_macs)
 {
+	if (n <= 0)
+		return 0;
 	lk__fblock f;
 	memset(&f, 0, sizeof f);
 	f.n = n;
 	double macs = 0.0;
-	if (n <= 0)
-		return 0;
 	if (envelope(&f, a, nbodies, n, pair, size, &macs) != 0)
 		return -1;
 	return macs > max_macs;

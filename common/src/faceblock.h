@@ -33,10 +33,10 @@ typedef struct lk__fblock {
 } lk__fblock;
 
 /* Orders n groups, group g of size[g] rows on the bodies pair[2 g], pair[2 g + 1] (a slot >= nbodies is the
- * static world, which couples nothing), and finds their block envelope; f->size gets the sizes and f->off is
- * allocated for the caller to fill. Returns 0; 1 (and allocates no blocks) when assembling and factoring would
- * take more than about max_macs multiply-adds; -1 when the arena has no memory. Linear in the groups and their
- * bodies. */
+ * static world, which couples nothing), and finds their block envelope; f->size gets the sizes and, with 0
+ * returned, f->off is allocated for the caller to fill. Returns 0; 1 (and allocates no blocks) when assembling and
+ * factoring would take more than about max_macs multiply-adds; -1 when the arena has no memory. Linear in the
+ * groups and their bodies. */
 int lk__fb_analyse(lk__fblock *f, lk__arena *a, int nbodies, int n, const int *pair, const int *size,
                    double max_macs);
 /* Whether lk__fb_analyse would decline the structure: 0 within max_macs, 1 past it, -1 when the arena has no
