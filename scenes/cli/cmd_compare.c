@@ -28,10 +28,6 @@
 	"heavy-on-light,pile"
 #define VERDICT_SOLVERS "own,auto,pgs"
 #define VERDICT_SECONDS 10.0
-/* six runs, not fewer: where an outcome is noise alone, the same under both solvers, the band of a few runs is
- * so narrow that the rule calls it worse far more often over three runs than over six (docs/benchmarks.md, "auto
- * against the engines' own solvers" has the rates), and a suite judges a few hundred outcomes */
-#define VERDICT_SEEDS 6
 
 static void usage(FILE *f)
 {
@@ -89,13 +85,14 @@ static void usage(FILE *f)
 	           "              resolution and the runs' spread, and the solver time's ratio; without --scene,\n"
 	           "              --solvers and --time every scene but bigpool with own,auto,pgs for 10 s\n"
 	           "  --seeds     runs of each scene with seed=0..N-1, sideways shifts of 1e-4 of a body's size\n"
-	           "              (default 6 with --verdict or without --scene, else 1); the table shows the\n"
+	           "              (default %d with --verdict or without --scene, else 1); the table shows the\n"
 	           "              medians and `vs own` judges within the runs' spread. Fewer runs make a\n"
 	           "              narrower spread (noise alone is judged worse about 3 %% of the time over 3\n"
-	           "              runs, 0.04 %% over 6): confirm a worse row of fewer with --seeds 6\n"
+	           "              runs, 0.04 %% over 6): confirm a worse row of fewer with --seeds %d\n"
 	           "  --clock     the clock of the solver and step times: wall (default, what a user waits) or cpu (the\n"
 	           "              CPU time of the stepping thread: on a shared machine the steadier measure)\n"
-	           "  --json      print the table as JSON on stdout\n", FRONTIER_BUDGETS);
+	           "  --json      print the table as JSON on stdout\n",
+	        FRONTIER_BUDGETS, VERDICT_SEEDS, VERDICT_SEEDS);
 }
 
 const column compare_cols[] = {

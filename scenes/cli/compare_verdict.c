@@ -226,12 +226,12 @@ void print_verdict(FILE *f, const compare_plan *p, int markdown)
 		        markdown ? "- " : "", r->solver, worse, n, better, n - worse - better, tmin, tmax, slower);
 		any_worse |= worse > 0;
 	}
-	/* the band of a few runs is their range, which a median of noise alone leaves far more often over three
-	 * runs than over six (docs/benchmarks.md, "auto against the engines' own solvers") */
-	if (any_worse && p->nseeds < 6)
+	/* the band of a few runs is their range, which a median of noise alone leaves far more often than the
+	 * verdict's own number of runs does (VERDICT_SEEDS) */
+	if (any_worse && p->nseeds < VERDICT_SEEDS)
 		fprintf(f, "%sa row worse over %d run%s may be noise (the band of a few runs is narrow): confirm it with "
-		           "--seeds 6\n",
-		        markdown ? "\n" : "", p->nseeds, p->nseeds == 1 ? "" : "s");
+		           "--seeds %d\n",
+		        markdown ? "\n" : "", p->nseeds, p->nseeds == 1 ? "" : "s", VERDICT_SEEDS);
 }
 
 /* DIR/verdict.csv: each run's verdict, outcome by outcome: the two medians, the band and the sign. */
