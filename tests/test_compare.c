@@ -64,18 +64,6 @@ static void json_string(const char *s, const char *key, char *out, size_t n)
 	out[k] = '\0';
 }
 
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, cmp);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* a PNG's width and height from its IHDR chunk */
 static void png_size(const char *path, int *w, int *h)
 {
@@ -202,12 +190,12 @@ static void test_compare_outputs(void **state)
 		fclose(f);
 		assert_int_equal(n, 120);
 		/* the CSV keeps 6 decimals of milliseconds, the JSON 17 digits */
-		assert_double_equal(json_number(r, "solver_ms_median"), median(solver_ms, n), 1e-6);
-		assert_double_equal(json_number(r, "res_median"), median(res, n), 1e-8 * (1 + median(res, n)));
+		assert_double_equal(json_number(r, "solver_ms_median"), tu_median(solver_ms, n), 1e-6);
+		assert_double_equal(json_number(r, "res_median"), tu_median(res, n), 1e-8 * (1 + tu_median(res, n)));
 		assert_double_equal(json_number(r, "res_max"), res_max, 1e-8 * (1 + res_max));
 		assert_double_equal(json_number(r, "max_penetration"), pen_max, 1e-8);
 		/* the energy at the end: the median over the last second, 60 steps */
-		const double ke_end = median(kes + n - 60, 60);
+		const double ke_end = tu_median(kes + n - 60, 60);
 		assert_double_equal(json_number(r, "kinetic_energy_end"), ke_end, 1e-8 * (1 + ke_end));
 		/* the 3-box stack stands the 2 s: its largest drift is the largest of every step's, the end's the last */
 		const char *fell = strstr(r, "\"fell\": ");

@@ -571,12 +571,6 @@ static void test_stack_of_20(void **state)
 	}
 }
 
-static int by_value(const void *a, const void *b)
-{
-	const double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 /* The median of the kinetic energy over the last second of `seconds` of spec in engine e. */
 static double rest_energy(const char *spec, double seconds, lk_engine e, const char *solver, int iterations)
 {
@@ -590,8 +584,7 @@ static double rest_energy(const char *spec, double seconds, lk_engine e, const c
 		if (k >= steps - last)
 			ke[k - (steps - last)] = lk_sim_kinetic_energy(r.sim);
 	}
-	qsort(ke, (size_t)last, sizeof *ke, by_value);
-	const double median = ke[last / 2];
+	const double median = tu_median(ke, last);
 	assert_true(isfinite(median));
 	free(ke);
 	run_done(&r);
@@ -616,9 +609,9 @@ static void test_low_friction_wall_rests(void **state)
 		e[seed] = rest_energy(spec, 6.0, LK_ENGINE_BULLET, "auto", 10);
 		print_message("%s in bullet, auto at 10: %.4g J over the last second\n", spec, e[seed]);
 	}
-	qsort(e, 3, sizeof *e, by_value);
-	if (!(e[1] < 0.02))
-		fail_msg("the low-friction wall keeps %g J (the median of three seeds)", e[1]);
+	const double median = tu_median(e, 3);
+	if (!(median < 0.02))
+		fail_msg("the low-friction wall keeps %g J (the median of three seeds)", median);
 }
 
 int main(void)

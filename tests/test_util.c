@@ -200,3 +200,15 @@ lk_problem *tu_copy_problem(const lk_problem *p, const int *from, int zero_point
 	free(to);
 	return q;
 }
+
+static int by_value(const void *a, const void *b)
+{
+	const double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+double tu_median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, by_value);
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}

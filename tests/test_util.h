@@ -27,6 +27,8 @@ lk_problem *tu_random_spd_matrix(int n, uint64_t seed, double shift);
 void tu_assert_complementarity(lk_problem *p, const double *lambda, double tol);
 /* max_i |a_i - b_i| */
 double tu_max_diff(const double *a, const double *b, int n);
+/* The median of v[0..n) (the mean of the middle two for even n); sorts v. */
+double tu_median(double *v, int n);
 /* The configuration of a solver spec; fails the test with the parser's message if it is not valid. */
 lk_solver_config tu_spec(const char *spec);
 /* A generated problem (lcpkit/generate.h) of `kind` ("boxstack", ...) with n bodies and friction mu, the
