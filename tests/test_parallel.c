@@ -855,6 +855,58 @@ static void test_thread_count_changes(void **state)
 	lk_problem_destroy(p);
 }
 
+/* A solve's scratch comes from the problem's arena, reset at every solve (lk__arena_recycle): a problem that
+ * grows a little at each solve, as a settling pool's contacts do, must not leave a block behind at each one.
+ * Solved in the part order on two threads (its order's scratch is the largest), 60 solves of a problem that
+ * gains a contact's rows every time keep at most two blocks after the first solve, holding at most three times
+ * what one solve takes (before lk__arena_recycle: a block more at every solve). */
+static int arena_blocks(const lk__arena *a, size_t *bytes)
+{
+	int n = 0;
+	*bytes = 0;
+	for (const lk__arena_block *b = a->head; b; b = b->next) {
+		++n;
+		*bytes += b->size;
+	}
+	return n;
+}
+
+static void test_arena_bounded_as_the_problem_grows(void **state)
+{
+	(void)state;
+	/* rows enough that the order's scratch arrays exceed the arena's default block */
+	lk_problem *src = tu_generate("packing", 5000, 0.5);
+	const int n = lk_problem_row_count(src), nb = lk_problem_body_count(src);
+	assert_true(n > 40000);
+	lk_problem *q = lk_problem_create(LK_FORM_ROWS);
+	for (int b = 0; b < nb; ++b)
+		assert_int_equal(lk_problem_add_body(q, lk_problem_body(src, b), NULL), LK_OK);
+	int added = 0;
+	const int start = n - 60 * 3;
+	assert_true(start >= LK_PARALLEL_MIN_ROWS);
+	lk_solver_config cfg = tu_spec("pgs:iters=3,measure=0,threads=2");
+	size_t bytes = 0, peak = 0;
+	for (int solve = 0; solve < 60; ++solve) {
+		/* rows in the source's order: a contact's normal before its friction rows, whose findex stays valid */
+		for (const int upto = start + 3 * solve; added < upto; ++added) {
+			lk_row_def d;
+			assert_int_equal(lk_problem_get_row(src, added, &d), LK_OK);
+			assert_int_equal(lk_problem_add_row(q, &d, NULL), LK_OK);
+		}
+		lk_stats st;
+		assert_int_equal(lk_solve(q, &cfg, &st, NULL), LK_OK);
+		size_t used = 0;
+		for (const lk__arena_block *b = q->arena.head; b; b = b->next)
+			used += b->used;
+		peak = used > peak ? used : peak;
+		const int blocks = arena_blocks(&q->arena, &bytes);
+		if (solve > 0 && (blocks > 2 || bytes > 3 * peak))
+			fail_msg("solve %d of %d rows: %d blocks, %zu bytes, for %zu a solve", solve, added, blocks, bytes, used);
+	}
+	lk_problem_destroy(q);
+	lk_problem_destroy(src);
+}
+
 static void test_config_refuses(void **state)
 {
 	(void)state;
@@ -890,6 +942,7 @@ int main(void)
 		cmocka_unit_test(test_small_problem_stays_natural),
 		cmocka_unit_test(test_matrix_form_single_threaded),
 		cmocka_unit_test(test_thread_count_changes),
+		cmocka_unit_test(test_arena_bounded_as_the_problem_grows),
 		cmocka_unit_test(test_config_refuses),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,36 +5,68 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#define ALIGN ((size_t)64)
+#define HEADER ((sizeof(lk__arena_block) + ALIGN - 1) / ALIGN * ALIGN)
+/* the smallest block made: one per solve holds the small problems' scratch */
+#define MIN_BLOCK ((size_t)1 << 20)
+
+/* A block of at least `size` bytes (and MIN_BLOCK) of data, nothing used, or NULL. */
+static lk__arena_block *new_block(size_t size)
+{
+	size = size > MIN_BLOCK ? size : MIN_BLOCK;
+	if (size > SIZE_MAX - HEADER - ALIGN)
+		return NULL;
+	lk__arena_block *b = aligned_alloc(ALIGN, (HEADER + size + ALIGN - 1) / ALIGN * ALIGN);
+	if (b) {
+		b->size = size;
+		b->used = 0;
+		b->next = NULL;
+	}
+	return b;
+}
+
 void *lk__arena_alloc(lk__arena *a, size_t bytes)
 {
-	const size_t align = 64, hdr = (sizeof(lk__arena_block) + align - 1) / align * align;
-	bytes = (bytes + align - 1) / align * align;
+	bytes = (bytes + ALIGN - 1) / ALIGN * ALIGN;
 	if (bytes == 0)
-		bytes = align;
+		bytes = ALIGN;
 	for (lk__arena_block *b = a->head; b; b = b->next) {
 		if (b->size - b->used >= bytes) {
-			void *ptr = (char *)b + hdr + b->used;
+			void *ptr = (char *)b + HEADER + b->used;
 			b->used += bytes;
 			return ptr;
 		}
 	}
-	size_t size = bytes > ((size_t)1 << 20) ? bytes : ((size_t)1 << 20);
-	if (size > SIZE_MAX - hdr)
-		return NULL;
-	lk__arena_block *b = aligned_alloc(align, (hdr + size + align - 1) / align * align);
+	lk__arena_block *b = new_block(bytes);
 	if (!b)
 		return NULL;
-	b->size = size;
 	b->used = bytes;
 	b->next = a->head;
 	a->head = b;
-	return (char *)b + hdr;
+	return (char *)b + HEADER;
 }
 
 void lk__arena_reset(lk__arena *a)
 {
 	for (lk__arena_block *b = a->head; b; b = b->next)
 		b->used = 0;
+}
+
+void lk__arena_recycle(lk__arena *a)
+{
+	/* A request that fits no block gets a block of its own size: a problem a little larger at each solve then
+	 * fitted none of the blocks its smaller solves had made, and the arena kept a new block at every solve
+	 * (a settling pool on two threads, whose order's scratch is a few large arrays, grew without bound). One
+	 * block of the whole demand serves the next solve of about the same size. */
+	size_t used = 0;
+	for (const lk__arena_block *b = a->head; b; b = b->next)
+		used += b->used;
+	lk__arena_block *one = a->head && a->head->next && used > 0 ? new_block(used + used / 4) : NULL;
+	if (one) {
+		lk__arena_free(a);
+		a->head = one;
+	}
+	lk__arena_reset(a);
 }
 
 void lk__arena_free(lk__arena *a)
@@ -52,12 +84,11 @@ void lk__arena_free(lk__arena *a)
  * lk__arena_alloc and lk__arena_reset work on it unchanged. */
 lk_status lk__arena_carve(lk__arena *parent, size_t bytes, lk__arena *sub)
 {
-	const size_t align = 64, hdr = (sizeof(lk__arena_block) + align - 1) / align * align;
-	bytes = (bytes + align - 1) / align * align;
+	bytes = (bytes + ALIGN - 1) / ALIGN * ALIGN;
 	sub->head = NULL;
-	if (bytes > SIZE_MAX - hdr)
+	if (bytes > SIZE_MAX - HEADER)
 		return LK_ERR_NO_MEMORY;
-	lk__arena_block *b = lk__arena_alloc(parent, hdr + bytes);
+	lk__arena_block *b = lk__arena_alloc(parent, HEADER + bytes);
 	if (!b)
 		return LK_ERR_NO_MEMORY;
 	b->next = NULL;

@@ -17,6 +17,10 @@ typedef struct lk__arena {
 
 void *lk__arena_alloc(lk__arena *a, size_t bytes); /* 64-byte aligned, uninitialised; NULL if no memory */
 void lk__arena_reset(lk__arena *a);
+/* lk__arena_reset for an arena that owns its blocks (not a carved one), once per use (a solve): where the
+ * last use took more than one block, they are replaced by one that holds what they held and a quarter more,
+ * so that the uses of a problem that grows step by step do not leave a new block behind at every step. */
+void lk__arena_recycle(lk__arena *a);
 void lk__arena_free(lk__arena *a);
 
 /* A sub-arena carved out of `parent` once, before an iteration loop: lk__arena_reset(sub) then hands the

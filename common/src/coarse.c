@@ -96,7 +96,7 @@ static lk__coarse_keep *keep_begin(lk__coarse *k)
 	if (!kp)
 		return NULL;
 	lk__arena *a = k->keep_arena;
-	lk__arena_reset(a);
+	lk__arena_recycle(a);
 	kp->valid = 0;
 	const size_t nf = (size_t)k->nfaces + 1, ne = (size_t)k->nentries + 1;
 	kp->rows = lk__arena_alloc(a, ne * sizeof(int));

@@ -111,7 +111,7 @@ lk_status lk__solve_with(lk_problem *p, const lk_solver_config *cfg, const lk__m
 		}
 		return LK_OK;
 	}
-	lk__arena_reset(&p->arena);
+	lk__arena_recycle(&p->arena);
 	/* threads > 1 sweep in the part order (or the colour order when the configuration asks for it), on the
 	 * problem's threads (created at the first such solve and kept; should they fail to start, one thread
 	 * sweeps the same order to the same result); a problem too small to gain keeps the natural order on one
