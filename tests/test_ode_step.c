@@ -252,6 +252,81 @@ static void test_warm_start_faces(void **state)
 	scene_done(&sc);
 }
 
+/* The warm start finds a pair's records as one run of consecutive records where each pair's contacts were
+ * consecutive joints, else through the hash (ode_warm.c, pair_first). A body of two box geoms (A and B) rests
+ * on a plank on the ground, and a box on A. The adapter reads a body's joints from its list, newest first: made
+ * in the order A-plank, A-box, B-plank, the body's contacts with the plank come in two runs split by those with
+ * the box, the two runs in turn first; made A-plank, B-plank, A-box, in one. Either way each pair carries its
+ * load into the next step's warm start, the weight it holds times h to a percent: every contact found again. */
+static void two_runs_loads(int split, double load[3])
+{
+	scene sc;
+	scene_init(&sc);
+	dMass m;
+	dBodyID plank = dBodyCreate(sc.w);
+	dMassSetBox(&m, 1, 4, 1, 0.5); /* 2 kg */
+	dBodySetMass(plank, &m);
+	dBodySetPosition(plank, 0, 0, 0.25);
+	dGeomID gp = dCreateBox(sc.s, 4, 1, 0.5);
+	dGeomSetBody(gp, plank);
+	dBodyID twin = dBodyCreate(sc.w);
+	dMassSetBox(&m, 1, 2, 1, 1); /* 2 kg over the two unit boxes */
+	dBodySetMass(twin, &m);
+	dBodySetPosition(twin, 0, 0, 1.0);
+	dGeomID g[2];
+	for (int k = 0; k < 2; ++k) {
+		g[k] = dCreateBox(sc.s, 1, 1, 1);
+		dGeomSetBody(g[k], twin);
+		dGeomSetOffsetPosition(g[k], k ? 0.75 : -0.75, 0, 0);
+	}
+	dBodyID top = scene_box(&sc, -0.75, 0, 2.0); /* 1 kg, on A */
+	dGeomID gt = dBodyGetFirstGeom(top), ground = NULL;
+	for (int k = 0; k < dSpaceGetNumGeoms(sc.s); ++k)
+		if (dGeomGetClass(dSpaceGetGeom(sc.s, k)) == dPlaneClass)
+			ground = dSpaceGetGeom(sc.s, k);
+	assert_int_equal(scene_solver_warm(&sc, "pgs:warm=1,iters=100", 1.0), LK_OK);
+	lk_problem *p = lk_problem_create(LK_FORM_ROWS);
+	assert_non_null(p);
+	for (int i = 0; i <= 60; ++i) {
+		dJointGroupEmpty(sc.contacts);
+		/* split: the two runs swap places from step to step, so that neither is where the last step had it */
+		const int a = split && i % 2, b = 1 - a;
+		near_cb(&sc, gp, ground);
+		near_cb(&sc, g[a], gp);
+		near_cb(&sc, split ? g[0] : g[b], split ? gt : gp);
+		near_cb(&sc, split ? g[b] : g[0], split ? gp : gt);
+		if (i < 60)
+			assert_int_equal(lk_ode_world_step(sc.ctx, H), LK_OK);
+		else
+			assert_int_equal(lk_ode_extract(sc.ctx, H, p), LK_OK);
+	}
+	const double *l = lk_problem_lambda(p);
+	load[0] = load[1] = load[2] = 0.0; /* plank on the ground, the body on the plank, the box on the body */
+	for (int r = 0; r < lk_problem_row_count(p); ++r) {
+		lk_row_def d;
+		assert_int_equal(lk_problem_get_row(p, r, &d), LK_OK);
+		if (d.kind == LK_ROW_NORMAL)
+			load[d.body[0] == LK_STATIC || d.body[1] == LK_STATIC ? 0 : d.point[2] < 0.75 ? 1 : 2] += l[r];
+	}
+	assert_double_equal(dBodyGetPosition(top)[2], 2.0, 1e-3);
+	lk_problem_destroy(p);
+	scene_done(&sc);
+}
+
+static void test_warm_start_pair_in_two_runs(void **state)
+{
+	(void)state;
+	const double g = 9.81 * H, want[3] = {5 * g, 3 * g, g}; /* the weights above each pair, m g h */
+	for (int split = 0; split < 2; ++split) {
+		double load[3];
+		two_runs_loads(split, load);
+		print_message("contacts %s: the warm start carries %.6f, %.6f, %.6f (m g h %.6f, %.6f, %.6f)\n",
+		              split ? "split" : "in one run", load[0], load[1], load[2], want[0], want[1], want[2]);
+		for (int k = 0; k < 3; ++k)
+			assert_double_equal(load[k], want[k], 0.01 * want[k]);
+	}
+}
+
 /* The warm start of an articulated body that recovers from a penetration (ode_warm.c): boxes A and B on the
  * ground, tied by a ball joint, C resting on A and D on C. Once the ground is raised by 5 cm, into A and B,
  * their contacts with it ask to separate faster than gravity adds in a step, and every contact of A and B
@@ -1327,6 +1402,7 @@ int main(void)
 		cmocka_unit_test(test_resting_box),
 		cmocka_unit_test(test_sink_to_layer),
 		cmocka_unit_test(test_warm_start_faces),
+		cmocka_unit_test(test_warm_start_pair_in_two_runs),
 		cmocka_unit_test(test_recovering_body_starts_cold),
 		cmocka_unit_test(test_auto_relaxes_joints_at_rest),
 		cmocka_unit_test(test_points_when_used),

@@ -193,6 +193,8 @@ struct lk_ode {
 	int nwarm, nwarm_next, cap_warm, cap_warm_next;
 	int *warm_heads;
 	int warm_hcap;
+	int warm_runs_whole; /* the records' contact pairs each one run of consecutive records (ode_warm.c, pair_first) */
+	int runs_whole_now;  /* this step's contact joints: each pair's one run (warm_faces found it), for the store */
 	double warm_dt;
 	int *face_order;   /* the contact joints by body pair, then the hash of their runs (warm_faces), cap_face_order */
 	int cap_face_order;

@@ -164,6 +164,41 @@ static int pairs_in_runs(const lk_ode *ctx, const int *order, int n, int *slot, 
 	return 1;
 }
 
+static inline int same_contact_pair(const lk__ode_warm *w, dBodyID b0, dBodyID b1)
+{
+	return !w->key && w->body[0] == b0 && w->body[1] == b1;
+}
+
+/* The previous step's records of contact pair (b0, b1) in the order of their hash chain (newest first): the
+ * first (-1: the pair has none), then each one's next. The store writes the contacts' records first, in joint
+ * order, and where each pair's contacts were consecutive joints (warm_runs_whole) each pair's records are one
+ * run: the chain's order is then the run's from its end down, and the run is read where it lies rather than
+ * through the hash, the run after the one found last tried first, since the joints come in nearly the
+ * previous step's order (on a large pile the hash's slot and the run's end are each a miss to memory, the next
+ * run in line is not). The same records in the same order either way: the same impulses to the bit. */
+static int pair_first(const lk_ode *ctx, dBodyID b0, dBodyID b1, int guess)
+{
+	if (ctx->warm_runs_whole && guess < ctx->nwarm && same_contact_pair(&ctx->warm[guess], b0, b1)) {
+		while (guess + 1 < ctx->nwarm && same_contact_pair(&ctx->warm[guess + 1], b0, b1))
+			++guess;
+		return guess;
+	}
+	for (int k = ctx->warm_heads[warm_hash(b0, b1, ctx->warm_hcap)]; k >= 0; k = ctx->warm[k].next)
+		if (same_contact_pair(&ctx->warm[k], b0, b1))
+			return k;
+	return -1;
+}
+
+static inline int pair_next(const lk_ode *ctx, int k, dBodyID b0, dBodyID b1)
+{
+	if (ctx->warm_runs_whole)
+		return k > 0 && same_contact_pair(&ctx->warm[k - 1], b0, b1) ? k - 1 : -1;
+	for (k = ctx->warm[k].next; k >= 0; k = ctx->warm[k].next)
+		if (same_contact_pair(&ctx->warm[k], b0, b1))
+			return k;
+	return -1;
+}
+
 /* The faces' normal impulses from the load their pair's contacts carried in the previous step (module
  * comment), scaled as the rest of the warm start. Leaves lambda as it is where something is missing. */
 static void warm_faces(lk_ode *ctx, double scale, double *lambda)
@@ -191,7 +226,8 @@ static void warm_faces(lk_ode *ctx, double scale, double *lambda)
 			order[n++] = i;
 	/* contacts of one collision come one after the other; sort only where a pair's come in several runs (the
 	 * sort of a pile's 8,000 contacts, every step, was an eighth of ODE's whole step under auto) */
-	if (!pairs_in_runs(ctx, order, n, order + n, hcap))
+	ctx->runs_whole_now = pairs_in_runs(ctx, order, n, order + n, hcap);
+	if (!ctx->runs_whole_now)
 		qsort_r(order, (size_t)n, sizeof *order, by_pair, ctx);
 	for (int s = 0, e; s < n; s = e) {
 		const lk__ode_joint *j0 = &ctx->joints[order[s]];
@@ -206,10 +242,8 @@ static void warm_faces(lk_ode *ctx, double scale, double *lambda)
 		const dReal *x = dBodyGetPosition(b0);
 		double f[6] = {0}, nb[3] = {0}, carried = 0.0;
 		int before = 0;
-		for (int k = ctx->warm_heads[warm_hash(b0, b1, ctx->warm_hcap)]; k >= 0; k = ctx->warm[k].next) {
+		for (int k = pair_first(ctx, b0, b1, ctx->nwarm); k >= 0; k = pair_next(ctx, k, b0, b1)) {
 			const lk__ode_warm *w = &ctx->warm[k];
-			if (w->key || w->body[0] != b0 || w->body[1] != b1)
-				continue;
 			const double ln = w->lambda[0], r[3] = {w->point[0] - x[0], w->point[1] - x[1], w->point[2] - x[2]};
 			for (int c = 0; c < 3; ++c) {
 				f[c] += ln * w->normal[c];
@@ -289,6 +323,7 @@ void lk__ode_mark_articulated(lk_ode *ctx)
 void lk__ode_warm_lookup(lk_ode *ctx, double h, double *lambda)
 {
 	memset(lambda, 0, (size_t)ctx->nrows * sizeof(double));
+	ctx->runs_whole_now = 0; /* until warm_faces finds this step's pairs */
 	if (ctx->nwarm == 0 || !ctx->warm_heads)
 		return;
 	const double scale = (ctx->warm_dt > 0 ? h / ctx->warm_dt : 1.0) * ctx->def.warm_factor;
@@ -307,10 +342,10 @@ void lk__ode_warm_lookup(lk_ode *ctx, double h, double *lambda)
 				if (j->body[k] >= 0 && ctx->bodies[j->body[k]].articulated)
 					ctx->bodies[j->body[k]].recovering = 1;
 	}
-	/* the chain of the last contact's pair: a collision's contacts come one after the other, and the hash's
-	 * slot, a miss to memory on a large pile, is read once a pair rather than once a contact */
+	/* the records of the last contact's pair (pair_first): a collision's contacts come one after the other, and
+	 * the pair's records are found once a pair rather than once a contact */
 	dBodyID chain_b0 = NULL, chain_b1 = NULL;
-	int chain = -1;
+	int first = -1, guess = 0;
 	for (int i = 0; i < ctx->njoints; ++i) {
 		const lk__ode_joint *j = &ctx->joints[i];
 		if (!j->m)
@@ -320,14 +355,16 @@ void lk__ode_warm_lookup(lk_ode *ctx, double h, double *lambda)
 		if (j->type == dJointTypeContact) {
 			const double *n = ctx->defs[j->row0].J[0], *p = ctx->defs[j->row0].point;
 			double bestd = INFINITY;
-			if (chain < 0 || b0 != chain_b0 || b1 != chain_b1) {
-				chain = ctx->warm_heads[warm_hash(b0, b1, ctx->warm_hcap)];
+			if (first < 0 || b0 != chain_b0 || b1 != chain_b1) {
+				first = pair_first(ctx, b0, b1, guess);
+				if (first >= 0)
+					guess = first + 1;
 				chain_b0 = b0;
 				chain_b1 = b1;
 			}
-			for (int k = chain; k >= 0; k = ctx->warm[k].next) {
+			for (int k = first; k >= 0; k = pair_next(ctx, k, b0, b1)) {
 				const lk__ode_warm *w = &ctx->warm[k];
-				if (w->key || w->used || w->body[0] != b0 || w->body[1] != b1)
+				if (w->used)
 					continue;
 				double d2 = 0;
 				for (int c = 0; c < 3; ++c)
@@ -395,26 +432,30 @@ void lk__ode_warm_store(lk_ode *ctx, double h)
 	}
 	for (int k = 0; k < ctx->warm_hcap; ++k)
 		ctx->warm_heads[k] = -1;
+	/* the contacts' records first, in joint order, then the other joints': where each pair's contacts were
+	 * consecutive joints (warm_faces found it this step), each pair's records are one run (pair_first) */
 	int k = 0;
-	for (int i = 0; i < ctx->njoints; ++i) {
-		const lk__ode_joint *j = &ctx->joints[i];
-		if (!j->m)
-			continue;
-		lk__ode_warm *w = &ctx->warm_next[k];
-		memset(w, 0, sizeof *w);
-		w->body[0] = j->bid[0];
-		w->body[1] = j->bid[1];
-		w->type = j->type;
-		w->m = j->m;
-		w->key = j->type == dJointTypeContact ? NULL : (const void *)j->id;
-		memcpy(w->point, ctx->defs[j->row0].point, sizeof w->point);
-		memcpy(w->normal, ctx->defs[j->row0].J[0], sizeof w->normal);
-		memcpy(w->lambda, ctx->lambda + j->row0, (size_t)j->m * sizeof(double));
-		unsigned hb = w->key ? warm_hash(w->key, NULL, ctx->warm_hcap)
-		                     : warm_hash(w->body[0], w->body[1], ctx->warm_hcap);
-		w->next = ctx->warm_heads[hb];
-		ctx->warm_heads[hb] = k;
-		++k;
+	for (int pass = 0; pass < 2; ++pass) {
+		for (int i = 0; i < ctx->njoints; ++i) {
+			const lk__ode_joint *j = &ctx->joints[i];
+			if (!j->m || (j->type == dJointTypeContact) != (pass == 0))
+				continue;
+			lk__ode_warm *w = &ctx->warm_next[k];
+			memset(w, 0, sizeof *w);
+			w->body[0] = j->bid[0];
+			w->body[1] = j->bid[1];
+			w->type = j->type;
+			w->m = j->m;
+			w->key = j->type == dJointTypeContact ? NULL : (const void *)j->id;
+			memcpy(w->point, ctx->defs[j->row0].point, sizeof w->point);
+			memcpy(w->normal, ctx->defs[j->row0].J[0], sizeof w->normal);
+			memcpy(w->lambda, ctx->lambda + j->row0, (size_t)j->m * sizeof(double));
+			unsigned hb = w->key ? warm_hash(w->key, NULL, ctx->warm_hcap)
+			                     : warm_hash(w->body[0], w->body[1], ctx->warm_hcap);
+			w->next = ctx->warm_heads[hb];
+			ctx->warm_heads[hb] = k;
+			++k;
+		}
 	}
 	lk__ode_warm *t = ctx->warm;
 	ctx->warm = ctx->warm_next;
@@ -423,5 +464,6 @@ void lk__ode_warm_store(lk_ode *ctx, double h)
 	ctx->cap_warm = ctx->cap_warm_next;
 	ctx->cap_warm_next = tc;
 	ctx->nwarm = k;
+	ctx->warm_runs_whole = ctx->runs_whole_now;
 	ctx->warm_dt = h;
 }
