@@ -39,7 +39,8 @@ static int touch(int *set, int *n, int body, int nbodies)
  * record's last line, and read several times by the partition and the colouring. */
 typedef struct group_sets {
 	int *start;          /* first row of each group, then nrows */
-	int *set;            /* GROUP_BODIES per group */
+	int *set;            /* the groups' sets one after another (at most GROUP_BODIES each) */
+	int *off;            /* where each group's set starts in set, then the end */
 	int *key;
 	unsigned char *n;    /* bodies in the set */
 	unsigned char *fits; /* 0: the group touches more than GROUP_BODIES (the set holds some of them) */
@@ -51,12 +52,15 @@ static int find_groups(const lk_problem *p, lk__arena *a, group_sets *gs)
 	const int n = p->nrows, nb = p->nbodies;
 	gs->start = lk__arena_alloc(a, ((size_t)n + 1) * sizeof(int));
 	gs->set = lk__arena_alloc(a, ((size_t)n + 1) * GROUP_BODIES * sizeof(int));
+	gs->off = lk__arena_alloc(a, ((size_t)n + 1) * sizeof(int));
 	gs->key = lk__arena_alloc(a, ((size_t)n + 1) * sizeof(int));
 	gs->n = lk__arena_alloc(a, (size_t)n + 1);
 	gs->fits = lk__arena_alloc(a, (size_t)n + 1);
-	if (!gs->start || !gs->set || !gs->key || !gs->n || !gs->fits)
+	if (!gs->start || !gs->set || !gs->off || !gs->key || !gs->n || !gs->fits)
 		return -1;
-	int ng = 0, ns = 0, fits = 1, last_f = -1;
+	/* the sets packed one after another: most groups touch two bodies, and a set's place each of
+	 * GROUP_BODIES was mostly stores to lines of memory that held nothing else of use */
+	int ng = 0, ns = 0, fits = 1, last_f = -1, pos = 0;
 	int32_t pa = -1, pb = -1;
 	int *set = gs->set;
 	for (int i = 0; i < n; ++i) {
@@ -65,11 +69,13 @@ static int find_groups(const lk_problem *p, lk__arena *a, group_sets *gs)
 			if (ng > 0) {
 				gs->n[ng - 1] = (unsigned char)ns;
 				gs->fits[ng - 1] = (unsigned char)fits;
+				pos += ns;
 			}
 			pa = r->a;
 			pb = r->b;
 			gs->start[ng] = i;
-			set = gs->set + (size_t)GROUP_BODIES * ng;
+			gs->off[ng] = pos;
+			set = gs->set + pos;
 			ns = 0;
 			fits = touch(set, &ns, pa, nb) && touch(set, &ns, pb, nb);
 			const int ka = pa < nb ? pa : nb, kb = pb < nb ? pb : nb;
@@ -88,8 +94,10 @@ static int find_groups(const lk_problem *p, lk__arena *a, group_sets *gs)
 	if (ng > 0) {
 		gs->n[ng - 1] = (unsigned char)ns;
 		gs->fits[ng - 1] = (unsigned char)fits;
+		pos += ns;
 	}
 	gs->start[ng] = n;
+	gs->off[ng] = pos;
 	return ng;
 }
 
@@ -111,7 +119,7 @@ static lk_status bfs_ranks(const lk_problem *p, lk__arena *a, const group_sets *
 	memset(deg, 0, ((size_t)nb + 2) * sizeof(int));
 	int64_t edges = 0;
 	for (int g = 0; g < ng; ++g) {
-		const int ns = gs->n[g], *set = gs->set + (size_t)GROUP_BODIES * g;
+		const int ns = gs->n[g], *set = gs->set + gs->off[g];
 		for (int k = 0; k < ns; ++k)
 			deg[set[k] + 1] += ns - 1;
 		edges += (int64_t)ns * (ns - 1);
@@ -124,7 +132,7 @@ static lk_status bfs_ranks(const lk_problem *p, lk__arena *a, const group_sets *
 		return LK_ERR_NO_MEMORY;
 	memcpy(fill, deg, (size_t)nb * sizeof(int));
 	for (int g = 0; g < ng; ++g) {
-		const int ns = gs->n[g], *set = gs->set + (size_t)GROUP_BODIES * g;
+		const int ns = gs->n[g], *set = gs->set + gs->off[g];
 		for (int k = 0; k < ns; ++k)
 			for (int j = 0; j < ns; ++j)
 				if (j != k)
@@ -175,7 +183,7 @@ static int cut_parts(const lk_problem *p, const group_sets *gs, int ng, int npar
 	const int nb = p->nbodies;
 	memset(rows_at, 0, ((size_t)nb + 1) * sizeof(int));
 	for (int g = 0; g < ng; ++g) {
-		const int ns = gs->n[g], *set = gs->set + (size_t)GROUP_BODIES * g;
+		const int ns = gs->n[g], *set = gs->set + gs->off[g];
 		int first = nb, last = -1;
 		for (int k = 0; k < ns; ++k) {
 			const int r = rank ? rank[set[k]] : set[k];
@@ -203,7 +211,7 @@ static int cut_parts(const lk_problem *p, const group_sets *gs, int ng, int npar
 		body_part[b] = rows_at[rank ? rank[b] : b];
 	int crossing = 0;
 	for (int g = 0; g < ng; ++g) {
-		const int ns = gs->n[g], *set = gs->set + (size_t)GROUP_BODIES * g;
+		const int ns = gs->n[g], *set = gs->set + gs->off[g];
 		int k = -1;
 		if (gs->fits[g]) {
 			k = ns > 0 ? body_part[set[0]] : 0;
@@ -286,7 +294,7 @@ lk_status lk__colour_rows(const lk_problem *p, lk__arena *a, int nparts, int *pe
 			++in_parts;
 			continue;
 		}
-		const int ns = gs.n[g], *set = gs.set + (size_t)GROUP_BODIES * g;
+		const int ns = gs.n[g], *set = gs.set + gs.off[g];
 		/* in the part order the few groups that cross parts go to the serial colour: one barrier a sweep
 		 * after the parts instead of one per colour */
 		const int fits = !first && gs.fits[g];
