@@ -441,8 +441,9 @@ static lk_problem *rows_copy(const lk_problem *src, const rows_source *rs, int t
  * their evaluations and Krylov products (product.c, newton.c): each body gathers its rows' M^-1 J^T x_i in row
  * order, the sum one thread's scatter makes, so APGD's, MPRGP's and Newton's lambda, iterations and work are
  * those of one thread to the bit, on 2 and 3 threads and on a lent scheduler (a body's rows summed in another
- * order fail it; so do the minimum map's reduced rows taken in another order). PGS-SM's sweeps run in the part order there, so its threaded
- * solves, with conjugate gradients on the subspace, are compared with its one-thread solve in the part order
+ * order fail it; so do the minimum map's reduced rows taken in another order). PGS-SM's sweeps run in the part
+ * order there, so its threaded solves, with conjugate gradients on the subspace, are compared with its one-thread
+ * solve in the part order
  * (order=part). Small budgets: the test also runs under ThreadSanitizer. */
 static void test_products_on_threads(void **state)
 {

@@ -408,9 +408,9 @@ static void face_columns(lk__coarse *k, const lk_problem *p, int f, int side, co
 }
 
 /* The prolongation of face f, into k->P[WRENCH t + q] for its entries t: an orthonormal basis of the span of
- * the Jacobians of the face's rows that are not left out, on the pair's first body (side: 0 or 6 of J). With W the 6 x m matrix of those
- * Jacobians, the pivoted Cholesky factor of W W^T = E L L^T E^T stops at the rank r of W (lk__span_factor),
- * and P = W^T E_r L_r^-T has P^T P = I. The basis spans what the face can transmit and nothing
+ * the Jacobians of the face's rows that are not left out, on the pair's first body (side: 0 or 6 of J). With W
+ * the 6 x m matrix of those Jacobians, the pivoted Cholesky factor of W W^T = E L L^T E^T stops at the rank r of W
+ * (lk__span_factor), and P = W^T E_r L_r^-T has P^T P = I. The basis spans what the face can transmit and nothing
  * of what it cannot: four coplanar contacts without friction carry three wrench components, and the fourth
  * combination of their impulses, which changes no velocity, stays out of the coarse problem (it would make
  * it singular). Returns r. */
