@@ -40,9 +40,8 @@ static int touch(int *set, int *n, int body, int nbodies)
 typedef struct group_sets {
 	int *start;          /* first row of each group, then nrows */
 	int *set;            /* the groups' sets one after another (at most GROUP_BODIES each) */
-	int *off;            /* where each group's set starts in set, then the end */
+	int *off;            /* where each group's set starts in set, then the end: its bodies off[g + 1] - off[g] */
 	int *key;
-	unsigned char *n;    /* bodies in the set */
 	unsigned char *fits; /* 0: the group touches more than GROUP_BODIES (the set holds some of them) */
 } group_sets;
 
@@ -54,9 +53,8 @@ static int find_groups(const lk_problem *p, lk__arena *a, group_sets *gs)
 	gs->set = lk__arena_alloc(a, ((size_t)n + 1) * GROUP_BODIES * sizeof(int));
 	gs->off = lk__arena_alloc(a, ((size_t)n + 1) * sizeof(int));
 	gs->key = lk__arena_alloc(a, ((size_t)n + 1) * sizeof(int));
-	gs->n = lk__arena_alloc(a, (size_t)n + 1);
 	gs->fits = lk__arena_alloc(a, (size_t)n + 1);
-	if (!gs->start || !gs->set || !gs->off || !gs->key || !gs->n || !gs->fits)
+	if (!gs->start || !gs->set || !gs->off || !gs->key || !gs->fits)
 		return -1;
 	/* the sets packed one after another: most groups touch two bodies, and a set's place each of
 	 * GROUP_BODIES was mostly stores to lines of memory that held nothing else of use */
@@ -67,7 +65,6 @@ static int find_groups(const lk_problem *p, lk__arena *a, group_sets *gs)
 		const lk__row_link *r = &p->link[i];
 		if (i == 0 || r->a != pa || r->b != pb) {
 			if (ng > 0) {
-				gs->n[ng - 1] = (unsigned char)ns;
 				gs->fits[ng - 1] = (unsigned char)fits;
 				pos += ns;
 			}
@@ -92,7 +89,6 @@ static int find_groups(const lk_problem *p, lk__arena *a, group_sets *gs)
 		}
 	}
 	if (ng > 0) {
-		gs->n[ng - 1] = (unsigned char)ns;
 		gs->fits[ng - 1] = (unsigned char)fits;
 		pos += ns;
 	}
@@ -119,7 +115,7 @@ static lk_status bfs_ranks(const lk_problem *p, lk__arena *a, const group_sets *
 	memset(deg, 0, ((size_t)nb + 2) * sizeof(int));
 	int64_t edges = 0;
 	for (int g = 0; g < ng; ++g) {
-		const int ns = gs->n[g], *set = gs->set + gs->off[g];
+		const int ns = gs->off[g + 1] - gs->off[g], *set = gs->set + gs->off[g];
 		for (int k = 0; k < ns; ++k)
 			deg[set[k] + 1] += ns - 1;
 		edges += (int64_t)ns * (ns - 1);
@@ -132,7 +128,7 @@ static lk_status bfs_ranks(const lk_problem *p, lk__arena *a, const group_sets *
 		return LK_ERR_NO_MEMORY;
 	memcpy(fill, deg, (size_t)nb * sizeof(int));
 	for (int g = 0; g < ng; ++g) {
-		const int ns = gs->n[g], *set = gs->set + gs->off[g];
+		const int ns = gs->off[g + 1] - gs->off[g], *set = gs->set + gs->off[g];
 		for (int k = 0; k < ns; ++k)
 			for (int j = 0; j < ns; ++j)
 				if (j != k)
@@ -183,7 +179,7 @@ static int cut_parts(const lk_problem *p, const group_sets *gs, int ng, int npar
 	const int nb = p->nbodies;
 	memset(rows_at, 0, ((size_t)nb + 1) * sizeof(int));
 	for (int g = 0; g < ng; ++g) {
-		const int ns = gs->n[g], *set = gs->set + gs->off[g];
+		const int ns = gs->off[g + 1] - gs->off[g], *set = gs->set + gs->off[g];
 		int first = nb, last = -1;
 		for (int k = 0; k < ns; ++k) {
 			const int r = rank ? rank[set[k]] : set[k];
@@ -211,7 +207,7 @@ static int cut_parts(const lk_problem *p, const group_sets *gs, int ng, int npar
 		body_part[b] = rows_at[rank ? rank[b] : b];
 	int crossing = 0;
 	for (int g = 0; g < ng; ++g) {
-		const int ns = gs->n[g], *set = gs->set + gs->off[g];
+		const int ns = gs->off[g + 1] - gs->off[g], *set = gs->set + gs->off[g];
 		int k = -1;
 		if (gs->fits[g]) {
 			k = ns > 0 ? body_part[set[0]] : 0;
@@ -294,7 +290,7 @@ lk_status lk__colour_rows(const lk_problem *p, lk__arena *a, int nparts, int *pe
 			++in_parts;
 			continue;
 		}
-		const int ns = gs.n[g], *set = gs.set + gs.off[g];
+		const int ns = gs.off[g + 1] - gs.off[g], *set = gs.set + gs.off[g];
 		/* in the part order the few groups that cross parts go to the serial colour: one barrier a sweep
 		 * after the parts instead of one per colour */
 		const int fits = !first && gs.fits[g];
