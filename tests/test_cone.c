@@ -378,6 +378,48 @@ static void test_cone_methods_by_hand(void **state)
 	}
 }
 
+/* Siconos's light error gates the evaluations of merit=fc3d (monitor.c): the sweeps stop on the merit below the
+ * tolerance, within a few sweeps of where a check after every sweep (a history asks for one) stops, on the same
+ * iterates: a solve of as many sweeps without any check returns the same reactions to the bit. In both forms:
+ * a packing's rows and its Delassus problem. */
+static void test_light_error_gate(void **state)
+{
+	(void)state;
+	lk_problem *rows = tu_generate("packing", 12, 0.3);
+	lk_peer_fc3d f;
+	char err[200];
+	assert_int_equal(lk_peer_fc3d_make(rows, 3000, &f, err, sizeof err), LK_OK);
+	lk_problem *forms[2] = {rows, lk_peer_fc3d_problem(&f)};
+	for (int k = 0; k < 2; ++k) {
+		lk_problem *p = forms[k];
+		const int n = lk_problem_row_count(p);
+		lk_solver_config c = tu_spec("pgs:friction=cone,iters=200000,merit=fc3d,tol=1e-10,warm=0");
+		lk_stats gated, every;
+		assert_int_equal(lk_solve(p, &c, &gated, NULL), LK_OK);
+		assert_int_equal(gated.stop_reason, LK_STOP_ABSOLUTE);
+		assert_true(gated.fc3d_final < 1e-10);
+		double *got = malloc((size_t)n * sizeof(double));
+		memcpy(got, lk_problem_lambda(p), (size_t)n * sizeof(double));
+		lk_history h = {calloc(200000, sizeof(lk_history_entry)), 200000, 0};
+		assert_int_equal(lk_solve(p, &c, &every, &h), LK_OK);
+		assert_int_equal(every.stop_reason, LK_STOP_ABSOLUTE);
+		print_message("form %d: %d sweeps gated, %d checked after every sweep\n", k, gated.iterations,
+		              every.iterations);
+		assert_true(gated.iterations >= every.iterations && gated.iterations <= every.iterations + 10);
+		char spec[96];
+		snprintf(spec, sizeof spec, "pgs:friction=cone,iters=%d,warm=0", gated.iterations);
+		lk_solver_config plain = tu_spec(spec);
+		lk_stats st;
+		assert_int_equal(lk_solve(p, &plain, &st, NULL), LK_OK);
+		assert_int_equal(st.iterations, gated.iterations);
+		assert_memory_equal(lk_problem_lambda(p), got, (size_t)n * sizeof(double));
+		free(h.entries);
+		free(got);
+		lk_problem_destroy(p);
+	}
+	lk_peer_fc3d_free(&f);
+}
+
 /* Each cone method on a sphere packing, whose reactions are unique (its W is positive definite): Siconos's
  * error below 1e-9, the reactions of Siconos's fc3d_nsgs to 1e-6, and Coulomb's law contact by contact. */
 static void test_cone_methods_against_siconos(void **state)
@@ -618,6 +660,7 @@ int main(void)
 		cmocka_unit_test(test_fc3d_merit_by_blocks),
 		cmocka_unit_test(test_fc2d_merit_is_siconos),
 		cmocka_unit_test(test_cone_methods_by_hand),
+		cmocka_unit_test(test_light_error_gate),
 		cmocka_unit_test(test_cone_methods_against_siconos),
 		cmocka_unit_test(test_unique_velocities),
 		cmocka_unit_test(test_cone_specs),
