@@ -634,6 +634,25 @@ static void test_public_files(void **state)
 	lk_problem_destroy(p);
 }
 
+/* merit=fc3d's evaluations behind Siconos's light error (monitor.c) on a problem whose reactions are not unique
+ * (LMGC's PerioBox, Siconos's test data): the cone sweep reaches Siconos's error 1e-8 while it still moves the
+ * reactions along the solutions by more than the gate lets through, and the quarter more sweeps after which the
+ * merit is evaluated anyway stops it within a quarter and a sweep of where a check after every sweep (a history
+ * asks for one) stops, on the same iterates. With the change alone the sweeps ran 1,540 instead of 37. */
+static void test_light_gate_non_unique(void **state)
+{
+	(void)state;
+	char err[512], path[512];
+	snprintf(path, sizeof path, "%s", tu_data_path("fclib/LMGC_100_PR_PerioBox-i00361-60-03000.hdf5"));
+	lk_problem *p = NULL;
+	if (lk_fclib_import(path, &p, err, sizeof err) != LK_OK)
+		fail_msg("%s", err);
+	assert_int_equal(lk_problem_row_count(p), 180);
+	tu_assert_light_gate(p, "pgs:friction=cone,iters=100000,merit=fc3d,tol=1e-8,warm=0",
+	                     "pgs:friction=cone,iters=%d,warm=0", 1e-8, "PerioBox");
+	lk_problem_destroy(p);
+}
+
 /* --------------------------------------------------------------------- files that disagree with themselves */
 
 /* A small local problem (two 3D contacts, W 6 x 6 as triplets) and a small global one (M 3 x 3 in compressed
@@ -743,6 +762,7 @@ int main(void)
 		cmocka_unit_test(test_global_sparse_reduction),
 		cmocka_unit_test(test_m_symmetry),
 		cmocka_unit_test(test_public_files),   cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_light_gate_non_unique),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

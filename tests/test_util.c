@@ -212,3 +212,33 @@ double tu_median(double *v, int n)
 	qsort(v, (size_t)n, sizeof *v, by_value);
 	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
+
+int tu_assert_light_gate(lk_problem *p, const char *spec, const char *plain, double tol, const char *label)
+{
+	const int n = lk_problem_row_count(p);
+	lk_solver_config c = tu_spec(spec);
+	lk_stats gated, every, st;
+	assert_int_equal(lk_solve(p, &c, &gated, NULL), LK_OK);
+	assert_int_equal(gated.stop_reason, LK_STOP_ABSOLUTE);
+	assert_true(gated.fc3d_final < tol);
+	double *got = malloc((size_t)n * sizeof(double));
+	assert_non_null(got);
+	memcpy(got, lk_problem_lambda(p), (size_t)n * sizeof(double));
+	const int cap = 1000000;
+	lk_history h = {calloc(cap, sizeof(lk_history_entry)), cap, 0};
+	assert_non_null(h.entries);
+	assert_int_equal(lk_solve(p, &c, &every, &h), LK_OK);
+	assert_int_equal(every.stop_reason, LK_STOP_ABSOLUTE);
+	print_message("%s: %d sweeps gated, %d checked after every sweep\n", label, gated.iterations, every.iterations);
+	assert_true(gated.iterations >= every.iterations &&
+	            gated.iterations <= every.iterations + every.iterations / 4 + 1);
+	char s[160];
+	snprintf(s, sizeof s, plain, gated.iterations);
+	lk_solver_config d = tu_spec(s);
+	assert_int_equal(lk_solve(p, &d, &st, NULL), LK_OK);
+	assert_int_equal(st.iterations, gated.iterations);
+	assert_memory_equal(lk_problem_lambda(p), got, (size_t)n * sizeof(double));
+	free(h.entries);
+	free(got);
+	return gated.iterations;
+}

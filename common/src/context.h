@@ -57,6 +57,7 @@ typedef struct lk__ctx {
 	lk_metrics checked;   /* the metrics of the latest check that evaluated them */
 	lk__merit_sums last_sums; /* the sums of the latest lk__current_metrics over every row (not by blocks) */
 	double light_scale;   /* merit=fc3d: ||lambda|| at the latest evaluation, the gate of the next (monitor.c) */
+	int light_next;       /* ... and the sweep at which the next is due whatever the gate */
 	int grew;             /* a check under LK__RULE_SOFT_GROWTH found the growth guard tripped */
 	lk_stats *stats;
 	lk_history *hist;

@@ -278,24 +278,30 @@ static lk_stop_reason change_rules(const lk__ctx *c, int iter, double max_change
 
 /* Siconos's light error (fc3d_nsgs's SICONOS_FRICTION_3D_NSGS_ERROR_EVALUATION_LIGHT_WITH_FULL_FINAL: the change
  * of the reactions gates the full error's evaluation): under merit=fc3d and an absolute tolerance, a sweep of the
- * Gauss-Seidel family has its merit evaluated after its first sweep, and afterwards only where the sweep changed
- * no lambda by more than LK_LIGHT_GATE times the tolerance times the norm of lambda at the last evaluation.
- * Siconos's relative error costs a product and a projection onto each contact's cone: on a problem of a few
- * contacts about two sweeps' worth, and it was evaluated after every sweep of solves of tens to hundreds of
- * thousands (Siconos's test problem Rover4609: its checks 1.75 times its sweeps' instructions). A problem a first
- * sweep solves is checked there. Not with a history, which records every check's merit; nor by blocks of rows
- * (the colour order), whose sums hold no norm of lambda. A hundred times, not the tolerance itself (Siconos's
- * gate): there the change of a slowly converging solve stayed above the gate for many sweeps after its error was
- * below the tolerance (Capsules-i125 took 3,449 sweeps instead of 2,462, OneObject-i100000-499 2,681 instead of
- * 1,768); at a hundred they stop within a few sweeps of a check after every sweep. */
-#define LK_LIGHT_GATE 100.0
+ * Gauss-Seidel family has its merit evaluated after its first sweep, and afterwards where the sweep changed no
+ * lambda by more than LK_LIGHT_GATE times the tolerance times the norm of lambda at the last evaluation, or where
+ * a quarter more sweeps than at the last evaluation have passed. Siconos's relative error costs a product and a
+ * projection onto each contact's cone: on a problem of a few contacts about two sweeps' worth, and it was
+ * evaluated after every sweep of solves of tens to hundreds of thousands (Siconos's test problem Rover4609: its
+ * checks 1.75 times its sweeps' instructions). A problem a first sweep solves is checked there. Not with a
+ * history, which records every check's merit; nor by blocks of rows (the colour order), whose sums hold no norm
+ * of lambda.
+ *
+ * Ten times the tolerance, not the tolerance itself (Siconos's gate): there the change of a slowly converging
+ * solve stayed above it for many sweeps after its error was below the tolerance (Capsules-i125 2,715 sweeps
+ * instead of 2,462, OneObject-i100000-499 2,085 instead of 1,768); at ten, 2,466 and 1,768. The quarter: where the
+ * reactions are not unique a sweep keeps moving them along the solutions at an error below the tolerance, which
+ * the change alone did not let through (LMGC's PerioBox: 2,017 sweeps behind a gate at the tolerance, 1,063
+ * at a hundred times it, instead of 37; with the quarter 41). */
+#define LK_LIGHT_GATE 10.0
+#define LK_LIGHT_SPACING 4
 
 static int light_gate_shut(const lk__ctx *c, int iter, double max_change)
 {
 	const lk_solver_config *cfg = c->cfg;
 	return cfg->merit == LK_MERIT_FC3D && cfg->tol_abs > 0 && c->method && (c->method->traits & LK__M_PLAIN_SWEEPS) &&
 	       !c->blocks && !lk__history_wanted(c) && iter > 1 && iter < cfg->max_iterations && c->light_scale > 0 &&
-	       !(max_change <= LK_LIGHT_GATE * cfg->tol_abs * c->light_scale);
+	       iter < c->light_next && !(max_change <= LK_LIGHT_GATE * cfg->tol_abs * c->light_scale);
 }
 
 lk_stop_reason lk__monitor(lk__ctx *c, int iter, double max_change)
@@ -309,8 +315,10 @@ lk_stop_reason lk__monitor(lk__ctx *c, int iter, double max_change)
 	if (merit_needed(c, iter) && !light_gate_shut(c, iter, max_change)) {
 		lk_metrics m;
 		lk__current_metrics(c, &m);
-		if (c->cfg->merit == LK_MERIT_FC3D && !c->blocks)
+		if (c->cfg->merit == LK_MERIT_FC3D && !c->blocks) {
 			c->light_scale = sqrt(c->last_sums.nl);
+			c->light_next = iter + (iter / LK_LIGHT_SPACING > 1 ? iter / LK_LIGHT_SPACING : 1);
+		}
 		lk_stop_reason r = merit_rules(c, iter, &m, 1, 1, 0);
 		if (r != LK_STOP_NONE)
 			return r;
