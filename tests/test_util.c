@@ -224,7 +224,7 @@ int tu_assert_light_gate(lk_problem *p, const char *spec, const char *plain, dou
 	double *got = malloc((size_t)n * sizeof(double));
 	assert_non_null(got);
 	memcpy(got, lk_problem_lambda(p), (size_t)n * sizeof(double));
-	const int cap = 1000000;
+	const int cap = 200000;
 	lk_history h = {calloc(cap, sizeof(lk_history_entry)), cap, 0};
 	assert_non_null(h.entries);
 	assert_int_equal(lk_solve(p, &c, &every, &h), LK_OK);

@@ -299,8 +299,10 @@ static lk_stop_reason change_rules(const lk__ctx *c, int iter, double max_change
 static int light_gate_shut(const lk__ctx *c, int iter, double max_change)
 {
 	const lk_solver_config *cfg = c->cfg;
-	return cfg->merit == LK_MERIT_FC3D && cfg->tol_abs > 0 && c->method && (c->method->traits & LK__M_PLAIN_SWEEPS) &&
-	       !c->blocks && !lk__history_wanted(c) && iter > 1 && iter < cfg->max_iterations && c->light_scale > 0 &&
+	if (cfg->merit != LK_MERIT_FC3D || !(cfg->tol_abs > 0) || !c->method ||
+	    !(c->method->traits & LK__M_PLAIN_SWEEPS))
+		return 0;
+	return !c->blocks && !lk__history_wanted(c) && iter > 1 && iter < cfg->max_iterations && c->light_scale > 0 &&
 	       iter < c->light_next && !(max_change <= LK_LIGHT_GATE * cfg->tol_abs * c->light_scale);
 }
 
