@@ -443,8 +443,7 @@ static lk_problem *rows_copy(const lk_problem *src, const rows_source *rs, int t
  * those of one thread to the bit, on 2 and 3 threads and on a lent scheduler (a body's rows summed in another
  * order fail it; so do the minimum map's reduced rows taken in another order). PGS-SM's sweeps run in the part
  * order there, so its threaded solves, with conjugate gradients on the subspace, are compared with its one-thread
- * solve in the part order
- * (order=part). Small budgets: the test also runs under ThreadSanitizer. */
+ * solve in the part order (order=part). Small budgets: the test also runs under ThreadSanitizer. */
 static void test_products_on_threads(void **state)
 {
 	(void)state;
@@ -861,13 +860,14 @@ static void test_thread_count_changes(void **state)
  * Solved in the part order on two threads (its order's scratch is the largest), 60 solves of a problem that
  * gains a contact's rows every time keep at most two blocks after the first solve, holding at most three times
  * what one solve takes (before lk__arena_recycle: a block more at every solve). */
-static int arena_blocks(const lk__arena *a, size_t *bytes)
+static int arena_blocks(const lk__arena *a, size_t *bytes, size_t *used)
 {
 	int n = 0;
-	*bytes = 0;
+	*bytes = *used = 0;
 	for (const lk__arena_block *b = a->head; b; b = b->next) {
 		++n;
 		*bytes += b->size;
+		*used += b->used;
 	}
 	return n;
 }
@@ -896,11 +896,9 @@ static void test_arena_bounded_as_the_problem_grows(void **state)
 		}
 		lk_stats st;
 		assert_int_equal(lk_solve(q, &cfg, &st, NULL), LK_OK);
-		size_t used = 0;
-		for (const lk__arena_block *b = q->arena.head; b; b = b->next)
-			used += b->used;
+		size_t used;
+		const int blocks = arena_blocks(&q->arena, &bytes, &used);
 		peak = used > peak ? used : peak;
-		const int blocks = arena_blocks(&q->arena, &bytes);
 		if (solve > 0 && (blocks > 2 || bytes > 3 * peak))
 			fail_msg("solve %d of %d rows: %d blocks, %zu bytes, for %zu a solve", solve, added, blocks, bytes, used);
 	}

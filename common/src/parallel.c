@@ -45,6 +45,13 @@ typedef struct group_sets {
 	unsigned char *fits; /* 0: the group touches more than GROUP_BODIES (the set holds some of them) */
 } group_sets;
 
+/* Group g's set: its bodies, *ns of them. */
+static inline const int *group_set(const group_sets *gs, int g, int *ns)
+{
+	*ns = gs->off[g + 1] - gs->off[g];
+	return gs->set + gs->off[g];
+}
+
 /* Returns the number of groups, or -1 without memory. */
 static int find_groups(const lk_problem *p, lk__arena *a, group_sets *gs)
 {
@@ -115,7 +122,8 @@ static lk_status bfs_ranks(const lk_problem *p, lk__arena *a, const group_sets *
 	memset(deg, 0, ((size_t)nb + 2) * sizeof(int));
 	int64_t edges = 0;
 	for (int g = 0; g < ng; ++g) {
-		const int ns = gs->off[g + 1] - gs->off[g], *set = gs->set + gs->off[g];
+		int ns;
+		const int *set = group_set(gs, g, &ns);
 		for (int k = 0; k < ns; ++k)
 			deg[set[k] + 1] += ns - 1;
 		edges += (int64_t)ns * (ns - 1);
@@ -128,7 +136,8 @@ static lk_status bfs_ranks(const lk_problem *p, lk__arena *a, const group_sets *
 		return LK_ERR_NO_MEMORY;
 	memcpy(fill, deg, (size_t)nb * sizeof(int));
 	for (int g = 0; g < ng; ++g) {
-		const int ns = gs->off[g + 1] - gs->off[g], *set = gs->set + gs->off[g];
+		int ns;
+		const int *set = group_set(gs, g, &ns);
 		for (int k = 0; k < ns; ++k)
 			for (int j = 0; j < ns; ++j)
 				if (j != k)
@@ -179,7 +188,8 @@ static int cut_parts(const lk_problem *p, const group_sets *gs, int ng, int npar
 	const int nb = p->nbodies;
 	memset(rows_at, 0, ((size_t)nb + 1) * sizeof(int));
 	for (int g = 0; g < ng; ++g) {
-		const int ns = gs->off[g + 1] - gs->off[g], *set = gs->set + gs->off[g];
+		int ns;
+		const int *set = group_set(gs, g, &ns);
 		int first = nb, last = -1;
 		for (int k = 0; k < ns; ++k) {
 			const int r = rank ? rank[set[k]] : set[k];
@@ -207,7 +217,8 @@ static int cut_parts(const lk_problem *p, const group_sets *gs, int ng, int npar
 		body_part[b] = rows_at[rank ? rank[b] : b];
 	int crossing = 0;
 	for (int g = 0; g < ng; ++g) {
-		const int ns = gs->off[g + 1] - gs->off[g], *set = gs->set + gs->off[g];
+		int ns;
+		const int *set = group_set(gs, g, &ns);
 		int k = -1;
 		if (gs->fits[g]) {
 			k = ns > 0 ? body_part[set[0]] : 0;
@@ -290,7 +301,8 @@ lk_status lk__colour_rows(const lk_problem *p, lk__arena *a, int nparts, int *pe
 			++in_parts;
 			continue;
 		}
-		const int ns = gs.off[g + 1] - gs.off[g], *set = gs.set + gs.off[g];
+		int ns;
+		const int *set = group_set(&gs, g, &ns);
 		/* in the part order the few groups that cross parts go to the serial colour: one barrier a sweep
 		 * after the parts instead of one per colour */
 		const int fits = !first && gs.fits[g];
