@@ -1,6 +1,7 @@
 /* Coulomb's cone (friction=cone): each contact's two friction rows bounded together by the disc of radius
  * mu lambda_n, against the engines' box. Hand-computed single contacts and a stack. */
 #include "test_util.h"
+#include "cone_local.h"
 #include "peer_siconos.h"
 
 #include "lcpkit/io.h"
@@ -83,6 +84,96 @@ static void test_stick(void **state)
 	lk_problem_destroy(p);
 }
 
+/* Whether (r, u) meets Coulomb's law at one contact to tol (relative to the scales ls of the reactions and us of the
+ * velocities): r in K, u_n >= 0 and r_n u_n = 0, and a contact that slides (|u_T| > 0 with r_n > 0) on K's rim
+ * against its velocity, r_T = -mu r_n u_T / |u_T|; 0 with the broken condition named in why. */
+static int coulomb_at(const double r[3], const double u[3], double mu, double ls, double us, double tol,
+                      const char **why)
+{
+	const double el = tol * ls, eu = tol * us, rt = hypot(r[1], r[2]), ut = hypot(u[1], u[2]);
+	*why = r[0] < -el ? "r_n < 0" : u[0] < -eu ? "u_n < 0" : fabs(r[0] * u[0]) > el * us + eu * ls ? "r_n u_n != 0"
+	       : rt > mu * r[0] + el ? "r_T outside the disc" : NULL;
+	if (!*why && ut > 1e3 * eu && r[0] > el &&
+	    !(fabs(r[1] + mu * r[0] * u[1] / ut) <= 1e3 * el && fabs(r[2] + mu * r[0] * u[2] / ut) <= 1e3 * el))
+		*why = "a sliding contact not on the rim against its velocity";
+	return *why == NULL;
+}
+
+/* The local problem of one contact (cone_local.c, the step of the cone sweep with local=1) on random blocks W =
+ * B B^T + I / 10, half of them moved off their symmetry by a part in a thousand as a file's matrix may be, from
+ * reactions in the cone and velocities of every sign, mu from 0 to 1.5: W^-1 is W's inverse, every answer meets
+ * Coulomb's law to 1e-10, the local solve answers nearly always, and every case (take-off, sticking, sliding)
+ * arises. By hand: W = I, sliding at (1, 0.5) into the ground at 1, mu 0.5 (test_diagonal_slide). */
+static void test_local_solve(void **state)
+{
+	(void)state;
+	lk__block3 I = {{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}, Iinv;
+	assert_true(lk__block3_invert(&I, &Iinv));
+	double r0[3] = {0, 0, 0};
+	assert_true(lk__cone_local_solve(&I, &Iinv, (const double[3]){-1.0, 1.0, 0.5}, 0.5, r0));
+	assert_double_equal(r0[0], 1.0, 1e-14);
+	assert_double_equal(r0[1], -0.5 / sqrt(1.25), 1e-14);
+	assert_double_equal(r0[2], -0.25 / sqrt(1.25), 1e-14);
+	lk__rng s = {11};
+	const double mus[4] = {0.0, 0.2, 0.7, 1.5};
+	int open = 0, stick = 0, slide = 0, declined = 0;
+	const int trials = 4000;
+	for (int t = 0; t < trials; ++t) {
+		double B[3][3], r[3], u[3], b[3];
+		lk__block3 W, inv;
+		for (int i = 0; i < 3; ++i)
+			for (int j = 0; j < 3; ++j)
+				B[i][j] = tu_rng_sym(&s);
+		for (int i = 0; i < 3; ++i)
+			for (int j = 0; j < 3; ++j)
+				W.m[i][j] = B[i][0] * B[j][0] + B[i][1] * B[j][1] + B[i][2] * B[j][2] + (i == j ? 0.1 : 0.0);
+		if (t % 2)
+			for (int i = 0; i < 3; ++i)
+				for (int j = 0; j < i; ++j)
+					W.m[i][j] *= 1.0 + 1e-3 * tu_rng_sym(&s);
+		assert_true(lk__block3_invert(&W, &inv));
+		for (int i = 0; i < 3; ++i)
+			for (int j = 0; j < 3; ++j) {
+				double e = 0.0;
+				for (int k = 0; k < 3; ++k)
+					e += W.m[i][k] * inv.m[k][j];
+				assert_double_equal(e, i == j, 1e-9);
+			}
+		const double mu = mus[t % 4];
+		r[0] = fabs(tu_rng_sym(&s));
+		r[1] = mu * r[0] * tu_rng_sym(&s) * 0.7;
+		r[2] = mu * r[0] * tu_rng_sym(&s) * 0.7;
+		for (int i = 0; i < 3; ++i)
+			u[i] = tu_rng_sym(&s);
+		for (int i = 0; i < 3; ++i)
+			b[i] = u[i] - (W.m[i][0] * r[0] + W.m[i][1] * r[1] + W.m[i][2] * r[2]);
+		if (!lk__cone_local_solve(&W, &inv, u, mu, r)) {
+			++declined;
+			continue;
+		}
+		double v[3], ls = fabs(r[0]) + hypot(r[1], r[2]), us = 0.0, wn = 0.0;
+		for (int i = 0; i < 3; ++i) {
+			v[i] = b[i] + W.m[i][0] * r[0] + W.m[i][1] * r[1] + W.m[i][2] * r[2];
+			us = fmax(us, fabs(b[i]));
+			wn = fmax(wn, fabs(W.m[i][i]));
+		}
+		const char *why;
+		if (!coulomb_at(r, v, mu, fmax(ls, us / wn), us, 1e-10, &why))
+			fail_msg("trial %d (mu %g): %s: r (%g %g %g), u (%g %g %g)", t, mu, why, r[0], r[1], r[2], v[0], v[1],
+			         v[2]);
+		if (r[0] == 0)
+			++open;
+		else if (hypot(v[1], v[2]) <= 1e-10 * us)
+			++stick;
+		else
+			++slide;
+	}
+	print_message("local solve: %d take-off, %d sticking, %d sliding, %d declined of %d\n", open, stick, slide,
+	              declined, trials);
+	assert_true(declined <= trials / 100);
+	assert_true(open > trials / 10 && stick > trials / 10 && slide > trials / 10);
+}
+
 /* A stack with friction solved in the cone: the cone residual falls below 1e-8, every contact's friction lies in
  * its disc, and the spec is refused where the cone has no sweep (another method, another order). */
 static void test_stack_and_refusals(void **state)
@@ -111,6 +202,8 @@ static void test_stack_and_refusals(void **state)
 	char err[256];
 	assert_int_equal(lk_config_parse("amgs:friction=cone", &c, err, sizeof err), LK_ERR_PARSE);
 	assert_int_equal(lk_config_parse("pgs:friction=cone,order=random", &c, err, sizeof err), LK_ERR_PARSE);
+	assert_int_equal(lk_config_parse("pgs:local=1", &c, err, sizeof err), LK_ERR_PARSE);
+	assert_non_null(strstr(err, "goes with friction=cone"));
 	assert_int_equal(lk_config_parse("psor:friction=cone", &c, err, sizeof err), LK_OK);
 	char buf[64];
 	assert_int_equal(lk_config_format(&c, buf, sizeof buf), LK_OK);
@@ -411,6 +504,7 @@ static void test_cone_methods_against_siconos(void **state)
 	const char *const specs[] = {"newton-minmap:friction=cone,iters=200,merit=fc3d,tol=1e-10,warm=0",
 	                             "apgd:friction=cone,iters=200000,merit=fc3d,tol=1e-10,warm=0",
 	                             "pgs:friction=cone,iters=200000,merit=fc3d,tol=1e-10,warm=0",
+	                             "pgs:friction=cone,local=1,iters=200000,merit=fc3d,tol=1e-10,warm=0",
 	                             "pgs-sm:friction=cone,iters=200,merit=fc3d,tol=1e-10,warm=0",
 	                             "ipm:friction=cone,iters=400,merit=fc3d,tol=1e-10,warm=0"};
 	lk_problem *p = tu_generate("packing", 12, 0.3);
@@ -423,7 +517,8 @@ static void test_cone_methods_against_siconos(void **state)
 	assert_int_equal(lk_peer_siconos_fc3d_solve(LK_PEER_FC3D_NSGS, &f, r, 100000, 1e-12, &pr),
 	                 LK_OK);
 	assert_int_equal(pr.info, 0);
-	for (int k = 0; k < 5; ++k) {
+	print_message("Siconos's fc3d_nsgs: %d iterations\n", pr.iterations);
+	for (int k = 0; k < 6; ++k) {
 		lk_problem *mp = lk_peer_fc3d_problem(&f);
 		lk_stats st;
 		solve(mp, specs[k], &st);
@@ -445,6 +540,11 @@ static void test_cone_methods_against_siconos(void **state)
 	              tu_max_diff(lk_problem_lambda(p), r, n));
 	assert_true(tu_max_diff(lk_problem_lambda(p), r, n) < 1e-6);
 	assert_coulomb(p, 1e-8, "pgs:friction=cone,coarse=2");
+	/* and the local solve on the row form, its blocks made from the rows' Jacobians */
+	solve(p, "pgs:friction=cone,local=1,iters=200000,merit=fc3d,tol=1e-10,warm=0", &st);
+	assert_int_equal(st.stop_reason, LK_STOP_ABSOLUTE);
+	assert_true(tu_max_diff(lk_problem_lambda(p), r, n) < 1e-6);
+	assert_coulomb(p, 1e-8, "pgs:friction=cone,local=1 (rows)");
 	free(r);
 	lk_peer_fc3d_free(&f);
 	lk_problem_destroy(p);
@@ -637,6 +737,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_diagonal_slide),
 		cmocka_unit_test(test_stick),
+		cmocka_unit_test(test_local_solve),
 		cmocka_unit_test(test_stack_and_refusals),
 		cmocka_unit_test(test_against_siconos_nsgs),
 		cmocka_unit_test(test_fc3d_merit_is_siconos),

@@ -43,6 +43,7 @@ lk_solver_config lk_default_config(lk_method method)
 	 * the natural order's sweeps with the pair cursor were as fast or faster on 12 of the 14 scenes of
 	 * compare in each engine (docs/benchmarks.md, "The latency order of natural") */
 	c.order_latency = 0;
+	c.cone_local = 0;
 	c.gravity[2] = -1.0;
 	c.seed = 1;
 	c.threads = 1;
@@ -179,6 +180,8 @@ static const param params[] = {
 	{"w", P_DOUBLE, OFF(sor_w), M_GS | M_NNCG | M_AUTO, NULL, "SOR relaxation"},
 	{"order", P_ENUM, OFF(order), M_ORDERED, order_list, "sweep order"},
 	{"friction", P_ENUM, OFF(friction), M_CONE, friction_names, "friction model: box or cone"},
+	{"local", P_BOOL, OFF(cone_local), M_GS | M_SM | (1u << LK_METHOD_NEWTON_MINMAP), NULL,
+	 "friction=cone: each contact's problem solved exactly in the cone sweep (0: one projected step)"},
 	{"coarse", P_INT, OFF(coarse), M_GS | M_AUTO, NULL, "two-level correction of the normal rows every N sweeps (0: off)"},
 	{"desc", P_BOOL, OFF(order_descending), M_ORDERED, NULL, "descending IPP/CP order"},
 	{"blocked", P_BOOL, OFF(order_blocked), M_ORDERED, NULL, "CP keeps normal rows before friction"},
@@ -564,6 +567,8 @@ lk_status lk_config_validate(const lk_solver_config *cfg, char *err, size_t err_
 	CHECK((unsigned)cfg->friction <= LK_FRICTION_CONE, "unknown friction model %d", (int)cfg->friction);
 	CHECK(cfg->friction == LK_FRICTION_BOX || ((1u << cfg->method) & M_CONE),
 	      "friction=cone is for pgs, psor, pgs-sm, newton-minmap, apgd and ipm, not %s", lk_method_name(cfg->method));
+	CHECK(!cfg->cone_local || cfg->friction == LK_FRICTION_CONE,
+	      "local=1 solves each contact of the cone sweep exactly: it goes with friction=cone");
 	CHECK(cfg->friction == LK_FRICTION_BOX || cfg->order == LK_ORDER_NATURAL,
 	      "friction=cone sweeps in the natural order, not %s", lk_order_name(cfg->order));
 	CHECK(isfinite(cfg->gravity[0]) && isfinite(cfg->gravity[1]) && isfinite(cfg->gravity[2]),

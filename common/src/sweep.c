@@ -6,6 +6,7 @@
  * the per-body accumulator du = M^-1 J^T lambda (docs/maths.md), O(12) per row. */
 #include "sweep.h"
 
+#include "cone_local.h"
 #include "kernel.h"
 #include "ordering.h"
 #include "parallel.h"
@@ -414,15 +415,116 @@ double lk__pgs_sweep_sums(lk__ctx *c, const int *perm, double w_relax, lk__sweep
 	return change;
 }
 
+/* A_ij of the matrix form (0 where the row has no entry at column j). */
+static double csr_entry(const lk_problem *p, int i, int j)
+{
+	for (int k = p->row_ptr[i]; k < p->row_ptr[i + 1]; ++k)
+		if (p->col[k] == j)
+			return p->val[k];
+	return 0.0;
+}
+
+/* A_ij = J_i M^-1 J_j^T of two rows of the row form on the same two bodies. */
+static double rows_entry(const lk__row *ri, const lk__row *rj)
+{
+	double s = 0.0;
+	for (int k = 0; k < 12; ++k)
+		s += ri->J[k] * rj->MJ[k];
+	return s;
+}
+
+/* Whether rows f, f + 1, f + 2 are a contact the local solve takes: a normal row with the bounds [0, inf) and its
+ * two friction rows right after it, with one mu (and, in the row form, on one pair of bodies). */
+static int local_contact(const lk_problem *p, int f)
+{
+	if (f + 2 >= p->nrows)
+		return 0;
+	const lk__row *n = &p->rows[f], *t1 = &p->rows[f + 1], *t2 = &p->rows[f + 2];
+	return n->findex < 0 && n->lo == 0.0 && n->hi == INFINITY && t1->findex == f && lk__cone_pair(p, f + 1) &&
+	       t1->mu == t2->mu &&
+	       (p->form != LK_FORM_ROWS || (t1->a == n->a && t1->b == n->b && t2->a == n->a && t2->b == n->b));
+}
+
+/* Contact f's block of A and its inverse, made the first time its solve needs them (a contact that stays open
+ * never does); 0 where the inverse does not exist (lk__block3_invert), for good. */
+static int contact_block(const lk_problem *p, int f, lk__cone_contact *k)
+{
+	if (k->state == 0) {
+		for (int i = 0; i < 3; ++i)
+			for (int j = 0; j < 3; ++j)
+				k->W.m[i][j] = i == j ? p->rows[f + i].diag
+				               : p->form == LK_FORM_ROWS ? rows_entry(&p->rows[f + i], &p->rows[f + j])
+				                                         : csr_entry(p, f + i, f + j);
+		k->state = lk__block3_invert(&k->W, &k->inv) ? 1 : -1;
+	}
+	return k->state > 0;
+}
+
+/* The contacts of the local solve, found on the first cone sweep of a solve: at[i] is the index of the contact
+ * whose normal row is i, or -1 (all -1 where there is no memory: every contact then takes the one-step update). */
+static const int *cone_contacts(lk__ctx *c)
+{
+	if (c->cone_at)
+		return c->cone_at;
+	lk_problem *p = c->p;
+	int *at = lk__arena_alloc(&p->arena, (size_t)c->n * sizeof *at), count = 0;
+	if (!at)
+		return NULL;
+	for (int f = 0; f < c->n; ++f)
+		at[f] = local_contact(p, f) ? count++ : -1;
+	c->cone_contacts = lk__arena_alloc(&p->arena, (size_t)count * sizeof *c->cone_contacts + 1);
+	if (!c->cone_contacts)
+		return NULL;
+	memset(c->cone_contacts, 0, (size_t)count * sizeof *c->cone_contacts);
+	c->cone_at = at;
+	return at;
+}
+
+/* Contact f's rows solved together (lk__cone_local_solve), relaxed by w_relax and put back into the cone; 0 with
+ * nothing changed where the local solve declines. */
+static int contact_update(lk__ctx *c, lk__cone_contact *k, int f, double w_relax, double *max_change)
+{
+	lk_problem *p = c->p;
+	double *lambda = c->lambda, *du = c->du, *l = lambda + f, u[3], r[3] = {l[0], l[1], l[2]};
+	for (int i = 0; i < 3; ++i)
+		u[i] = p->form == LK_FORM_ROWS ? lk__row_w(&p->rows[f + i], du, l[i]) : lk__csr_w(p, f + i, lambda);
+	if (l[0] == 0 && l[1] == 0 && l[2] == 0 && u[0] >= 0)
+		return 1; /* open, and stays open: b = u */
+	if (!contact_block(p, f, k))
+		return 0;
+	if (!lk__cone_local_solve(&k->W, &k->inv, u, p->rows[f + 1].mu, r))
+		return 0;
+	if (w_relax != 1.0) {
+		for (int i = 0; i < 3; ++i)
+			r[i] = l[i] + w_relax * (r[i] - l[i]);
+		r[0] = r[0] > 0 ? r[0] : 0.0;
+		lk__disc_project(&r[1], &r[2], p->rows[f + 1].mu * r[0]);
+	}
+	for (int i = 0; i < 3; ++i) {
+		const double d = r[i] - l[i];
+		l[i] = r[i];
+		if (p->form == LK_FORM_ROWS && d != 0.0)
+			lk__row_apply(&p->rows[f + i], du, d);
+		const double ad = fabs(d);
+		*max_change = ad > *max_change || ad != ad ? ad : *max_change;
+	}
+	return 1;
+}
+
 double lk__pgs_sweep_cone(lk__ctx *c, double w_relax)
 {
 	lk_problem *p = c->p;
 	double *lambda = c->lambda, *du = c->du;
 	const double *inv = p->inv_diag;
 	const int rows_form = p->form == LK_FORM_ROWS;
+	const int *at = c->cfg->cone_local ? cone_contacts(c) : NULL;
 	double max_change = 0.0;
 	int nonfinite = 0;
 	for (int i = 0; i < c->n; ++i) {
+		if (at && at[i] >= 0 && contact_update(c, &c->cone_contacts[at[i]], i, w_relax, &max_change)) {
+			i += 2;
+			continue;
+		}
 		const lk__row *r = &p->rows[i];
 		double lo, hi;
 		lk__bounds(r, lambda, &lo, &hi);

@@ -372,6 +372,8 @@ typedef struct lk_solver_config {
 	                         * rows on disjoint bodies so that consecutive row updates overlap in the processor,
 	                         * the iterates the same to the bit (docs/solvers.md, "Orders"); 0: as it is */
 	lk_friction friction;   /* PGS and PSOR: box (default) or cone; the merits follow it */
+	int cone_local;         /* friction=cone, the cone sweep: 0 (default) takes one projected step on each contact's
+	                         * friction pair; 1 solves the contact's 3 x 3 problem exactly (local=1) */
 	int coarse;             /* PGS and PSOR, row form: a two-level correction of the normal rows (one unknown per
 	                         * body pair) after every `coarse` sweeps; 0 = off (docs/solvers.md, "Coarse") */
 	double gravity[3];      /* direction used by LK_ORDER_CP_GRAVITY */
