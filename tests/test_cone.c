@@ -618,6 +618,21 @@ static void test_cone_specs(void **state)
 	assert_int_equal(lk_config_parse("pgs:merit=fc3e", &c, err, sizeof err), LK_ERR_PARSE);
 }
 
+/* `solve --peer` times a call of microseconds in batches (lk_peer_batch_calls), so that the two reads of the CPU clock
+ * around it, system calls of a microsecond or two, are not counted in it: a batch lasts a fifth of a millisecond,
+ * at most 1,000 calls, a call that long or longer (or one whose time is not known) alone. */
+static void test_peer_batches(void **state)
+{
+	(void)state;
+	assert_int_equal(lk_peer_batch_calls(1e-5), 20);
+	assert_int_equal(lk_peer_batch_calls(3e-6), 67);
+	assert_int_equal(lk_peer_batch_calls(1e-7), 1000);
+	assert_int_equal(lk_peer_batch_calls(2e-4), 1);
+	assert_int_equal(lk_peer_batch_calls(5.0), 1);
+	assert_int_equal(lk_peer_batch_calls(0.0), 1);
+	assert_int_equal(lk_peer_batch_calls(NAN), 1);
+}
+
 /* A recorded step of Bullet's 20-box stack (the contacts of each face at their own depths: W singular up to the
  * CFM): the interior point reaches Siconos's error 1e-9, with Coulomb's law contact by contact, where 20,000
  * cone sweeps and 200 Newton iterations stay above 1e-6 (docs/benchmarks.md, "Coulomb's cone against
@@ -748,6 +763,7 @@ int main(void)
 		cmocka_unit_test(test_cone_methods_against_siconos),
 		cmocka_unit_test(test_unique_velocities),
 		cmocka_unit_test(test_cone_specs),
+		cmocka_unit_test(test_peer_batches),
 		cmocka_unit_test(test_ipm_degenerate_stack),
 		cmocka_unit_test(test_ipm_bounds_and_joints),
 		cmocka_unit_test(test_ipm_refusals),

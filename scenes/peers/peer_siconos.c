@@ -93,24 +93,35 @@ lk_status lk_peer_siconos_lcp(lk_peer_solver s, int n, const double *A, const do
 	return LK_OK;
 }
 
+int lk_peer_batch_calls(double seconds)
+{
+	const double batch = 2e-4;
+	return !(seconds > 0) || seconds >= batch ? 1 : seconds * 1000 <= batch ? 1000 : (int)ceil(batch / seconds);
+}
+
 /* Siconos's fc3d driver (fc2d's for dim 2) on the problem (M, q, mu) of nc contacts from r = 0, through its own
- * copies qq, mm; u receives its velocities, *prob the problem for its error measure */
+ * copies qq, mm; u receives its velocities, *prob the problem for its error measure. `calls` calls are timed
+ * together (lk_peer_batch_calls), each from r = 0 and fresh copies; res->seconds is one call's share. */
 static void fc3d_run(FrictionContactProblem *prob, int dim, NumericsMatrix *M, int nc, const double *q,
-                     const double *mu, double *qq, double *mm, double *r, double *u, SolverOptions *opt,
+                     const double *mu, double *qq, double *mm, double *r, double *u, SolverOptions *opt, int calls,
                      lk_peer_result *res)
 {
 	const size_t n = (size_t)dim * nc;
-	memcpy(qq, q, n * sizeof(double));
-	memcpy(mm, mu, (size_t)nc * sizeof(double));
-	memset(r, 0, n * sizeof(double));
 	prob->dimension = dim;
 	prob->numberOfContacts = nc;
 	prob->M = M;
 	prob->q = qq;
 	prob->mu = mm;
-	double t0 = lk_stats_now();
-	res->info = dim == 2 ? fc2d_driver(prob, r, u, opt) : fc3d_driver(prob, r, u, opt);
-	res->seconds = lk_stats_now() - t0;
+	double t0 = 0.0;
+	for (int k = 0; k < calls; ++k) {
+		memcpy(qq, q, n * sizeof(double));
+		memcpy(mm, mu, (size_t)nc * sizeof(double));
+		memset(r, 0, n * sizeof(double));
+		if (k == 0)
+			t0 = lk_stats_now();
+		res->info = dim == 2 ? fc2d_driver(prob, r, u, opt) : fc3d_driver(prob, r, u, opt);
+	}
+	res->seconds = (lk_stats_now() - t0) / calls;
 	res->iterations = opt->iparam[SICONOS_IPARAM_ITER_DONE];
 }
 
@@ -146,7 +157,7 @@ lk_status lk_peer_siconos_fc3d(int nc, const double *W, const double *q, const d
 	} else {
 		siconos_setup(M, W, n, opt, max_iter, tol);
 		FrictionContactProblem prob;
-		fc3d_run(&prob, 3, M, nc, q, mu, qq, mm, r, u, opt, res);
+		fc3d_run(&prob, 3, M, nc, q, mu, qq, mm, r, u, opt, 1, res);
 		res->error = opt->dparam[SICONOS_DPARAM_RESIDU];
 		if (error_of && error_out) {
 			memcpy(z, error_of, (size_t)n * sizeof(double));
@@ -428,7 +439,7 @@ static NumericsMatrix *sparse_block_of(const lk_peer_fc3d *f)
 }
 
 static lk_status fc3d_solve_here(lk_peer_fc3d_solver s, const lk_peer_fc3d *f, double *r, int max_iter, double tol,
-                                 lk_peer_result *res)
+                                 int calls, lk_peer_result *res)
 {
 	static const int ids3[LK_PEER_FC3D_COUNT] = {SICONOS_FRICTION_3D_NSGS, SICONOS_FRICTION_3D_NSN_AC};
 	static const int ids2[LK_PEER_FC3D_COUNT] = {SICONOS_FRICTION_2D_NSGS, SICONOS_FRICTION_2D_CPG};
@@ -447,7 +458,7 @@ static lk_status fc3d_solve_here(lk_peer_fc3d_solver s, const lk_peer_fc3d *f, d
 		if (tol > 0)
 			opt->dparam[SICONOS_DPARAM_TOL] = tol;
 		FrictionContactProblem prob;
-		fc3d_run(&prob, dim, M, nc, q, mu, qq, mm, r, u, opt, res);
+		fc3d_run(&prob, dim, M, nc, q, mu, qq, mm, r, u, opt, calls, res);
 		res->error = fc3d_error(&prob, r, u, q, n, tol, opt);
 	}
 	if (opt)
@@ -564,16 +575,18 @@ static void fc3d_child(void *arg, int fd)
 	 * process had: timed cold, a new process's first call paid its page faults (NESpheres, 44 contacts: nsgs
 	 * 175 us against 11) */
 	lk_peer_result warm;
-	fc3d_solve_here(a->s, a->f, a->r, 1, a->tol, &warm);
-	lk_status st = fc3d_solve_here(a->s, a->f, a->r, a->max_iter, a->tol, a->res);
-	/* a call of microseconds is timed again, the fastest taken, up to CHILD_CALLS calls or CHILD_SECONDS: timed once
-	 * in a new process, such a call took either its time or five times it, run after run (Siconos's fc2d nsgs on
-	 * 11 contacts: 3 or 17 us), where lcpkit's repeated calls in one process agree */
+	fc3d_solve_here(a->s, a->f, a->r, 1, a->tol, 1, &warm);
+	lk_status st = fc3d_solve_here(a->s, a->f, a->r, a->max_iter, a->tol, 1, a->res);
+	/* a call of microseconds is timed again, in batches of calls (lk_peer_batch_calls), the fastest batch's share
+	 * taken, up to CHILD_CALLS batches or CHILD_SECONDS: timed once in a new process, such a call took either its
+	 * time or five times it, run after run (Siconos's fc2d nsgs on 11 contacts: 3 or 17 us), where lcpkit's
+	 * repeated calls in one process agree */
+	const int calls = lk_peer_batch_calls(a->res->seconds);
 	double spent = a->res->seconds;
 	for (int k = 1; st == LK_OK && k < CHILD_CALLS && spent < CHILD_SECONDS; ++k) {
 		lk_peer_result again;
-		st = fc3d_solve_here(a->s, a->f, a->r, a->max_iter, a->tol, &again);
-		spent += again.seconds;
+		st = fc3d_solve_here(a->s, a->f, a->r, a->max_iter, a->tol, calls, &again);
+		spent += again.seconds * calls;
 		if (again.seconds < a->res->seconds)
 			a->res->seconds = again.seconds;
 	}

@@ -32,6 +32,12 @@ typedef struct lk_peer_result {
 /* The most memory (bytes of data) the process of a Siconos solve may take; 0 (the default): half the machine's */
 void lk_peer_set_memory_limit(size_t bytes);
 
+/* How many calls of a solve whose one call took `seconds` are timed together, between two reads of the clock, so that
+ * the reads (a system call each on the CPU clock, about a microsecond and a half on a virtual machine) are not
+ * counted in a call of microseconds: enough calls for a fifth of a millisecond, at most 1,000; 1 for a call of that
+ * or more. Both sides of `solve --peer` time their calls so. */
+int lk_peer_batch_calls(double seconds);
+
 const char *lk_peer_name(lk_peer_solver s);
 /* Solves LCP(q, A) (lambda >= 0, A lambda + q >= 0, complementary) for dense row-major A (n x n) with a
  * Siconos solver; z receives lambda (n entries). LK_OK when the call ran (Siconos's verdict is res.info),
