@@ -45,9 +45,10 @@ lk_problem *tu_copy_problem(const lk_problem *p, const int *from, int zero_point
 const char *tu_data_path(const char *name);
 
 /* merit=fc3d's evaluations behind Siconos's light error (monitor.c) on p: the solve under `spec` (merit=fc3d and a
- * tolerance tol, at most 200,000 sweeps) stops on the merit below tol, within a quarter and a sweep of where the
- * same solve checked after every sweep (a history asks for it) stops, on the iterates of a solve of as many sweeps
- * under `plain` (a spec with one %d, the sweeps) without any check, to the bit. Returns the gated solve's sweeps. */
+ * tolerance tol, at most 200,000 sweeps) stops on the merit below tol, within a quarter (at least four sweeps) and a
+ * sweep of where the same solve checked after every sweep (a history asks for it) stops, on the iterates of a solve
+ * of as many sweeps under `plain` (a spec with one %d, the sweeps) without any check, to the bit. Returns the gated
+ * solve's sweeps. */
 int tu_assert_light_gate(lk_problem *p, const char *spec, const char *plain, double tol, const char *label);
 
 #endif

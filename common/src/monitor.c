@@ -292,9 +292,13 @@ static lk_stop_reason change_rules(const lk__ctx *c, int iter, double max_change
  * instead of 2,462, OneObject-i100000-499 2,085 instead of 1,768); at ten, 2,466 and 1,768. The quarter: where the
  * reactions are not unique a sweep keeps moving them along the solutions at an error below the tolerance, which
  * the change alone did not let through (LMGC's PerioBox: 2,017 sweeps behind a gate at the tolerance, 1,063
- * at a hundred times it, instead of 37; with the quarter 41). */
+ * at a hundred times it, instead of 37; with the quarter 40). The quarter is never fewer than LK_LIGHT_MIN_SWEEPS
+ * sweeps: on a problem of a few contacts a check costs about a sweep, and a check forced after every sweep of the
+ * first eight (a quarter of fewer than eight is less than one) cost as much as the sweeps it would save (Rover4609
+ * with local=1: 10 checks in 12 sweeps). */
 #define LK_LIGHT_GATE 10.0
 #define LK_LIGHT_SPACING 4
+#define LK_LIGHT_MIN_SWEEPS 4
 
 static int light_gate_shut(const lk__ctx *c, int iter, double max_change)
 {
@@ -319,7 +323,8 @@ lk_stop_reason lk__monitor(lk__ctx *c, int iter, double max_change)
 		lk__current_metrics(c, &m);
 		if (c->cfg->merit == LK_MERIT_FC3D && !c->blocks) {
 			c->light_scale = sqrt(c->last_sums.nl);
-			c->light_next = iter + (iter / LK_LIGHT_SPACING > 1 ? iter / LK_LIGHT_SPACING : 1);
+			c->light_next = iter + (iter / LK_LIGHT_SPACING > LK_LIGHT_MIN_SWEEPS ? iter / LK_LIGHT_SPACING
+			                                                                       : LK_LIGHT_MIN_SWEEPS);
 		}
 		lk_stop_reason r = merit_rules(c, iter, &m, 1, 1, 0);
 		if (r != LK_STOP_NONE)

@@ -521,7 +521,8 @@ double lk__pgs_sweep_cone(lk__ctx *c, double w_relax)
 	double max_change = 0.0;
 	int nonfinite = 0;
 	for (int i = 0; i < c->n; ++i) {
-		if (at && at[i] >= 0 && contact_update(c, &c->cone_contacts[at[i]], i, w_relax, &max_change)) {
+		if (at && at[i] >= 0 && c->cone_contacts[at[i]].state >= 0 &&
+		    contact_update(c, &c->cone_contacts[at[i]], i, w_relax, &max_change)) {
 			i += 2;
 			continue;
 		}
