@@ -2,6 +2,7 @@
  * mu lambda_n, against the engines' box. Hand-computed single contacts and a stack. */
 #include "test_util.h"
 #include "cone_local.h"
+#include "internal.h"
 #include "peer_siconos.h"
 
 #include "lcpkit/io.h"
@@ -445,6 +446,45 @@ static void test_fc3d_merit_by_blocks(void **state)
 	lk_problem_destroy(p);
 }
 
+/* Siconos's sums of the cone are made a contact at a time where the rows are in the usual layout and no other merit
+ * is summed (merit.c, contact_sums): the same sums to the bit as the row-by-row loop that also sums the Fischer
+ * merit, on a sphere packing's and a box stack's rows after a few cone sweeps (contacts sliding, sticking and open),
+ * in the row form and Siconos's matrix form, and on blocks of rows that cut contacts (each summed by the loop). */
+static void test_fc3d_sums_by_contact(void **state)
+{
+	(void)state;
+	lk_problem *gen[2] = {tu_generate("packing", 40, 0.3), tu_generate("boxstack", 4, 0.5)};
+	for (int g = 0; g < 2; ++g) {
+		lk_peer_fc3d f;
+		char err[200];
+		assert_int_equal(lk_peer_fc3d_make(gen[g], 3000, &f, err, sizeof err), LK_OK);
+		lk_problem *forms[2] = {gen[g], lk_peer_fc3d_problem(&f)};
+		for (int k = 0; k < 2; ++k) {
+			lk_problem *p = forms[k];
+			lk_stats st;
+			solve(p, "pgs:friction=cone,iters=4,warm=0", &st);
+			const int n = lk_problem_row_count(p);
+			double *w = malloc(sizeof(double) * n);
+			assert_int_equal(lk_problem_apply(p, lk_problem_lambda(p), w, 1), LK_OK);
+			const int cuts[3][2] = {{0, n}, {1, n - 1}, {4, n / 2}};
+			for (int c = 0; c < 3; ++c) {
+				lk__merit_sums a, b;
+				lk__merit_sums_rows(p, lk_problem_lambda(p), w, p->du, LK_FRICTION_CONE, cuts[c][0], cuts[c][1],
+				                    LK__SUMS_FC3D, &a);
+				lk__merit_sums_rows(p, lk_problem_lambda(p), w, p->du, LK_FRICTION_CONE, cuts[c][0], cuts[c][1],
+				                    LK__SUMS_FC3D | LK__SUMS_FISCHER, &b);
+				assert_true(a.ee > 0 && a.hh > 0);
+				assert_true(a.hh == b.hh && a.maxh == b.maxh && a.viol == b.viol && a.ee == b.ee && a.nq == b.nq &&
+				            a.nl == b.nl && a.nw == b.nw);
+			}
+			free(w);
+		}
+		lk_problem_destroy(forms[1]);
+		lk_peer_fc3d_free(&f);
+		lk_problem_destroy(gen[g]);
+	}
+}
+
 /* The accelerated cone methods on the hand-computed contacts: the slide's impulse against the velocity on the
  * disc's rim, the stick's exactly -v_t. */
 static void test_cone_methods_by_hand(void **state)
@@ -757,6 +797,7 @@ int main(void)
 		cmocka_unit_test(test_against_siconos_nsgs),
 		cmocka_unit_test(test_fc3d_merit_is_siconos),
 		cmocka_unit_test(test_fc3d_merit_by_blocks),
+		cmocka_unit_test(test_fc3d_sums_by_contact),
 		cmocka_unit_test(test_fc2d_merit_is_siconos),
 		cmocka_unit_test(test_cone_methods_by_hand),
 		cmocka_unit_test(test_light_error_gate),

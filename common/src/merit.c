@@ -87,12 +87,73 @@ static inline double max2(double a, double b)
 	return b > a ? b : a;
 }
 
+/* The running sums of lk__merit_sums_rows */
+typedef struct sums_acc {
+	double hh, maxh, viol, ee, nq, nl, nw;
+} sums_acc;
+
+static inline void add_h(sums_acc *a, double h)
+{
+	a->hh += h * h;
+	if (fabs(h) > a->maxh || isnan(h))
+		a->maxh = fabs(h);
+}
+
+static inline void add_norms(sums_acc *a, double q, double l, double w)
+{
+	a->nq += q * q;
+	a->nl += l * l;
+	a->nw += w * w;
+}
+
+/* Whether rows i, i + 1, i + 2 of [.., end) are a contact in the adapters' and Siconos's layout (a normal row, its
+ * pair of friction rows right after it) that contact_sums may take whole. */
+static inline int usual_contact(const lk_problem *p, int i, int end)
+{
+	return i + 2 < end && p->rows[i].findex < 0 && p->rows[i + 1].findex == i && lk__cone_pair(p, i + 1);
+}
+
+/* The sums of such a contact under the cone, RES's and Siconos's and no others: the terms the row-by-row loop below
+ * adds for its three rows, in its order and so to the bit, without the loop's tests of each row's kind (a check of
+ * merit=fc3d on a problem of a few contacts was mostly those) */
+static void contact_sums(const lk_problem *p, const double *lambda, const double *w, int i, sums_acc *a)
+{
+	const lk__row *n = &p->rows[i], *t = &p->rows[i + 1];
+	const double *l = lambda + i, *u = w + i;
+	const double h0 = lk_natural_residual(l[0], u[0], n->lo, n->hi);
+	const double v0 = max2(-INFINITY, max2(n->lo - l[0], l[0] - n->hi));
+	add_h(a, h0);
+	if (v0 > a->viol)
+		a->viol = v0;
+	add_norms(a, n->q, l[0], u[0]);
+	a->ee += h0 * h0;
+	const double hi = t->mu * fabs(l[0]);
+	double x = l[1] - u[1], y = l[2] - u[2];
+	lk__disc_project(&x, &y, hi);
+	const double h1 = l[1] - x, h2 = l[2] - y, v = sqrt(l[1] * l[1] + l[2] * l[2]) - hi;
+	add_h(a, h1);
+	add_h(a, h2);
+	if (v > a->viol)
+		a->viol = v;
+	add_norms(a, t->q, l[1], u[1]);
+	add_norms(a, p->rows[i + 2].q, l[2], u[2]);
+	a->ee += contact_error2(l, u, t->mu) - h0 * h0;
+}
+
 void lk__merit_sums_rows(const lk_problem *p, const double *lambda, const double *w, const double *du,
                          lk_friction friction, int begin, int end, unsigned sums, lk__merit_sums *s)
 {
 	double hh = 0, ff = 0, mod = 0, maxh = 0, viol = 0, ee = 0, nq = 0, nl = 0, nw = 0;
 	const int base = !(sums & LK__SUMS_NO_BASE);
+	const int whole_contacts = friction == LK_FRICTION_CONE && (sums & (LK__SUMS_ALL | LK__SUMS_NO_BASE)) == LK__SUMS_FC3D;
 	for (int i = begin; i < end; ++i) {
+		if (whole_contacts && usual_contact(p, i, end)) {
+			sums_acc a = {hh, maxh, viol, ee, nq, nl, nw};
+			contact_sums(p, lambda, w, i, &a);
+			hh = a.hh, maxh = a.maxh, viol = a.viol, ee = a.ee, nq = a.nq, nl = a.nl, nw = a.nw;
+			i += 2;
+			continue;
+		}
 		/* a pair is summed whole with its first row, in the range (block) that row is in; w of a row outside
 		 * the range is another block's to write, and is made here from du */
 		if (i == begin && second_of_pair(p, i))
