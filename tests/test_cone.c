@@ -175,6 +175,53 @@ static void test_local_solve(void **state)
 	assert_true(open > trials / 10 && stick > trials / 10 && slide > trials / 10);
 }
 
+/* The order that moves every normal row of p (a contact's three rows together, as the generators lay them) to the
+ * front, as the engines lay their rows out (joints, the contacts' normal rows, then their friction rows) */
+static void normals_first(int n, int *order)
+{
+	const int nc = n / 3;
+	for (int c = 0; c < nc; ++c) {
+		order[c] = 3 * c;
+		order[nc + 2 * c] = 3 * c + 1;
+		order[nc + 2 * c + 1] = 3 * c + 2;
+	}
+}
+
+/* local=1 takes a contact whole wherever its rows lie: on a box stack's rows laid out as the generators lay them and
+ * as the engines do (every normal row first), the sweeps solve each contact at its friction pair's place, and so
+ * give the same impulses to the bit, where the one-step sweep, which updates a normal row where it lies, does not. */
+static void test_local_solve_any_layout(void **state)
+{
+	(void)state;
+	lk_problem *p = tu_generate("boxstack", 4, 0.5);
+	const int n = lk_problem_row_count(p);
+	int *order = malloc(sizeof(int) * n);
+	normals_first(n, order);
+	lk_problem *q = tu_permute_rows(p, order);
+	int differ[2] = {0, 0}, whole = 0;
+	double *step = malloc(sizeof(double) * n);
+	for (int local = 0; local < 2; ++local) {
+		lk_stats st;
+		solve(p, local ? "pgs:friction=cone,local=1,iters=30,warm=0" : "pgs:friction=cone,iters=30,warm=0", &st);
+		solve(q, local ? "pgs:friction=cone,local=1,iters=30,warm=0" : "pgs:friction=cone,iters=30,warm=0", &st);
+		for (int k = 0; k < n; ++k) {
+			differ[local] += lk_problem_lambda(q)[k] != lk_problem_lambda(p)[order[k]];
+			if (local)
+				whole += lk_problem_lambda(p)[k] != step[k];
+			else
+				step[k] = lk_problem_lambda(p)[k];
+		}
+	}
+	print_message("rows differing between the layouts after 30 sweeps: %d of %d one step a contact, %d solved whole "
+	              "(%d rows apart from the one-step sweep's)\n", differ[0], n, differ[1], whole);
+	assert_true(differ[0] > 0 && whole > 0);
+	assert_int_equal(differ[1], 0);
+	free(step);
+	free(order);
+	lk_problem_destroy(q);
+	lk_problem_destroy(p);
+}
+
 /* A stack with friction solved in the cone: the cone residual falls below 1e-8, every contact's friction lies in
  * its disc, and the spec is refused where the cone has no sweep (another method, another order). */
 static void test_stack_and_refusals(void **state)
@@ -793,6 +840,7 @@ int main(void)
 		cmocka_unit_test(test_diagonal_slide),
 		cmocka_unit_test(test_stick),
 		cmocka_unit_test(test_local_solve),
+		cmocka_unit_test(test_local_solve_any_layout),
 		cmocka_unit_test(test_stack_and_refusals),
 		cmocka_unit_test(test_against_siconos_nsgs),
 		cmocka_unit_test(test_fc3d_merit_is_siconos),

@@ -245,27 +245,15 @@ static void test_part_order_runs(void **state)
 {
 	(void)state;
 	lk_problem *p = tu_generate("packing", 1500, 0.5);
-	const int n = lk_problem_row_count(p), nb = lk_problem_body_count(p);
-	int *perm = malloc((size_t)n * sizeof *perm), *pos = malloc((size_t)n * sizeof *pos);
+	const int n = lk_problem_row_count(p);
+	int *perm = malloc((size_t)n * sizeof *perm);
 	lk__arena a = {0};
 	lk__colouring *col;
 	assert_int_equal(lk__colour_rows(p, &a, 2, perm, &col), LK_OK);
 	print_message("packing:1500, part order: %d rows in %d runs\n", n, col->nruns);
 	assert_non_null(col->run_pos); /* the generator numbers bodies in space: long runs */
 	assert_true(col->nruns > 1);
-	for (int k = 0; k < n; ++k)
-		pos[perm[k]] = k;
-	lk_problem *q = lk_problem_create(LK_FORM_ROWS);
-	for (int b = 0; b < nb; ++b)
-		assert_int_equal(lk_problem_add_body(q, lk_problem_body(p, b), NULL), LK_OK);
-	for (int k = 0; k < n; ++k) {
-		lk_row_def d;
-		assert_int_equal(lk_problem_get_row(p, perm[k], &d), LK_OK);
-		if (d.findex >= 0)
-			d.findex = pos[d.findex];
-		assert_int_equal(lk_problem_add_row(q, &d, NULL), LK_OK);
-	}
-	assert_int_equal(lk_problem_validate(q), LK_OK);
+	lk_problem *q = tu_permute_rows(p, perm);
 	for (int m = 0; m < 2; ++m) {
 		const char *spec = m ? "amgs:iters=30,measure=0" : "pgs:iters=30,measure=0";
 		char spec_part[64];
@@ -282,7 +270,6 @@ static void test_part_order_runs(void **state)
 	lk_problem_destroy(q);
 	lk__arena_free(&a);
 	free(perm);
-	free(pos);
 	lk_problem_destroy(p);
 }
 

@@ -201,6 +201,29 @@ lk_problem *tu_copy_problem(const lk_problem *p, const int *from, int zero_point
 	return q;
 }
 
+lk_problem *tu_permute_rows(const lk_problem *p, const int *order)
+{
+	const int n = lk_problem_row_count(p);
+	int *at = malloc(((size_t)n + 1) * sizeof *at);
+	assert_non_null(at);
+	for (int k = 0; k < n; ++k)
+		at[order[k]] = k;
+	lk_problem *q = lk_problem_create(LK_FORM_ROWS);
+	assert_non_null(q);
+	for (int b = 0; b < lk_problem_body_count(p); ++b)
+		assert_int_equal(lk_problem_add_body(q, lk_problem_body(p, b), NULL), LK_OK);
+	for (int k = 0; k < n; ++k) {
+		lk_row_def d;
+		assert_int_equal(lk_problem_get_row(p, order[k], &d), LK_OK);
+		if (d.findex >= 0)
+			d.findex = at[d.findex];
+		assert_int_equal(lk_problem_add_row(q, &d, NULL), LK_OK);
+	}
+	assert_int_equal(lk_problem_validate(q), LK_OK);
+	free(at);
+	return q;
+}
+
 static int by_value(const void *a, const void *b)
 {
 	const double x = *(const double *)a, y = *(const double *)b;

@@ -41,6 +41,9 @@ lk_problem *tu_generate(const char *kind, int n, double mu);
  * mu lambda_n in the new unknowns lambda / s); A' = S A S and q' = S q, the same problem with each unknown in
  * its own unit. Validated. */
 lk_problem *tu_copy_problem(const lk_problem *p, const int *from, int zero_points, const double *row_scale);
+/* A copy of a row-form problem with its rows laid out in another order: new row k is p's row order[k], the friction
+ * rows' normal rows renumbered to match, the bodies as they are. Validated. */
+lk_problem *tu_permute_rows(const lk_problem *p, const int *order);
 /* Path of a file in tests/data. */
 const char *tu_data_path(const char *name);
 

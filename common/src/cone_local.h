@@ -10,13 +10,6 @@ typedef struct lk__block3 {
 	double m[3][3];
 } lk__block3;
 
-/* A contact of the cone sweep's local solve: its block and the block's inverse once made (state 1), not made yet
- * (0) or without an inverse (-1). */
-typedef struct lk__cone_contact {
-	lk__block3 W, inv;
-	int state;
-} lk__cone_contact;
-
 /* inv = W^-1 by W's LU factors without pivoting; 0 where a pivot is not positive, a small fraction of its diagonal
  * entry (W singular, or not near a positive definite matrix), and then the local solve does not apply. */
 int lk__block3_invert(const lk__block3 *W, lk__block3 *inv);

@@ -84,7 +84,7 @@ typedef struct lk__ctx {
 	unsigned sums;                         /* the merits' sums beyond RES's that the metrics make (LK__SUMS_...) */
 	int nblocks;
 	const struct lk__body_rows *body_rows; /* threads > 1, APGD, MPRGP, PGS-SM: each body's rows (lk__body_rows_make) */
-	const int *cone_at;                    /* friction=cone: the contacts of the cone sweep's local solve (sweep.c) */
+	const int *cone_at;                    /* local=1: the contacts of the cone sweep's local solve (sweep.c) */
 	struct lk__cone_contact *cone_contacts;
 } lk__ctx;
 

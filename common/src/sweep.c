@@ -433,35 +433,52 @@ static double rows_entry(const lk__row *ri, const lk__row *rj)
 	return s;
 }
 
-/* Whether rows f, f + 1, f + 2 are a contact the local solve takes: a normal row with the bounds [0, inf) and its
- * two friction rows right after it, with one mu (and, in the row form, on one pair of bodies). */
-static int local_contact(const lk_problem *p, int f)
+/* A contact of the cone sweep's local solve: its normal row, its block and the block's inverse once made (state 1),
+ * not made yet (0) or without an inverse (-1). */
+typedef struct lk__cone_contact {
+	lk__block3 W, inv;
+	int normal, state;
+} lk__cone_contact;
+
+/* Whether the friction pair at rows t, t + 1 and its normal row are a contact the local solve takes: a normal row
+ * with the bounds [0, inf), one mu (and, in the row form, the three rows on one pair of bodies). Where the rows lie
+ * is free: Siconos's problems put a contact's three rows together, the engines all the normal rows first. */
+static int local_contact(const lk_problem *p, int t)
 {
-	if (f + 2 >= p->nrows)
-		return 0;
-	const lk__row *n = &p->rows[f], *t1 = &p->rows[f + 1], *t2 = &p->rows[f + 2];
-	return n->findex < 0 && n->lo == 0.0 && n->hi == INFINITY && t1->findex == f && lk__cone_pair(p, f + 1) &&
-	       t1->mu == t2->mu &&
+	const lk__row *t1 = &p->rows[t], *t2 = &p->rows[t + 1], *n = &p->rows[t1->findex];
+	return n->findex < 0 && n->lo == 0.0 && n->hi == INFINITY && t1->mu == t2->mu &&
 	       (p->form != LK_FORM_ROWS || (t1->a == n->a && t1->b == n->b && t2->a == n->a && t2->b == n->b));
 }
 
-/* Contact f's block of A and its inverse, made the first time its solve needs them (a contact that stays open
- * never does); 0 where the inverse does not exist (lk__block3_invert), for good. */
-static int contact_block(const lk_problem *p, int f, lk__cone_contact *k)
+/* The contact's rows: its normal row, then its pair at t */
+static inline void contact_rows(const lk__cone_contact *k, int t, int rows[3])
+{
+	rows[0] = k->normal;
+	rows[1] = t;
+	rows[2] = t + 1;
+}
+
+/* The block of A and its inverse of the contact whose pair is at t, made the first time its solve needs them (a
+ * contact that stays open never does); 0 where the inverse does not exist (lk__block3_invert), for good. */
+static int contact_block(const lk_problem *p, lk__cone_contact *k, int t)
 {
 	if (k->state == 0) {
+		int rows[3];
+		contact_rows(k, t, rows);
 		for (int i = 0; i < 3; ++i)
 			for (int j = 0; j < 3; ++j)
-				k->W.m[i][j] = i == j ? p->rows[f + i].diag
-				               : p->form == LK_FORM_ROWS ? rows_entry(&p->rows[f + i], &p->rows[f + j])
-				                                         : csr_entry(p, f + i, f + j);
+				k->W.m[i][j] = i == j ? p->rows[rows[i]].diag
+				               : p->form == LK_FORM_ROWS ? rows_entry(&p->rows[rows[i]], &p->rows[rows[j]])
+				                                         : csr_entry(p, rows[i], rows[j]);
 		k->state = lk__block3_invert(&k->W, &k->inv) ? 1 : -1;
 	}
 	return k->state > 0;
 }
 
-/* The contacts of the local solve, found on the first cone sweep of a solve: at[i] is the index of the contact
- * whose normal row is i, or -1 (all -1 where there is no memory: every contact then takes the one-step update). */
+/* The contacts of the local solve, found on the first cone sweep of a solve: at[t] is the index of the contact whose
+ * friction pair starts at row t, CONE_NORMAL at a contact's normal row (swept with its pair), else -1 (NULL where
+ * there is no memory: every contact then takes the one-step update). A pair is found as the sweep finds it. */
+#define CONE_NORMAL (-2)
 static const int *cone_contacts(lk__ctx *c)
 {
 	if (c->cone_at)
@@ -470,97 +487,131 @@ static const int *cone_contacts(lk__ctx *c)
 	int *at = lk__arena_alloc(&p->arena, (size_t)c->n * sizeof *at), count = 0;
 	if (!at)
 		return NULL;
-	for (int f = 0; f < c->n; ++f)
-		at[f] = local_contact(p, f) ? count++ : -1;
-	c->cone_contacts = lk__arena_alloc(&p->arena, (size_t)count * sizeof *c->cone_contacts + 1);
-	if (!c->cone_contacts)
+	for (int i = 0; i < c->n; ++i)
+		at[i] = -1;
+	for (int t = 0; t < c->n; ++t)
+		if (lk__cone_pair(p, t)) {
+			const int f = p->rows[t].findex;
+			if (at[f] == -1 && local_contact(p, t)) {
+				at[f] = CONE_NORMAL;
+				at[t] = count++;
+			}
+			++t;
+		}
+	lk__cone_contact *k = lk__arena_alloc(&p->arena, (size_t)count * sizeof *k + 1);
+	if (!k)
 		return NULL;
-	memset(c->cone_contacts, 0, (size_t)count * sizeof *c->cone_contacts);
+	for (int t = 0; t < c->n; ++t)
+		if (at[t] >= 0)
+			k[at[t]] = (lk__cone_contact){.normal = p->rows[t].findex, .state = 0};
+	c->cone_contacts = k;
 	c->cone_at = at;
 	return at;
 }
 
-/* Contact f's rows solved together (lk__cone_local_solve), relaxed by w_relax and put back into the cone; 0 with
+/* The contact of pair t solved whole (lk__cone_local_solve), relaxed by w_relax and put back into the cone; 0 with
  * nothing changed where the local solve declines. */
-static int contact_update(lk__ctx *c, lk__cone_contact *k, int f, double w_relax, double *max_change)
+static int contact_update(lk__ctx *c, lk__cone_contact *k, int t, double w_relax, double *max_change)
 {
 	lk_problem *p = c->p;
-	double *lambda = c->lambda, *du = c->du, *l = lambda + f, u[3], r[3] = {l[0], l[1], l[2]};
-	for (int i = 0; i < 3; ++i)
-		u[i] = p->form == LK_FORM_ROWS ? lk__row_w(&p->rows[f + i], du, l[i]) : lk__csr_w(p, f + i, lambda);
+	double *lambda = c->lambda, *du = c->du, u[3], l[3], r[3];
+	int rows[3];
+	contact_rows(k, t, rows);
+	for (int i = 0; i < 3; ++i) {
+		l[i] = r[i] = lambda[rows[i]];
+		u[i] = p->form == LK_FORM_ROWS ? lk__row_w(&p->rows[rows[i]], du, l[i]) : lk__csr_w(p, rows[i], lambda);
+	}
 	if (l[0] == 0 && l[1] == 0 && l[2] == 0 && u[0] >= 0)
 		return 1; /* open, and stays open: b = u */
-	if (!contact_block(p, f, k))
-		return 0;
-	if (!lk__cone_local_solve(&k->W, &k->inv, u, p->rows[f + 1].mu, r))
+	if (!contact_block(p, k, t) || !lk__cone_local_solve(&k->W, &k->inv, u, p->rows[t].mu, r))
 		return 0;
 	if (w_relax != 1.0) {
 		for (int i = 0; i < 3; ++i)
 			r[i] = l[i] + w_relax * (r[i] - l[i]);
 		r[0] = r[0] > 0 ? r[0] : 0.0;
-		lk__disc_project(&r[1], &r[2], p->rows[f + 1].mu * r[0]);
+		lk__disc_project(&r[1], &r[2], p->rows[t].mu * r[0]);
 	}
 	for (int i = 0; i < 3; ++i) {
 		const double d = r[i] - l[i];
-		l[i] = r[i];
+		lambda[rows[i]] = r[i];
 		if (p->form == LK_FORM_ROWS && d != 0.0)
-			lk__row_apply(&p->rows[f + i], du, d);
+			lk__row_apply(&p->rows[rows[i]], du, d);
 		const double ad = fabs(d);
 		*max_change = ad > *max_change || ad != ad ? ad : *max_change;
 	}
 	return 1;
 }
 
-double lk__pgs_sweep_cone(lk__ctx *c, double w_relax)
+/* The one-step update of row i that is no pair's: its w, the clamp into its bounds (a friction row's from its normal
+ * row's lambda) */
+static inline void row_step(lk__ctx *c, int i, double w_relax, double *max_change, int *nonfinite)
 {
 	lk_problem *p = c->p;
-	double *lambda = c->lambda, *du = c->du;
-	const double *inv = p->inv_diag;
+	const lk__row *r = &p->rows[i];
+	double *lambda = c->lambda, lo, hi;
+	lk__bounds(r, lambda, &lo, &hi);
 	const int rows_form = p->form == LK_FORM_ROWS;
+	const double w = rows_form ? lk__row_w(r, c->du, lambda[i]) : lk__csr_w(p, i, lambda);
+	const double next = lk__clamp(lambda[i] - w * (w_relax * p->inv_diag[i]), lo, hi), d = next - lambda[i];
+	lambda[i] = next;
+	if (rows_form)
+		lk__row_apply(r, c->du, d);
+	const double ad = fabs(d);
+	*max_change = ad > *max_change ? ad : *max_change;
+	*nonfinite |= ad != ad;
+}
+
+/* The one-step update of the friction pair at i: one projected gradient step with a common step rho. The fixed point
+ * of lambda_T = P_disc(lambda_T - rho w_T) is Coulomb's law for any rho > 0, which a separate step per row (1 / A_ii
+ * each) would not give where the two rows' A_ii differ; rho = w / max A_ii keeps the step within the pair's own
+ * curvature */
+static inline void pair_step(lk__ctx *c, int i, double w_relax, double *max_change, int *nonfinite)
+{
+	lk_problem *p = c->p;
+	const lk__row *r = &p->rows[i], *r1 = &p->rows[i + 1];
+	double *lambda = c->lambda, *du = c->du, lo, hi;
+	lk__bounds(r, lambda, &lo, &hi);
+	const int rows_form = p->form == LK_FORM_ROWS;
+	const double w0 = rows_form ? lk__row_w(r, du, lambda[i]) : lk__csr_w(p, i, lambda);
+	const double w1 = rows_form ? lk__row_w(r1, du, lambda[i + 1]) : lk__csr_w(p, i + 1, lambda);
+	const double dmax = r->diag > r1->diag ? r->diag : r1->diag;
+	const double rho = dmax > 0 ? w_relax / dmax : 0.0;
+	double x = lambda[i] - rho * w0, y = lambda[i + 1] - rho * w1;
+	lk__disc_project(&x, &y, hi);
+	const double d[2] = {x - lambda[i], y - lambda[i + 1]};
+	for (int k = 0; k < 2; ++k) {
+		lambda[i + k] += d[k];
+		if (rows_form && d[k] != 0.0)
+			lk__row_apply(&p->rows[i + k], du, d[k]);
+		const double ad = fabs(d[k]);
+		*max_change = ad > *max_change ? ad : *max_change;
+		*nonfinite |= ad != ad;
+	}
+}
+
+double lk__pgs_sweep_cone(lk__ctx *c, double w_relax)
+{
+	const lk_problem *p = c->p;
 	const int *at = c->cfg->cone_local ? cone_contacts(c) : NULL;
 	double max_change = 0.0;
 	int nonfinite = 0;
 	for (int i = 0; i < c->n; ++i) {
-		if (at && at[i] >= 0 && c->cone_contacts[at[i]].state >= 0 &&
-		    contact_update(c, &c->cone_contacts[at[i]], i, w_relax, &max_change)) {
-			i += 2;
-			continue;
-		}
-		const lk__row *r = &p->rows[i];
-		double lo, hi;
-		lk__bounds(r, lambda, &lo, &hi);
-		if (lk__cone_pair(p, i)) {
-			/* one projected gradient step on the pair with a common step rho: the fixed point of
-			 * lambda_T = P_disc(lambda_T - rho w_T) is Coulomb's law for any rho > 0, which a separate step per
-			 * row (1 / A_ii each) would not give where the two rows' A_ii differ; rho = w / max A_ii keeps the
-			 * step within the pair's own curvature */
-			const lk__row *r1 = &p->rows[i + 1];
-			double w0 = rows_form ? lk__row_w(r, du, lambda[i]) : lk__csr_w(p, i, lambda);
-			double w1 = rows_form ? lk__row_w(r1, du, lambda[i + 1]) : lk__csr_w(p, i + 1, lambda);
-			double dmax = r->diag > r1->diag ? r->diag : r1->diag;
-			double rho = dmax > 0 ? w_relax / dmax : 0.0;
-			double x = lambda[i] - rho * w0, y = lambda[i + 1] - rho * w1;
-			lk__disc_project(&x, &y, hi);
-			double d[2] = {x - lambda[i], y - lambda[i + 1]};
-			for (int k = 0; k < 2; ++k) {
-				lambda[i + k] += d[k];
-				if (rows_form && d[k] != 0.0)
-					lk__row_apply(&p->rows[i + k], du, d[k]);
-				double ad = fabs(d[k]);
-				max_change = ad > max_change ? ad : max_change;
-				nonfinite |= ad != ad;
+		if (at && at[i] == CONE_NORMAL)
+			continue; /* updated with its pair */
+		if (at && at[i] >= 0) {
+			lk__cone_contact *k = &c->cone_contacts[at[i]];
+			if (k->state >= 0 && contact_update(c, k, i, w_relax, &max_change)) {
+				++i;
+				continue;
 			}
-			++i;
-			continue;
+			row_step(c, k->normal, w_relax, &max_change, &nonfinite); /* the contact's one-step update */
 		}
-		double w = rows_form ? lk__row_w(r, du, lambda[i]) : lk__csr_w(p, i, lambda);
-		double next = lk__clamp(lambda[i] - w * (w_relax * inv[i]), lo, hi), d = next - lambda[i];
-		lambda[i] = next;
-		if (rows_form)
-			lk__row_apply(r, du, d);
-		double ad = fabs(d);
-		max_change = ad > max_change ? ad : max_change;
-		nonfinite |= ad != ad;
+		if (lk__cone_pair(p, i)) {
+			pair_step(c, i, w_relax, &max_change, &nonfinite);
+			++i;
+		} else {
+			row_step(c, i, w_relax, &max_change, &nonfinite);
+		}
 	}
 	lk__count(c, c->n, LK_WORK_SWEEP_ROW);
 	return nonfinite ? NAN : max_change;
