@@ -1,5 +1,5 @@
-/* The table of methods (common/src/method_table.c): every lk_method has its row, and a method that is not in the table runs
- * through the driver as the table's do, with the driver's guards and statistics decided by its traits. */
+/* The table of methods (common/src/method_table.c): every lk_method has its row, and a method that is not in the
+ * table runs through the driver as the table's do, with the driver's guards and statistics decided by its traits. */
 #include "test_util.h"
 #include "internal.h"
 
@@ -96,6 +96,31 @@ static void test_a_new_method_runs_through_the_driver(void **state)
 	lk_problem_destroy(p);
 }
 
+/* lk_solve validates a problem's rows once and again only after rows were added: a stack solved, then given a row
+ * that no Gauss-Seidel update can solve (no Jacobian, no CFM: A_ii = 0), stops on it with lambda untouched. */
+static void test_validation_after_new_rows(void **state)
+{
+	(void)state;
+	lk_problem *p = tu_generate("boxstack", 2, 0.5);
+	lk_solver_config cfg = lk_default_config(LK_METHOD_PGS);
+	lk_stats st;
+	assert_int_equal(lk_solve(p, &cfg, &st, NULL), LK_OK);
+	assert_int_not_equal(st.stop_reason, LK_STOP_BAD_DIAGONAL);
+	lk_row_def d = lk_default_row_def();
+	d.body[0] = 0;
+	d.body[1] = LK_STATIC;
+	d.lo = 0;
+	assert_int_equal(lk_problem_add_row(p, &d, NULL), LK_OK);
+	const int n = lk_problem_row_count(p);
+	double *before = malloc(sizeof(double) * n);
+	memcpy(before, lk_problem_lambda(p), sizeof(double) * n);
+	assert_int_equal(lk_solve(p, &cfg, &st, NULL), LK_OK);
+	assert_int_equal(st.stop_reason, LK_STOP_BAD_DIAGONAL);
+	assert_memory_equal(lk_problem_lambda(p), before, sizeof(double) * n);
+	free(before);
+	lk_problem_destroy(p);
+}
+
 /* The driver's guards follow the traits: with none, a zero diagonal stops the solve before the method runs,
  * lambda untouched; with LK__M_ZERO_DIAGONAL_MATRIX the matrix form goes to the method. A descriptor without
  * an entry point is refused. */
@@ -107,11 +132,13 @@ static void test_guards_follow_the_traits(void **state)
 	cfg.warm_start = 0;
 	cfg.max_iterations = 3;
 	lk_stats st;
-	assert_int_equal(lk__solve_with(p, &cfg, &jacobi, &st, NULL), LK_OK);
-	assert_int_equal(st.stop_reason, LK_STOP_BAD_DIAGONAL);
-	assert_int_equal(st.iterations, 0);
-	for (int i = 0; i < 3; ++i)
-		assert_true(lk_problem_lambda(p)[i] == 0.0);
+	for (int again = 0; again < 2; ++again) { /* the second from the validation the first made */
+		assert_int_equal(lk__solve_with(p, &cfg, &jacobi, &st, NULL), LK_OK);
+		assert_int_equal(st.stop_reason, LK_STOP_BAD_DIAGONAL);
+		assert_int_equal(st.iterations, 0);
+		for (int i = 0; i < 3; ++i)
+			assert_true(lk_problem_lambda(p)[i] == 0.0);
+	}
 	/* the Newton methods' trait lets a zero diagonal of the matrix form through: the method runs (its
 	 * division by A_11 = 0 gives a non-finite step, which the driver's end guard catches) */
 	const lk__method_desc zero_ok = {LK_METHOD_PGS, "jacobi", solve_jacobi, LK__M_ZERO_DIAGONAL_MATRIX, NULL};
@@ -177,6 +204,7 @@ int main(void)
 		cmocka_unit_test(test_every_method_has_a_row),
 		cmocka_unit_test(test_a_new_method_runs_through_the_driver),
 		cmocka_unit_test(test_guards_follow_the_traits),
+		cmocka_unit_test(test_validation_after_new_rows),
 		cmocka_unit_test(test_a_row_added_is_a_method),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -68,7 +68,8 @@ struct lk_problem {
 	int *row_ptr, *col;
 	double *val;
 	double *qv;            /* q as a plain array (matrix form) */
-	int validated;
+	int validated;         /* lk_problem_validate found the rows consistent, and none was added since */
+	int first_bad_diag;    /* and the first row whose A_ii is not positive, or -1 (lk__first_bad_diagonal) */
 	struct lk__pool *pool; /* the threads of threads > 1 (parallel.h), kept from one solve to the next */
 	int pool_request;      /* the threads it was made for (it may have fewer: parallel.h) */
 	lk_executor executor;  /* lent by the application (run != NULL): used instead of pool */
@@ -112,6 +113,11 @@ static inline int lk__all_finite(const double *x, int n)
 			return 0;
 	return 1;
 }
+
+/* Index of the first row whose diagonal A_ii is not positive (such a row cannot be solved by a Gauss-Seidel
+ * update), or -1: found by the problem's validation where it holds (lk_problem_validate, which lk_solve asks for
+ * after rows were added), else by a pass over the rows. */
+int lk__first_bad_diagonal(const lk_problem *p);
 
 /* 1 / A_ii for the division-free sweeps; a row with A_ii <= 0 is never swept (lk__first_bad_diagonal). */
 static inline double lk__inv_diag_of(double diag)

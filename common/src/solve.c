@@ -94,7 +94,9 @@ lk_status lk__solve_with(lk_problem *p, const lk_solver_config *cfg, const lk__m
 	if (!method || !method->solve)
 		return lk__fail(p, LK_ERR_UNSUPPORTED, "method %s is not available in this build",
 		                lk_method_name(cfg->method));
-	lk_status st = lk_problem_validate(p);
+	/* the rows' consistency, checked again only after rows were added (a problem solved again as it is, as
+	 * `solve --repeat` and an application trying several settings do, was validated by the first solve) */
+	lk_status st = p->validated ? LK_OK : lk_problem_validate(p);
 	if (st != LK_OK)
 		return st;
 	if (history)

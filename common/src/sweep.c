@@ -14,16 +14,6 @@
 #include <math.h>
 #include <string.h>
 
-int lk__first_bad_diagonal(const lk_problem *p)
-{
-	/* from 1 / A_ii, packed (0 exactly where A_ii > 0 fails: the diagonals are finite in both forms), not
-	 * from a cache line of each record */
-	for (int i = 0; i < p->nrows; ++i)
-		if (!(p->inv_diag[i] > 0.0))
-			return i;
-	return -1;
-}
-
 /* The reference sweep: the update exactly as Erleben 2013 sec. 5.2 writes it, plain scalar code. */
 double lk__pgs_sweep_ref(lk__ctx *c, const int *perm, int count, double w_relax)
 {
@@ -520,9 +510,9 @@ static int contact_update(lk__ctx *c, lk__cone_contact *k, int t, double w_relax
 	for (int i = 0; i < 3; ++i) {
 		l[i] = r[i] = lambda[rows[i]];
 		u[i] = p->form == LK_FORM_ROWS ? lk__row_w(&p->rows[rows[i]], du, l[i]) : lk__csr_w(p, rows[i], lambda);
+		if (i == 0 && l[0] == 0 && lambda[t] == 0 && lambda[t + 1] == 0 && u[0] >= 0)
+			return 1; /* open, and stays open (b = u): its friction rows' velocities are not needed */
 	}
-	if (l[0] == 0 && l[1] == 0 && l[2] == 0 && u[0] >= 0)
-		return 1; /* open, and stays open: b = u */
 	if (!contact_block(p, k, t) || !lk__cone_local_solve(&k->W, &k->inv, u, p->rows[t].mu, r))
 		return 0;
 	if (w_relax != 1.0) {
@@ -571,6 +561,8 @@ static inline void pair_step(lk__ctx *c, int i, double w_relax, double *max_chan
 	const lk__row *r = &p->rows[i], *r1 = &p->rows[i + 1];
 	double *lambda = c->lambda, *du = c->du, lo, hi;
 	lk__bounds(r, lambda, &lo, &hi);
+	if (hi == 0 && lambda[i] == 0 && lambda[i + 1] == 0)
+		return; /* a disc of radius 0 keeps the pair at 0 whatever w is: an open contact's pair costs no product */
 	const int rows_form = p->form == LK_FORM_ROWS;
 	const double w0 = rows_form ? lk__row_w(r, du, lambda[i]) : lk__csr_w(p, i, lambda);
 	const double w1 = rows_form ? lk__row_w(r1, du, lambda[i + 1]) : lk__csr_w(p, i + 1, lambda);

@@ -7,10 +7,6 @@
 
 #include "context.h"
 
-/* Index of the first row whose diagonal A_ii is not positive (such a row cannot be solved by a Gauss-Seidel
- * update), or -1. */
-int lk__first_bad_diagonal(const lk_problem *p);
-
 /* One projected Gauss-Seidel / SOR sweep over rows perm[0..count) (perm NULL: 0..count-1) with
  * relaxation w_relax (Erleben 2013 sec. 5.2-5.3). Returns max |change of lambda| (NaN if a change was not
  * finite). */
