@@ -101,21 +101,23 @@ static inline __attribute__((always_inline)) double sweep_rows_loop(lk__ctx *c, 
 			lk__bounds_select(r, lambda, i, &lo, &hi);
 		else
 			lk__bounds(r, lambda, &lo, &hi);
-		/* the staggered schedules: a friction row whose box is {0} gets 0 whatever w is */
-		const int zero_box = staggered && r->findex >= 0 && hi == 0.0;
-		if (zero_box && li == 0.0)
-			continue; /* nothing moves and H = 0 */
+		/* a friction row whose box is {0} (its contact open) and whose lambda is 0 stays there whatever w is:
+		 * nothing moves and H = 0, and its product is not needed. The staggered schedules give such a row 0 even
+		 * where its lambda is not (the modulus iteration keeps its y_i, which moves) */
+		const int zero_box = r->findex >= 0 && hi == 0.0;
+		if (zero_box && li == 0.0 && !gh)
+			continue;
 		/* the modulus iteration keeps y_i, whose own part relaxes towards lambda_i by h_i (amgs.c, (M3)) */
 		const double own = gh ? y[i] + gh[2 * i + 1] * (li - y[i]) : li;
 		const double part = own - g * (r->q + r->s * li);
 		const double step = part - lk__cursor_gjdu(&cur, r, du, g, paired);
-		const double next = zero_box ? 0.0 : lk__clamp(step, lo, hi);
+		const double next = staggered && zero_box ? 0.0 : lk__clamp(step, lo, hi);
 		if (gh)
 			y[i] = step;
 		if (err) {
 			/* w recovered off the chain from the step: w_i = (lambda_i - (lambda_i - g w_i)) A_ii / w */
 			double w = (li - step) * (r->diag * inv_w);
-			double h = zero_box ? li : li - lk__clamp(li - w, lo, hi);
+			double h = staggered && zero_box ? li : li - lk__clamp(li - w, lo, hi);
 			hh += h * h;
 		}
 		const double d = next - li;
