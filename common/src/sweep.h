@@ -32,8 +32,9 @@ double lk__pgs_sweep_ref(lk__ctx *c, const int *perm, int count, double w_relax)
 /* One projected Gauss-Seidel / SOR sweep in the natural order with Coulomb's cone for friction: each contact's
  * two friction rows are updated one after the other without bounds, then projected together onto the disc of
  * radius mu lambda_n (the sequential-then-radial form of nonsmooth block Gauss-Seidel, Jean & Moreau's NSGS
- * with a one-sweep local solve); every other row as lk__pgs_sweep. Plain kernels (lk__row_w, lk__row_apply).
- * Returns max |change of lambda|. */
+ * with a one-sweep local solve); every other row as lk__pgs_sweep. With local=1 each contact (its pair and its
+ * normal row, wherever that lies) is solved whole at its pair's place instead (cone_local.h), Jean's NSGS itself.
+ * Plain kernels (lk__row_w, lk__row_apply). Returns max |change of lambda|. */
 double lk__pgs_sweep_cone(lk__ctx *c, double w_relax);
 /* One sweep of the modulus iteration of AMGS/AMSOR in impulse units (amgs.c, (M3)):
  * y_i <- y_i + h_i (lambda_i - y_i) - g_i w_i, lambda_i <- mid(lo_i, y_i, hi_i), with gh[2 i] = g_i and
