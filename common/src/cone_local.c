@@ -13,9 +13,10 @@
 
 /* Pivots of W's LU factors below this fraction of their diagonal entry: W is taken as singular. */
 #define LOCAL_PIVOT 1e-12
-/* Newton steps on the direction of slip, and the angle below which a step ends the iteration. */
+/* Newton steps on the direction of slip, and the angle below which a step is the last: Newton's method converges
+ * quadratically, so the angle is then known to about its square, below the rounding of the rest */
 #define SLIDE_MAX_STEPS 30
-#define SLIDE_TOL 1e-13
+#define SLIDE_LAST 1e-6
 
 int lk__block3_invert(const lk__block3 *W, lk__block3 *inv)
 {
@@ -70,18 +71,23 @@ static int slide_solve(const lk__block3 *W, const double b[3], double mu, double
 		const double step = gd != 0 ? -g / gd : 0.0;
 		if (!isfinite(step))
 			return 0;
-		if (fabs(step) <= SLIDE_TOL || g == 0) {
-			if (!(rn > 0) || ux * tx + uy * ty < -SLIDE_TOL * (fabs(ux) + fabs(uy)))
-				return 0;
-			r[0] = rn;
-			r[1] = -mu * rn * tx;
-			r[2] = -mu * rn * ty;
-			return 1;
-		}
+		const int last = fabs(step) <= SLIDE_LAST || g == 0;
+		if (last && (!(rn > 0) || ux * tx + uy * ty < -SLIDE_LAST * (fabs(ux) + fabs(uy))))
+			return 0;
 		/* t turned by atan(step): Newton's step in the angle for a small one, less than a right angle always */
 		const double nx = tx + step * px, ny = ty + step * py, inv = 1.0 / sqrt(nx * nx + ny * ny);
 		tx = nx * inv;
 		ty = ny * inv;
+		if (last) {
+			/* the step below SLIDE_LAST leaves an error of about its square: r at the turned t, no further step */
+			const double rl = -b[0] / (m[0][0] - mu * (m[0][1] * tx + m[0][2] * ty));
+			if (!(rl > 0))
+				return 0;
+			r[0] = rl;
+			r[1] = -mu * rl * tx;
+			r[2] = -mu * rl * ty;
+			return 1;
+		}
 	}
 	return 0;
 }
