@@ -483,7 +483,8 @@ typedef struct lk_stats {
 
 /* Solves the problem with the configured method. lambda (warm start) in, solution out; for the row form
  * du is updated to match. On an invalid problem or configuration returns an error with a message in
- * lk_problem_error(p) and leaves lambda untouched. stats and history may be NULL. */
+ * lk_problem_error(p) and leaves lambda untouched. stats and history may be NULL; without either the solve
+ * reads no statistics clock (nor any clock without a time limit, time_us). */
 LK_API lk_status lk_solve(lk_problem *p, const lk_solver_config *cfg, lk_stats *stats, lk_history *history);
 
 /* The clock of every timing statistic: lk_stats.seconds, lk_history's seconds and the adapters'
