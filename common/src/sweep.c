@@ -407,24 +407,6 @@ double lk__pgs_sweep_sums(lk__ctx *c, const int *perm, double w_relax, lk__sweep
 	return change;
 }
 
-/* A_ij of the matrix form (0 where the row has no entry at column j). */
-static double csr_entry(const lk_problem *p, int i, int j)
-{
-	for (int k = p->row_ptr[i]; k < p->row_ptr[i + 1]; ++k)
-		if (p->col[k] == j)
-			return p->val[k];
-	return 0.0;
-}
-
-/* A_ij = J_i M^-1 J_j^T of two rows of the row form on the same two bodies. */
-static double rows_entry(const lk__row *ri, const lk__row *rj)
-{
-	double s = 0.0;
-	for (int k = 0; k < 12; ++k)
-		s += ri->J[k] * rj->MJ[k];
-	return s;
-}
-
 /* A contact of the cone sweep's local solve: its normal row, its block and the block's inverse once made (state 1),
  * not made yet (0) or without an inverse (-1). */
 typedef struct lk__cone_contact {
@@ -459,9 +441,7 @@ static int contact_block(const lk_problem *p, lk__cone_contact *k, int t)
 		contact_rows(k, t, rows);
 		for (int i = 0; i < 3; ++i)
 			for (int j = 0; j < 3; ++j)
-				k->W.m[i][j] = i == j ? p->rows[rows[i]].diag
-				               : p->form == LK_FORM_ROWS ? rows_entry(&p->rows[rows[i]], &p->rows[rows[j]])
-				                                         : csr_entry(p, rows[i], rows[j]);
+				k->W.m[i][j] = i == j ? p->rows[rows[i]].diag : lk__a_entry(p, rows[i], rows[j]);
 		k->state = lk__block3_invert(&k->W, &k->inv) ? 1 : -1;
 	}
 	return k->state > 0;
@@ -511,7 +491,7 @@ static int contact_update(lk__ctx *c, lk__cone_contact *k, int t, double w_relax
 	contact_rows(k, t, rows);
 	for (int i = 0; i < 3; ++i) {
 		l[i] = r[i] = lambda[rows[i]];
-		u[i] = p->form == LK_FORM_ROWS ? lk__row_w(&p->rows[rows[i]], du, l[i]) : lk__csr_w(p, rows[i], lambda);
+		u[i] = lk__w(p, rows[i], lambda, du);
 		if (i == 0 && l[0] == 0 && lambda[t] == 0 && lambda[t + 1] == 0 && u[0] >= 0)
 			return 1; /* open, and stays open (b = u): its friction rows' velocities are not needed */
 	}
@@ -542,11 +522,10 @@ static inline void row_step(lk__ctx *c, int i, double w_relax, double *max_chang
 	const lk__row *r = &p->rows[i];
 	double *lambda = c->lambda, lo, hi;
 	lk__bounds(r, lambda, &lo, &hi);
-	const int rows_form = p->form == LK_FORM_ROWS;
-	const double w = rows_form ? lk__row_w(r, c->du, lambda[i]) : lk__csr_w(p, i, lambda);
+	const double w = lk__w(p, i, lambda, c->du);
 	const double next = lk__clamp(lambda[i] - w * (w_relax * p->inv_diag[i]), lo, hi), d = next - lambda[i];
 	lambda[i] = next;
-	if (rows_form)
+	if (p->form == LK_FORM_ROWS)
 		lk__row_apply(r, c->du, d);
 	const double ad = fabs(d);
 	*max_change = ad > *max_change ? ad : *max_change;
@@ -566,8 +545,7 @@ static inline void pair_step(lk__ctx *c, int i, double w_relax, double *max_chan
 	if (hi == 0 && lambda[i] == 0 && lambda[i + 1] == 0)
 		return; /* a disc of radius 0 keeps the pair at 0 whatever w is: an open contact's pair costs no product */
 	const int rows_form = p->form == LK_FORM_ROWS;
-	const double w0 = rows_form ? lk__row_w(r, du, lambda[i]) : lk__csr_w(p, i, lambda);
-	const double w1 = rows_form ? lk__row_w(r1, du, lambda[i + 1]) : lk__csr_w(p, i + 1, lambda);
+	const double w0 = lk__w(p, i, lambda, du), w1 = lk__w(p, i + 1, lambda, du);
 	const double dmax = r->diag > r1->diag ? r->diag : r1->diag;
 	const double rho = dmax > 0 ? w_relax / dmax : 0.0;
 	double x = lambda[i] - rho * w0, y = lambda[i + 1] - rho * w1;
