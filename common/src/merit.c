@@ -87,7 +87,7 @@ static inline double max2(double a, double b)
 	return b > a ? b : a;
 }
 
-/* The running sums of lk__merit_sums_rows */
+/* The running sums of lk__merit_sums_rows that a row and a whole contact (contact_sums) add to alike */
 typedef struct sums_acc {
 	double hh, maxh, viol, ee, nq, nl, nw;
 } sums_acc;
@@ -143,14 +143,14 @@ static void contact_sums(const lk_problem *p, const double *lambda, const double
 void lk__merit_sums_rows(const lk_problem *p, const double *lambda, const double *w, const double *du,
                          lk_friction friction, int begin, int end, unsigned sums, lk__merit_sums *s)
 {
-	double hh = 0, ff = 0, mod = 0, maxh = 0, viol = 0, ee = 0, nq = 0, nl = 0, nw = 0;
+	double ff = 0, mod = 0;
+	sums_acc a = {0, 0, 0, 0, 0, 0, 0};
 	const int base = !(sums & LK__SUMS_NO_BASE);
-	const int whole_contacts = friction == LK_FRICTION_CONE && (sums & (LK__SUMS_ALL | LK__SUMS_NO_BASE)) == LK__SUMS_FC3D;
+	const int whole_contacts =
+	    friction == LK_FRICTION_CONE && (sums & (LK__SUMS_ALL | LK__SUMS_NO_BASE)) == LK__SUMS_FC3D;
 	for (int i = begin; i < end; ++i) {
 		if (whole_contacts && usual_contact(p, i, end)) {
-			sums_acc a = {hh, maxh, viol, ee, nq, nl, nw};
 			contact_sums(p, lambda, w, i, &a);
-			hh = a.hh, maxh = a.maxh, viol = a.viol, ee = a.ee, nq = a.nq, nl = a.nl, nw = a.nw;
 			i += 2;
 			continue;
 		}
@@ -180,13 +180,10 @@ void lk__merit_sums_rows(const lk_problem *p, const double *lambda, const double
 				v = max2(v, max2(lo - l[k], l[k] - hi));
 			}
 		}
-		for (int k = 0; k < m; ++k) {
-			hh += h[k] * h[k];
-			if (fabs(h[k]) > maxh || isnan(h[k]))
-				maxh = fabs(h[k]);
-		}
-		if (v > viol)
-			viol = v;
+		for (int k = 0; k < m; ++k)
+			add_h(&a, h[k]);
+		if (v > a.viol)
+			a.viol = v;
 		if (sums & LK__SUMS_FISCHER) {
 			for (int k = 0; k < m; ++k) {
 				const double f = lk_fischer_boxed(l[k], wr[k], lo, hi);
@@ -198,11 +195,8 @@ void lk__merit_sums_rows(const lk_problem *p, const double *lambda, const double
 				mod += fabs(l[k]) * fabs(wr[k]);
 		}
 		if (sums & LK__SUMS_FC3D) {
-			for (int k = 0; k < m; ++k) {
-				nq += p->rows[i + k].q * p->rows[i + k].q;
-				nl += l[k] * l[k];
-				nw += wr[k] * wr[k];
-			}
+			for (int k = 0; k < m; ++k)
+				add_norms(&a, p->rows[i + k].q, l[k], wr[k]);
 			if (pair || lk__plane_friction(p, i)) {
 				/* the contact against the cone (of the plane: its second tangent 0, as Siconos's fc2d measure
 				 * has it); its normal row fi was (or will be) summed as a row of its own, whose term this one
@@ -211,23 +205,23 @@ void lk__merit_sums_rows(const lk_problem *p, const double *lambda, const double
 				const double wf = fi >= begin && fi < end ? w[fi] : lk__w(p, fi, lambda, du);
 				const double hf = lk_natural_residual(lambda[fi], wf, p->rows[fi].lo, p->rows[fi].hi);
 				const double rc[3] = {lambda[fi], l[0], pair ? l[1] : 0.0}, uc[3] = {wf, wr[0], wr[1]};
-				ee += contact_error2(rc, uc, r->mu) - hf * hf;
+				a.ee += contact_error2(rc, uc, r->mu) - hf * hf;
 			} else {
 				const double h0 = base ? h[0] : lk_natural_residual(l[0], wr[0], lo, hi);
-				ee += h0 * h0;
+				a.ee += h0 * h0;
 			}
 		}
 		i += m - 1;
 	}
-	s->hh = hh;
+	s->hh = a.hh;
 	s->ff = ff;
 	s->mod = mod;
-	s->maxh = maxh;
-	s->viol = viol;
-	s->ee = ee;
-	s->nq = nq;
-	s->nl = nl;
-	s->nw = nw;
+	s->maxh = a.maxh;
+	s->viol = a.viol;
+	s->ee = a.ee;
+	s->nq = a.nq;
+	s->nl = a.nl;
+	s->nw = a.nw;
 	s->sums = sums & LK__SUMS_ALL;
 }
 
