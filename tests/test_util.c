@@ -164,18 +164,26 @@ lk_problem *tu_generate(const char *kind, int n, double mu)
 	return p;
 }
 
-lk_problem *tu_copy_problem(const lk_problem *p, const int *from, int zero_points, const double *row_scale)
+/* A copy of p through the public API: new body k is body body_from[k] (NULL: as they are), new row k is row
+ * row_from[k] (NULL: as they are), the rows' bodies and friction rows' normal rows renumbered to match; the points 0
+ * with zero_points; row_scale as tu_copy_problem says. Validated. */
+static lk_problem *copy_problem(const lk_problem *p, const int *body_from, const int *row_from, int zero_points,
+                                const double *row_scale)
 {
 	const int nb = lk_problem_body_count(p), n = lk_problem_row_count(p);
-	int *to = malloc(((size_t)nb + 1) * sizeof *to);
+	int *to = malloc(((size_t)nb + 1) * sizeof *to), *at = malloc(((size_t)n + 1) * sizeof *at);
 	assert_non_null(to);
+	assert_non_null(at);
 	for (int b = 0; b < nb; ++b)
-		to[from ? from[b] : b] = b;
+		to[body_from ? body_from[b] : b] = b;
+	for (int k = 0; k < n; ++k)
+		at[row_from ? row_from[k] : k] = k;
 	lk_problem *q = lk_problem_create(LK_FORM_ROWS);
 	assert_non_null(q);
 	for (int b = 0; b < nb; ++b)
-		assert_int_equal(lk_problem_add_body(q, lk_problem_body(p, from ? from[b] : b), NULL), LK_OK);
-	for (int i = 0; i < n; ++i) {
+		assert_int_equal(lk_problem_add_body(q, lk_problem_body(p, body_from ? body_from[b] : b), NULL), LK_OK);
+	for (int k = 0; k < n; ++k) {
+		const int i = row_from ? row_from[k] : k;
 		lk_row_def d;
 		assert_int_equal(lk_problem_get_row(p, i, &d), LK_OK);
 		for (int s = 0; s < 2; ++s)
@@ -185,8 +193,8 @@ lk_problem *tu_copy_problem(const lk_problem *p, const int *from, int zero_point
 			d.point[0] = d.point[1] = d.point[2] = 0.0;
 		if (row_scale) {
 			const double sc = row_scale[i];
-			for (int k = 0; k < 12; ++k)
-				d.J[k / 6][k % 6] *= sc;
+			for (int c = 0; c < 12; ++c)
+				d.J[c / 6][c % 6] *= sc;
 			d.c *= sc;
 			d.s *= sc * sc;
 			d.lo /= sc;
@@ -194,34 +202,24 @@ lk_problem *tu_copy_problem(const lk_problem *p, const int *from, int zero_point
 			if (d.findex >= 0)
 				d.mu *= row_scale[d.findex] / sc;
 		}
-		assert_int_equal(lk_problem_add_row(q, &d, NULL), LK_OK);
-	}
-	assert_int_equal(lk_problem_validate(q), LK_OK);
-	free(to);
-	return q;
-}
-
-lk_problem *tu_permute_rows(const lk_problem *p, const int *order)
-{
-	const int n = lk_problem_row_count(p);
-	int *at = malloc(((size_t)n + 1) * sizeof *at);
-	assert_non_null(at);
-	for (int k = 0; k < n; ++k)
-		at[order[k]] = k;
-	lk_problem *q = lk_problem_create(LK_FORM_ROWS);
-	assert_non_null(q);
-	for (int b = 0; b < lk_problem_body_count(p); ++b)
-		assert_int_equal(lk_problem_add_body(q, lk_problem_body(p, b), NULL), LK_OK);
-	for (int k = 0; k < n; ++k) {
-		lk_row_def d;
-		assert_int_equal(lk_problem_get_row(p, order[k], &d), LK_OK);
 		if (d.findex >= 0)
 			d.findex = at[d.findex];
 		assert_int_equal(lk_problem_add_row(q, &d, NULL), LK_OK);
 	}
 	assert_int_equal(lk_problem_validate(q), LK_OK);
+	free(to);
 	free(at);
 	return q;
+}
+
+lk_problem *tu_copy_problem(const lk_problem *p, const int *from, int zero_points, const double *row_scale)
+{
+	return copy_problem(p, from, NULL, zero_points, row_scale);
+}
+
+lk_problem *tu_permute_rows(const lk_problem *p, const int *order)
+{
+	return copy_problem(p, NULL, order, 0, NULL);
 }
 
 static int by_value(const void *a, const void *b)
