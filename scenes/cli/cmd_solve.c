@@ -136,11 +136,11 @@ static double siconos_error_of(const lk_peer_fc3d *f, lk_problem *p, double tol)
 	return lk_peer_siconos_error(f, lk_problem_lambda(p), tol, &e) == LK_OK ? e : NAN;
 }
 
-/* One whole call of lk_solve, timed on the clock the user chose (--clock), with lcpkit's own statistics clock the
- * wall clock during the call: a read of the thread's CPU clock is a system call (1.6 us on the development machine, a
- * virtual one, against 30 ns for the wall clock), lk_solve reads its clock twice, and a whole call timed on the CPU
- * clock would count two reads that a user on the default clock does not pay and that Siconos's call, timed from
- * outside, does not make: on problems of a few contacts, half of lcpkit's call */
+/* Whole calls of lk_solve, timed on the clock the user chose (--clock), with lcpkit's own statistics clock the wall
+ * clock during them: a read of the thread's CPU clock is a system call (1.6 us on the development machine, a
+ * virtual one, against 30 ns for the wall clock), lk_solve asked for statistics reads its clock twice, and a whole
+ * call timed on the CPU clock would count two reads that a user on the default clock does not pay and that
+ * Siconos's call, timed from outside, does not make: on problems of a few contacts, half of lcpkit's call */
 static lk_status whole_call(lk_problem *p, const lk_solver_config *cfg, lk_stats *st, int calls, double *seconds)
 {
 	/* `calls` calls timed together, as Siconos's are (lk_peer_batch_calls): each a whole solve from the same start,
