@@ -436,6 +436,16 @@ lk_status lk_problem_get_bounds(const lk_problem *p, int i, double *lo, double *
 	return LK_OK;
 }
 
+/* The first row whose A_ii is not positive, or -1: from 1 / A_ii, packed (0 exactly where A_ii > 0 fails: the
+ * diagonals are finite in both forms), not from a cache line of each record */
+static int scan_bad_diagonal(const lk_problem *p)
+{
+	for (int i = 0; i < p->nrows; ++i)
+		if (!(p->inv_diag[i] > 0.0))
+			return i;
+	return -1;
+}
+
 lk_status lk_problem_validate(lk_problem *p)
 {
 	if (!p)
@@ -454,22 +464,14 @@ lk_status lk_problem_validate(lk_problem *p)
 			return lk__fail(p, LK_ERR_FINDEX, "row %d: friction index %d points at another friction row", i,
 			                f);
 	}
-	p->validated = 0;
-	p->first_bad_diag = lk__first_bad_diagonal(p);
+	p->first_bad_diag = scan_bad_diagonal(p);
 	p->validated = 1;
 	return LK_OK;
 }
 
 int lk__first_bad_diagonal(const lk_problem *p)
 {
-	if (p->validated)
-		return p->first_bad_diag;
-	/* from 1 / A_ii, packed (0 exactly where A_ii > 0 fails: the diagonals are finite in both forms), not
-	 * from a cache line of each record */
-	for (int i = 0; i < p->nrows; ++i)
-		if (!(p->inv_diag[i] > 0.0))
-			return i;
-	return -1;
+	return p->validated ? p->first_bad_diag : scan_bad_diagonal(p);
 }
 
 const double *lk_problem_lambda(const lk_problem *p)
