@@ -489,12 +489,13 @@ static int contact_update(lk__ctx *c, lk__cone_contact *k, int t, double w_relax
 	double *lambda = c->lambda, *du = c->du, u[3], l[3], r[3];
 	int rows[3];
 	contact_rows(k, t, rows);
-	for (int i = 0; i < 3; ++i) {
+	for (int i = 0; i < 3; ++i)
 		l[i] = r[i] = lambda[rows[i]];
-		u[i] = lk__w(p, rows[i], lambda, du);
-		if (i == 0 && l[0] == 0 && lambda[t] == 0 && lambda[t + 1] == 0 && u[0] >= 0)
-			return 1; /* open, and stays open (b = u): its friction rows' velocities are not needed */
-	}
+	u[0] = lk__w(p, rows[0], lambda, du);
+	if (l[0] == 0 && l[1] == 0 && l[2] == 0 && u[0] >= 0)
+		return 1; /* open, and stays open (b = u): its friction rows' velocities are not needed */
+	u[1] = lk__w(p, rows[1], lambda, du);
+	u[2] = lk__w(p, rows[2], lambda, du);
 	if (!contact_block(p, k, t) || !lk__cone_local_solve(&k->W, &k->inv, u, p->rows[t].mu, r))
 		return 0;
 	if (w_relax != 1.0) {
