@@ -4,6 +4,7 @@
 #include "test_util.h"
 
 #include "lcpkit/ode.h"
+#include "ode_internal.h" /* the contact joint's layout (test_contact_layout) */
 
 #include <ode/ode.h>
 #include <ode/threading_impl.h>
@@ -209,6 +210,100 @@ static void test_sink_to_layer(void **state)
 	assert_null(ctx);
 	assert_non_null(strstr(err, "sink_to_layer"));
 	dWorldDestroy(w);
+}
+
+/* The dContact a contact joint keeps, read where ODE 0.16 keeps it (lk__ode_contact_layout, ode_abi.c): found
+ * on this ODE, read back as it was made, and lk__ode_contact_target equal to the bit to the normal target
+ * getInfo2 writes, over random contacts (with and without their own error reduction, on one body and two),
+ * surface layers on both sides of their depths, velocity caps and step rates. Then a stack's steps under auto
+ * the same to the bit with the resting contacts' targets made from the read depth as with the two more
+ * getInfo2 calls a contact they cost without it (sink_to_layer, ode_rows.c). */
+static void test_contact_layout(void **state)
+{
+	(void)state;
+	lk__ode_abi abi;
+	char err[300];
+	assert_int_equal(lk__ode_abi_load(&abi, err, sizeof err), LK_OK);
+	assert_int_equal(lk__ode_contact_layout(&abi), 1);
+	assert_true(abi.contact_at > 0);
+	assert_int_equal(lk__ode_contact_layout(&abi), 1); /* looked for once */
+
+	dWorldID w = dWorldCreate();
+	dJointGroupID g = dJointGroupCreate(0);
+	dBodyID b0 = dBodyCreate(w), b1 = dBodyCreate(w);
+	dBodySetPosition(b0, 0.1, 0.2, 0.3);
+	dBodySetPosition(b1, -0.4, 0.5, 1.3);
+	lk__rng r = {42};
+	int capped = 0, below = 0, soft = 0;
+	for (int t = 0; t < 4000; ++t) {
+		dContact c;
+		memset(&c, 0, sizeof c);
+		c.surface.mode = dContactApprox1 | (t % 2 ? dContactSoftERP : 0) | (t % 3 ? dContactMu2 : 0);
+		c.surface.mu = 0.5 + 0.5 * tu_rng_sym(&r);
+		c.surface.mu2 = 0.3;
+		c.surface.soft_erp = 0.5 + 0.45 * tu_rng_sym(&r);
+		double n[3] = {tu_rng_sym(&r), tu_rng_sym(&r), 1.0 + tu_rng_sym(&r)};
+		const double len = norm3(n);
+		for (int k = 0; k < 3; ++k) {
+			c.geom.pos[k] = 2.0 * tu_rng_sym(&r);
+			c.geom.normal[k] = n[k] / len;
+		}
+		c.geom.depth = 0.02 + 0.025 * tu_rng_sym(&r);
+		dJointID j = dJointCreateContact(w, g, &c);
+		dJointAttach(j, b0, t % 4 ? b1 : NULL);
+		dContact back;
+		lk__ode_contact_of(&abi, j, &back);
+		assert_true(back.surface.mode == c.surface.mode && back.geom.depth == c.geom.depth &&
+		            back.surface.soft_erp == c.surface.soft_erp &&
+		            !memcmp(back.geom.normal, c.geom.normal, sizeof c.geom.normal));
+		const double layer = 0.03 * tu_rng_sym(&r), maxvel = t % 5 ? INFINITY : 0.5 + 0.5 * tu_rng_sym(&r);
+		const double fps = 1.0 / (0.02 + 0.015 * tu_rng_sym(&r)), erp = 0.5 + 0.45 * tu_rng_sym(&r);
+		dWorldSetContactSurfaceLayer(w, layer);
+		dWorldSetContactMaxCorrectingVel(w, maxvel);
+		lk__ode_info1 info;
+		abi.info1[dJointTypeContact](j, &info);
+		double J1[6 * LK__ODE_MAX_M] = {0}, J2[6 * LK__ODE_MAX_M] = {0}, rhs[2 * LK__ODE_MAX_M] = {0},
+		       lohi[2 * LK__ODE_MAX_M] = {0};
+		int fi[LK__ODE_MAX_M] = {-1, -1, -1, -1, -1, -1};
+		abi.info2[dJointTypeContact](j, fps, erp, 6, J1, J2, 2, rhs, lohi, fi);
+		const double mine = lk__ode_contact_target(&back, fps, erp, layer, maxvel);
+		assert_memory_equal(&rhs[0], &mine, sizeof mine);
+		capped += rhs[0] == maxvel;
+		below += rhs[0] == 0.0;
+		soft += (t % 2) && rhs[0] > 0.0;
+		if (t % 100 == 99)
+			dJointGroupEmpty(g);
+	}
+	/* every branch of ODE's formula taken */
+	assert_true(capped > 50 && below > 200 && soft > 500);
+	dJointGroupDestroy(g);
+	dWorldDestroy(w);
+
+	/* the stack's steps: the read contacts against the contacts' generator */
+	const double layer = 0.004;
+	scene sc[2];
+	for (int k = 0; k < 2; ++k) {
+		scene_init(&sc[k]);
+		dWorldSetContactSurfaceLayer(sc[k].w, layer);
+		for (int i = 0; i < 4; ++i)
+			scene_box(&sc[k], 0.02 * i, -0.01 * i, 0.5 + i * 1.0005);
+		assert_int_equal(scene_solver(&sc[k], "auto"), LK_OK);
+	}
+	sc[1].ctx->abi.contact_at = -1; /* as where the layout is not found */
+	for (int step = 0; step < 150; ++step)
+		for (int k = 0; k < 2; ++k)
+			assert_int_equal(scene_step(&sc[k]), LK_OK);
+	assert_true(sc[0].ctx->abi.contact_at > 0);
+	for (int i = 0; i < 4; ++i) {
+		assert_memory_equal(dBodyGetPosition(sc[0].box[i]), dBodyGetPosition(sc[1].box[i]), 3 * sizeof(dReal));
+		assert_memory_equal(dBodyGetQuaternion(sc[0].box[i]), dBodyGetQuaternion(sc[1].box[i]), 4 * sizeof(dReal));
+	}
+	/* and it sank into the layer, not stood on its contacts' depth 0: the targets were made */
+	const double depth = 0.5 - dBodyGetPosition(sc[0].box[0])[2];
+	print_message("the bottom box after 1.5 s: %.3e deep (layer %.3e)\n", depth, layer);
+	assert_true(depth > 0.25 * layer && depth < layer);
+	for (int k = 0; k < 2; ++k)
+		scene_done(&sc[k]);
 }
 
 /* A face's load carried over when its points change (ode_warm.c): a box resting on another, their contacts
@@ -1401,6 +1496,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_resting_box),
 		cmocka_unit_test(test_sink_to_layer),
+		cmocka_unit_test(test_contact_layout),
 		cmocka_unit_test(test_warm_start_faces),
 		cmocka_unit_test(test_warm_start_pair_in_two_runs),
 		cmocka_unit_test(test_recovering_body_starts_cold),

@@ -10,6 +10,7 @@
 #include "ode_internal.h"
 
 #include <dlfcn.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -90,6 +91,7 @@ lk_status lk__ode_abi_load(lk__ode_abi *abi, char *err, size_t err_size)
 		{offsetof(lk__ode_abi, quickstep), "dWorldQuickStep"},
 		{offsetof(lk__ode_abi, step), "dWorldStep"},
 		{offsetof(lk__ode_abi, world_destroy), "dWorldDestroy"},
+		{offsetof(lk__ode_abi, body_create), "dBodyCreate"},
 		{offsetof(lk__ode_abi, world_context), "_ZNK7dxWorld31unsafeGetWorldProcessingContextEv"},
 		{offsetof(lk__ode_abi, context_sync),
 		 "_ZN21dxWorldProcessContext36EnsureStepperSyncObjectsAreAllocatedEP7dxWorld"},
@@ -158,4 +160,122 @@ int lk__ode_world_ready(const lk__ode_abi *abi, dWorldID world, double h)
 	abi->world_destroy(probe);
 	void *context = ok ? abi->world_context(world) : NULL;
 	return context && abi->context_sync(context, world);
+}
+
+/* ------------------------------------------------------------------------------ the contact joint's dContact */
+
+/* A contact joint of ODE 0.16 (dxJointContact: dxJoint, int the_m, dContact contact) keeps the dContact it was
+ * made from, and its normal row's target is a function of that contact's depth: ODE's API gives no way to read
+ * either. The object's layout is ODE's own; rather than assume it, a probe joint made from a contact of
+ * unmistakable numbers is searched for them (within the object's size, dxJoint::size()), and the place found
+ * is used only where it holds them at exactly one offset and where lk__ode_contact_target then gives, to the
+ * bit, the targets getInfo2 writes for two such contacts (one with its own error reduction) over a range of
+ * surface layers and velocity caps. Anything else (another ODE build, a struct that moved) leaves it unused. */
+void lk__ode_contact_of(const lk__ode_abi *abi, dJointID j, dContact *out)
+{
+	memcpy(out, (const char *)j + abi->contact_at, sizeof *out);
+}
+
+double lk__ode_contact_target(const dContact *c, double fps, double erp, double layer, double maxvel)
+{
+	/* dxJointContact::getInfo2, ODE 0.16.2 (ode/src/joints/contact.cpp): the row's error reduction rate, the
+	 * depth below the layer (none above it), the push out of it plus the normal motion (0 here), capped */
+	const double e = (c->surface.mode & dContactSoftERP) != 0 ? c->surface.soft_erp : erp;
+	const double k = fps * e;
+	double depth = c->geom.depth - layer;
+	if (depth < 0)
+		depth = 0;
+	const double pushout = k * depth + 0.0;
+	return pushout > maxvel ? maxvel : pushout;
+}
+
+/* The probe contacts' fields that are compared: numbers no contact made by a collider would have together. */
+static int same_probe(const dContact *a, const dContact *b)
+{
+	return a->surface.mode == b->surface.mode && a->surface.mu == b->surface.mu &&
+	       a->surface.soft_erp == b->surface.soft_erp && a->geom.depth == b->geom.depth &&
+	       !memcmp(a->geom.pos, b->geom.pos, 3 * sizeof(dReal)) &&
+	       !memcmp(a->geom.normal, b->geom.normal, 3 * sizeof(dReal)) && !memcmp(a->fdir1, b->fdir1, 3 * sizeof(dReal));
+}
+
+static long find_contact(const lk__ode_abi *abi, dJointID j, const dContact *c)
+{
+	const size_t size = abi->size[dJointTypeContact](j);
+	long at = -1;
+	for (size_t o = 0; o + sizeof *c <= size; o += sizeof(dReal)) {
+		dContact k;
+		memcpy(&k, (const char *)j + o, sizeof k);
+		if (same_probe(&k, c)) {
+			if (at >= 0)
+				return -1; /* twice: no telling which */
+			at = (long)o;
+		}
+	}
+	return at;
+}
+
+/* Whether the target getInfo2 writes for probe joint j equals lk__ode_contact_target's over a range of layers
+ * (above, at and below the contact's depth, and negative, as sink_to_layer sets it) and velocity caps. */
+static int targets_agree(const lk__ode_abi *abi, dWorldID w, dJointID j, const dContact *c)
+{
+	static const double layers[] = {0.0, 0.001, -0.001, 0.0078125, 0.5}, caps[] = {INFINITY, 0.05};
+	const double fps = 60.0, erp = 0.2;
+	lk__ode_info1 info;
+	abi->info1[dJointTypeContact](j, &info);
+	for (size_t l = 0; l < sizeof layers / sizeof layers[0]; ++l)
+		for (size_t v = 0; v < sizeof caps / sizeof caps[0]; ++v) {
+			dWorldSetContactSurfaceLayer(w, layers[l]);
+			dWorldSetContactMaxCorrectingVel(w, caps[v]);
+			double J1[6 * LK__ODE_MAX_M] = {0}, J2[6 * LK__ODE_MAX_M] = {0};
+			double rhs[2 * LK__ODE_MAX_M] = {0}, lohi[2 * LK__ODE_MAX_M] = {0};
+			int findex[LK__ODE_MAX_M] = {-1, -1, -1, -1, -1, -1};
+			abi->info2[dJointTypeContact](j, fps, erp, 6, J1, J2, 2, rhs, lohi, findex);
+			const double mine = lk__ode_contact_target(c, fps, erp, layers[l], caps[v]);
+			if (memcmp(&rhs[0], &mine, sizeof mine) != 0)
+				return 0;
+		}
+	return 1;
+}
+
+int lk__ode_contact_layout(lk__ode_abi *abi)
+{
+	if (abi->contact_at != 0)
+		return abi->contact_at > 0;
+	abi->contact_at = -1;
+	dWorldID w = dWorldCreate();
+	dJointGroupID g = dJointGroupCreate(0);
+	dBodyID b = w ? abi->body_create(w) : NULL; /* libode's own: the preload library's would register it */
+	if (!w || !g || !b)
+		goto done;
+	dBodySetPosition(b, 0.375, -0.25, 0.625);
+	dContact c[2];
+	memset(c, 0, sizeof c);
+	long at[2] = {-1, -1};
+	for (int k = 0; k < 2; ++k) {
+		c[k].surface.mode = dContactMu2 | (k ? dContactSoftERP : 0);
+		c[k].surface.mu = 0.3125 + 0.25 * k;
+		c[k].surface.mu2 = 0.4375;
+		c[k].surface.soft_erp = 0.1796875;
+		c[k].geom.pos[0] = 1.25;
+		c[k].geom.pos[1] = -2.5 - k;
+		c[k].geom.pos[2] = 0.75;
+		c[k].geom.normal[2] = 1.0;
+		c[k].geom.depth = 0.0048828125 * (k + 1);
+		c[k].fdir1[0] = 0.6;
+		c[k].fdir1[1] = 0.8;
+		dJointID j = dJointCreateContact(w, g, &c[k]);
+		if (!j)
+			goto done;
+		dJointAttach(j, b, NULL);
+		at[k] = find_contact(abi, j, &c[k]);
+		if (at[k] <= 0 || (k && at[k] != at[0]) || !targets_agree(abi, w, j, &c[k]))
+			goto done;
+	}
+	abi->contact_at = at[0];
+done:
+	if (g)
+		dJointGroupDestroy(g);
+	if (w)
+		abi->world_destroy(w);
+	return abi->contact_at > 0;
 }

@@ -40,23 +40,28 @@ typedef _Bool (*lk__ode_context_sync_fn)(void *context, void *world);
 typedef size_t (*lk__ode_estimate_fn)(void *const *bodies, unsigned nb, void *const *joints, unsigned nj);
 typedef _Bool (*lk__ode_realloc_context_fn)(void *world, void *islands_info, double h, lk__ode_estimate_fn est);
 typedef void (*lk__ode_world_destroy_fn)(dWorldID w);
+typedef dBodyID (*lk__ode_body_create_fn)(dWorldID w);
 typedef void (*lk__ode_step_body_fn)(dBodyID b, dReal stepsize);
 
 typedef struct lk__ode_abi {
 	lk__ode_info1_fn info1[LK__ODE_JOINT_TYPES];
 	lk__ode_info2_fn info2[LK__ODE_JOINT_TYPES];
 	lk__ode_size_fn size[LK__ODE_JOINT_TYPES];
-	/* ODE's own steppers and dWorldDestroy, taken from libode itself so that the preload library's
+	/* ODE's own steppers, dWorldDestroy and dBodyCreate, taken from libode itself so that the preload library's
 	 * interposers are never reached from inside the plugin */
 	lk__ode_step_fn quickstep;
 	lk__ode_step_fn step;
 	lk__ode_world_destroy_fn world_destroy;
+	lk__ode_body_create_fn body_create; /* for the probe joint's body (lk__ode_contact_layout) */
 	lk__ode_world_context_fn world_context;
 	lk__ode_context_sync_fn context_sync;
 	lk__ode_realloc_context_fn realloc_context;
 	lk__ode_estimate_fn quickstep_estimate;
 	lk__ode_step_body_fn step_body; /* dxStepBody: a body's position and orientation over a step, as the
 	                                  * steppers end */
+	/* where a contact joint keeps the dContact it was made from (lk__ode_contact_layout): its offset in the
+	 * object; 0 not looked for yet, -1 not found (the rows are then read through getInfo2 alone) */
+	long contact_at;
 } lk__ode_abi;
 
 /* Resolves everything; on failure writes which symbol (or what) is missing. */
@@ -65,6 +70,15 @@ const char *lk__ode_joint_class(int type);
 /* Makes sure the world has the processing context ODE's row generators may lock (see ode_abi.c); 0 when ODE
  * could not allocate it. */
 int lk__ode_world_ready(const lk__ode_abi *abi, dWorldID world, double h);
+/* Finds, once, where ODE's contact joint keeps its dContact (abi->contact_at) and checks it against getInfo2;
+ * returns whether lk__ode_contact_of may be used. */
+int lk__ode_contact_layout(lk__ode_abi *abi);
+/* The dContact contact joint j was made from (lk__ode_contact_layout must have returned 1). */
+void lk__ode_contact_of(const lk__ode_abi *abi, dJointID j, dContact *out);
+/* The target dxJointContact::getInfo2 writes for the normal row of contact c with the world's surface layer at
+ * `layer`, for a contact without bounce and normal motion (dContactBounce, dContactMotionN): ODE 0.16's
+ * operations in its order, the same number to the bit. */
+double lk__ode_contact_target(const dContact *c, double fps, double erp, double layer, double maxvel);
 
 /* Open-addressing pointer -> int map; keys are never NULL. */
 typedef struct lk__ptrmap {
@@ -198,7 +212,8 @@ struct lk_ode {
 	double warm_dt;
 	int *face_order;   /* the contact joints by body pair, then the hash of their runs (warm_faces), cap_face_order */
 	int cap_face_order;
-	double *sink_at;   /* a resting contact's normal target with the world's layer at 0 (sink_to_layer), by joint */
+	double *sink_at;   /* by joint: a resting contact's normal target with the world's layer at 0, read from its
+	                    * generator (sink_to_layer); NaN for the others */
 	int cap_sink_at;
 
 	/* ODE's threading implementation lent to the sweeps (ode_threads.c) */

@@ -699,10 +699,22 @@ static lk_status extract_joint(const extract_args *ea, int i, int say)
  * body may sink at the rate the contact's error reduction would push it out, to half the layer, where a tilt
  * of a box by half a millimetre across still leaves every corner in contact. Between half the layer and the
  * layer the row stays ODE's, asking for nothing: a target on both sides of one depth kept every contact of a
- * brick wall pushing and pulling, and the wall shook. The depth itself is not in ODE's API; the row's own
- * generator gives it, read again with the world's layer set to 0 and to -layer (k depth and k (depth +
- * layer); dxJointContact::getInfo2 reads the layer from the world at each call). A row capped by the world's
+ * brick wall pushing and pulling, and the wall shook. The target is made of the row's own targets at the
+ * layers 0 and -layer (k depth and k (depth + layer)). Where the contact joint's dContact can be read
+ * (lk__ode_contact_layout) they are ODE's formula on its depth (lk__ode_contact_target), the same numbers to
+ * the bit; otherwise, and for a contact with bounce or a normal motion, whose target also depends on the
+ * bodies' velocities, the row's generator gives them, read again with the world's layer set to 0 and to
+ * -layer (dxJointContact::getInfo2 reads the layer from the world at each call): two more calls a resting
+ * contact, which on a resting stack cost as much as the rest of the rows' reading. A row capped by the world's
  * largest correcting velocity is left as ODE made it. Runs on one thread, after the parallel read. */
+static void sink_target(lk_row_def *normal, double at0, double at1, double maxvel)
+{
+	/* k depth and k (depth + layer): the target k (depth - layer / 2) under half the layer, where neither was
+	 * capped */
+	if (at1 > at0 && at1 < maxvel && at0 >= 0.0)
+		normal->c = fmin(0.0, at0 - 0.5 * (at1 - at0));
+}
+
 static void sink_to_layer(lk_ode *ctx, const extract_args *ea)
 {
 	const double layer = dWorldGetContactSurfaceLayer(ctx->world);
@@ -710,7 +722,31 @@ static void sink_to_layer(lk_ode *ctx, const extract_args *ea)
 	if (!(layer > 0.0) || !isfinite(layer) || !grow_array((void **)&ctx->sink_at, &ctx->cap_sink_at,
 	                                                        ctx->njoints > 0 ? ctx->njoints : 1, sizeof(double)))
 		return;
-	/* two passes over the resting contacts, the world's layer set once for each: 0, then -layer. The rows
+	/* the resting contacts: their targets made from the read depth where they can be, the others marked for
+	 * their generator (sink_at 0; NaN: nothing to do) */
+	const int direct = lk__ode_contact_layout(&ctx->abi);
+	int generated = 0;
+	for (int i = 0; i < ctx->njoints; ++i) {
+		const lk__ode_joint *j = &ctx->joints[i];
+		lk_row_def *normal = &ctx->defs[j->row0];
+		ctx->sink_at[i] = NAN;
+		if (j->type != dJointTypeContact || !j->m || normal->c != 0.0)
+			continue;
+		if (direct) {
+			dContact k;
+			lk__ode_contact_of(&ctx->abi, j->id, &k);
+			if (!(k.surface.mode & (dContactBounce | dContactMotionN))) {
+				sink_target(normal, lk__ode_contact_target(&k, ea->fps, ea->erp, 0.0, maxvel),
+				            lk__ode_contact_target(&k, ea->fps, ea->erp, -layer, maxvel), maxvel);
+				continue;
+			}
+		}
+		ctx->sink_at[i] = 0.0;
+		++generated;
+	}
+	if (!generated)
+		return;
+	/* two passes over the contacts marked, the world's layer set once for each: 0, then -layer. The rows
 	 * getInfo2 writes for them go to a scratch block never read but for the normal's target (getInfo2 writes
 	 * every number it reads back, so the block is not cleared for every call) */
 	lk_row_def d[LK__ODE_MAX_M];
@@ -718,21 +754,15 @@ static void sink_to_layer(lk_ode *ctx, const extract_args *ea)
 	for (int k = 0; k < 2; ++k) {
 		dWorldSetContactSurfaceLayer(ctx->world, k ? -layer : 0.0);
 		for (int i = 0; i < ctx->njoints; ++i) {
-			const lk__ode_joint *j = &ctx->joints[i];
-			lk_row_def *normal = &ctx->defs[j->row0];
-			if (j->type != dJointTypeContact || !j->m || normal->c != 0.0)
+			if (isnan(ctx->sink_at[i]))
 				continue;
+			const lk__ode_joint *j = &ctx->joints[i];
 			ctx->abi.info2[j->type](j->id, ea->fps, ea->erp, DEF_SKIP, d[0].J[0], d[0].J[1], DEF_SKIP, &d[0].c,
 			                        &d[0].lo, fi);
-			if (k == 0) {
+			if (k == 0)
 				ctx->sink_at[i] = d[0].c;
-				continue;
-			}
-			/* k depth and k (depth + layer): the target k (depth - layer / 2) under half the layer, where
-			 * neither was capped */
-			const double at0 = ctx->sink_at[i], at1 = d[0].c;
-			if (at1 > at0 && at1 < maxvel && at0 >= 0.0)
-				normal->c = fmin(0.0, at0 - 0.5 * (at1 - at0));
+			else
+				sink_target(&ctx->defs[j->row0], ctx->sink_at[i], d[0].c, maxvel);
 		}
 	}
 	dWorldSetContactSurfaceLayer(ctx->world, layer);

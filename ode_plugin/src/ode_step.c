@@ -138,8 +138,8 @@ static lk_status read_step_problem(lk_ode *ctx, double h, int warm, int passive,
 }
 
 /* ODE's own solver produces this step (nothing of lcpkit's has been applied): the step succeeds, the stats
- * count a fallback, and the step's note (lk_ode_note) says why: what failed, which lk_ode_error held. Only ODE's stepper
- * failing (it returns 0 when it cannot allocate its working memory) fails the step. */
+ * count a fallback, and the step's note (lk_ode_note) says why: what failed, which lk_ode_error held. Only ODE's
+ * stepper failing (it returns 0 when it cannot allocate its working memory) fails the step. */
 static lk_status fallback(lk_ode *ctx, double h)
 {
 	/* ODE's stepper reads the rows again: what the plugin's read changed goes first */
