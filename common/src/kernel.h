@@ -108,12 +108,15 @@ static inline void lk__row_apply_ref(const lk__row *r, double *du, double dl)
 }
 
 /* The sweep cursor of the production Gauss-Seidel kernels (PGS, pgs.c; AMGS, amgs.c). Consecutive rows of a
- * contact (3 rows; the 4 x 3 rows of a box on a box) act on the same two bodies, so each row update needs the
- * velocity slots the one before has just changed: a chain that runs through every row. The cursor keeps the
- * two bodies' slots in registers while consecutive rows act on the same pair, so that a row does not wait for
- * the store of the one before to be forwarded to its loads (the slots are still stored after every row: du is
- * current throughout). It keeps the slots' addresses too, made when the pair changes, not at every store (6
- * instructions a row update fewer: ODE's 32 ragdolls' sweeps 128.1 M to 120.6 M, docs/benchmarks.md).
+ * contact (3 rows; the 4 x 3 rows of a box on a box) and of a joint act on the same two bodies, so each row
+ * update needs the velocity slots the one before has just changed: a chain that runs through every row. The
+ * cursor keeps the two bodies' slots in registers while consecutive rows act on the same pair, so that a row
+ * does not wait for the store of the one before to be forwarded to its loads, and stores them once, when the
+ * pair changes and at the end of the rows swept (lk__cursor_flush): du in memory is current for every body but
+ * the cursor's pair, which no other row reads before the cursor moves on. It keeps the slots' addresses too,
+ * made when the pair changes rather than at every store. Stored after every row update, as they were, the
+ * slots cost six stores a row update that the next row's registers made useless (docs/benchmarks.md,
+ * "kernel": the same sweeps to the bit, 3 % fewer instructions on piled ragdolls, level in time).
  *
  * An earlier cursor also split the next row's coupling term at the current row (g J_{i+1} du' = g J_{i+1} du +
  * g A_{i+1,i} d_i, both products formed before d_i is known), which shortens the chain to one product and one
@@ -122,16 +125,39 @@ static inline void lk__row_apply_ref(const lk__row *r, double *du, double dl)
  * shorter chain saved, at every size: it is gone. */
 typedef struct lk__pair_cursor {
 	int32_t a, b;
-	double *pa, *pb;                /* their slots in du, for the stores */
+	double *pa, *pb;                /* their slots in du, for the stores; NULL: no pair held */
 	lk__v2d a0, a1, a2, b0, b1, b2; /* du of the pair */
+	int32_t world;                  /* skip_world: the static world's body number, whose slot is not stored */
+	int skip_world;
 } lk__pair_cursor;
 
-static inline void lk__cursor_init(lk__pair_cursor *k)
+/* `skip_world`: the parallel sweeps leave the static world's slot (body number `world`) alone: rows of several
+ * threads share it, and its M^-1 J^T is 0, so the store would write back what is there (parallel.h). */
+static inline void lk__cursor_init(lk__pair_cursor *k, int skip_world, int world)
 {
 	const lk__v2d z = {0, 0};
 	k->a = k->b = -1;
 	k->pa = k->pb = NULL;
 	k->a0 = k->a1 = k->a2 = k->b0 = k->b1 = k->b2 = z;
+	k->world = world;
+	k->skip_world = skip_world;
+}
+
+/* Stores the pair's slots into du (nothing where no pair is held). */
+static inline __attribute__((always_inline)) void lk__cursor_flush(lk__pair_cursor *k)
+{
+	if (!k->pa)
+		return;
+	if (!k->skip_world || k->a != k->world) {
+		lk__st2(k->pa, k->a0);
+		lk__st2(k->pa + 2, k->a1);
+		lk__st2(k->pa + 4, k->a2);
+	}
+	if (!k->skip_world || k->b != k->world) {
+		lk__st2(k->pb, k->b0);
+		lk__st2(k->pb + 2, k->b1);
+		lk__st2(k->pb + 4, k->b2);
+	}
 }
 
 /* lk__tree12 of g x and y: g applied to x (to J, which waits for nothing) rather than to the sum. */
@@ -143,13 +169,16 @@ static inline double lk__gdot12(const double *x, double g, lk__v2d y0, lk__v2d y
 	                  lk__ld2(x + 8) * gg, lk__ld2(x + 10) * gg, y0, y1, y2, y3, y4, y5);
 }
 
-/* g J_r du for row r, the coupling part of g w_r, with r's pair loaded into the cursor. `paired` 0: the slots
- * are loaded at every row, without comparing the pair with the one before (a constant at each use: the sweeps
- * of an order whose consecutive rows rarely share a body, where the comparison only costs). */
+/* g J_r du for row r, the coupling part of g w_r, with r's pair loaded into the cursor (the pair held before
+ * stored first). `paired` 0: the slots are loaded at every row, without comparing the pair with the one
+ * before (a constant at each use: the sweeps of an order whose consecutive rows rarely share a body, where the
+ * comparison only costs), and lk__cursor_apply stores them at every row. */
 static inline __attribute__((always_inline)) double lk__cursor_gjdu(lk__pair_cursor *k, const lk__row *r,
                                                                     double *du, double g, int paired)
 {
 	if (!paired || r->a != k->a || r->b != k->b) {
+		if (paired)
+			lk__cursor_flush(k);
 		double *da = du + LK_DU_STRIDE * (size_t)r->a, *db = du + LK_DU_STRIDE * (size_t)r->b;
 		k->pa = da;
 		k->pb = db;
@@ -167,16 +196,15 @@ static inline __attribute__((always_inline)) double lk__cursor_gjdu(lk__pair_cur
 
 /* du += M^-1 J_r^T d for the row the cursor holds (after lk__cursor_gjdu on r), lk__row_apply's arithmetic
  * operation for operation, applied unconditionally: adding 0 M^-1 J^T leaves du as it is, and no
- * unpredictable branch stalls the chain. `skip_world`: the parallel sweeps leave the static world's slot
- * (number `world`) alone. Always inlined: it is used from three sweeps, and a call per row update (GCC's size
- * estimate once put it out of line) cost 20 % more instructions per update. */
-static inline __attribute__((always_inline)) void lk__cursor_apply_ex(lk__pair_cursor *k, const lk__row *r,
-                                                                      double *du, double d, int skip_world, int world)
+ * unpredictable branch stalls the chain. In the cursor's registers; stored at once where `paired` is 0.
+ * Always inlined: a call per row update (GCC's size estimate once put it out of line) cost 20 % more
+ * instructions per update. */
+static inline __attribute__((always_inline)) void lk__cursor_apply(lk__pair_cursor *k, const lk__row *r,
+                                                                   const double *du, double d, int paired)
 {
 	LK_ASSERT(r->a == k->a && r->b == k->b && r->a != r->b);
 	LK_ASSERT(k->pa == du + LK_DU_STRIDE * (size_t)r->a && k->pb == du + LK_DU_STRIDE * (size_t)r->b);
 	(void)du;
-	double *da = k->pa, *db = k->pb;
 	const lk__v2d dd = {d, d};
 	k->a0 += lk__ld2(r->MJ) * dd;
 	k->a1 += lk__ld2(r->MJ + 2) * dd;
@@ -184,18 +212,8 @@ static inline __attribute__((always_inline)) void lk__cursor_apply_ex(lk__pair_c
 	k->b0 += lk__ld2(r->MJ + 6) * dd;
 	k->b1 += lk__ld2(r->MJ + 8) * dd;
 	k->b2 += lk__ld2(r->MJ + 10) * dd;
-	/* the parallel sweeps leave the static world's slot alone: rows of several threads share it, and its
-	 * M^-1 J^T is 0, so the store would write back what is there (parallel.h) */
-	if (!skip_world || r->a != world) {
-		lk__st2(da, k->a0);
-		lk__st2(da + 2, k->a1);
-		lk__st2(da + 4, k->a2);
-	}
-	if (!skip_world || r->b != world) {
-		lk__st2(db, k->b0);
-		lk__st2(db + 2, k->b1);
-		lk__st2(db + 4, k->b2);
-	}
+	if (!paired)
+		lk__cursor_flush(k);
 }
 
 /* Rows ahead whose records the sweeps prefetch: far enough to cover a miss to the last-level cache at the

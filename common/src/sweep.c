@@ -64,7 +64,8 @@ double lk__pgs_sweep_ref(lk__ctx *c, const int *perm, int count, double w_relax)
  *   update, the product with J and one difference;
  * - branch-free clamp and maximum, and the change applied unconditionally; in a permutation the bounds
  *   chosen without a branch too (lk__bounds_select);
- * - the two bodies' velocity slots kept in registers while consecutive rows act on the same pair;
+ * - the two bodies' velocity slots kept in registers while consecutive rows act on the same pair, and stored
+ *   when the pair changes and after the last row;
  * - records prefetched a few rows ahead, and the velocity slots of the rows a few ahead of the current one.
  * lk__row_apply's arithmetic is kept operation for operation; w_i is rounded differently from lk__row_w.
  * `staggered` (the set sweeps of ESP and GSP, ordering.c): a friction row whose box is {0} gets 0, and is
@@ -85,7 +86,7 @@ static inline __attribute__((always_inline)) double sweep_rows_loop(lk__ctx *c, 
 	double sum_change = 0.0; /* NaN once a change was: one sum a row, where a test was four instructions */
 	double dvmax = 0.0, q2 = 0.0, nq = 0.0; /* sums: the largest velocity correction, the q's squares */
 	lk__pair_cursor cur;
-	lk__cursor_init(&cur);
+	lk__cursor_init(&cur, par, p->nbodies);
 	for (int k = 0; k < count; ++k) {
 		lk__prefetch_ahead(perm ? rows : rows + base, perm, k, count);
 		lk__prefetch_du(perm ? rows : rows + base, perm, du, k, count, far);
@@ -122,7 +123,7 @@ static inline __attribute__((always_inline)) double sweep_rows_loop(lk__ctx *c, 
 		}
 		const double d = next - li;
 		lambda[i] = next;
-		lk__cursor_apply_ex(&cur, r, du, d, par, p->nbodies);
+		lk__cursor_apply(&cur, r, du, d, paired);
 		double ad = fabs(d);
 		max_change = ad > max_change ? ad : max_change;
 		sum_change += ad;
@@ -136,6 +137,7 @@ static inline __attribute__((always_inline)) double sweep_rows_loop(lk__ctx *c, 
 			}
 		}
 	}
+	lk__cursor_flush(&cur);
 	if (!par) /* a thread's share of a parallel sweep: the sweep counts its rows once */
 		lk__count(c, count, LK_WORK_SWEEP_ROW);
 	if (err)
