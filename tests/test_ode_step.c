@@ -215,7 +215,8 @@ static void test_sink_to_layer(void **state)
 /* The dContact a contact joint keeps, read where ODE 0.16 keeps it (lk__ode_contact_layout, ode_abi.c): found
  * on this ODE, read back as it was made, and lk__ode_contact_target equal to the bit to the normal target
  * getInfo2 writes, over random contacts (with and without their own error reduction, on one body and two),
- * surface layers on both sides of their depths, velocity caps and step rates. Then a stack's steps under auto
+ * surface layers on both sides of their depths, velocity caps and step rates, and with a bounce where the target
+ * at the world's layer is 0 (lk__ode_resting_target_known). Then a stack's steps under auto
  * the same to the bit with the resting contacts' targets made from the read depth as with the two more
  * getInfo2 calls a contact they cost without it (sink_to_layer, ode_rows.c). */
 static void test_contact_layout(void **state)
@@ -276,6 +277,53 @@ static void test_contact_layout(void **state)
 	}
 	/* every branch of ODE's formula taken */
 	assert_true(capped > 50 && below > 200 && soft > 500);
+
+	/* with a bounce: where getInfo2's target at the world's layer is 0, the formula's at the layers 0 and -layer
+	 * (sink_to_layer's), the bodies closing faster than the bounce threshold or not */
+	int resting = 0, closing = 0;
+	for (int t = 0; t < 4000; ++t) {
+		dContact c;
+		memset(&c, 0, sizeof c);
+		c.surface.mode = dContactApprox1 | dContactBounce | (t % 2 ? dContactSoftERP : 0);
+		c.surface.mu = 0.5;
+		c.surface.soft_erp = 0.5 + 0.45 * tu_rng_sym(&r);
+		c.surface.bounce = t % 3 ? 0.5 + 0.5 * tu_rng_sym(&r) : 0.0;
+		c.surface.bounce_vel = 0.1 + 0.1 * tu_rng_sym(&r);
+		c.geom.normal[2] = 1.0;
+		for (int k = 0; k < 3; ++k)
+			c.geom.pos[k] = tu_rng_sym(&r);
+		c.geom.depth = 0.01 + 0.01 * tu_rng_sym(&r);
+		dBodySetLinearVel(b0, 0.5 * tu_rng_sym(&r), 0.5 * tu_rng_sym(&r), 0.5 * tu_rng_sym(&r));
+		dBodySetAngularVel(b0, 0.5 * tu_rng_sym(&r), 0.5 * tu_rng_sym(&r), 0.5 * tu_rng_sym(&r));
+		dJointID j = dJointCreateContact(w, g, &c);
+		dJointAttach(j, b0, NULL);
+		dContact back;
+		lk__ode_contact_of(&abi, j, &back);
+		const double layer = 0.02 + 0.01 * tu_rng_sym(&r), fps = 60.0, erp = 0.2, maxvel = INFINITY;
+		lk__ode_info1 info;
+		abi.info1[dJointTypeContact](j, &info);
+		const double layers[3] = {layer, 0.0, -layer};
+		double at[3];
+		for (int l = 0; l < 3; ++l) {
+			dWorldSetContactSurfaceLayer(w, layers[l]);
+			double J1[6 * LK__ODE_MAX_M] = {0}, J2[6 * LK__ODE_MAX_M] = {0}, rhs[2 * LK__ODE_MAX_M] = {0},
+			       lohi[2 * LK__ODE_MAX_M] = {0};
+			int fi[LK__ODE_MAX_M] = {-1, -1, -1, -1, -1, -1};
+			abi.info2[dJointTypeContact](j, fps, erp, 6, J1, J2, 2, rhs, lohi, fi);
+			at[l] = rhs[0];
+		}
+		if (at[0] == 0.0 && lk__ode_resting_target_known(&back, fps, erp)) {
+			++resting;
+			closing += dBodyGetLinearVel(b0)[2] < -0.2; /* faster than any threshold drawn */
+			for (int l = 1; l < 3; ++l) {
+				const double mine = lk__ode_contact_target(&back, fps, erp, layers[l], maxvel);
+				assert_memory_equal(&at[l], &mine, sizeof mine);
+			}
+		}
+		if (t % 100 == 99)
+			dJointGroupEmpty(g);
+	}
+	assert_true(resting > 500 && closing > 50);
 	dJointGroupDestroy(g);
 	dWorldDestroy(w);
 

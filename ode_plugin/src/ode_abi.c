@@ -189,6 +189,17 @@ double lk__ode_contact_target(const dContact *c, double fps, double erp, double 
 	return pushout > maxvel ? maxvel : pushout;
 }
 
+/* A bounce makes the target max(ODE's formula, bounce (-outgoing)) where the contact closes faster than its bounce
+ * threshold, which depends on the bodies' velocities and not on the layer. A contact whose target at the world's
+ * layer is 0 either closes no faster (no bounce at any layer) or has a bounce target of 0 or less (a bounce factor
+ * of 0 or less), which the formula's target, 0 or more at any layer when the rate is, never falls below: there the
+ * formula is the target at every layer, bounce or not. A normal motion is added to both and is left to getInfo2. */
+int lk__ode_resting_target_known(const dContact *c, double fps, double erp)
+{
+	const double e = (c->surface.mode & dContactSoftERP) != 0 ? c->surface.soft_erp : erp;
+	return !(c->surface.mode & dContactMotionN) && fps * e >= 0.0;
+}
+
 /* The probe contacts' fields that are compared: numbers no contact made by a collider would have together. */
 static int same_probe(const dContact *a, const dContact *b)
 {

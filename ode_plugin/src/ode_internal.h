@@ -79,6 +79,9 @@ void lk__ode_contact_of(const lk__ode_abi *abi, dJointID j, dContact *out);
  * `layer`, for a contact without bounce and normal motion (dContactBounce, dContactMotionN): ODE 0.16's
  * operations in its order, the same number to the bit. */
 double lk__ode_contact_target(const dContact *c, double fps, double erp, double layer, double maxvel);
+/* Whether lk__ode_contact_target gives, at every layer, the targets of contact c, whose target at the world's own
+ * layer getInfo2 made 0: no normal motion and a rate fps erp of 0 or more, bounce or not (ode_abi.c). */
+int lk__ode_resting_target_known(const dContact *c, double fps, double erp);
 
 /* Open-addressing pointer -> int map; keys are never NULL. */
 typedef struct lk__ptrmap {

@@ -702,10 +702,10 @@ static lk_status extract_joint(const extract_args *ea, int i, int say)
  * brick wall pushing and pulling, and the wall shook. The target is made of the row's own targets at the
  * layers 0 and -layer (k depth and k (depth + layer)). Where the contact joint's dContact can be read
  * (lk__ode_contact_layout) they are ODE's formula on its depth (lk__ode_contact_target), the same numbers to
- * the bit; otherwise, and for a contact with bounce or a normal motion, whose target also depends on the
- * bodies' velocities, the row's generator gives them, read again with the world's layer set to 0 and to
- * -layer (dxJointContact::getInfo2 reads the layer from the world at each call): two more calls a resting
- * contact, which on a resting stack cost as much as the rest of the rows' reading. A row capped by the world's
+ * the bit (with a bounce too: lk__ode_resting_target_known); otherwise, and for a contact with a normal motion,
+ * the row's generator gives them, read again with the world's layer set to 0 and to -layer
+ * (dxJointContact::getInfo2 reads the layer from the world at each call): two more calls a resting contact,
+ * which on a resting stack cost as much as the rest of the rows' reading. A row capped by the world's
  * largest correcting velocity is left as ODE made it. Runs on one thread, after the parallel read. */
 static void sink_target(lk_row_def *normal, double at0, double at1, double maxvel)
 {
@@ -735,7 +735,7 @@ static void sink_to_layer(lk_ode *ctx, const extract_args *ea)
 		if (direct) {
 			dContact k;
 			lk__ode_contact_of(&ctx->abi, j->id, &k);
-			if (!(k.surface.mode & (dContactBounce | dContactMotionN))) {
+			if (lk__ode_resting_target_known(&k, ea->fps, ea->erp)) {
 				sink_target(normal, lk__ode_contact_target(&k, ea->fps, ea->erp, 0.0, maxvel),
 				            lk__ode_contact_target(&k, ea->fps, ea->erp, -layer, maxvel), maxvel);
 				continue;
