@@ -166,11 +166,11 @@ int lk__ode_world_ready(const lk__ode_abi *abi, dWorldID world, double h)
 
 /* A contact joint of ODE 0.16 (dxJointContact: dxJoint, int the_m, dContact contact) keeps the dContact it was
  * made from, and its normal row's target is a function of that contact's depth: ODE's API gives no way to read
- * either. The object's layout is ODE's own; rather than assume it, a probe joint made from a contact of
- * unmistakable numbers is searched for them (within the object's size, dxJoint::size()), and the place found
- * is used only where it holds them at exactly one offset and where lk__ode_contact_target then gives, to the
- * bit, the targets getInfo2 writes for two such contacts (one with its own error reduction) over a range of
- * surface layers and velocity caps. Anything else (another ODE build, a struct that moved) leaves it unused. */
+ * either. The object's layout is ODE's own; rather than trust it, two probe joints made from contacts of
+ * unmistakable numbers are read where their contacts should lie (the end of the object, dxJoint::size()), and
+ * the place is used only where both hold their numbers there and where lk__ode_contact_target then gives, to
+ * the bit, the targets getInfo2 writes for them (one with its own error reduction) over a range of surface
+ * layers and velocity caps. Anything else (another ODE build, a struct that moved) leaves it unused. */
 void lk__ode_contact_of(const lk__ode_abi *abi, dJointID j, dContact *out)
 {
 	memcpy(out, (const char *)j + abi->contact_at, sizeof *out);
@@ -209,20 +209,18 @@ static int same_probe(const dContact *a, const dContact *b)
 	       !memcmp(a->geom.normal, b->geom.normal, 3 * sizeof(dReal)) && !memcmp(a->fdir1, b->fdir1, 3 * sizeof(dReal));
 }
 
+/* The contact is dxJointContact's last member (ODE 0.16: the joint, its row count, the contact), so it ends where
+ * the object does: looked for there only, where every byte compared was written by the contact's copy (a search
+ * over the object would read its padding, which nothing writes). */
 static long find_contact(const lk__ode_abi *abi, dJointID j, const dContact *c)
 {
 	const size_t size = abi->size[dJointTypeContact](j);
-	long at = -1;
-	for (size_t o = 0; o + sizeof *c <= size; o += sizeof(dReal)) {
-		dContact k;
-		memcpy(&k, (const char *)j + o, sizeof k);
-		if (same_probe(&k, c)) {
-			if (at >= 0)
-				return -1; /* twice: no telling which */
-			at = (long)o;
-		}
-	}
-	return at;
+	if (size <= sizeof *c || (size - sizeof *c) % sizeof(dReal) != 0)
+		return -1;
+	const size_t at = size - sizeof *c;
+	dContact k;
+	memcpy(&k, (const char *)j + at, sizeof k);
+	return same_probe(&k, c) ? (long)at : -1;
 }
 
 /* Whether the target getInfo2 writes for probe joint j equals lk__ode_contact_target's over a range of layers
