@@ -704,8 +704,9 @@ static void verdict_judges(const char *dir, const char *args, const char *scene,
 /* --verdict: every solver against the engine's own at the same budget, over scene seeds. PGS with a single
  * sweep a step against the engines' own ten on a 4-box stack sinks deeper than either engine's solver in every
  * seed: worse, in the table, the JSON and verdict.csv; the engines' own runs carry no verdict, and each seed has
- * its CSV. The outcomes that are not compared: the sliders' energy on a steep incline, the deepest contact of
- * a stack that fell in every run of both, the depth at rest of one that fell under one solver only. */
+ * its CSV. The outcomes that are not compared: the sliders' energy on a steep incline and of boxes that slide to
+ * the end of the run, the deepest contact of a stack that fell in every run of both, the depth at rest of one that
+ * fell under one solver only. */
 static void test_compare_verdict(void **state)
 {
 	(void)state;
@@ -767,6 +768,13 @@ static void test_compare_verdict(void **state)
 	 * kinetic energy they end with */
 	verdict_judges(dir, "--scene incline:angle=40 --engine ode --solvers pgs --time 1", "incline:angle=40", "ode",
 	               "pgs", "accel_error", "kinetic_energy_end");
+	/* boxes launched across the floor at 12 m/s with mu 0.1 slide for 12 s: in a run of 2 s their energy at the
+	 * end is their speed, not compared; at 4 m/s with mu 0.5 they stop in 0.8 s and the energy they rest with
+	 * is */
+	verdict_judges(dir, "--scene slide:speed=12,mu=0.1 --engine bullet --solvers pgs --time 2",
+	               "slide:speed=12,mu=0.1", "bullet", "pgs", "max_penetration", "kinetic_energy_end");
+	verdict_judges(dir, "--scene slide --engine bullet --solvers pgs --time 2", "slide", "bullet", "pgs",
+	               "kinetic_energy_end", "accel_error");
 	/* Bullet's 20-box stack at 30 Hz falls in every seed under its own solver and under one sweep a step: the
 	 * deepest contacts are its boxes landing on each other, not compared; when it fell is */
 	verdict_judges(dir, "--scene boxstack:n=20 --engine bullet --hz 30 --solvers pgs:iters=1 --time 3",

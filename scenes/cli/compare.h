@@ -43,6 +43,8 @@ typedef struct run {
 	double joint_err_max; /* largest joint error over the last second */
 	double accel_err;     /* incline: worst relative error of the sliding boxes' acceleration */
 	double creep;         /* incline: the farthest a box that should rest has moved */
+	int sliding_end;      /* bodies set moving at the start that their friction stops only after the last second
+	                       * began (the slide's fast boxes): their energy at the end is their speed */
 	double standing;      /* stacks: seconds until the stack fell, the run's time if it never did */
 	double budget_value;  /* budget, as a number for the columns */
 	double outcome;       /* --frontier: the value its plot shows */

@@ -28,9 +28,10 @@ static double outcome_value(const run *r, lk_outcome o)
 	case LK_OUTCOME_CREEP:
 		return r->creep;
 	case LK_OUTCOME_ENERGY_END:
-		/* where bodies should slide (the incline past its friction angle) their energy at the end is their
-		 * speed, which the acceleration error judges: less of it is no better there */
-		return isnan(r->accel_err) ? r->energy_end : NAN;
+		/* where bodies should slide (the incline past its friction angle, boxes launched across the floor that
+		 * friction stops only after the last second began) their energy at the end is their speed: less of it is
+		 * no better there (the incline's acceleration error judges its sliders) */
+		return isnan(r->accel_err) && !r->sliding_end ? r->energy_end : NAN;
 	case LK_OUTCOME_STANDING:
 		return r->standing;
 	case LK_OUTCOME_DRIFT_MAX:
@@ -150,7 +151,8 @@ const char verdict_legend[] =
 	"mean), the median over the seeds: the solve alone (in ODE against quickstep's whole stepper, which reads\n"
 	"its rows and integrates too; the engine's whole constraint phase is `lcpkit bench phase`'s). Where boxes\n"
 	"slide down the incline, KE end is their speed and max pen. their landing at the foot, as deep as they\n"
-	"arrive fast: both follow the slide, judged by accel err, and are not compared; where a stack fell in a run,\n"
+	"arrive fast: both follow the slide, judged by accel err, and are not compared, nor is the KE end of boxes\n"
+	"launched across the floor that friction stops only after the last second began; where a stack fell in a run,\n"
 	"neither are its drift and KE end (when it fell is judged by standing), nor its pen. rest unless it fell in\n"
 	"every run of both (a standing stack's bottom carries the rest, rubble does not), and where it fell in every\n"
 	"run of both, its max pen. (its boxes landing on each other).\n\n";
