@@ -116,7 +116,7 @@ static inline void lk__row_apply_ref(const lk__row *r, double *du, double dl)
  * the cursor's pair, which no other row reads before the cursor moves on. It keeps the slots' addresses too,
  * made when the pair changes rather than at every store. Stored after every row update, as they were, the
  * slots cost six stores a row update that the next row's registers made useless (docs/benchmarks.md,
- * "kernel": the same sweeps to the bit, 3 % fewer instructions on piled ragdolls, level in time).
+ * "The cursor's slots stored once a pair").
  *
  * An earlier cursor also split the next row's coupling term at the current row (g J_{i+1} du' = g J_{i+1} du +
  * g A_{i+1,i} d_i, both products formed before d_i is known), which shortens the chain to one product and one

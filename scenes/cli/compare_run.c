@@ -7,6 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+static double length3(const double *v)
+{
+	return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+}
+
 /* ------------------------------------------------------------------------------------------ incline */
 
 /* The incline's boxes against Coulomb's law: a box whose friction coefficient against the slope (the one the
@@ -60,7 +65,7 @@ static int incline_begin(incline_track *it, const lk_sim *sim, const lk_scene *s
 	for (int k = 0; k < 3; ++k)
 		it->down[k] = sgn * it->axis[k];
 	double sin_a = -it->down[2], cos_a = hypot(it->down[0], it->down[1]);
-	double g = sqrt(sc->gravity[0] * sc->gravity[0] + sc->gravity[1] * sc->gravity[1] + sc->gravity[2] * sc->gravity[2]);
+	double g = length3(sc->gravity);
 	it->steps = steps;
 	it->settle_t = fmin(0.5, 0.25 * steps * h);
 	it->box = malloc(sizeof(int) * (size_t)sc->nbodies);
@@ -150,7 +155,7 @@ static void incline_finish(const incline_track *it, const lk_sim *sim, double *a
 			}
 			for (int k = 0; k < 3; ++k)
 				d[k] -= dn * it->normal[k];
-			double moved = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+			double moved = length3(d);
 			*creep = isnan(*creep) ? moved : fmax(*creep, moved);
 			continue;
 		}
@@ -360,15 +365,14 @@ int run_step(run *r, int k, char *err, size_t esz)
  * last second, over which its energy at the end is taken: Coulomb's friction stops it after |v0| / (mu g), mu the
  * body's own (the floor's is the same in the scenes that launch bodies), later still under the box model's
  * per-axis bounds on a diagonal slide. There its energy is its speed, which the solver is to keep as friction
- * leaves it, and less of it is no better (under the engines' own solvers at their iterations a slide at 12 m/s
- * ends with 0.4 % less energy than the LCP's answer, which pgs and auto give). */
+ * leaves it, and less of it is no better: an engine's own solver that leaves less than the LCP's answer is not
+ * nearer it (docs/benchmarks.md, "Boxes that slide to the end"). */
 static int slides_to_the_end(const lk_scene *sc, double t_end)
 {
-	const double g = sqrt(sc->gravity[0] * sc->gravity[0] + sc->gravity[1] * sc->gravity[1] +
-	                      sc->gravity[2] * sc->gravity[2]);
+	const double g = length3(sc->gravity);
 	for (int i = 0; i < sc->nbodies; ++i) {
 		const lk_scene_body *b = &sc->bodies[i];
-		const double v0 = sqrt(b->vel[0] * b->vel[0] + b->vel[1] * b->vel[1] + b->vel[2] * b->vel[2]);
+		const double v0 = length3(b->vel);
 		if (b->mass > 0.0 && v0 > 0.0 && !(v0 < b->friction * g * (t_end - 1.0)))
 			return 1;
 	}
