@@ -176,12 +176,17 @@ void lk__ode_contact_of(const lk__ode_abi *abi, dJointID j, dContact *out)
 	memcpy(out, (const char *)j + abi->contact_at, sizeof *out);
 }
 
+/* The contact's error reduction: its own where it has one, else the world's. */
+static double contact_erp(const dContact *c, double erp)
+{
+	return (c->surface.mode & dContactSoftERP) != 0 ? c->surface.soft_erp : erp;
+}
+
 double lk__ode_contact_target(const dContact *c, double fps, double erp, double layer, double maxvel)
 {
 	/* dxJointContact::getInfo2, ODE 0.16.2 (ode/src/joints/contact.cpp): the row's error reduction rate, the
 	 * depth below the layer (none above it), the push out of it plus the normal motion (0 here), capped */
-	const double e = (c->surface.mode & dContactSoftERP) != 0 ? c->surface.soft_erp : erp;
-	const double k = fps * e;
+	const double k = fps * contact_erp(c, erp);
 	double depth = c->geom.depth - layer;
 	if (depth < 0)
 		depth = 0;
@@ -196,8 +201,17 @@ double lk__ode_contact_target(const dContact *c, double fps, double erp, double 
  * formula is the target at every layer, bounce or not. A normal motion is added to both and is left to getInfo2. */
 int lk__ode_resting_target_known(const dContact *c, double fps, double erp)
 {
-	const double e = (c->surface.mode & dContactSoftERP) != 0 ? c->surface.soft_erp : erp;
-	return !(c->surface.mode & dContactMotionN) && fps * e >= 0.0;
+	return !(c->surface.mode & dContactMotionN) && fps * contact_erp(c, erp) >= 0.0;
+}
+
+double lk__ode_generated_target(const lk__ode_abi *abi, dJointID j, double fps, double erp)
+{
+	/* the rows getInfo2 writes go to a scratch block never read but for the normal's target (getInfo2 writes every
+	 * number it reads back, so the block is not cleared) */
+	double J1[6 * LK__ODE_MAX_M], J2[6 * LK__ODE_MAX_M], rhs[2 * LK__ODE_MAX_M], lohi[2 * LK__ODE_MAX_M];
+	int findex[LK__ODE_MAX_M];
+	abi->info2[dJointTypeContact](j, fps, erp, 6, J1, J2, 2, rhs, lohi, findex);
+	return rhs[0];
 }
 
 /* The probe contacts' fields that are compared: numbers no contact made by a collider would have together. */
@@ -235,12 +249,9 @@ static int targets_agree(const lk__ode_abi *abi, dWorldID w, dJointID j, const d
 		for (size_t v = 0; v < sizeof caps / sizeof caps[0]; ++v) {
 			dWorldSetContactSurfaceLayer(w, layers[l]);
 			dWorldSetContactMaxCorrectingVel(w, caps[v]);
-			double J1[6 * LK__ODE_MAX_M] = {0}, J2[6 * LK__ODE_MAX_M] = {0};
-			double rhs[2 * LK__ODE_MAX_M] = {0}, lohi[2 * LK__ODE_MAX_M] = {0};
-			int findex[LK__ODE_MAX_M] = {-1, -1, -1, -1, -1, -1};
-			abi->info2[dJointTypeContact](j, fps, erp, 6, J1, J2, 2, rhs, lohi, findex);
+			const double theirs = lk__ode_generated_target(abi, j, fps, erp);
 			const double mine = lk__ode_contact_target(c, fps, erp, layers[l], caps[v]);
-			if (memcmp(&rhs[0], &mine, sizeof mine) != 0)
+			if (memcmp(&theirs, &mine, sizeof mine) != 0)
 				return 0;
 		}
 	return 1;

@@ -82,6 +82,9 @@ double lk__ode_contact_target(const dContact *c, double fps, double erp, double 
 /* Whether lk__ode_contact_target gives, at every layer, the targets of contact c, whose target at the world's own
  * layer getInfo2 made 0: no normal motion and a rate fps erp of 0 or more, bounce or not (ode_abi.c). */
 int lk__ode_resting_target_known(const dContact *c, double fps, double erp);
+/* The target contact joint j's own getInfo2 writes for its normal row at the world's layer now (getInfo1 must
+ * have given its rows). */
+double lk__ode_generated_target(const lk__ode_abi *abi, dJointID j, double fps, double erp);
 
 /* Open-addressing pointer -> int map; keys are never NULL. */
 typedef struct lk__ptrmap {

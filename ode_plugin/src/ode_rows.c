@@ -746,23 +746,18 @@ static void sink_to_layer(lk_ode *ctx, const extract_args *ea)
 	}
 	if (!generated)
 		return;
-	/* two passes over the contacts marked, the world's layer set once for each: 0, then -layer. The rows
-	 * getInfo2 writes for them go to a scratch block never read but for the normal's target (getInfo2 writes
-	 * every number it reads back, so the block is not cleared for every call) */
-	lk_row_def d[LK__ODE_MAX_M];
-	int fi[LK__ODE_MAX_M];
+	/* two passes over the contacts marked, the world's layer set once for each: 0, then -layer */
 	for (int k = 0; k < 2; ++k) {
 		dWorldSetContactSurfaceLayer(ctx->world, k ? -layer : 0.0);
 		for (int i = 0; i < ctx->njoints; ++i) {
 			if (isnan(ctx->sink_at[i]))
 				continue;
 			const lk__ode_joint *j = &ctx->joints[i];
-			ctx->abi.info2[j->type](j->id, ea->fps, ea->erp, DEF_SKIP, d[0].J[0], d[0].J[1], DEF_SKIP, &d[0].c,
-			                        &d[0].lo, fi);
+			const double at = lk__ode_generated_target(&ctx->abi, j->id, ea->fps, ea->erp);
 			if (k == 0)
-				ctx->sink_at[i] = d[0].c;
+				ctx->sink_at[i] = at;
 			else
-				sink_target(&ctx->defs[j->row0], ctx->sink_at[i], d[0].c, maxvel);
+				sink_target(&ctx->defs[j->row0], ctx->sink_at[i], at, maxvel);
 		}
 	}
 	dWorldSetContactSurfaceLayer(ctx->world, layer);
