@@ -120,6 +120,10 @@ lk_solver_config lk_default_config(lk_method method)
 	c.adapt.carry = 0.85;
 	c.adapt.shuffle = 0;
 	c.adapt.touch = 0;
+
+	/* ipm: Newton from where the interior point's answer is within a thousand tolerances (docs/solvers.md,
+	 * "Interior point: ipm", has the measurements that chose it) */
+	c.ipm.polish = 1e3;
 	return c;
 }
 
@@ -224,6 +228,8 @@ static const param params[] = {
 	{"carry", P_DOUBLE, OFF(adapt.carry), M_AUTO, NULL, "share of the previous impulses the warm start holds"},
 	{"shuffle", P_INT, OFF(adapt.shuffle), M_AUTO, NULL,
 	 "sweeps in order, then between new random orders of the contacts (0: in order)"},
+	{"polish", P_DOUBLE, OFF(ipm.polish), M_IPM, NULL,
+	 "Newton takes over within this many tolerances of the answer (0: off)"},
 	{"touch", P_INT, OFF(adapt.touch), M_AUTO, NULL,
 	 "where articulated bodies touch: sweeps between new random orders of every row (0: as shuffle)"},
 };
@@ -611,5 +617,6 @@ lk_status lk_config_validate(const lk_solver_config *cfg, char *err, size_t err_
 	CHECK(cfg->adapt.carry >= 0 && cfg->adapt.carry <= 1, "carry = %g must lie in [0, 1]", cfg->adapt.carry);
 	CHECK(cfg->adapt.shuffle >= 0, "shuffle = %d must be 0 or more", cfg->adapt.shuffle);
 	CHECK(cfg->adapt.touch >= 0, "touch = %d must be 0 or more", cfg->adapt.touch);
+	CHECK(finite_nonneg(cfg->ipm.polish), "polish must be finite and non-negative");
 	return LK_OK;
 }

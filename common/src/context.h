@@ -49,6 +49,10 @@ typedef struct lk__ctx {
 	double best_merit;
 	double merit;         /* merit at the latest check that evaluated it */
 	double last_merit;    /* merit at the previous check: the relative rule (Erleben 2013 eq. 108) */
+	int stall_window;     /* > 0: the monitor stops with LK_STOP_STAGNATION where `stall_window` checks have not
+	                       * halved the merit of the check before them (ipm's Newton polish, ipm.c) */
+	int stall_count;
+	double stall_ref;     /* the merit the window's checks are measured against */
 	double initial_merit;
 	double cold_merit;    /* the merit of lambda = 0 (monitor.c), once have_cold */
 	int have_cold;

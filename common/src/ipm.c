@@ -29,7 +29,15 @@
  * a row) and one factor with its solves (LK_WORK_FACTOR_MAC a multiply-add of envelope.h's count); the iteration
  * limit counts interior-point iterations, the monitor is consulted after each outer iteration. The result is
  * projected onto the rows' bounds and cones. A first program cut short by the budget is no answer, and the solve
- * fails with LK_ERR_LIMIT (an engine's adapter then steps with the engine's own solver). */
+ * fails with LK_ERR_LIMIT (an engine's adapter then steps with the engine's own solver).
+ *
+ * The polish: the fixed point of the De Saxce terms converges linearly, and slowly where many contacts slide,
+ * while Newton on the minimum map (Alart & Curnier's on the cone, newton_cone.c) converges fast from where the
+ * contacts' states are known and stalls or wanders from where they are not. So once an outer iteration's answer is
+ * within cfg->ipm.polish tolerances, Newton takes over from it with at most the work the interior point has spent
+ * so far; where it does not reach the tolerance, the interior point goes on from the best answer so far (its De
+ * Saxce terms), and tries Newton again only from an answer a hundred times better than the last one it tried
+ * from. A Newton that fails costs the solve at most about twice its work. */
 #include "methods.h"
 
 #include "envelope.h"
@@ -779,6 +787,52 @@ static void anderson_step(anderson *aa, const double *x, const double *g, double
 			out[i] = 0.0; /* mu |w_t| >= 0: a mix below 0 (or not finite) is cut to 0 */
 }
 
+/* an answer Newton may take over from again is this many times better than the last one it did */
+#define IPM_POLISH_AGAIN 100.0
+/* Newton's attempts spend at most this many times the interior point's work, and each stops where this many
+ * of its iterations have not halved the merit */
+#define IPM_POLISH_SHARE 3.0
+#define IPM_POLISH_WINDOW 5
+
+/* Newton from the current answer (module comment), its iterations added to *total and its work to *newton_work
+ * (that of the attempts before). LK_OK with c->stop set where the solve ends, LK_STOP_NONE where the interior point
+ * goes on. */
+static lk_status polish(lk__ctx *c, int *total, double *newton_work)
+{
+	const lk_solver_config *cfg = c->cfg;
+	lk_solver_config local = *cfg;
+	local.method = LK_METHOD_NEWTON_MINMAP;
+	local.newton.pgs_warm = 0; /* the interior point's answer is a better start than sweeps would make it */
+	local.max_iterations = cfg->max_iterations - *total;
+	/* Newton's attempts together spend at most IPM_POLISH_SHARE times what the interior point has, within the
+	 * solve's own budget, and each ends where IPM_POLISH_WINDOW of its iterations have not halved the merit:
+	 * from where it converges it does so, and where it stalls it stops early */
+	const double before = c->work, own = lk__work_budget_left(c);
+	const double allow = IPM_POLISH_SHARE * (c->work - *newton_work) - *newton_work;
+	if (!(allow >= (double)c->n))
+		return LK_OK; /* not a sweep's worth left to it */
+	local.budget = (before + (own < allow ? own : allow)) / c->n;
+	c->cfg = &local;
+	c->stop = LK_STOP_NONE;
+	c->stall_window = IPM_POLISH_WINDOW;
+	c->stall_count = 0;
+	c->stall_ref = c->merit;
+	const lk_status st = lk__solve_newton(c);
+	c->stall_window = 0;
+	c->cfg = cfg;
+	*newton_work += c->work - before;
+	*total += c->iterations;
+	c->iterations = *total;
+	/* the solve's own ends end it; Newton's (its allowance, a stall, a step it could not find, its guards,
+	 * which hand back the best iterate) leave the interior point to go on */
+	const int ended = c->stop == LK_STOP_ABSOLUTE || c->stop == LK_STOP_RELATIVE ||
+	                  (c->stop == LK_STOP_BUDGET && !(lk__work_left(c) > 0.0)) ||
+	                  (c->stop == LK_STOP_ITERATIONS && *total >= cfg->max_iterations);
+	if (!ended)
+		c->stop = LK_STOP_NONE;
+	return st;
+}
+
 /* The best answer the monitor has seen where the last is worse (lk__monitor_metrics offers each) */
 static lk_status finish(lk__ctx *c)
 {
@@ -821,7 +875,7 @@ lk_status lk__solve_ipm(lk__ctx *c)
 	s.sscale = dmax > DBL_MIN ? s.zscale / dmax : s.zscale;
 	double *next = c->w;
 	int total = 0;
-	double last_merit = INFINITY;
+	double last_merit = INFINITY, polished_from = INFINITY, newton_work = 0.0;
 	for (int outer = 1;; ++outer) {
 		const int left = c->cfg->max_iterations > 0 ? c->cfg->max_iterations - total : IPM_INNER_MAX;
 		int done;
@@ -861,13 +915,29 @@ lk_status lk__solve_ipm(lk__ctx *c)
 		                              &m);
 		if (c->stop != LK_STOP_NONE)
 			return finish(c);
+		const double merit = lk__merit_value(&m, c->cfg->merit);
+		if (merit <= c->cfg->ipm.polish * c->cfg->tol_abs && merit * IPM_POLISH_AGAIN <= polished_from &&
+		    total < c->cfg->max_iterations) {
+			polished_from = merit;
+			st = polish(c, &total, &newton_work);
+			if (st != LK_OK || c->stop != LK_STOP_NONE)
+				return st != LK_OK ? st : finish(c);
+			/* on from the best answer so far: its De Saxce terms, the mixing restarted */
+			finish(c);
+			lk__product(c, c->body_rows, c->lambda, s.w, 1, s.bdu);
+			lk__count(c, n, LK_WORK_PRODUCT_ROW);
+			desaxce(&s, s.w, xs);
+			set_sigma(&s, xs);
+			aa.count = 0;
+			last_merit = INFINITY;
+			continue;
+		}
 		if (!(moved > 0.0)) {
 			/* a fixed point of the De Saxce terms: a further program returns the same lambda */
 			c->stop = LK_STOP_STAGNATION;
 			return finish(c);
 		}
 		/* a program whose answer is worse than the last one's restarts the mixing from the plain step */
-		const double merit = lk__merit_value(&m, c->cfg->merit);
 		if (!(merit <= last_merit))
 			aa.count = 0;
 		last_merit = merit;

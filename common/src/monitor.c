@@ -231,6 +231,12 @@ static lk_stop_reason merit_rules(lk__ctx *c, int iter, const lk_metrics *m, int
 	    fabs(merit - c->last_merit) <= cfg->tol_rel * fabs(c->last_merit))
 		return LK_STOP_RELATIVE;
 	c->last_merit = merit;
+	if (c->stall_window > 0 && ++c->stall_count >= c->stall_window) {
+		if (!(merit <= 0.5 * c->stall_ref))
+			return LK_STOP_STAGNATION;
+		c->stall_ref = merit;
+		c->stall_count = 0;
+	}
 	return LK_STOP_NONE;
 }
 

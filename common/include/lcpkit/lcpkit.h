@@ -350,6 +350,13 @@ typedef struct lk_auto_config {
 	                         * drawn anew every `touch` sweeps; 0: as `shuffle`. The Bullet adapter sets 8 */
 } lk_auto_config;
 
+typedef struct lk_ipm_config {
+	double polish;          /* Newton (newton-minmap's, on the cone with friction=cone) takes over from the first
+	                         * outer iteration whose merit is within polish x tol_abs, for at most the work the
+	                         * interior point has spent; the interior point goes on where it does not reach tol_abs
+	                         * (docs/solvers.md, "Interior point: ipm"); 0: off */
+} lk_ipm_config;
+
 typedef struct lk_solver_config {
 	lk_method method;
 	int max_iterations;     /* sweeps (Gauss-Seidel family) or outer iterations (Newton, PGS-SM) */
@@ -387,6 +394,7 @@ typedef struct lk_solver_config {
 	lk_gradient_metric metric; /* APGD and MPRGP: diag or identity (lk_default_config: diag for APGD, identity for
 	                            * MPRGP) */
 	lk_auto_config adapt;   /* auto */
+	lk_ipm_config ipm;      /* ipm */
 } lk_solver_config;
 
 /* sor_w = LK_SOR_AUTO (spec "w=auto"): PGS/PSOR estimate the contraction of their first sweeps and switch to
