@@ -804,9 +804,9 @@ static void ipm_both_ways(lk_problem *p, const char *what, lk_stats st[2])
 /* The interior point's polish (ipm.c): Newton from the first answer within `polish` tolerances of the solution.
  * On the contacts of a settling heap (ODE's 40 boxes at step 120, where the De Saxce terms' fixed point converges
  * slowly) the polished solve reaches Siconos's error 1e-8 with at most four fifths of the interior point's work
- * alone (measured: 0.61). On Bullet's recorded stack, where Newton stalls (W singular up to the CFM), its attempt
- * ends within its share of the work (IPM_POLISH_SHARE times the interior point's) and the interior point goes on
- * to the tolerance. polish=0 is the interior point alone. */
+ * alone. On Bullet's recorded stack, where Newton stalls (W singular up to the CFM), its attempt ends within its
+ * share of the work (IPM_POLISH_SHARE times the interior point's) and the interior point goes on to the tolerance.
+ * polish=0 is the interior point alone. */
 static void test_ipm_polish(void **state)
 {
 	(void)state;
