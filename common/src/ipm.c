@@ -27,9 +27,10 @@
  *
  * Work: an iteration is two products with A (the residual and a step of iterative refinement, LK_WORK_PRODUCT_ROW
  * a row) and one factor with its solves (LK_WORK_FACTOR_MAC a multiply-add of envelope.h's count); the iteration
- * limit counts interior-point iterations, the monitor is consulted after each outer iteration. The result is
- * projected onto the rows' bounds and cones. A first program cut short by the budget is no answer, and the solve
- * fails with LK_ERR_LIMIT (an engine's adapter then steps with the engine's own solver).
+ * limit counts interior-point iterations and the polish's Newton iterations (below), the monitor is consulted
+ * after each outer iteration. The result is projected onto the rows' bounds and cones. A first program cut short
+ * by the budget is no answer, and the solve fails with LK_ERR_LIMIT (an engine's adapter then steps with the
+ * engine's own solver).
  *
  * The polish: the fixed point of the De Saxce terms converges linearly, and slowly where many contacts slide,
  * while Newton on the minimum map (Alart & Curnier's on the cone, newton_cone.c) converges fast from where the
