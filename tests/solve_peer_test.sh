@@ -22,7 +22,24 @@ row "lcpkit ipm:friction=cone,iters=400" | grep -q " solved$" || fail "the solve
 row "siconos-nsgs" | grep -q " solved$" || fail "Siconos's nsgs has no row"
 row "siconos-nsn-ac" | grep -q " solved$" || fail "Siconos's Newton has no row"
 grep -q "ipm:friction=cone,iters=3: ipm: the iteration limit ran out" "$tmp/err.txt" || fail "nothing on stderr"
+# the summary: lcpkit's fastest solver to the tolerance, and its time over each of Siconos's
+awk '/^ +lcpkit .* solved$/ { if (best == "" || $5 + 0 < t) { best = $2; t = $5 + 0 } }
+  /^ +siconos-nsgs / { nsgs = $4 + 0 }
+  /^  fastest to 1e-08: / { line = $0 }
+  END {
+    if (best == "" || index(line, "fastest to 1e-08: lcpkit " best ", ") == 0) exit 1
+    split(substr(line, index(line, "s: ") + 3), w, "x")
+    r = w[1] / (t / nsgs)
+    exit !(r > 0.9 && r < 1.1)
+  }' "$tmp/out.txt" || fail "the summary does not name the fastest solved lcpkit row and its ratio to nsgs"
 echo "solve_peer_test: ok"
+
+# where no lcpkit solver reaches the tolerance, the summary names the lowest error
+"$lcpkit" solve "$tmp/p.lkp" --peer siconos --tol 1e-8 --solver pgs:friction=cone,iters=2 \
+  --solver pgs:friction=cone,iters=5 >"$tmp/out.txt" 2>"$tmp/err.txt" || true
+grep -q "^  no lcpkit solver reached 1e-08; the lowest error .*: lcpkit pgs:friction=cone,iters=5$" "$tmp/out.txt" ||
+  fail "no summary naming the lowest error"
+echo "solve_peer_test: summary ok"
 
 # W goes to Siconos sparse, whatever its size: 600 boxes on an incline, 7,200 rows (beyond a dense W's 6,000 once)
 "$lcpkit" gen incline --n 600 --friction 0.5 --out "$tmp/big.lkp"

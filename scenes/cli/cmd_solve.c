@@ -185,6 +185,10 @@ static int peer_compare(const lk_solve_args *a, const char *file, lk_problem *p)
 	/* lcpkit's solvers, the solve's own first; one that fails (a method that refuses the problem) has its row with
 	 * the reason, the others theirs, and the exit status says so */
 	int failed = 0;
+	/* the summary's: the fastest lcpkit solver to the tolerance, or where none reached it the lowest error */
+	char best[300] = "";
+	double best_time = INFINITY, best_error = INFINITY;
+	int best_solved = 0;
 	for (int k = -1; rc == LK_EXIT_OK && k < a->nmore; ++k) {
 		const char *spec = k < 0 ? a->spec : a->more_spec[k];
 		/* the table shows none of lcpkit's own statistics (the error is Siconos's function's on the answer): the
@@ -224,7 +228,15 @@ static int peer_compare(const lk_solve_args *a, const char *file, lk_problem *p)
 		double tmin, sp = spread_of(t, a->repeat, &tmin);
 		const double e = siconos_error_of(&f, p, tol);
 		peer_line(a, file, name, sk.iterations, e, tmin, sp, e < tol ? "solved" : lk_stop_reason_name(sk.stop_reason));
+		if (e < tol ? !best_solved || tmin < best_time : !best_solved && e < best_error) {
+			snprintf(best, sizeof best, "%s", name);
+			best_time = tmin;
+			best_error = e;
+			best_solved = e < tol;
+		}
 	}
+	double peer_time[LK_PEER_FC3D_COUNT] = {0};
+	int peer_solved[LK_PEER_FC3D_COUNT] = {0};
 	for (int s = 0; rc == LK_EXIT_OK && s < LK_PEER_FC3D_COUNT; ++s) {
 		lk_peer_result pr;
 		for (int k = 0; k < a->repeat && rc == LK_EXIT_OK; ++k) {
@@ -239,12 +251,30 @@ static int peer_compare(const lk_solve_args *a, const char *file, lk_problem *p)
 			failed = 1;
 			tmin = sp = NAN;
 		}
+		peer_time[s] = tmin;
+		peer_solved[s] = pr.info != LK_PEER_ABNORMAL && pr.error < tol;
 		peer_line(a, file, lk_peer_fc3d_name(f.dim, (lk_peer_fc3d_solver)s), pr.iterations, pr.error, tmin, sp,
 		          pr.info == LK_PEER_ABNORMAL ? "failed: Siconos's process ended without a result (out of the memory "
 		                                        "it may use, --peer-memory, or a crash)"
 		          : pr.error < tol            ? "solved"
 		          : pr.info                   ? "not solved (Siconos: no convergence)"
 		                                      : "not solved");
+	}
+	/* one line a user reads first: lcpkit's fastest to the tolerance against Siconos's solvers' times */
+	if (!a->json && rc == LK_EXIT_OK && best[0]) {
+		if (best_solved) {
+			printf("  fastest to %g: %s, %.3g s", tol, best, best_time);
+			const char *sep = ":";
+			for (int s = 0; s < LK_PEER_FC3D_COUNT; ++s)
+				if (peer_time[s] > 0) {
+					printf("%s %.2gx %s's time%s", sep, best_time / peer_time[s],
+					       lk_peer_fc3d_name(f.dim, (lk_peer_fc3d_solver)s), peer_solved[s] ? "" : " (not solved)");
+					sep = ",";
+				}
+			printf("\n");
+		} else {
+			printf("  no lcpkit solver reached %g; the lowest error %.2e: %s\n", tol, best_error, best);
+		}
 	}
 	free(r);
 	free(t);
