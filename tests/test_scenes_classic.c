@@ -628,5 +628,5 @@ int main(void)
 		cmocka_unit_test(test_stack_of_20),
 		cmocka_unit_test(test_low_friction_wall_rests),
 	};
-	return tu_run_group(tests);
+	return cmocka_run_group_tests(tests, NULL, NULL);
 }

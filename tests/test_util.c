@@ -124,45 +124,6 @@ double tu_max_diff(const double *a, const double *b, int n)
 	return m;
 }
 
-/* Whether `name` is one of the comma-separated names of `list`. */
-static int named_in(const char *list, const char *name)
-{
-	const size_t len = strlen(name);
-	for (const char *s = list; *s;) {
-		const char *e = strchr(s, ',');
-		const size_t k = e ? (size_t)(e - s) : strlen(s);
-		if (k == len && strncmp(s, name, len) == 0)
-			return 1;
-		s += k + (e != NULL);
-	}
-	return 0;
-}
-
-int tu_run_tests(const char *group, const struct CMUnitTest *tests, size_t n)
-{
-	const char *only = getenv("LK_TEST_ONLY"), *skip = getenv("LK_TEST_SKIP");
-	struct CMUnitTest *part = malloc((n ? n : 1) * sizeof *part);
-	if (!part)
-		return 1;
-	size_t m = 0;
-	for (size_t i = 0; i < n; ++i)
-		if (only ? named_in(only, tests[i].name) : !(skip && named_in(skip, tests[i].name)))
-			part[m++] = tests[i];
-	/* every name a test of the program: a part that names a renamed or removed test would pass by running
-	 * nothing */
-	size_t names = 1;
-	for (const char *s = only; s && *s; ++s)
-		names += *s == ',';
-	if (only && m != names) {
-		fprintf(stderr, "LK_TEST_ONLY=%s names %zu tests, of which this program has %zu\n", only, names, m);
-		free(part);
-		return 1;
-	}
-	const int failed = _cmocka_run_group_tests(group, part, m, NULL, NULL);
-	free(part);
-	return failed;
-}
-
 const char *tu_data_path(const char *name)
 {
 	static char buf[4096];

@@ -44,11 +44,6 @@ lk_problem *tu_copy_problem(const lk_problem *p, const int *from, int zero_point
 /* A copy of a row-form problem with its rows laid out in another order: new row k is p's row order[k], the friction
  * rows' normal rows renumbered to match, the bodies as they are. Validated. */
 lk_problem *tu_permute_rows(const lk_problem *p, const int *order);
-/* cmocka_run_group_tests over the part of tests[0..n) that CTest asks for (lk_add_test's PARTS): with
- * LK_TEST_ONLY (test names, comma-separated) those, each of which must be in tests; with LK_TEST_SKIP all but
- * those; else all. A long program split so into several CTest tests runs them side by side. */
-int tu_run_tests(const char *group, const struct CMUnitTest *tests, size_t n);
-#define tu_run_group(tests) tu_run_tests(#tests, tests, sizeof(tests) / sizeof((tests)[0]))
 /* Path of a file in tests/data. */
 const char *tu_data_path(const char *name);
 
