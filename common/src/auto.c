@@ -10,9 +10,10 @@
  *    weight down the stack again, which they do not in a budget of ten, and the stack rocks and falls. So the
  *    faces of a stack (below) get the wrench part of their load whole again, where the last solve settled or
  *    took a two-level correction and ended near the tolerance (restore_face_warm_start). A face that is no
- *    part of a stack (a box resting or sliding on the ground, a pile's faces), in a problem without joints,
- *    gets its friction whole as well, where the last solve settled: each step the sweeps would otherwise have
- *    to find 15% of a resting box's friction again, and on an incline spent the budget doing so.
+ *    part of a stack (a box resting on the ground, a pile's faces), in a problem without joints, gets its
+ *    friction whole as well, where the last solve settled: each step the sweeps would otherwise have to find
+ *    15% of a resting box's friction again, and on an incline spent the budget doing so. Not a face that slides
+ *    (mark_sliding), whose impulses are the previous step's kinetic ones.
  *  - the work: the budget is a mean over the solves of one problem, not a cap on each. An account kept with
  *    the problem (lk_problem.auto_account) holds what earlier solves left unspent, up to `bank` budgets, and
  *    may run as far into debt on a stack, a third as far elsewhere; a solve may spend the budget plus the
@@ -174,6 +175,9 @@ static int stack_depth(const faces *fs, lk_problem *p)
 	return depth;
 }
 
+/* A friction row that its whole warm-started normal's friction could not stop this many times over slides
+ * (mark_sliding) */
+#define AUTO_SLIDE 8.0
 /* The largest face whose normal rows the warm start splits (below); a larger one is damped whole. */
 #define AUTO_FACE_MAX 8
 
@@ -214,6 +218,26 @@ static void range_part(const lk__row *rows, const int *idx, int m, int side, con
 	}
 }
 
+/* restore_face_warm_start's marks of a normal row */
+#define AUTO_RESTORED 1 /* its face's load was made whole */
+#define AUTO_SLIDING 2  /* one of its friction rows slides (mark_sliding) */
+
+/* Marks AUTO_SLIDING the normal rows with a friction row that slides this step: a velocity to remove (its q) that
+ * more than AUTO_SLIDE times the friction its whole warm-started normal allows could not take away, row by row
+ * (|q_i| > AUTO_SLIDE A_ii mu_i lambda_n / carry). A sliding face's impulses are the previous step's kinetic ones;
+ * made whole they pressed boxes launched across Bullet's floor at 100 m/s into it deeper than Bullet's own solver
+ * did (docs/solvers.md, "auto"). */
+static void mark_sliding(const lk_problem *p, const double *lambda, double carry, unsigned char *mark)
+{
+	for (int i = 0; i < p->nrows; ++i) {
+		const lk__row *r = &p->rows[i];
+		if (p->link[i].kind != LK_ROW_FRICTION || r->findex < 0)
+			continue;
+		if (fabs(r->q) > AUTO_SLIDE * r->diag * r->mu * fabs(lambda[r->findex]) / carry)
+			mark[r->findex] |= AUTO_SLIDING;
+	}
+}
+
 /* The warm start: the incoming lambda is the previous step's impulses damped by `carry` (the adapters' warm
  * start: ODE's warm_factor, Bullet's m_warmstartingFactor). On every face of area, the part of the normal
  * impulses that the face's wrench depends on is made whole again. A face's normal impulses lambda_F split into
@@ -222,7 +246,8 @@ static void range_part(const lk__row *rows, const int *idx, int m, int side, con
  * box face carry three wrench components). The first is made whole, the second stays damped: lambda_F +=
  * (1 - carry) / carry K K^+ lambda_F, and du follows the change row by row.
  * With `friction`, the friction rows of the faces' normals are made whole too (lambda /= carry): a face that
- * held a box on an incline the step before holds it again at once. The friction rows' part in the span of
+ * held a box on an incline the step before holds it again at once; a face that slides (mark_sliding) is left as
+ * it came. The friction rows' part in the span of
  * the face's rows together with the normals' was tried instead: that least-norm share moves load between a
  * contact's normal and its friction, away from the cone the contact's own normal bounds, and the sweeps on
  * Bullet's resting incline still ran seven or eight a step where with the friction whole they stop after one.
@@ -237,8 +262,10 @@ static void restore_face_warm_start(lk__ctx *c, const faces *fs, double carry, i
 	/* the faces' normal rows, marked for their friction rows (any order: Bullet writes the normals of all
 	 * contacts before their friction rows, ODE a contact's rows together) */
 	unsigned char *in_face = friction ? lk__arena_alloc(&p->arena, (size_t)p->nrows) : NULL;
-	if (in_face)
+	if (in_face) {
 		memset(in_face, 0, (size_t)p->nrows);
+		mark_sliding(p, c->lambda, carry, in_face);
+	}
 	for (int f = 0; f < fs->n; ++f) {
 		/* the face's normal rows */
 		int idx[AUTO_FACE_MAX], m = 0;
@@ -249,6 +276,11 @@ static void restore_face_warm_start(lk__ctx *c, const faces *fs, double carry, i
 				++m;
 			}
 		if (m < AUTO_AREA_CONTACTS || m > AUTO_FACE_MAX)
+			continue;
+		int slides = 0;
+		for (int a = 0; a < m && in_face; ++a)
+			slides |= in_face[idx[a]] & AUTO_SLIDING;
+		if (slides)
 			continue;
 		/* the span on the pair's first moving body (the other side's Jacobians are linear in these) */
 		const int side = p->link[idx[0]].a < p->nbodies ? 0 : 6;
@@ -261,7 +293,7 @@ static void restore_face_warm_start(lk__ctx *c, const faces *fs, double carry, i
 			c->lambda[idx[a]] += d;
 			lk__row_apply(&p->rows[idx[a]], c->du, d);
 			if (in_face)
-				in_face[idx[a]] = 1;
+				in_face[idx[a]] |= AUTO_RESTORED;
 		}
 		/* the changes as m row updates, each carrying its share of the Gram matrix, its factor and the
 		 * projection, in multiply-adds (a count of no rows would count no work) */
@@ -272,7 +304,7 @@ static void restore_face_warm_start(lk__ctx *c, const faces *fs, double carry, i
 	int restored = 0;
 	for (int i = 0; i < p->nrows; ++i) {
 		const lk__row_link *r = &p->link[i];
-		if (r->kind == LK_ROW_FRICTION && r->findex >= 0 && in_face[r->findex]) {
+		if (r->kind == LK_ROW_FRICTION && r->findex >= 0 && (in_face[r->findex] & AUTO_RESTORED)) {
 			const double d = up * c->lambda[i];
 			c->lambda[i] += d;
 			lk__row_apply(&p->rows[i], c->du, d);
