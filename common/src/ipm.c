@@ -35,10 +35,11 @@
  * The polish: the fixed point of the De Saxce terms converges linearly, and slowly where many contacts slide,
  * while Newton on the minimum map (Alart & Curnier's on the cone, newton_cone.c) converges fast from where the
  * contacts' states are known and stalls or wanders from where they are not. So once an outer iteration's answer is
- * within cfg->ipm.polish tolerances, Newton takes over from it with at most the work the interior point has spent
- * so far; where it does not reach the tolerance, the interior point goes on from the best answer so far (its De
- * Saxce terms), and tries Newton again only from an answer a hundred times better than the last one it tried
- * from. A Newton that fails costs the solve at most about twice its work. */
+ * within cfg->ipm.polish tolerances, Newton takes over from it; its attempts together spend at most
+ * IPM_POLISH_SHARE times the work the interior point has, and each ends where IPM_POLISH_WINDOW of its iterations
+ * have not halved the merit. Where it does not reach the tolerance, the interior point goes on from the best
+ * answer so far (its De Saxce terms), and tries Newton again only from an answer a hundred times better than the
+ * last one it tried from. A Newton that fails costs the solve at most IPM_POLISH_SHARE + 1 times its work. */
 #include "methods.h"
 
 #include "envelope.h"
@@ -699,6 +700,14 @@ static void set_sigma(ipm_state *s, const double *x)
 		s->sigma[s->con_row[k]] = x[k];
 }
 
+/* w = A lambda + q at the solve's lambda (into s->w, a product counted) and the De Saxce terms g of that w */
+static void desaxce_at_lambda(lk__ctx *c, ipm_state *s, double *g)
+{
+	lk__product(c, c->body_rows, c->lambda, s->w, 1, s->bdu);
+	lk__count(c, c->n, LK_WORK_PRODUCT_ROW);
+	desaxce(s, s->w, g);
+}
+
 /* Anderson's acceleration of the fixed point x = g(x) (Walker & Ni, "Anderson acceleration for fixed-point
  * iterations", SIAM J. Numer. Anal. 49(4), 2011, Algorithm AA with the differences of their sec. 3): with
  * f = g(x) - x and the last m differences dF, dG of f and g, x' = g(x_k) - dG gamma, gamma minimising
@@ -863,9 +872,7 @@ lk_status lk__solve_ipm(lk__ctx *c)
 	memset(s.sigma, 0, (size_t)n * sizeof(double));
 	/* the De Saxce terms of the start, and the program's scales: velocities by the largest |q + A lambda|,
 	 * impulses by that over the largest diagonal */
-	lk__product(c, c->body_rows, c->lambda, s.w, 1, s.bdu);
-	lk__count(c, n, LK_WORK_PRODUCT_ROW);
-	desaxce(&s, s.w, xs);
+	desaxce_at_lambda(c, &s, xs);
 	set_sigma(&s, xs);
 	double wmax = 0.0, dmax = 0.0;
 	for (int i = 0; i < n; ++i) {
@@ -900,9 +907,7 @@ lk_status lk__solve_ipm(lk__ctx *c)
 		for (int i = 0; i < n; ++i)
 			max_change = fmax(max_change, fabs(next[i] - c->lambda[i]));
 		lk__set_lambda(c, next);
-		lk__product(c, c->body_rows, c->lambda, s.w, 1, s.bdu);
-		lk__count(c, n, LK_WORK_PRODUCT_ROW);
-		desaxce(&s, s.w, gs);
+		desaxce_at_lambda(c, &s, gs);
 		double moved = 0.0;
 		for (int k = 0; k < nc; ++k)
 			moved = fmax(moved, fabs(gs[k] - xs[k]));
@@ -925,9 +930,7 @@ lk_status lk__solve_ipm(lk__ctx *c)
 				return st != LK_OK ? st : finish(c);
 			/* on from the best answer so far: its De Saxce terms, the mixing restarted */
 			finish(c);
-			lk__product(c, c->body_rows, c->lambda, s.w, 1, s.bdu);
-			lk__count(c, n, LK_WORK_PRODUCT_ROW);
-			desaxce(&s, s.w, xs);
+			desaxce_at_lambda(c, &s, xs);
 			set_sigma(&s, xs);
 			aa.count = 0;
 			last_merit = INFINITY;

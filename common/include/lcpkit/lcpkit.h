@@ -352,9 +352,9 @@ typedef struct lk_auto_config {
 
 typedef struct lk_ipm_config {
 	double polish;          /* Newton (newton-minmap's, on the cone with friction=cone) takes over from the first
-	                         * outer iteration whose merit is within polish x tol_abs, for at most the work the
-	                         * interior point has spent; the interior point goes on where it does not reach tol_abs
-	                         * (docs/solvers.md, "Interior point: ipm"); 0: off */
+	                         * outer iteration whose merit is within polish x tol_abs, its attempts within three
+	                         * times the interior point's work; the interior point goes on where it does not reach
+	                         * tol_abs (docs/solvers.md, "Interior point: ipm"); 0: off */
 } lk_ipm_config;
 
 typedef struct lk_solver_config {
