@@ -212,6 +212,71 @@ static void test_sink_to_layer(void **state)
 	dWorldDestroy(w);
 }
 
+/* A body's joints read in one pass over ODE's list (lk__ode_node_layout, lk__ode_next_joint; ode_abi.c) rather
+ * than by dBodyGetJoint's index: the layout found on this ODE, and the walk of every body, joint for joint, what
+ * dBodyGetJoint gives, through joints of several types made, attached (to two bodies, to one on either side),
+ * attached again elsewhere and destroyed at random, contacts of a group emptied among them; then the same walk
+ * where the layout is not known (dBodyGetJoint's own). */
+static void test_joint_walk(void **state)
+{
+	(void)state;
+	lk__ode_abi abi;
+	char err[300];
+	assert_int_equal(lk__ode_abi_load(&abi, err, sizeof err), LK_OK);
+	assert_int_equal(lk__ode_node_layout(&abi), 1);
+	assert_true(abi.node_at > 0);
+	lk__ode_abi unknown = abi;
+	unknown.node_at = -1;
+
+	dWorldID w = dWorldCreate();
+	dJointGroupID g = dJointGroupCreate(0);
+	enum { NB = 6, NJ = 40 };
+	dBodyID b[NB];
+	for (int k = 0; k < NB; ++k)
+		b[k] = dBodyCreate(w);
+	dJointID j[NJ] = {NULL};
+	lk__rng r = {7};
+	int walked = 0, longest = 0;
+	for (int t = 0; t < 3000; ++t) {
+		const int k = (int)(NJ * (0.5 + 0.5 * tu_rng_sym(&r))) % NJ;
+		const int what = (int)(4 * (0.5 + 0.5 * tu_rng_sym(&r))) % 4;
+		if (what == 0 && j[k] && k % 3 != 0) {
+			dJointDestroy(j[k]);
+			j[k] = NULL;
+			continue;
+		}
+		if (!j[k]) {
+			dContact c;
+			memset(&c, 0, sizeof c);
+			j[k] = k % 3 == 0 ? dJointCreateContact(w, g, &c) : k % 3 == 1 ? dJointCreateBall(w, 0)
+			                                                               : dJointCreateHinge(w, 0);
+		}
+		const int p = (int)(NB * (0.5 + 0.5 * tu_rng_sym(&r))) % NB, q = (p + 1 + t % (NB - 1)) % NB;
+		dJointAttach(j[k], what == 1 ? NULL : b[p], what == 2 ? NULL : b[q]);
+		if (t % 500 == 499) {
+			dJointGroupEmpty(g);
+			for (int i = 0; i < NJ; i += 3)
+				j[i] = NULL;
+		}
+		for (int m = 0; m < NB; ++m) {
+			lk__ode_joint_walk fast = lk__ode_walk_joints(&abi, b[m]), slow = lk__ode_walk_joints(&unknown, b[m]);
+			int i = 0;
+			for (;; ++i) {
+				dJointID theirs = dBodyGetJoint(b[m], i);
+				assert_ptr_equal(lk__ode_next_joint(&fast), theirs);
+				assert_ptr_equal(lk__ode_next_joint(&slow), theirs);
+				if (!theirs)
+					break;
+			}
+			walked += i;
+			longest = i > longest ? i : longest;
+		}
+	}
+	assert_true(walked > 10000 && longest >= 10); /* lists long and many */
+	dJointGroupDestroy(g);
+	dWorldDestroy(w);
+}
+
 /* The dContact a contact joint keeps, read where ODE 0.16 keeps it (lk__ode_contact_layout, ode_abi.c): found
  * on this ODE, read back as it was made, and lk__ode_contact_target equal to the bit to the normal target
  * getInfo2 writes, over random contacts (with and without their own error reduction, on one body and two),
@@ -1538,6 +1603,7 @@ int main(void)
 		cmocka_unit_test(test_resting_box),
 		cmocka_unit_test(test_sink_to_layer),
 		cmocka_unit_test(test_contact_layout),
+		cmocka_unit_test(test_joint_walk),
 		cmocka_unit_test(test_warm_start_faces),
 		cmocka_unit_test(test_warm_start_pair_in_two_runs),
 		cmocka_unit_test(test_recovering_body_starts_cold),

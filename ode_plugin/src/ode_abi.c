@@ -299,3 +299,77 @@ done:
 		abi->world_destroy(w);
 	return abi->contact_at > 0;
 }
+
+/* ------------------------------------------------------------------------------ a body's list of joints */
+
+/* ODE keeps a body's joints in a list whose nodes lie in the joints (dxJoint::node[2], ODE 0.16's joint.h: the
+ * joint, the other body, the next node), and its API reads the list only by index (dBodyGetJoint walks from the
+ * head every call). The nodes' place in the object is ODE's own layout; rather than trust it, it is looked for
+ * in a probe joint between two probe bodies (node[0] = {joint, first body}, node[1] = {joint, second body},
+ * one after the other) and used only where the same place holds in joints of three other types and kinds of
+ * attachment, and where the walks over the probe bodies' lists by it give, joint for joint, what
+ * dBodyGetJoint gives. Anything else leaves it unused. */
+static int node_holds(const char *node, dJointID j, dBodyID first, dBodyID second)
+{
+	const void *p[6];
+	memcpy(p, node, sizeof p);
+	return p[0] == (const void *)j && p[1] == (const void *)first && p[3] == (const void *)j &&
+	       p[4] == (const void *)second;
+}
+
+static int walks_agree(const lk__ode_abi *abi, dBodyID b)
+{
+	lk__ode_joint_walk w = lk__ode_walk_joints(abi, b);
+	for (int i = 0; i < 64; ++i) {
+		dJointID theirs = dBodyGetJoint(b, i), mine = lk__ode_next_joint(&w);
+		if (theirs != mine)
+			return 0;
+		if (!theirs)
+			return 1;
+	}
+	return 0;
+}
+
+int lk__ode_node_layout(lk__ode_abi *abi)
+{
+	if (abi->node_at != 0)
+		return abi->node_at > 0;
+	abi->node_at = -1;
+	dWorldID w = dWorldCreate();
+	dBodyID b[3] = {NULL, NULL, NULL};
+	for (int k = 0; w && k < 3; ++k)
+		b[k] = abi->body_create(w); /* libode's own: the preload library's would register them */
+	if (!w || !b[0] || !b[1] || !b[2])
+		goto done;
+	/* attached (first, second): stored as given, and with the first NULL stored the other way round */
+	dJointID j[4] = {dJointCreateBall(w, 0), dJointCreateHinge(w, 0), dJointCreateSlider(w, 0),
+	                 dJointCreateFixed(w, 0)};
+	dBodyID first[4] = {b[0], b[2], b[0], b[1]}, second[4] = {b[1], b[0], NULL, NULL};
+	for (int k = 0; k < 4; ++k) {
+		if (!j[k])
+			goto done;
+		dJointAttach(j[k], k == 3 ? NULL : first[k], k == 3 ? first[k] : second[k]);
+	}
+	const size_t size = abi->size[dJointTypeBall](j[0]);
+	long at = -1;
+	for (size_t o = 0; o + 6 * sizeof(void *) <= size; o += sizeof(void *))
+		if (node_holds((const char *)j[0] + o, j[0], first[0], second[0])) {
+			at = (long)o;
+			break;
+		}
+	if (at <= 0)
+		goto done;
+	const int types[4] = {dJointTypeBall, dJointTypeHinge, dJointTypeSlider, dJointTypeFixed};
+	for (int k = 1; k < 4; ++k)
+		if ((size_t)at + 6 * sizeof(void *) > abi->size[types[k]](j[k]) ||
+		    !node_holds((const char *)j[k] + at, j[k], first[k], second[k]))
+			goto done;
+	abi->node_at = at;
+	for (int k = 0; k < 3; ++k)
+		if (!walks_agree(abi, b[k]))
+			abi->node_at = -1;
+done:
+	if (w)
+		abi->world_destroy(w); /* its joints and bodies with it */
+	return abi->node_at > 0;
+}

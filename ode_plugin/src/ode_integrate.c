@@ -46,7 +46,8 @@ void lk__ode_hold_out(lk_ode *ctx)
 	for (int i = 0; i < ctx->nfrozen; ++i) {
 		dBodyID b = ctx->frozen[i];
 		dJointID j;
-		for (int k = 0; (j = dBodyGetJoint(b, k)) != NULL; ++k)
+		lk__ode_joint_walk walk = lk__ode_walk_joints(&ctx->abi, b);
+		while ((j = lk__ode_next_joint(&walk)) != NULL)
 			hold_joint(ctx, j);
 		en[i] = dBodyIsEnabled(b) != 0;
 		dBodyDisable(b);

@@ -17,6 +17,7 @@
 #include "lcpkit/ode.h"
 
 #include <ode/ode.h>
+#include <string.h>
 
 #define LK__ODE_JOINT_TYPES 18 /* dJointTypeNone .. dJointTypeTransmission */
 #define LK__ODE_MAX_M 6        /* ODE: a joint has at most 6 rows */
@@ -62,6 +63,9 @@ typedef struct lk__ode_abi {
 	/* where a contact joint keeps the dContact it was made from (lk__ode_contact_layout): its offset in the
 	 * object; 0 not looked for yet, -1 not found (the rows are then read through getInfo2 alone) */
 	long contact_at;
+	/* where a joint keeps its two nodes of its bodies' lists of joints (lk__ode_node_layout): their offset in the
+	 * object; 0 not looked for yet, -1 not found (a body's joints are then read by dBodyGetJoint) */
+	long node_at;
 } lk__ode_abi;
 
 /* Resolves everything; on failure writes which symbol (or what) is missing. */
@@ -75,6 +79,53 @@ int lk__ode_world_ready(const lk__ode_abi *abi, dWorldID world, double h);
 int lk__ode_contact_layout(lk__ode_abi *abi);
 /* The dContact contact joint j was made from (lk__ode_contact_layout must have returned 1). */
 void lk__ode_contact_of(const lk__ode_abi *abi, dJointID j, dContact *out);
+/* Finds, once, where ODE's joints keep the nodes of their bodies' lists (abi->node_at) and checks walks of
+ * probe bodies' lists against dBodyGetJoint; 1 when found (ode_abi.c). */
+int lk__ode_node_layout(lk__ode_abi *abi);
+
+/* A walk over a body's joints in the order of dBodyGetJoint(b, 0), (b, 1), ..., in one pass over ODE's list
+ * where abi->node_at is known (dBodyGetJoint walks the list from its head at every call: k^2/2 steps for a body
+ * of k joints), by dBodyGetJoint elsewhere. */
+typedef struct lk__ode_joint_walk {
+	const lk__ode_abi *abi;
+	dBodyID body;
+	int index;
+	const char *node; /* the node of the joint returned last, in the body's list */
+} lk__ode_joint_walk;
+
+static inline lk__ode_joint_walk lk__ode_walk_joints(const lk__ode_abi *abi, dBodyID b)
+{
+	lk__ode_joint_walk w = {abi, b, 0, NULL};
+	return w;
+}
+
+/* The next joint of the walk; NULL past the last. ODE's dxJointNode: the joint, the other body, the next node;
+ * a joint's node[0] lies in its second body's list and node[1] in its first's, node[0]'s body being the first
+ * (dJointAttach, ode.cpp). */
+static inline dJointID lk__ode_next_joint(lk__ode_joint_walk *w)
+{
+	if (w->abi->node_at <= 0)
+		return dBodyGetJoint(w->body, w->index++);
+	const char *node;
+	if (w->index++ == 0) {
+		dJointID j = dBodyGetJoint(w->body, 0);
+		if (!j)
+			return NULL;
+		node = (const char *)j + w->abi->node_at;
+		dBodyID first;
+		memcpy(&first, node + sizeof(void *), sizeof first);
+		if (first == w->body)
+			node += 3 * sizeof(void *);
+	} else {
+		memcpy(&node, w->node + 2 * sizeof(void *), sizeof node);
+		if (!node)
+			return NULL;
+	}
+	w->node = node;
+	dJointID j;
+	memcpy(&j, node, sizeof j);
+	return j;
+}
 /* The target dxJointContact::getInfo2 writes for the normal row of contact c with the world's surface layer at
  * `layer`, for a contact without bounce and normal motion (dContactBounce, dContactMotionN): ODE 0.16's
  * operations in its order, the same number to the bit. */

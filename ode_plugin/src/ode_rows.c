@@ -301,7 +301,9 @@ static void joint_nodes(dJointID j, dBodyID *b0, dBodyID *b1)
 /* The bodies ODE's island builder would step from these starting points: every enabled starting body and
  * everything reachable from it through enabled joints (dxJoint::isEnabled: not disabled and attached to at
  * least one dynamic body). Each joint is recorded once, from its node[0] body. The cost is linear in bodies
- * and joints, except that dBodyGetJoint walks the body's joint list, so a body with k joints costs k^2/2. */
+ * and joints: a body's joints are read in one pass over its list (lk__ode_next_joint) where the list's layout
+ * was found (lk__ode_node_layout); by dBodyGetJoint, which walks the list from its head at every call, a body
+ * with k joints costs k^2/2 steps (on a pile of boxes the gathering's largest part). */
 lk_status lk__ode_gather(lk_ode *ctx)
 {
 	int last = ctx->nbodies;
@@ -323,11 +325,12 @@ lk_status lk__ode_gather(lk_ode *ctx)
 		if (st != LK_OK)
 			return st;
 	}
+	lk__ode_node_layout(&ctx->abi);
 	for (int k = 0; k < ctx->nbodies; ++k) {
 		dBodyID b = ctx->bodies[k].id;
 		dJointID j;
-		/* dBodyGetJoint returns 0 past the end: no separate count (which walks the list once more) */
-		for (int i = 0; (j = dBodyGetJoint(b, i)) != NULL; ++i) {
+		lk__ode_joint_walk walk = lk__ode_walk_joints(&ctx->abi, b);
+		while ((j = lk__ode_next_joint(&walk)) != NULL) {
 			if (!dJointIsEnabled(j))
 				continue;
 			dBodyID b0, b1;
