@@ -212,6 +212,58 @@ static void test_sink_to_layer(void **state)
 	dWorldDestroy(w);
 }
 
+/* A face's least-norm normal impulses (the warm start's faces, ode_warm.c): the 3 x 3 system of a face whose rows
+ * share one normal gives what Gram-Schmidt over the six columns gives, to rounding, on random faces of 3 to 16
+ * points on random planes with random wrenches (force and torque across the normal too, which no impulse reaches);
+ * the points on a line, or the normals not all one, leave it to Gram-Schmidt (the same numbers to the bit). */
+static void test_face_least_norm(void **state)
+{
+	(void)state;
+	lk__rng r = {99};
+	double worst = 0.0;
+	for (int t = 0; t < 3000; ++t) {
+		const int m = 3 + t % 14;
+		dVector3 n = {tu_rng_sym(&r), tu_rng_sym(&r), tu_rng_sym(&r), 0.0}, e1, e2;
+		const double len = norm3(n);
+		for (int k = 0; k < 3; ++k)
+			n[k] /= len;
+		dPlaneSpace(n, e1, e2);
+		const int line = t % 5 == 4, turned = t % 7 == 6;
+		const double depth = tu_rng_sym(&r), scale = 0.1 + 2.0 * (0.5 + 0.5 * tu_rng_sym(&r));
+		double J[16][6], f[6], plane[16], general[16];
+		for (int a = 0; a < m; ++a) {
+			/* r: a point on the face's plane about the body's centre */
+			const double u = scale * tu_rng_sym(&r), v = line ? 0.0 : scale * tu_rng_sym(&r);
+			double rr[3], nn[3] = {n[0], n[1], n[2]};
+			if (turned && a == m - 1)
+				nn[0] += 1e-3;
+			for (int k = 0; k < 3; ++k)
+				rr[k] = depth * n[k] + u * e1[k] + v * e2[k];
+			J[a][0] = nn[0];
+			J[a][1] = nn[1];
+			J[a][2] = nn[2];
+			J[a][3] = rr[1] * nn[2] - rr[2] * nn[1];
+			J[a][4] = rr[2] * nn[0] - rr[0] * nn[2];
+			J[a][5] = rr[0] * nn[1] - rr[1] * nn[0];
+		}
+		for (int k = 0; k < 6; ++k)
+			f[k] = 10.0 * tu_rng_sym(&r);
+		assert_int_equal(lk__ode_face_least_norm((const double(*)[6])J, m, f, plane, 0), 1);
+		assert_int_equal(lk__ode_face_least_norm((const double(*)[6])J, m, f, general, 1), 1);
+		double big = 0.0, diff = 0.0;
+		for (int a = 0; a < m; ++a) {
+			big = fmax(big, fabs(general[a]));
+			diff = fmax(diff, fabs(plane[a] - general[a]));
+		}
+		if (line || turned)
+			assert_memory_equal(plane, general, (size_t)m * sizeof(double));
+		else
+			worst = fmax(worst, diff / big);
+	}
+	print_message("face least norm: largest relative difference %.2e\n", worst);
+	assert_true(worst < 1e-7);
+}
+
 /* A body's joints read in one pass over ODE's list (lk__ode_node_layout, lk__ode_next_joint; ode_abi.c) rather
  * than by dBodyGetJoint's index: the layout found on this ODE, and the walk of every body, joint for joint, what
  * dBodyGetJoint gives, through joints of several types made, attached (to two bodies, to one on either side),
@@ -1604,6 +1656,7 @@ int main(void)
 		cmocka_unit_test(test_sink_to_layer),
 		cmocka_unit_test(test_contact_layout),
 		cmocka_unit_test(test_joint_walk),
+		cmocka_unit_test(test_face_least_norm),
 		cmocka_unit_test(test_warm_start_faces),
 		cmocka_unit_test(test_warm_start_pair_in_two_runs),
 		cmocka_unit_test(test_recovering_body_starts_cold),

@@ -82,6 +82,10 @@ void lk__ode_contact_of(const lk__ode_abi *abi, dJointID j, dContact *out);
 /* Finds, once, where ODE's joints keep the nodes of their bodies' lists (abi->node_at) and checks walks of
  * probe bodies' lists against dBodyGetJoint; 1 when found (ode_abi.c). */
 int lk__ode_node_layout(lk__ode_abi *abi);
+/* The least-norm x (m rows, at most 16) with sum_k x_k J_k = f in the least-squares sense, J_k a face's normal
+ * rows on its first body (ode_warm.c): by a 3 x 3 system where the rows share one unit normal and their points
+ * span the plane, else (or with general) by Gram-Schmidt over J's six columns. Returns 0 where J is zero. */
+int lk__ode_face_least_norm(const double (*J)[6], int m, const double f[6], double *x, int general);
 
 /* A walk over a body's joints in the order of dBodyGetJoint(b, 0), (b, 1), ..., in one pass over ODE's list
  * where abi->node_at is known (dBodyGetJoint walks the list from its head at every call: k^2/2 steps for a body

@@ -125,6 +125,79 @@ static int least_norm(const double (*J)[6], int m, const double f[6], double *x)
 	return 1;
 }
 
+/* least_norm where every row's force part is the same unit normal n (a face as the colliders make it: one normal for
+ * all its points): the torque parts t_k = r_k x n then lie in the plane across n, and W^T x = f in the least-squares
+ * sense splits into three equations, sum x_k = f_F . n and sum x_k (t_k . e_i) = f_T . e_i for e_1, e_2 spanning the
+ * plane (the rest of f, the force across n and the torque about it, no x reaches), whose least-norm solution is
+ * x = B^T (B B^T)^-1 g with B's rows (1, t_k . e_1, t_k . e_2): a 3 x 3 system instead of Gram-Schmidt over six
+ * columns. Returns 0 (x untouched) where the normals differ or the points lie on a line (B B^T singular): the
+ * caller then takes least_norm. */
+static int least_norm_plane(const double (*J)[6], int m, const double f[6], double *x)
+{
+	const double *n = J[0];
+	if (fabs(n[0] * n[0] + n[1] * n[1] + n[2] * n[2] - 1.0) > 1e-12)
+		return 0;
+	for (int a = 1; a < m; ++a)
+		if (J[a][0] != n[0] || J[a][1] != n[1] || J[a][2] != n[2])
+			return 0;
+	dVector3 e1, e2;
+	dPlaneSpace(n, e1, e2);
+	double b[FACE_MAX][2], G[3][3] = {{(double)m}}, g[3];
+	for (int a = 0; a < m; ++a) {
+		const double *t = J[a] + 3;
+		b[a][0] = t[0] * e1[0] + t[1] * e1[1] + t[2] * e1[2];
+		b[a][1] = t[0] * e2[0] + t[1] * e2[1] + t[2] * e2[2];
+		G[0][1] += b[a][0];
+		G[0][2] += b[a][1];
+		G[1][1] += b[a][0] * b[a][0];
+		G[1][2] += b[a][0] * b[a][1];
+		G[2][2] += b[a][1] * b[a][1];
+	}
+	g[0] = f[0] * n[0] + f[1] * n[1] + f[2] * n[2];
+	g[1] = f[3] * e1[0] + f[4] * e1[1] + f[5] * e1[2];
+	g[2] = f[3] * e2[0] + f[4] * e2[1] + f[5] * e2[2];
+	/* Cholesky of the symmetric G (upper triangle given); a pivot under 1e-9 of the points' spread about the
+	 * centre (G's torque block's trace per point, to the normal's m) is a line */
+	double L[3][3] = {{0}};
+	const double spread[3] = {(double)m, G[1][1] + G[2][2], G[1][1] + G[2][2]};
+	for (int i = 0; i < 3; ++i) {
+		double d = G[i][i];
+		for (int k = 0; k < i; ++k)
+			d -= L[i][k] * L[i][k];
+		if (!(d > 1e-9 * spread[i]))
+			return 0;
+		L[i][i] = sqrt(d);
+		for (int l = i + 1; l < 3; ++l) {
+			double e = G[i][l];
+			for (int k = 0; k < i; ++k)
+				e -= L[l][k] * L[i][k];
+			L[l][i] = e / L[i][i];
+		}
+	}
+	double y[3];
+	for (int i = 0; i < 3; ++i) {
+		y[i] = g[i];
+		for (int k = 0; k < i; ++k)
+			y[i] -= L[i][k] * y[k];
+		y[i] /= L[i][i];
+	}
+	for (int i = 2; i >= 0; --i) {
+		for (int k = i + 1; k < 3; ++k)
+			y[i] -= L[k][i] * y[k];
+		y[i] /= L[i][i];
+	}
+	for (int a = 0; a < m; ++a)
+		x[a] = y[0] + y[1] * b[a][0] + y[2] * b[a][1];
+	return 1;
+}
+
+int lk__ode_face_least_norm(const double (*J)[6], int m, const double f[6], double *x, int general)
+{
+	if (m < 1 || m > FACE_MAX)
+		return 0;
+	return (!general && least_norm_plane(J, m, f, x)) || least_norm(J, m, f, x);
+}
+
 static int by_pair(const void *u, const void *v, void *arg)
 {
 	const lk_ode *ctx = arg;
@@ -266,7 +339,7 @@ static void warm_faces(lk_ode *ctx, double scale, double *lambda)
 		/* the same face: its normals turned by no more than a contact's warm start allows */
 		if (dCalcVectorDot3(na, nb) < ctx->def.warm_normal_cos * sqrt(dCalcVectorDot3(na, na) * dCalcVectorDot3(nb, nb)))
 			continue;
-		if (!least_norm((const double(*)[6])J, m, f, ln))
+		if (!lk__ode_face_least_norm((const double(*)[6])J, m, f, ln, 0))
 			continue;
 		/* a load the face can carry now: the wrench met (a torque the new points could only give by pulling, or
 		 * with impulses far larger than the face carried, is a face that changed, not one that moved) */
