@@ -96,6 +96,7 @@ typedef struct faces {
 	int welded;         /* contact rows (normal and friction): those a two-level correction welds, pair by pair */
 	int stack;          /* the runs can make a stack (stack_depth measures their chain) */
 	int joints;         /* the problem has joint, limit or motor rows */
+	int between_moving; /* normal rows between two moving bodies */
 } faces;
 
 /* A contact's row: its normal or one of its friction rows. */
@@ -108,7 +109,7 @@ static inline int contact_row(const lk__row_link *r)
  * normals between two moving bodies for two faces. One pass over the rows. */
 static void find_faces(lk_problem *p, faces *fs)
 {
-	fs->n = fs->welded = fs->stack = 0;
+	fs->n = fs->welded = fs->stack = fs->between_moving = 0;
 	fs->start = lk__arena_alloc(&p->arena, ((size_t)p->nrows / AUTO_AREA_CONTACTS + 1) * sizeof *fs->start);
 	fs->count = lk__arena_alloc(&p->arena, ((size_t)p->nrows / AUTO_AREA_CONTACTS + 1) * sizeof *fs->count);
 	if (!fs->start || !fs->count)
@@ -134,6 +135,7 @@ static void find_faces(lk_problem *p, faces *fs)
 		i = e;
 	}
 	fs->joints = joints;
+	fs->between_moving = between_moving;
 	fs->stack = fs->n > 0 && !joints && between_moving >= (AUTO_STACK_DEPTH - 1) * AUTO_AREA_CONTACTS;
 }
 
@@ -393,7 +395,7 @@ lk_status lk__solve_auto(lk__ctx *c)
 	double account = p->auto_account;
 	account = account > bank ? bank : account;
 	/* the structure: the faces of area, and whether they make a stack */
-	faces fs = {0, NULL, NULL, 0, 0, 0};
+	faces fs = {0, NULL, NULL, 0, 0, 0, 0};
 	if (p->form == LK_FORM_ROWS)
 		find_faces(p, &fs);
 	const int depth = cfg->coarse > 0 && fs.stack ? stack_depth(&fs, p) : 0;
@@ -463,7 +465,9 @@ lk_status lk__solve_auto(lk__ctx *c)
 	 * are the threads' work. */
 	const int rows_form = !perm && p->form == LK_FORM_ROWS;
 	const int touch_every = cfg->adapt.touch > 0 ? cfg->adapt.touch : cfg->adapt.shuffle;
-	const int touch = rows_form && fs.joints && touch_every > 0 ? articulated_touch(p) : 0;
+	/* no contact between two moving bodies, none between articulated ones: the rows' second pass is not needed
+	 * (a robot's motors and limits above the ground, solved every step) */
+	const int touch = rows_form && fs.joints && touch_every > 0 && fs.between_moving > 0 ? articulated_touch(p) : 0;
 	if (touch < 0) {
 		c->cfg = cfg;
 		return LK_ERR_NO_MEMORY;
