@@ -465,8 +465,8 @@ lk_status lk__solve_auto(lk__ctx *c)
 	 * are the threads' work. */
 	const int rows_form = !perm && p->form == LK_FORM_ROWS;
 	const int touch_every = cfg->adapt.touch > 0 ? cfg->adapt.touch : cfg->adapt.shuffle;
-	/* no contact between two moving bodies, none between articulated ones: the rows' second pass is not needed
-	 * (a robot's motors and limits above the ground, solved every step) */
+	/* no contact between two moving bodies (find_faces counts them), none between articulated ones:
+	 * articulated_touch's passes over the rows are not needed (a robot's motors and limits above the ground) */
 	const int touch = rows_form && fs.joints && touch_every > 0 && fs.between_moving > 0 ? articulated_touch(p) : 0;
 	if (touch < 0) {
 		c->cfg = cfg;

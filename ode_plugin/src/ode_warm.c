@@ -41,6 +41,35 @@ static unsigned warm_hash(const void *a, const void *b, int cap)
 #define FACE_MIN 3
 #define FACE_MAX 16
 
+/* Solves N y = b in place (b becomes y) by Cholesky's factor, N symmetric of order r <= 6 given in its lower
+ * triangle and overwritten by the factor; 0 where a pivot is not above least[i] (NULL: 0). */
+static int cholesky_solve(double (*N)[6], int r, const double *least, double *b)
+{
+	for (int i = 0; i < r; ++i) {
+		for (int k = 0; k < i; ++k)
+			N[i][i] -= N[i][k] * N[i][k];
+		if (!(N[i][i] > (least ? least[i] : 0.0)))
+			return 0;
+		N[i][i] = sqrt(N[i][i]);
+		for (int l = i + 1; l < r; ++l) {
+			for (int k = 0; k < i; ++k)
+				N[l][i] -= N[l][k] * N[i][k];
+			N[l][i] /= N[i][i];
+		}
+	}
+	for (int i = 0; i < r; ++i) {
+		for (int k = 0; k < i; ++k)
+			b[i] -= N[i][k] * b[k];
+		b[i] /= N[i][i];
+	}
+	for (int i = r - 1; i >= 0; --i) {
+		for (int k = i + 1; k < r; ++k)
+			b[i] -= N[k][i] * b[k];
+		b[i] /= N[i][i];
+	}
+	return 1;
+}
+
 /* The least-norm x (m) with W^T x = f, W the m x 6 matrix of rows J[k] (m <= FACE_MAX), in the least-squares
  * sense where f is not in W's range: W = Q R by Gram-Schmidt over W's columns (each orthogonalized twice, one
  * whose remainder is below 1e-9 of its norm left out: four coplanar normals span three wrench components),
@@ -95,28 +124,8 @@ static int least_norm(const double (*J)[6], int m, const double f[6], double *x)
 			N[i][k] = d;
 		}
 	}
-	for (int i = 0; i < r; ++i) {
-		for (int k = 0; k < i; ++k)
-			N[i][i] -= N[i][k] * N[i][k];
-		if (!(N[i][i] > 0.0))
-			return 0;
-		N[i][i] = sqrt(N[i][i]);
-		for (int l = i + 1; l < r; ++l) {
-			for (int k = 0; k < i; ++k)
-				N[l][i] -= N[l][k] * N[i][k];
-			N[l][i] /= N[i][i];
-		}
-	}
-	for (int i = 0; i < r; ++i) {
-		for (int k = 0; k < i; ++k)
-			b[i] -= N[i][k] * b[k];
-		b[i] /= N[i][i];
-	}
-	for (int i = r - 1; i >= 0; --i) {
-		for (int k = i + 1; k < r; ++k)
-			b[i] -= N[k][i] * b[k];
-		b[i] /= N[i][i];
-	}
+	if (!cholesky_solve(N, r, NULL, b))
+		return 0;
 	for (int a = 0; a < m; ++a) {
 		x[a] = 0.0;
 		for (int q = 0; q < r; ++q)
@@ -142,50 +151,26 @@ static int least_norm_plane(const double (*J)[6], int m, const double f[6], doub
 			return 0;
 	dVector3 e1, e2;
 	dPlaneSpace(n, e1, e2);
-	double b[FACE_MAX][2], G[3][3] = {{(double)m}}, g[3];
+	/* B B^T in its lower triangle, and the right-hand side */
+	double b[FACE_MAX][2], G[6][6] = {{(double)m}}, y[3];
 	for (int a = 0; a < m; ++a) {
 		const double *t = J[a] + 3;
 		b[a][0] = t[0] * e1[0] + t[1] * e1[1] + t[2] * e1[2];
 		b[a][1] = t[0] * e2[0] + t[1] * e2[1] + t[2] * e2[2];
-		G[0][1] += b[a][0];
-		G[0][2] += b[a][1];
+		G[1][0] += b[a][0];
+		G[2][0] += b[a][1];
 		G[1][1] += b[a][0] * b[a][0];
-		G[1][2] += b[a][0] * b[a][1];
+		G[2][1] += b[a][0] * b[a][1];
 		G[2][2] += b[a][1] * b[a][1];
 	}
-	g[0] = f[0] * n[0] + f[1] * n[1] + f[2] * n[2];
-	g[1] = f[3] * e1[0] + f[4] * e1[1] + f[5] * e1[2];
-	g[2] = f[3] * e2[0] + f[4] * e2[1] + f[5] * e2[2];
-	/* Cholesky of the symmetric G (upper triangle given); a pivot under 1e-9 of the points' spread about the
-	 * centre (G's torque block's trace per point, to the normal's m) is a line */
-	double L[3][3] = {{0}};
-	const double spread[3] = {(double)m, G[1][1] + G[2][2], G[1][1] + G[2][2]};
-	for (int i = 0; i < 3; ++i) {
-		double d = G[i][i];
-		for (int k = 0; k < i; ++k)
-			d -= L[i][k] * L[i][k];
-		if (!(d > 1e-9 * spread[i]))
-			return 0;
-		L[i][i] = sqrt(d);
-		for (int l = i + 1; l < 3; ++l) {
-			double e = G[i][l];
-			for (int k = 0; k < i; ++k)
-				e -= L[l][k] * L[i][k];
-			L[l][i] = e / L[i][i];
-		}
-	}
-	double y[3];
-	for (int i = 0; i < 3; ++i) {
-		y[i] = g[i];
-		for (int k = 0; k < i; ++k)
-			y[i] -= L[i][k] * y[k];
-		y[i] /= L[i][i];
-	}
-	for (int i = 2; i >= 0; --i) {
-		for (int k = i + 1; k < 3; ++k)
-			y[i] -= L[k][i] * y[k];
-		y[i] /= L[i][i];
-	}
+	y[0] = f[0] * n[0] + f[1] * n[1] + f[2] * n[2];
+	y[1] = f[3] * e1[0] + f[4] * e1[1] + f[5] * e1[2];
+	y[2] = f[3] * e2[0] + f[4] * e2[1] + f[5] * e2[2];
+	/* a pivot under 1e-9 of the points' spread about the centre (the torque block's trace; the normal's m) is a
+	 * line */
+	const double least[3] = {1e-9 * m, 1e-9 * (G[1][1] + G[2][2]), 1e-9 * (G[1][1] + G[2][2])};
+	if (!cholesky_solve(G, 3, least, y))
+		return 0;
 	for (int a = 0; a < m; ++a)
 		x[a] = y[0] + y[1] * b[a][0] + y[2] * b[a][1];
 	return 1;
