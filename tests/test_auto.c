@@ -33,6 +33,20 @@ static lk_stats solve_from(lk_problem *p, const char *spec, const double *start,
 	return st;
 }
 
+/* The incoming impulses of p (its warm start), and room for as many */
+static double *lambda_copy(const lk_problem *p)
+{
+	const int n = lk_problem_row_count(p);
+	double *x = malloc((size_t)n * sizeof(double));
+	memcpy(x, lk_problem_lambda(p), (size_t)n * sizeof(double));
+	return x;
+}
+
+static double *lambda_room(const lk_problem *p)
+{
+	return malloc((size_t)lk_problem_row_count(p) * sizeof(double));
+}
+
 /* A tolerance that is never met, a history and the statistics are checks: on a recorded, warm-started ragdoll
  * step (ODE, joints, limits and contacts) PGS under a budget returns the same lambda to the bit with any of
  * them or none, and never stops as "diverged" where the merit rises for a while after the warm start. So does
@@ -696,9 +710,7 @@ static void test_joints_spend_the_budget(void **state)
 	(void)state;
 	lk_problem *p = read_data("ode-universal-step20.lkp");
 	const int n = lk_problem_row_count(p);
-	double *start = malloc((size_t)n * sizeof(double)), *ref = malloc((size_t)n * sizeof(double)),
-	       *got = malloc((size_t)n * sizeof(double));
-	memcpy(start, lk_problem_lambda(p), (size_t)n * sizeof(double));
+	double *start = lambda_copy(p), *ref = lambda_room(p), *got = lambda_room(p);
 	lk_stats st0 = solve_from(p, "pgs:iters=20", start, ref);
 	lk_stats st = solve_from(p, "auto:budget=20", start, got);
 	assert_int_equal(st.iterations, 20);
@@ -719,10 +731,9 @@ static void test_joints_spend_the_budget(void **state)
 	 * plain PGS's */
 	p = read_data("ode-ragdolls2-step60.lkp");
 	const int m = lk_problem_row_count(p);
-	start = malloc((size_t)m * sizeof(double));
-	ref = malloc((size_t)m * sizeof(double));
-	got = malloc((size_t)m * sizeof(double));
-	memcpy(start, lk_problem_lambda(p), (size_t)m * sizeof(double));
+	start = lambda_copy(p);
+	ref = lambda_room(p);
+	got = lambda_room(p);
 	st0 = solve_from(p, "psor:w=1.3,iters=10", start, ref);
 	st = solve_from(p, "auto:w=1.3,budget=10", start, got);
 	assert_int_equal(st.iterations, 10);
@@ -751,6 +762,92 @@ static void test_joints_spend_the_budget(void **state)
 	lk_problem_destroy(p);
 }
 
+/* The joints' bilateral rows' own relaxation (jw, ODE's quickstep w where the ODE adapter leaves it to the
+ * world): on a problem of bilateral rows alone auto's sweeps are then PSOR's at that w, to the bit; a bounded
+ * row keeps the plain step. Among contacts (the next test), only the bilateral rows are relaxed (neither
+ * the plain sweeps nor the relaxed ones of every row);
+ * the problem's 1 / A_ii is given back to the bit (the same solve again, the same lambda); and a jw out of
+ * (0, 2) is refused. */
+static void test_joint_rows_relaxed(void **state)
+{
+	(void)state;
+	lk_problem *p = read_data("ode-universal-step20.lkp");
+	const int n = lk_problem_row_count(p);
+	for (int i = 0; i < n; ++i) {
+		lk_row_def d;
+		lk_problem_get_row(p, i, &d);
+		assert_true(d.kind != LK_ROW_NORMAL && d.kind != LK_ROW_FRICTION); /* joint rows alone */
+	}
+	double *start = lambda_copy(p), *ref = lambda_room(p), *got = lambda_room(p);
+	solve_from(p, "psor:w=1.3,iters=20", start, ref);
+	solve_from(p, "auto:budget=20,jw=1.3", start, got);
+	assert_memory_equal(ref, got, (size_t)n * sizeof(double));
+	/* a joint's bounded row (a limit, a motor) keeps the plain step: the same problem with its first row given
+	 * bounds it never reaches is no longer PSOR's, and its plain solve equals auto's relaxed one on that row's
+	 * first update (the row comes first and starts each sweep from the same impulses) */
+	lk_problem *q = lk_problem_create(LK_FORM_ROWS);
+	for (int b = 0; b < lk_problem_body_count(p); ++b)
+		assert_int_equal(lk_problem_add_body(q, lk_problem_body(p, b), NULL), LK_OK);
+	for (int i = 0; i < n; ++i) {
+		lk_row_def d;
+		assert_int_equal(lk_problem_get_row(p, i, &d), LK_OK);
+		if (i == 0) {
+			assert_true(d.findex < 0 && isinf(d.lo) && isinf(d.hi));
+			d.lo = -1e30;
+			d.hi = 1e30;
+		}
+		assert_int_equal(lk_problem_add_row(q, &d, NULL), LK_OK);
+	}
+	double *bounded = lambda_room(p), *one = lambda_room(p), *plain1 = lambda_room(p);
+	solve_from(q, "auto:budget=20,jw=1.3", start, bounded);
+	assert_true(memcmp(ref, bounded, (size_t)n * sizeof(double)) != 0);
+	solve_from(q, "auto:budget=1,jw=1.3", start, one);
+	solve_from(q, "auto:budget=1", start, plain1);
+	assert_true(one[0] == plain1[0]);
+	assert_true(memcmp(one, plain1, (size_t)n * sizeof(double)) != 0);
+	free(bounded);
+	free(one);
+	free(plain1);
+	lk_problem_destroy(q);
+	free(start);
+	free(ref);
+	free(got);
+	lk_problem_destroy(p);
+}
+
+/* jw among contacts (piled ragdolls): the bilateral rows alone relaxed, 1 / A_ii given back; jw's range */
+static void test_joint_rows_relaxed_among_contacts(void **state)
+{
+	(void)state;
+	lk_problem *p = read_data("ode-ragdolls2-step60.lkp");
+	const int m = lk_problem_row_count(p);
+	double *start = lambda_copy(p);
+	double *plain = lambda_room(p), *every = lambda_room(p), *joints = lambda_room(p), *again = lambda_room(p);
+	solve_from(p, "auto:budget=10", start, plain);
+	solve_from(p, "auto:budget=10,w=1.3", start, every);
+	solve_from(p, "auto:budget=10,jw=1.3", start, joints);
+	assert_true(memcmp(plain, joints, (size_t)m * sizeof(double)) != 0);
+	assert_true(memcmp(every, joints, (size_t)m * sizeof(double)) != 0);
+	solve_from(p, "auto:budget=10", start, again);
+	assert_memory_equal(plain, again, (size_t)m * sizeof(double));
+	solve_from(p, "auto:budget=10,jw=1.3", start, again);
+	assert_memory_equal(joints, again, (size_t)m * sizeof(double));
+	free(start);
+	free(plain);
+	free(every);
+	free(joints);
+	free(again);
+	lk_problem_destroy(p);
+
+	lk_solver_config c;
+	char err[200];
+	assert_int_not_equal(lk_config_parse("auto:jw=2", &c, err, sizeof err), LK_OK);
+	assert_non_null(strstr(err, "jw"));
+	assert_int_not_equal(lk_config_parse("auto:jw=-0.5", &c, err, sizeof err), LK_OK);
+	assert_int_equal(lk_config_parse("auto:jw=1.3", &c, err, sizeof err), LK_OK);
+	assert_double_equal(c.adapt.joint_w, 1.3, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -761,6 +858,7 @@ int main(void)
 		cmocka_unit_test(test_stack_and_no_stack),    cmocka_unit_test(test_islands_share_the_account),
 		cmocka_unit_test(test_joints_spend_the_budget), cmocka_unit_test(test_kept_coarse_level),
 		cmocka_unit_test(test_shuffled_orders),       cmocka_unit_test(test_local_shuffle),
+		cmocka_unit_test(test_joint_rows_relaxed), cmocka_unit_test(test_joint_rows_relaxed_among_contacts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -85,6 +85,11 @@
 /* a solve that took a correction but ended on its allowance restores the faces' load in the next one only
  * where its last sweep changed the bodies' velocities by at most this many tolerances */
 #define AUTO_RESTORE_NEAR 10.0
+/* A joint row between two moving bodies whose shares of A_ii differ by more than this is swept plainly under
+ * the joint rows' own relaxation (joint_w): over-relaxed, a chain of ball joints between 1 kg and 1e6 kg links
+ * threw its light links off at over 100 m/s (tests/test_adapter_input.c, test_ode_mass_ratio), as
+ * quickstep's relaxed sweeps let such a chain drift tens of metres apart */
+#define AUTO_JOINT_W_RATIO 100.0
 
 /* The faces of area, as the adapters write them: a run of consecutive contact rows (normal or friction) on one
  * body pair with at least AUTO_AREA_CONTACTS normals among them (ODE's contacts of one collision and Bullet's
@@ -577,6 +582,32 @@ lk_status lk__solve_auto(lk__ctx *c)
 	/* the sweeps' relaxation: 1 unless the spec sets w= (quickstep's own is 1.3, dWorldSetQuickStepW); never
 	 * PSOR's w=auto, which the configuration refuses for auto */
 	const double relax = cfg->sor_w;
+	/* the joints' bilateral rows' own relaxation (cfg->adapt.joint_w): their 1 / A_ii scaled for the solve,
+	 * where the sweeps read it, and given back to the bit after it. Not a limit's, a motor's or any other
+	 * bounded row's: relaxed too, the joints of arched chains of 25 and 40 hinged links on their limits came
+	 * out looser than under plain sweeps and than under quickstep (docs/benchmarks.md, "Joints relaxed as
+	 * quickstep relaxes them") */
+	double *inv_kept = NULL;
+	if (p->form == LK_FORM_ROWS && fs.joints && cfg->adapt.joint_w > 0.0 && cfg->adapt.joint_w != relax) {
+		if (!(inv_kept = lk__arena_alloc(&p->arena, (size_t)n * sizeof *inv_kept))) {
+			c->cfg = cfg;
+			return LK_ERR_NO_MEMORY;
+		}
+		memcpy(inv_kept, p->inv_diag, (size_t)n * sizeof *inv_kept);
+		const double f = cfg->adapt.joint_w / relax;
+		for (int i = 0; i < n; ++i) {
+			const lk__row *r = &p->rows[i];
+			if (contact_row(&p->link[i]) || isfinite(r->lo) || isfinite(r->hi))
+				continue;
+			double sa = 0.0, sb = 0.0;
+			for (int k = 0; k < 6; ++k) {
+				sa += r->J[k] * r->MJ[k];
+				sb += r->J[6 + k] * r->MJ[6 + k];
+			}
+			if (!(fmax(sa, sb) > AUTO_JOINT_W_RATIO * fmin(sa, sb)) || sa == 0.0 || sb == 0.0)
+				p->inv_diag[i] *= f;
+		}
+	}
 	for (int it = 1;; ++it) {
 		/* the scale from the first sweep (q does not change); the change from the bodies' velocities (row form) or
 		 * from each row's correction (the matrix form, which has no bodies), the plain sweep where neither needs
@@ -655,6 +686,8 @@ lk_status lk__solve_auto(lk__ctx *c)
 		if (c->stop != LK_STOP_NONE)
 			break;
 	}
+	if (inv_kept)
+		memcpy(p->inv_diag, inv_kept, (size_t)n * sizeof *inv_kept);
 	if (coarse.too_costly)
 		p->auto_coarse_wait = AUTO_COARSE_WAIT;
 	if (coarse_made > 0 || coarse.too_costly)

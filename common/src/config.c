@@ -120,6 +120,7 @@ lk_solver_config lk_default_config(lk_method method)
 	c.adapt.carry = 0.85;
 	c.adapt.shuffle = 0;
 	c.adapt.touch = 0;
+	c.adapt.joint_w = 0.0;
 
 	/* ipm: Newton from where the interior point's answer is within a thousand tolerances (docs/solvers.md,
 	 * "Interior point: ipm", has the measurements that chose it) */
@@ -232,6 +233,7 @@ static const param params[] = {
 	 "Newton takes over within this many tolerances of the answer (0: off)"},
 	{"touch", P_INT, OFF(adapt.touch), M_AUTO, NULL,
 	 "where articulated bodies touch: sweeps between new random orders of every row (0: as shuffle)"},
+	{"jw", P_DOUBLE, OFF(adapt.joint_w), M_AUTO, NULL, "relaxation of the joints' bilateral rows (0: the solve's w)"},
 };
 #define NPARAMS ((int)(sizeof params / sizeof params[0]))
 
@@ -617,6 +619,8 @@ lk_status lk_config_validate(const lk_solver_config *cfg, char *err, size_t err_
 	CHECK(cfg->adapt.carry >= 0 && cfg->adapt.carry <= 1, "carry = %g must lie in [0, 1]", cfg->adapt.carry);
 	CHECK(cfg->adapt.shuffle >= 0, "shuffle = %d must be 0 or more", cfg->adapt.shuffle);
 	CHECK(cfg->adapt.touch >= 0, "touch = %d must be 0 or more", cfg->adapt.touch);
+	CHECK(cfg->adapt.joint_w == 0.0 || (cfg->adapt.joint_w > 0.0 && cfg->adapt.joint_w < 2.0),
+	      "jw = %g must be 0 or in (0, 2)", cfg->adapt.joint_w);
 	CHECK(finite_nonneg(cfg->ipm.polish), "polish must be finite and non-negative");
 	return LK_OK;
 }

@@ -120,6 +120,7 @@ lk_status lk_ode_create(dWorldID world, const lk_ode_def *def, lk_ode **out, cha
 	ctx->measure_open = !lk_config_spec_sets(ctx->spec, "measure");
 	ctx->w_from_world = ctx->stepper == LK_ODE_LCPKIT && ctx->cfg.method == LK_METHOD_AUTO &&
 	                    !lk_config_spec_sets(ctx->spec, "w");
+	ctx->jw_from_world = ctx->w_from_world && !lk_config_spec_sets(ctx->spec, "jw");
 	ctx->def.solver = ctx->spec;
 	set_sink_to_layer(ctx);
 	ctx->problem = lk_problem_create(LK_FORM_ROWS);
@@ -199,6 +200,7 @@ lk_status lk_ode_set_solver(lk_ode *ctx, const char *spec)
 	ctx->iters_from_world = fw;
 	ctx->measure_open = !lk_config_spec_sets(spec, "measure");
 	ctx->w_from_world = s == LK_ODE_LCPKIT && c.method == LK_METHOD_AUTO && !lk_config_spec_sets(spec, "w");
+	ctx->jw_from_world = ctx->w_from_world && !lk_config_spec_sets(spec, "jw");
 	snprintf(ctx->spec, sizeof ctx->spec, "%s", spec);
 	ctx->nwarm = 0;
 	return LK_OK;
@@ -220,6 +222,7 @@ lk_status lk_ode_set_config(lk_ode *ctx, const lk_solver_config *cfg)
 	ctx->iters_from_world = 0;
 	ctx->measure_open = 0;
 	ctx->w_from_world = 0;
+	ctx->jw_from_world = 0;
 	if (lk_config_format(cfg, ctx->spec, sizeof ctx->spec) != LK_OK)
 		snprintf(ctx->spec, sizeof ctx->spec, "%s", lk_method_name(cfg->method));
 	ctx->nwarm = 0;

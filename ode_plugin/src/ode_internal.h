@@ -211,6 +211,7 @@ struct lk_ode {
 	int measure_open; /* the spec leaves measure= open: it follows def.ode_residual */
 	int w_from_world; /* auto with no w= in its spec: where articulated bodies touch and no contact recovers,
 	                   * the sweeps take the world's quickstep relaxation (ode_step.c, step_relaxation) */
+	int jw_from_world; /* and no jw= either: where no contact recovers, the joints' bilateral rows take it */
 	int sink_to_layer; /* this solver's contacts rest at the surface layer's depth (def.sink_to_layer) */
 	char spec[160];
 

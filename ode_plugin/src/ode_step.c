@@ -327,21 +327,30 @@ static int guard_tripped(lk_stop_reason r)
  * iteration count such piles rest deeper than under quickstep's over-relaxed ones. Not on a step where a
  * contact recovers (a limb that lands deep in a step came out deeper than under quickstep), nor where joints
  * rest on the ground alone (a chain of boxes on hinges at 30 Hz kept its joints looser), nor on contacts alone
- * (pools, piles, walls rest deeper or shake): docs/benchmarks.md, "auto against the engines' own solvers". */
-static double step_relaxation(lk_ode *ctx, double h, double w)
+ * (pools, piles, walls rest deeper or shake): docs/benchmarks.md, "auto against the engines' own solvers".
+ * The joints' bilateral rows alone (lk_auto_config.joint_w, where the spec leaves jw open too) take the world's
+ * w on every step where no contact recovers: under plain sweeps a ragdoll alone on the ground or an arch of two
+ * hinged links held their joints looser than quickstep's over-relaxed sweeps do (docs/benchmarks.md, "Joints
+ * relaxed as quickstep relaxes them"). */
+static void step_relaxation(lk_ode *ctx, double h, lk_solver_config *cfg)
 {
 	if (!ctx->w_from_world)
-		return w;
+		return;
+	const double world = dWorldGetQuickStepW(ctx->world);
+	if (!(world > 0.0 && world < 2.0))
+		return;
 	int pile = 0; /* the bodies' articulated flags: build_problem's */
 	for (int i = 0; i < ctx->njoints && !pile; ++i) {
 		const lk__ode_joint *j = &ctx->joints[i];
 		pile = j->type == dJointTypeContact && j->m > 0 && j->body[1] >= 0 && ctx->bodies[j->body[0]].articulated &&
 		       ctx->bodies[j->body[1]].articulated;
 	}
-	if (!pile || lk__ode_contact_recovering(ctx, h))
-		return w;
-	const double world = dWorldGetQuickStepW(ctx->world);
-	return world > 0.0 && world < 2.0 ? world : w;
+	if ((!pile && !ctx->jw_from_world) || lk__ode_contact_recovering(ctx, h))
+		return;
+	if (pile)
+		cfg->sor_w = world;
+	if (ctx->jw_from_world)
+		cfg->adapt.joint_w = world;
 }
 
 static lk_status lcpkit_step(lk_ode *ctx, double h, double t0)
@@ -362,7 +371,7 @@ static lk_status lcpkit_step(lk_ode *ctx, double h, double t0)
 	if (st != LK_OK)
 		return fallback(ctx, h);
 	lk__ode_threading_lend(ctx, &cfg);
-	cfg.sor_w = step_relaxation(ctx, h, cfg.sor_w);
+	step_relaxation(ctx, h, &cfg);
 	/* RES of the start and of the answer for the statistics, off the solve's clock: the solve itself runs as
 	 * it runs without statistics (measure=0, the same impulses), and the solver time compares with
 	 * quickstep's, whose answer is measured after it too */

@@ -348,6 +348,10 @@ typedef struct lk_auto_config {
 	                         * other moving bodies: a pile of ragdolls), after the first `touch` sweeps in the
 	                         * problem's order, every row, joints too, in a random order over the whole problem
 	                         * drawn anew every `touch` sweeps; 0: as `shuffle`. The Bullet adapter sets 8 */
+	double joint_w;         /* the relaxation of the joints' bilateral rows (not their limits, motors or other
+	                         * bounded rows), where the other rows take the solve's w; 0: the same w for every
+	                         * row. The ODE adapter sets quickstep's (dWorldSetQuickStepW) on a step where no
+	                         * contact recovers from a penetration */
 } lk_auto_config;
 
 typedef struct lk_ipm_config {
