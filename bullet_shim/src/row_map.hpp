@@ -144,10 +144,15 @@ public:
 	 * these rows as its contact rows (in Bullet's order: normals, friction, rolling friction), and writeBack
 	 * writes their impulses to the points as Bullet's finish does (SOLVER_USE_WARMSTARTING). `frictionWarm`
 	 * (auto's): the friction rows start from the point's last friction impulse too, except on a body one of the
-	 * step's joints holds, and writeBack leaves each point's friction along its normal's plane axes
-	 * (frictionToPlaneAxes). */
+	 * step's joints holds or that rests against a far heavier moving body (markUnequal), and writeBack leaves
+	 * each point's friction along its normal's plane axes (frictionToPlaneAxes). */
 	void beginContacts(const btAlignedObjectArray<btSolverBody> &bodies, const btContactSolverInfo &info,
 	                   bool frictionWarm = false);
+	/* Under frictionWarm, before the manifolds are added: the manifold's lighter body when its two moving bodies'
+	 * masses differ more than kFrictionWarmRatio times (contact_rows.cpp); every contact of such a body starts its
+	 * friction from zero. */
+	void markUnequal(const btPersistentManifold &manifold, int solverBodyA, int solverBodyB);
+	bool frictionWarm() const { return m_frictionWarm; }
 	void addManifold(btPersistentManifold &manifold, int solverBodyA, int solverBodyB, btConstraintArray &split);
 
 	/* lambda -> the rows' impulses (Bullet's m_appliedImpulse of a pool row, a contact point's impulses), du ->
@@ -259,6 +264,7 @@ private:
 	                                    * m_n rows: those that move something), or -1: none */
 	bool m_jointsBad = false;          /* addJoint met a solver body out of range */
 	std::vector<char> m_jointed;       /* by solver body: a moving body one of this step's joints holds */
+	std::vector<char> m_lighter;       /* by solver body: it touches a far heavier moving body (markUnequal) */
 	const btAlignedObjectArray<btSolverBody> *m_jointBodies = nullptr; /* Bullet's solver bodies (beginJoints,
 	                                                                    * beginContacts) */
 	btSolverConstraint *m_jointPool = nullptr; /* Bullet's rows of those joint rows */

@@ -165,6 +165,14 @@ struct RigidRows {
 	{
 		RowMap &map = s.m_impl->ins.map;
 		map.beginContacts(s.m_tmpSolverBodyPool, info, s.m_impl->config.method == LK_METHOD_AUTO);
+		/* the bodies resting against far heavier ones, whose friction starts from zero, before any point's rows
+		 * (the solver bodies made in the order the rows' pass below makes them) */
+		for (int i = 0; i < numManifolds && map.frictionWarm(); ++i) {
+			btPersistentManifold &m = *manifolds[i];
+			const int a = s.getOrInitSolverBody(*const_cast<btCollisionObject *>(m.getBody0()), info.m_timeStep);
+			const int b = s.getOrInitSolverBody(*const_cast<btCollisionObject *>(m.getBody1()), info.m_timeStep);
+			map.markUnequal(m, a, b);
+		}
 		for (int i = 0; i < numManifolds; ++i) {
 			if (i + 8 < numManifolds)
 				prefetchManifold(*manifolds[i + 8]);
