@@ -110,7 +110,10 @@ LK_API lk_status lk_ode_set_fallback(lk_ode *ctx, lk_ode_stepper stepper);
 /* Switches lk_ode_def.ode_residual (RES of every step, at the cost of an extraction per step with ODE's own
  * steppers and of two residual evaluations with lcpkit's). */
 LK_API lk_status lk_ode_set_ode_residual(lk_ode *ctx, int on);
-/* The lcpkit configuration in use (meaningful for LK_ODE_LCPKIT). */
+/* The lcpkit configuration in use (meaningful for LK_ODE_LCPKIT). Under auto with w (and jw) left open, a step
+ * sets the sweeps' relaxation from the world's quickstep w where it applies (sor_w on a pile of articulated
+ * bodies, adapt.joint_w on the joints' bilateral rows, on a step where no contact recovers: docs/solvers.md,
+ * "auto"); the configuration returned here leaves them as the spec does. */
 LK_API lk_solver_config lk_ode_get_config(const lk_ode *ctx);
 
 /* Where the bodies are: every body of a registered space (and of the spaces inside it) and every registered
