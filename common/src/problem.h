@@ -82,6 +82,7 @@ struct lk_problem {
 	                        * found too costly (auto.c) */
 	int auto_settled;      /* the last solve met auto's tolerance, or took a two-level correction and ended near it
 	                        * (auto.c) */
+	int auto_near;         /* the last solve, of no stack, ended on its allowance all but settled (auto.c) */
 	int auto_coarse_costly; /* the last analysis of the correction found its factor too costly (auto.c) */
 	uint64_t auto_solves;  /* auto's solves of this problem: each shuffled solve draws its orders from its own seed */
 	struct lk__coarse_keep *coarse_keep; /* auto's two-level correction kept for the next solve (coarse.c) */
