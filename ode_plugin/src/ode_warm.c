@@ -4,11 +4,13 @@
  * matched by body pair, contact point and normal; other joints by handle, type, bodies and row count. A contact
  * whose normal row asks for more separating velocity than gravity adds in a step (|g| h) is not resting but
  * recovering from a penetration or bouncing; where it is made with an articulated body (one a joint ties to
- * another moving body), every contact of that body starts from zero, as in ODE's own steppers: warm-started,
- * the contacts of a limb wedged against a joint of its ragdoll, or into another ragdoll, and the friction they
- * allow hold the bodies where the joints pull against them, and they never slide apart (ODE's piled ragdolls
- * at 20 iterations stayed 6 cm deep; a limb wedged between two limbs of another ragdoll, held by the warm
- * start of its other contacts with them, 4 cm; docs/ode.md, "Warm starting"). A heap of free bodies keeps
+ * another moving body), every contact and every joint of that body starts from zero, as in ODE's own steppers:
+ * warm-started, the contacts of a limb wedged against a joint of its ragdoll, or into another ragdoll, and the
+ * friction they allow hold the bodies where the joints pull against them, and they never slide apart (ODE's
+ * piled ragdolls at 20 iterations stayed 6 cm deep; a limb wedged between two limbs of another ragdoll, held by
+ * the warm start of its other contacts with them, 4 cm; docs/ode.md, "Warm starting"), and so do its joints'
+ * impulses carried over (6 ragdolls with mu 0.9 at 5 iterations rested 6.6 cm deep with them, 0.45 cm
+ * without, quickstep 1.6). A heap of free bodies keeps
  * its deep contacts' impulses: its bottom needs its load from the first sweep. Impulses scale with the step
  * and the warm start's share: lambda_prev * h / h_prev * warm_factor.
  *
@@ -447,10 +449,10 @@ void lk__ode_warm_lookup(lk_ode *ctx, double h, double *lambda)
 		lk__ode_warm *w = &ctx->warm[best];
 		w->used = 1;
 		int m = j->m < w->m ? j->m : w->m;
-		/* every contact of an articulated body that is recovering from a penetration starts from zero
-		 * (module comment) */
-		if (j->type == dJointTypeContact && ((j->body[0] >= 0 && ctx->bodies[j->body[0]].recovering) ||
-		                                     (j->body[1] >= 0 && ctx->bodies[j->body[1]].recovering)))
+		/* every contact and every joint of an articulated body that is recovering from a penetration starts from
+		 * zero (module comment) */
+		if ((j->body[0] >= 0 && ctx->bodies[j->body[0]].recovering) ||
+		    (j->body[1] >= 0 && ctx->bodies[j->body[1]].recovering))
 			continue;
 		for (int r = 0; r < m; ++r)
 			lambda[j->row0 + r] = w->lambda[r] * scale;
