@@ -88,7 +88,7 @@
 /* a solve off a stack that ended on its allowance restores the faces' load and friction in the next one where what
  * its last sweep leaves, the stopping rule's bound err rho / (1 - rho), is within this many tolerances: the solve
  * all but settled. Not where the last sweep's change alone was within AUTO_RESTORE_NEAR: a 3 kg box on a 1 kg box
- * in Bullet, restored after such solves, rocked (1.7e-3 J over the last second at 10 iterations, 4e-6 without) */
+ * in Bullet, restored after such solves, rocked (tests/test_scenes.c, test_heavy_box_on_light_rests) */
 #define AUTO_NEARLY 2.0
 /* A joint row between two moving bodies whose shares of A_ii differ by more than this is swept plainly under
  * the joint rows' own relaxation (joint_w): over-relaxed, a chain of ball joints between 1 kg and 1e6 kg links
@@ -451,8 +451,8 @@ lk_status lk__solve_auto(lk__ctx *c)
 	/* faces that make no stack, in a problem without joints: their normals' wrench and their friction whole
 	 * where the last solve settled (restore_face_warm_start), or ended on its allowance all but settled
 	 * (AUTO_NEARLY): restored only after a solve that settled, Bullet's resting boxes at 5 iterations ended every
-	 * solve a few percent above the tolerance from the damped start, and so never had the start that settles them
-	 * (5 sweeps every step, where at 10 they take one; docs/benchmarks.md, "A resting face near its tolerance").
+	 * solve just above the tolerance from the damped start, and so never had the start that settles them, sweeping
+	 * the whole budget every step (docs/benchmarks.md, "A resting face near its tolerance").
 	 * Not with joints, which spend their budget whatever the start, and where a warm start that held a limb
 	 * wedged between others did harm before (ODE's piled ragdolls, docs/ode.md, "Warm starting") */
 	else if (cfg->warm_start && !stack && !fs.joints && fs.n > 0 && (p->auto_settled || p->auto_near))

@@ -9,10 +9,10 @@
  * friction they allow hold the bodies where the joints pull against them, and they never slide apart (ODE's
  * piled ragdolls at 20 iterations stayed 6 cm deep; a limb wedged between two limbs of another ragdoll, held by
  * the warm start of its other contacts with them, 4 cm; docs/ode.md, "Warm starting"), and so do its joints'
- * impulses carried over (6 ragdolls with mu 0.9 at 5 iterations rested 6.6 cm deep with them, 0.45 cm
- * without, quickstep 1.6). A heap of free bodies keeps
- * its deep contacts' impulses: its bottom needs its load from the first sweep. Impulses scale with the step
- * and the warm start's share: lambda_prev * h / h_prev * warm_factor.
+ * impulses carried over (a pile of 6 ragdolls at 5 iterations rested with a limb pressed in by them;
+ * docs/benchmarks.md, "Ragdolls at 5 iterations"). A heap of free bodies keeps its deep contacts' impulses: its
+ * bottom needs its load from the first sweep. Impulses scale with the step and the warm start's share:
+ * lambda_prev * h / h_prev * warm_factor.
  *
  * A face (three contacts or more between two bodies: a box on a box) starts from the load it carried, whatever
  * its contact points now. ODE's box-box collider gives a face four to eight points, a different set from one
